@@ -1,0 +1,19 @@
+// Status classification. The interface names only SUCCESS; DESIGN.md §3 fixes the house default
+// for final values. Any value not in the final set (including one never seen before) is kept,
+// shown and polled again.
+
+export const DEFAULT_FINAL_STATUSES = ['SUCCESS', 'FAILED', 'REJECTED', 'CANCELLED', 'EXPIRED', 'RETURNED'] as const;
+
+/** Client-side life of a payout before the gateway reports its own status. */
+export const LOCAL_STATES = ['DRAFT', 'QUEUED', 'SENDING', 'ACCEPTED'] as const;
+export type LocalState = (typeof LOCAL_STATES)[number];
+
+export function isFinalStatus(status: string, finalStatuses: readonly string[] = DEFAULT_FINAL_STATUSES): boolean {
+  return finalStatuses.includes(status.toUpperCase());
+}
+
+export function isSuccessStatus(status: string): boolean {
+  return status.toUpperCase() === 'SUCCESS';
+}
+
+export type StatusSource = 'create' | 'poll' | 'callback' | 'local';
