@@ -9,7 +9,7 @@ export default defineConfig({
   timeout: 60_000,
   fullyParallel: false,
   workers: 1,
-  reporter: process.env['CI'] ? [['list'], ['json', { outputFile: 'test-results/e2e.json' }]] : 'list',
+  reporter: [['list'], ['json', { outputFile: 'reports/e2e.json' }]],
   use: {
     viewport: { width: 1366, height: 860 },
     launchOptions: {
