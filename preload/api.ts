@@ -1,7 +1,696 @@
-// The IPC contract between the renderer and main. Filled in by the shell issue; one file, types only.
-export const APP_INFO_CHANNEL = 'app:info' as const;
+// The IPC contract between the renderer and main (DESIGN.md §2). One file, types plus the channel
+// list; it imports nothing, so main, preload, the renderer and the Playwright harness all share it.
+//
+// Rules kept by every method:
+// - one argument object (or none), checked by a schema in main before any service sees it;
+// - the answer is a Result, never a thrown error;
+// - amounts cross as decimal strings with their currency; nothing secret crosses, except the
+//   payin-scoped token of `payins:shareToken`, created on an explicit user action.
+
+// ---------------------------------------------------------------- shared shapes
+
+export interface IpcError {
+  /** Stable machine code, e.g. INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, NOT_AVAILABLE. */
+  code: string;
+  /** A sentence for the user; never contains a key, secret or token. */
+  message: string;
+  /** True when the same call may succeed later (network, 5xx, rate limit). */
+  retryable: boolean;
+  /** Field-level problems for forms (argument validation, payout rules). */
+  issues?: FieldIssue[];
+}
+
+export type Result<T> = { ok: true; data: T } | { ok: false; error: IpcError };
+
+export interface FieldIssue {
+  /** Dotted path of the field, e.g. "amount" or "callback.port". */
+  field: string;
+  code: string;
+  message: string;
+}
+
+/** An exact amount: a plain decimal string in major units with its currency. */
+export interface Money {
+  amount: string;
+  currencyCode: string;
+}
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type Environment = 'TEST' | 'LIVE';
+export type PaymentKind = 'payout' | 'payin';
+export type StatusSource = 'create' | 'poll' | 'callback' | 'local';
+/** ISO 8601 UTC timestamp. */
+export type IsoTime = string;
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+export interface PageRequest {
+  offset?: number;
+  /** At most 1000. */
+  limit?: number;
+}
+
+/** A file handed back to the renderer to save (CSV exports, templates, key letters). */
+export interface FileContent {
+  fileName: string;
+  mimeType: string;
+  content: string;
+}
+
+// ---------------------------------------------------------------- profiles
+
+export interface CallbackSettings {
+  enabled: boolean;
+  host: string;
+  port: number;
+  /** The public URL the gateway calls; default for the payout form's callback URL. */
+  url: string | null;
+}
+
+export interface ProfileView {
+  id: string;
+  name: string;
+  baseUrl: string;
+  merchantCode: string;
+  environment: Environment;
+  isDemo: boolean;
+  apiMajorVersion: number;
+  activeKeyId: string | null;
+  useDeprecatedSecret: boolean;
+  hasSecret: boolean;
+  settings: SettingsView;
+}
+
+export interface ProfileCreateInput {
+  name: string;
+  baseUrl: string;
+  merchantCode: string;
+  environment: Environment;
+  apiMajorVersion?: number;
+}
+
+export interface ProfileUpdateInput {
+  profileId: string;
+  name?: string;
+  baseUrl?: string;
+  merchantCode?: string;
+  environment?: Environment;
+  apiMajorVersion?: number;
+}
+
+export interface ProfileList {
+  profiles: ProfileView[];
+  activeProfileId: string | null;
+}
+
+export interface ConnectionTestResult {
+  channelName: string;
+  environment: Environment;
+  /** Decoded claims of the token used for the test (never the token itself). */
+  tokenClaims: { [key: string]: JsonValue };
+  checkedAt: IsoTime;
+}
+
+export interface ProfilesContract {
+  list: { args: void; result: ProfileList };
+  create: { args: ProfileCreateInput; result: ProfileView };
+  /** One click: sandbox in-process, demo key generated and registered, balances funded. */
+  createDemo: { args: void; result: ProfileView };
+  use: { args: { profileId: string }; result: ProfileView };
+  update: { args: ProfileUpdateInput; result: ProfileView };
+  remove: { args: { profileId: string }; result: { removed: true } };
+  testConnection: { args: { profileId?: string }; result: ConnectionTestResult };
+}
+
+// ---------------------------------------------------------------- keys
+
+export type KeyStatus = 'active' | 'pending' | 'retired';
+
+export interface KeyView {
+  id: string;
+  profileId: string;
+  status: KeyStatus;
+  algorithm: string;
+  modulusBits: number;
+  /** SHA-256 of the DER public key, hex pairs separated by ":". */
+  fingerprint: string;
+  publicKeyPem: string;
+  createdAt: IsoTime;
+  retiredAt: IsoTime | null;
+}
+
+export interface KeyLetter extends FileContent {
+  profileName: string;
+  merchantCode: string;
+  environment: Environment;
+  fingerprint: string;
+  publicKeyPem: string;
+}
+
+export interface KeysContract {
+  list: { args: { profileId?: string }; result: KeyView[] };
+  generate: { args: { profileId?: string; modulusBits?: 2048 | 3072 | 4096 }; result: KeyView };
+  /** The PEM travels renderer → main only; it is never sent back. */
+  import: { args: { profileId?: string; privateKeyPem: string; passphrase?: string }; result: KeyView };
+  exportPublic: { args: { keyId: string }; result: FileContent & { fingerprint: string } };
+  letter: { args: { keyId: string }; result: KeyLetter };
+  /** New key becomes active; the previous one stays usable until retired. */
+  rotate: { args: { profileId?: string }; result: { active: KeyView; previous: KeyView | null } };
+  retire: { args: { keyId: string }; result: KeyView };
+  /** Passphrase-encrypted backup written by main; only the path comes back. */
+  backup: { args: { keyId: string; passphrase: string; path?: string }; result: { path: string; fingerprint: string } };
+  setSecret: { args: { profileId?: string; secret: string }; result: { hasSecret: boolean } };
+  clearSecret: { args: { profileId?: string }; result: { hasSecret: boolean } };
+}
+
+// ---------------------------------------------------------------- payouts
+
+export interface PayoutInput {
+  /** Generated by main when absent; fixed from then on (never paid twice). */
+  idPayout?: string;
+  amount: string;
+  currencyCode: string;
+  accountName: string;
+  accountNumber: string;
+  paymentOperatorCode: string;
+  /** Default BANK_TRANSFER. */
+  paymentMethodCode?: string;
+  emailAddress: string;
+  callbackUrl?: string;
+  reference?: string;
+}
+
+export interface PayoutPreview {
+  idPayout: string;
+  money: Money;
+  accountName: string;
+  accountNumber: string;
+  paymentOperatorCode: string;
+  paymentMethodCode: string;
+  emailAddress: string;
+  callbackUrl: string | null;
+  /** The exact JSON body that will be signed and sent. */
+  requestBody: string;
+  fee: Money | null;
+}
+
+export interface PayoutValidation {
+  valid: boolean;
+  issues: FieldIssue[];
+  /** Present when valid. */
+  preview: PayoutPreview | null;
+}
+
+export interface CurrencyView {
+  code: string;
+  name: string;
+  decimals: number;
+}
+
+export interface OperatorView {
+  code: string;
+  name: string;
+  paymentMethodCode: string;
+  currencyCodes: string[];
+}
+
+export interface PayoutsContract {
+  validate: { args: PayoutInput; result: PayoutValidation };
+  /** idPayout is required: it comes from validate's preview, so a double click cannot pay twice. */
+  create: { args: PayoutInput & { idPayout: string }; result: PaymentDetail };
+  get: { args: { idPayout: string }; result: PaymentDetail };
+  currencies: { args: void; result: CurrencyView[] };
+  operators: { args: { currencyCode?: string }; result: OperatorView[] };
+}
+
+// ---------------------------------------------------------------- batches
+
+export type BatchFileSource =
+  | { kind: 'path'; path: string }
+  | { kind: 'bytes'; fileName: string; bytes: Uint8Array }
+  /** For bridges that cannot carry binary (the Playwright harness). */
+  | { kind: 'base64'; fileName: string; base64: string };
+
+export interface CsvIssueView {
+  rowNumber: number;
+  column: string | null;
+  code: string;
+  message: string;
+}
+
+export interface BatchRowView {
+  rowNumber: number;
+  idPayout: string;
+  money: Money;
+  accountName: string;
+  accountNumber: string;
+  paymentOperatorCode: string;
+  paymentMethodCode: string;
+  emailAddress: string;
+  callbackUrl: string | null;
+  reference: string | null;
+}
+
+export interface CurrencyFunding {
+  currencyCode: string;
+  count: number;
+  required: Money;
+  available: Money | null;
+  /** Positive when the balance does not cover the rows; null when funded or unknown. */
+  shortfall: Money | null;
+}
+
+export interface BatchValidation {
+  /** Handle for batches:submit; valid while the app runs. */
+  validationId: string;
+  fileName: string;
+  sha256: string;
+  encoding: string;
+  delimiter: string;
+  counts: { rows: number; valid: number; invalid: number; warnings: number };
+  rows: BatchRowView[];
+  errors: CsvIssueView[];
+  /** Duplicates and "bank details changed": each must be confirmed by row number. */
+  warnings: CsvIssueView[];
+  funding: CurrencyFunding[];
+  unknownColumns: string[];
+  alreadySubmitted: boolean;
+}
+
+export interface BatchSubmitInput {
+  validationId: string;
+  /** Row numbers of warnings the user confirmed one by one. */
+  confirmedWarningRows: number[];
+  /** Send only these currencies (e.g. the funded ones); all when absent. */
+  currencyCodes?: string[];
+}
+
+export type BatchState = 'QUEUED' | 'RUNNING' | 'PAUSED' | 'CANCELLING' | 'CANCELLED' | 'COMPLETED' | 'FAILED';
+
+export interface BatchProgress {
+  batchId: string;
+  state: BatchState;
+  total: number;
+  /** Reached a final gateway status. */
+  done: number;
+  failed: number;
+  pending: number;
+  /** Payouts accepted by the gateway so far. */
+  sent: number;
+  ratePerSec: number;
+  etaSeconds: number | null;
+}
+
+export interface BatchView {
+  id: string;
+  profileId: string;
+  fileName: string;
+  sha256: string;
+  createdAt: IsoTime;
+  finishedAt: IsoTime | null;
+  totals: { money: Money; count: number }[];
+  progress: BatchProgress;
+}
+
+export interface BatchResultRow {
+  rowNumber: number;
+  idPayout: string;
+  money: Money;
+  accountName: string;
+  status: string;
+  localState: string;
+  fee: Money | null;
+  failureReason: string | null;
+  processedAt: IsoTime | null;
+}
+
+export interface BatchesContract {
+  template: { args: void; result: FileContent };
+  validateFile: { args: { source: BatchFileSource; decimalComma?: boolean }; result: BatchValidation };
+  submit: { args: BatchSubmitInput; result: BatchView };
+  pause: { args: { batchId: string }; result: BatchView };
+  resume: { args: { batchId: string }; result: BatchView };
+  cancel: { args: { batchId: string }; result: BatchView };
+  list: { args: PageRequest; result: Page<BatchView> };
+  get: { args: { batchId: string }; result: BatchView };
+  results: { args: { batchId: string }; result: BatchResultRow[] };
+  exportResults: { args: { batchId: string }; result: FileContent };
+  /** Failed rows become a new batch with new payout ids. */
+  retryFailed: { args: { batchId: string }; result: BatchView };
+}
+
+// ---------------------------------------------------------------- balances
+
+export interface BalanceView {
+  currencyCode: string;
+  available: Money;
+  reserved: Money;
+  /** This desk's payouts not yet final in this currency. */
+  pendingOutgoing: Money;
+  observedAt: IsoTime | null;
+}
+
+export interface BalancePoint {
+  at: IsoTime;
+  available: Money;
+  reserved: Money;
+}
+
+export interface BalancesContract {
+  /** Latest snapshots from the journal (works offline). */
+  get: { args: void; result: BalanceView[] };
+  /** Asks the gateway now and stores a snapshot. */
+  refresh: { args: void; result: BalanceView[] };
+  series: { args: { currencyCode: string; from?: IsoTime; to?: IsoTime }; result: BalancePoint[] };
+  pending: { args: void; result: Money[] };
+}
+
+// ---------------------------------------------------------------- history
+
+export interface HistoryFilters {
+  kinds?: PaymentKind[];
+  statuses?: string[];
+  currencyCodes?: string[];
+  from?: IsoTime;
+  to?: IsoTime;
+  batchId?: string;
+  /** Matches id, account name, account number, e-mail, reference. */
+  search?: string;
+}
+
+export type HistorySortField = 'createdAt' | 'updatedAt' | 'amount' | 'status' | 'currencyCode';
+
+export interface HistoryQuery extends PageRequest {
+  filters?: HistoryFilters;
+  sort?: { field: HistorySortField; direction: 'asc' | 'desc' };
+}
+
+export interface HistoryRow {
+  kind: PaymentKind;
+  id: string;
+  status: string;
+  localState: string;
+  final: boolean;
+  money: Money;
+  fee: Money | null;
+  accountName: string;
+  accountNumber: string;
+  emailAddress: string;
+  batchId: string | null;
+  isTest: boolean | null;
+  createdAt: IsoTime;
+  updatedAt: IsoTime;
+}
+
+export interface StatusEventView {
+  status: string;
+  source: StatusSource;
+  observedAt: IsoTime;
+}
+
+export interface PaymentDetail extends HistoryRow {
+  failureReason: string | null;
+  processedAt: IsoTime | null;
+  events: StatusEventView[];
+  /** The last raw gateway response, as received. */
+  raw: JsonValue;
+}
+
+export interface HistoryContract {
+  query: { args: HistoryQuery; result: Page<HistoryRow> };
+  timeline: { args: { kind: PaymentKind; id: string }; result: PaymentDetail };
+  export: { args: Omit<HistoryQuery, 'offset' | 'limit'>; result: FileContent };
+}
+
+// ---------------------------------------------------------------- payins
+
+export interface PaymentOptionView {
+  paymentMethodCode: string;
+  operators: { code: string; name: string }[];
+}
+
+export interface PayinInput {
+  idPayin?: string;
+  amount: string;
+  currencyCode: string;
+  /** Default VAPAY. */
+  paymentMethodCode?: string;
+  paymentOperatorCode: string;
+  accountName: string;
+  accountNumber: string;
+  emailAddress: string;
+  callbackUrl?: string;
+  returnUrl?: string;
+}
+
+export interface PayinView {
+  idPayin: string;
+  status: string;
+  final: boolean;
+  requested: Money;
+  toPay: Money | null;
+  paymentMethodCode: string;
+  /** The virtual account to pay into. */
+  account: { accountName: string; accountNumber: string; bankCode: string; bankName: string } | null;
+  reference: string | null;
+  expireAt: IsoTime | null;
+  returnUrl: string | null;
+  isTest: boolean | null;
+  createdAt: IsoTime;
+  events: StatusEventView[];
+  raw: JsonValue;
+}
+
+export interface PayinShareToken {
+  idPayin: string;
+  /** Allows PAYIN_INFO for this one payin only; shown once. */
+  token: string;
+  expiresAt: IsoTime;
+}
+
+export interface PayinsContract {
+  options: { args: { money: Money }; result: PaymentOptionView[] };
+  create: { args: PayinInput; result: PayinView };
+  get: { args: { idPayin: string }; result: PayinView };
+  accountData: { args: { idPayin: string }; result: JsonValue };
+  /** Demo profiles only: the sandbox marks the payin paid. */
+  markPaidDemo: { args: { idPayin: string }; result: PayinView };
+  shareToken: { args: { idPayin: string; validitySecs: number }; result: PayinShareToken };
+}
+
+// ---------------------------------------------------------------- audit
+
+export interface AuditEntryView {
+  seq: number;
+  at: IsoTime;
+  action: string;
+  subject: string | null;
+  details: JsonValue;
+  hash: string;
+}
+
+export interface AuditVerification {
+  ok: boolean;
+  checked: number;
+  firstBrokenSeq: number | null;
+  message: string;
+}
+
+export interface AuditContract {
+  list: { args: PageRequest; result: Page<AuditEntryView> };
+  verify: { args: void; result: AuditVerification };
+}
+
+// ---------------------------------------------------------------- settings
+
+export interface SettingsView {
+  rateLimitPerSec: number;
+  pollIntervalSecs: number;
+  finalStatuses: string[];
+  tokenValiditySecs: number;
+  timestampUnit: 'ms' | 's';
+  accountDataPath: string;
+  /** Per-payout ceiling in minor units of the payout's currency; null = none. */
+  maxAmountMinor: number | null;
+  callback: CallbackSettings;
+}
+
+export interface SettingsUpdate {
+  profileId?: string;
+  rateLimitPerSec?: number;
+  pollIntervalSecs?: number;
+  finalStatuses?: string[];
+  tokenValiditySecs?: number;
+  timestampUnit?: 'ms' | 's';
+  accountDataPath?: string;
+  maxAmountMinor?: number | null;
+  useDeprecatedSecret?: boolean;
+  callback?: Partial<CallbackSettings>;
+}
+
+export interface SettingsContract {
+  get: { args: { profileId?: string }; result: SettingsView };
+  update: { args: SettingsUpdate; result: SettingsView };
+}
+
+// ---------------------------------------------------------------- app and connection
+
+export type ConnectionStatus = 'unknown' | 'connecting' | 'online' | 'offline' | 'no-profile';
+
+export interface ConnectionState {
+  status: ConnectionStatus;
+  profileId: string | null;
+  environment: Environment | null;
+  channelName: string | null;
+  since: IsoTime;
+  lastError: { code: string; message: string } | null;
+  /** Payouts waiting to be sent (queued work waits while offline). */
+  queued: number;
+}
+
+export type RateLane = 'token' | 'create' | 'status' | 'list';
+
+export interface RateBudgetUsage {
+  inWindow: number;
+  limit: number;
+  queued: Record<RateLane, number>;
+}
 
 export interface AppInfo {
   name: string;
   version: string;
+  platform: string;
+  dataFolder: string;
+  /** False when this build cannot start the in-process sandbox. */
+  demoAvailable: boolean;
 }
+
+export interface AppContract {
+  info: { args: void; result: AppInfo };
+  connectionState: { args: void; result: ConnectionState };
+  rateBudget: { args: void; result: RateBudgetUsage };
+  openDataFolder: { args: void; result: { path: string } };
+}
+
+// ---------------------------------------------------------------- the contract and its channels
+
+export interface IpcContract {
+  profiles: ProfilesContract;
+  keys: KeysContract;
+  payouts: PayoutsContract;
+  batches: BatchesContract;
+  balances: BalancesContract;
+  history: HistoryContract;
+  payins: PayinsContract;
+  audit: AuditContract;
+  settings: SettingsContract;
+  app: AppContract;
+}
+
+/** Every invokable method, by area. Main registers `area:verb` for each; preload builds window.desk from it. */
+export const IPC_METHODS = {
+  profiles: ['list', 'create', 'createDemo', 'use', 'update', 'remove', 'testConnection'],
+  keys: ['list', 'generate', 'import', 'exportPublic', 'letter', 'rotate', 'retire', 'backup', 'setSecret', 'clearSecret'],
+  payouts: ['validate', 'create', 'get', 'currencies', 'operators'],
+  batches: ['template', 'validateFile', 'submit', 'pause', 'resume', 'cancel', 'list', 'get', 'results', 'exportResults', 'retryFailed'],
+  balances: ['get', 'refresh', 'series', 'pending'],
+  history: ['query', 'timeline', 'export'],
+  payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
+  audit: ['list', 'verify'],
+  settings: ['get', 'update'],
+  app: ['info', 'connectionState', 'rateBudget', 'openDataFolder'],
+} as const satisfies { [A in keyof IpcContract]: readonly (keyof IpcContract[A])[] };
+
+export type Area = keyof IpcContract;
+export type Verb<A extends Area> = keyof IpcContract[A] & string;
+export type Channel = { [A in Area]: `${A}:${Verb<A>}` }[Area];
+
+type SplitChannel<C extends Channel> = C extends `${infer A}:${infer V}`
+  ? A extends Area
+    ? V extends Verb<A>
+      ? IpcContract[A][V]
+      : never
+    : never
+  : never;
+export type ArgsOf<C extends Channel> = SplitChannel<C> extends { args: infer X } ? X : never;
+export type ResultOf<C extends Channel> = SplitChannel<C> extends { result: infer R } ? R : never;
+
+/** Fails to compile when IPC_METHODS misses a method of the contract. */
+type MissingMethods = { [A in Area]: Exclude<Verb<A>, (typeof IPC_METHODS)[A][number]> }[Area];
+export type ContractComplete = [MissingMethods] extends [never] ? true : { missing: MissingMethods };
+export const CONTRACT_COMPLETE: ContractComplete = true;
+
+export function channelName<A extends Area>(area: A, verb: Verb<A>): `${A}:${Verb<A>}` {
+  return `${area}:${verb}`;
+}
+
+/** Every channel as a flat list, in contract order. */
+export const IPC_CHANNELS: readonly Channel[] = (Object.keys(IPC_METHODS) as Area[]).flatMap((area) =>
+  (IPC_METHODS[area] as readonly string[]).map((verb) => `${area}:${verb}` as Channel),
+);
+
+// ---------------------------------------------------------------- events (main → renderer)
+
+export interface PaymentStatusChanged {
+  kind: PaymentKind;
+  id: string;
+  status: string;
+  previousStatus: string | null;
+  final: boolean;
+  source: StatusSource;
+  observedAt: IsoTime;
+  batchId: string | null;
+}
+
+export interface DeskNotification {
+  level: 'info' | 'success' | 'warning' | 'error';
+  title: string;
+  body: string;
+}
+
+export const MENU_COMMANDS = ['import-csv', 'export', 'open-data-folder', 'about'] as const;
+export type MenuCommand = (typeof MENU_COMMANDS)[number];
+
+export interface EventContract {
+  batchProgress: BatchProgress;
+  paymentStatusChanged: PaymentStatusChanged;
+  connectionChanged: ConnectionState;
+  notification: DeskNotification;
+  menuCommand: { command: MenuCommand };
+}
+export type EventName = keyof EventContract;
+
+/** Event name → IPC channel it travels on. */
+export const EVENT_CHANNELS = {
+  batchProgress: 'batches:progress',
+  paymentStatusChanged: 'payments:statusChanged',
+  connectionChanged: 'app:connectionChanged',
+  notification: 'app:notification',
+  menuCommand: 'app:menuCommand',
+} as const satisfies Record<EventName, string>;
+export type EventChannel = (typeof EVENT_CHANNELS)[EventName];
+
+// ---------------------------------------------------------------- window.desk, derived
+
+export type Unsubscribe = () => void;
+
+type MethodOf<Spec> = Spec extends { args: infer X; result: infer R }
+  ? [X] extends [void]
+    ? () => Promise<Result<R>>
+    : (args: X) => Promise<Result<R>>
+  : never;
+
+export type DeskAreaApi<A extends Area> = { [V in Verb<A>]: MethodOf<IpcContract[A][V]> };
+
+/** The type of `window.desk`. The renderer declares `interface Window { desk: DeskApi }`. */
+export type DeskApi = { [A in Area]: DeskAreaApi<A> } & {
+  events: { [E in EventName]: (listener: (payload: EventContract[E]) => void) => Unsubscribe };
+};
+
+/** The shape main (and the test harness) implements: one function per channel, arguments unchecked. */
+export type IpcHandlerMap = { [C in Channel]: (args: unknown) => Promise<Result<ResultOf<C>>> };
