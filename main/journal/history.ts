@@ -1,0 +1,127 @@
+// Read-side queries the UI and the CLI need: filtered, sorted, paged history; one payment's
+// timeline; balance series; pending outgoing totals. All filters are bound parameters.
+import type Database from 'better-sqlite3';
+import { toPayment, toStatusEvent, type PaymentRow, type StatusEventRow } from './rows';
+import type {
+  BalanceSnapshot, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery, HistorySortKey, PaymentKind, StatusEvent,
+} from './types';
+
+const SORT_COLUMNS: Record<HistorySortKey, string> = {
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  amountMinor: 'amount_minor',
+  status: 'status',
+  id: 'id',
+};
+
+export const MAX_PAGE_SIZE = 1000;
+
+type Param = string | number;
+
+/** WHERE clause for a filter; `p.` is the payments alias. */
+export function historyWhere(filter: HistoryFilter): { sql: string; params: Param[] } {
+  const parts: string[] = [];
+  const params: Param[] = [];
+  if (filter.kind) {
+    parts.push('p.kind = ?');
+    params.push(filter.kind);
+  }
+  if (filter.statuses && filter.statuses.length > 0) {
+    parts.push(`p.status IN (${filter.statuses.map(() => '?').join(', ')})`);
+    params.push(...filter.statuses.map((s) => s.toUpperCase()));
+  }
+  if (filter.currencyCode) {
+    parts.push('p.currency_code = ?');
+    params.push(filter.currencyCode.toUpperCase());
+  }
+  if (filter.batchId) {
+    parts.push('p.batch_id = ?');
+    params.push(filter.batchId);
+  }
+  if (filter.from !== undefined) {
+    parts.push('p.created_at >= ?');
+    params.push(filter.from);
+  }
+  if (filter.to !== undefined) {
+    parts.push('p.created_at < ?');
+    params.push(filter.to);
+  }
+  const text = filter.text?.trim();
+  if (text) {
+    if (text.length >= 3) {
+      // Trigram index: a quoted phrase matches any substring, case-insensitively.
+      parts.push('p.pk IN (SELECT rowid FROM payments_text WHERE payments_text MATCH ?)');
+      params.push(`"${text.replace(/"/g, '""')}"`);
+    } else {
+      const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      parts.push(`(p.id LIKE ? ESCAPE '\\' OR p.account_name LIKE ? ESCAPE '\\' OR p.account_number LIKE ? ESCAPE '\\'
+        OR p.email_address LIKE ? ESCAPE '\\' OR p.reference LIKE ? ESCAPE '\\')`);
+      params.push(like, like, like, like, like);
+    }
+  }
+  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+export function queryHistory(db: Database.Database, query: HistoryQuery): HistoryPage {
+  const pageSize = Math.min(Math.max(1, Math.trunc(query.pageSize ?? 50)), MAX_PAGE_SIZE);
+  const page = Math.max(0, Math.trunc(query.page ?? 0));
+  const column = SORT_COLUMNS[query.sortBy ?? 'createdAt'];
+  const dir = query.sortDir === 'asc' ? 'ASC' : 'DESC';
+  const where = historyWhere(query);
+  const rows = db
+    .prepare(`SELECT p.* FROM payments p ${where.sql} ORDER BY p.${column} ${dir}, p.pk ${dir} LIMIT ? OFFSET ?`)
+    .all(...where.params, pageSize, page * pageSize) as PaymentRow[];
+  const total = (db.prepare(`SELECT COUNT(*) AS n FROM payments p ${where.sql}`).get(...where.params) as { n: number }).n;
+  return { rows: rows.map(toPayment), total, page, pageSize };
+}
+
+/** Every row matching a filter, in creation order, streamed (for exports). */
+export function* iterateHistory(db: Database.Database, filter: HistoryFilter): Generator<ReturnType<typeof toPayment>> {
+  const where = historyWhere(filter);
+  const rows = db.prepare(`SELECT p.* FROM payments p ${where.sql} ORDER BY p.created_at, p.pk`).iterate(...where.params) as IterableIterator<PaymentRow>;
+  for (const row of rows) yield toPayment(row);
+}
+
+export function paymentTimeline(db: Database.Database, kind: PaymentKind, id: string): StatusEvent[] {
+  const rows = db.prepare('SELECT * FROM status_events WHERE kind = ? AND id = ? ORDER BY seq').all(kind, id) as StatusEventRow[];
+  return rows.map(toStatusEvent);
+}
+
+export function balanceSeries(db: Database.Database, currencyCode: string, from?: number, to?: number): BalanceSnapshot[] {
+  const rows = db
+    .prepare(
+      `SELECT currency_code, available_minor, reserved_minor, observed_at FROM balance_snapshots
+       WHERE currency_code = ? AND observed_at >= ? AND observed_at < ? ORDER BY observed_at, seq`,
+    )
+    .all(currencyCode, from ?? 0, to ?? Number.MAX_SAFE_INTEGER) as {
+    currency_code: string; available_minor: number; reserved_minor: number; observed_at: number;
+  }[];
+  return rows.map((r) => ({ currencyCode: r.currency_code, availableMinor: r.available_minor, reservedMinor: r.reserved_minor, observedAt: r.observed_at }));
+}
+
+/** Latest snapshot per currency. */
+export function latestBalances(db: Database.Database): BalanceSnapshot[] {
+  const rows = db
+    .prepare(
+      `SELECT b.currency_code, b.available_minor, b.reserved_minor, b.observed_at FROM balance_snapshots b
+       WHERE b.seq = (SELECT MAX(seq) FROM balance_snapshots x WHERE x.currency_code = b.currency_code)
+       ORDER BY b.currency_code`,
+    )
+    .all() as { currency_code: string; available_minor: number; reserved_minor: number; observed_at: number }[];
+  return rows.map((r) => ({ currencyCode: r.currency_code, availableMinor: r.available_minor, reservedMinor: r.reserved_minor, observedAt: r.observed_at }));
+}
+
+/**
+ * Outgoing money not yet settled, per currency: payouts queued, being sent, or accepted and not final.
+ * SUM over INTEGER columns is exact in SQLite (it raises on overflow rather than rounding).
+ */
+export function pendingPayoutTotals(db: Database.Database): CurrencyTotal[] {
+  const rows = db
+    .prepare(
+      `SELECT currency_code, SUM(amount_minor) AS total, COUNT(*) AS n FROM payments
+       WHERE kind = 'payout' AND is_final = 0 AND state IN ('QUEUED', 'SENDING', 'ACCEPTED')
+       GROUP BY currency_code ORDER BY currency_code`,
+    )
+    .all() as { currency_code: string; total: number; n: number }[];
+  return rows.map((r) => ({ currencyCode: r.currency_code, amountMinor: r.total, count: r.n }));
+}

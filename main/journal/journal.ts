@@ -1,0 +1,418 @@
+// The journal: one SQLite file per profile, the single source of truth for every payment, batch,
+// status observation, balance snapshot and audit entry. Every state change is committed before the
+// engine acts on it (DESIGN.md §4). No token, key or secret is ever written here.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { sumMinor } from '../domain/money';
+import { appendAudit, canonicalJson, listAudit, verifyAudit, type AuditVerifyResult, type NewAuditEntry } from './audit-log';
+import {
+  balanceSeries, iterateHistory, latestBalances, paymentTimeline, pendingPayoutTotals, queryHistory,
+} from './history';
+import { migrate } from './migrations';
+import { toBatch, toPayment, type BatchRow, type PaymentRow } from './rows';
+import type {
+  AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
+  NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
+} from './types';
+
+export class JournalError extends Error {
+  constructor(
+    readonly code: 'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH',
+    message: string,
+    readonly ids: string[] = [],
+  ) {
+    super(message);
+    this.name = 'JournalError';
+  }
+}
+
+export interface JournalOptions {
+  now?: () => number;
+  /**
+   * 'FULL' (default) fsyncs every commit, so an accepted payout survives a power cut, not only a crash.
+   * 'NORMAL' is enough against process crashes and is used by benches that measure the engine alone.
+   */
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+export interface BatchInput {
+  id?: string;
+  fileName: string;
+  sha256: string;
+  rows: NewPayment[];
+  actor?: string;
+}
+
+export interface BatchCounts {
+  total: number;
+  byState: Record<PaymentState, number>;
+  byStatus: Record<string, number>;
+  /** Accepted payments the gateway has reported final. */
+  final: number;
+}
+
+/** States of a payment the gateway may not have yet. */
+export const UNSENT_STATES: readonly PaymentState[] = ['QUEUED', 'SENDING'];
+const CHUNK = 500;
+
+export class Journal {
+  readonly db: Database.Database;
+  private readonly now: () => number;
+
+  constructor(file: string, options: JournalOptions = {}) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.now = options.now ?? Date.now;
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    migrate(this.db);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  // ---- payments: writes ----
+
+  private insertRow(kind: PaymentKind, p: NewPayment, at: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO payments (kind, id, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
+          payment_operator_code, payment_method_code, email_address, callback_url, reference, state, status,
+          created_at, updated_at, details_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', 'QUEUED', ?, ?, ?)`,
+      )
+      .run(
+        kind, p.id, p.batchId ?? null, p.rowNumber ?? null, p.amountMinor, p.currencyCode, p.accountName, p.accountNumber,
+        p.paymentOperatorCode, p.paymentMethodCode, p.emailAddress, p.callbackUrl ?? null, p.reference ?? null,
+        at, at, p.details === undefined ? null : canonicalJson(p.details),
+      );
+  }
+
+  private refuseExisting(kind: PaymentKind, ids: string[]): void {
+    const existing = [...this.existingIds(kind, ids)];
+    if (existing.length > 0) {
+      throw new JournalError('DUPLICATE_ID', `${kind} id already in the journal: ${existing.slice(0, 5).join(', ')}${existing.length > 5 ? ' …' : ''}`, existing);
+    }
+  }
+
+  /** Stores a new payment as QUEUED: its id is fixed from here on. */
+  insertPayment(kind: PaymentKind, p: NewPayment, actor = 'user'): PaymentRecord {
+    const at = this.now();
+    this.db.transaction(() => {
+      this.refuseExisting(kind, [p.id]);
+      this.insertRow(kind, p, at);
+      this.appendStatusEvent(kind, p.id, 'QUEUED', 'local', at, null);
+      appendAudit(this.db, at, { actor, action: `${kind}.queued`, subject: p.id, details: { amountMinor: p.amountMinor, currencyCode: p.currencyCode, batchId: p.batchId ?? null } });
+    })();
+    return this.mustGet(kind, p.id);
+  }
+
+  /** Stores a batch and all its rows as QUEUED in one transaction: all or nothing. */
+  createBatch(input: BatchInput): BatchRecord {
+    if (input.rows.length === 0) throw new JournalError('EMPTY_BATCH', 'a batch needs at least one payout');
+    const id = input.id ?? randomUUID();
+    const at = this.now();
+    const totals = totalsOf(input.rows);
+    this.db.transaction(() => {
+      const ids = input.rows.map((r) => r.id);
+      const seen = new Set<string>();
+      const repeated = ids.filter((x) => (seen.has(x) ? true : (seen.add(x), false)));
+      if (repeated.length > 0) throw new JournalError('DUPLICATE_ID', `the batch repeats payout ids: ${repeated.slice(0, 5).join(', ')}`, repeated);
+      this.refuseExisting('payout', ids);
+      this.db
+        .prepare(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'SUBMITTING', ?, ?)`)
+        .run(id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, at);
+      input.rows.forEach((row, i) => {
+        this.insertRow('payout', { ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1 }, at);
+        this.appendStatusEvent('payout', row.id, 'QUEUED', 'local', at, null);
+      });
+      appendAudit(this.db, at, { actor: input.actor ?? 'user', action: 'batch.submitted', subject: id, details: { fileName: input.fileName, sha256: input.sha256, rows: input.rows.length, totals } });
+    })();
+    return this.mustGetBatch(id);
+  }
+
+  /** Commits SENDING right before the HTTP call. False when the payment is no longer unsent. */
+  markSending(kind: PaymentKind, id: string): boolean {
+    const at = this.now();
+    const result = this.db
+      .prepare(`UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING')`)
+      .run(at, kind, id);
+    return result.changes === 1;
+  }
+
+  /** A retryable failure: back to QUEUED (never failed), with the reason shown to the user. */
+  markRetrying(kind: PaymentKind, id: string, message: string): void {
+    this.db
+      .prepare(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', last_error = ?, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING')`)
+      .run(message, this.now(), kind, id);
+  }
+
+  /** The outcome of the last send is unknown: stays SENDING so the next step is a GET. */
+  markUncertain(kind: PaymentKind, id: string, message: string): void {
+    this.db
+      .prepare(`UPDATE payments SET last_error = ?, updated_at = ? WHERE kind = ? AND id = ? AND state = 'SENDING'`)
+      .run(message, this.now(), kind, id);
+  }
+
+  /** A final local outcome (REJECTED by validation, MISMATCH with what the gateway holds). */
+  markLocalFinal(kind: PaymentKind, id: string, state: 'REJECTED' | 'MISMATCH', message: string, raw?: unknown, actor = 'engine'): void {
+    const at = this.now();
+    this.db.transaction(() => {
+      this.db
+        .prepare(`UPDATE payments SET state = ?, status = ?, is_final = ?, last_error = ?, final_at = ?, updated_at = ? WHERE kind = ? AND id = ?`)
+        .run(state, state, state === 'REJECTED' ? 1 : 0, message, at, at, kind, id);
+      this.appendStatusEvent(kind, id, state, 'local', at, { message, response: raw ?? null });
+      appendAudit(this.db, at, { actor, action: `${kind}.${state.toLowerCase()}`, subject: id, details: { message } });
+    })();
+  }
+
+  /** Cancels unsent payments (QUEUED only: a SENDING one may already be at the gateway). */
+  cancelUnsent(kind: PaymentKind, ids: string[], actor = 'user'): number {
+    const at = this.now();
+    let cancelled = 0;
+    this.db.transaction(() => {
+      const update = this.db.prepare(`UPDATE payments SET state = 'CANCELLED', status = 'CANCELLED', is_final = 1, final_at = ?, updated_at = ? WHERE kind = ? AND id = ? AND state = 'QUEUED'`);
+      for (const id of ids) {
+        if (update.run(at, at, kind, id).changes === 1) {
+          cancelled++;
+          this.appendStatusEvent(kind, id, 'CANCELLED', 'local', at, null);
+        }
+      }
+      if (cancelled > 0) appendAudit(this.db, at, { actor, action: `${kind}.cancelled`, subject: ids.length === 1 ? ids[0] : null, details: { count: cancelled } });
+    })();
+    return cancelled;
+  }
+
+  /**
+   * Records what the gateway said about a payment and moves it to ACCEPTED (the gateway has it).
+   * Status events: every change is stored; an observation repeating the last stored status from
+   * the same source adds nothing to the timeline and is skipped (the payment's updatedAt still moves).
+   * Returns whether the shown status changed.
+   */
+  recordObservation(kind: PaymentKind, id: string, obs: StatusObservation): { changed: boolean; payment: PaymentRecord } {
+    const at = this.now();
+    const status = obs.status.toUpperCase();
+    const changed = this.db.transaction((): boolean => {
+      const before = this.mustGet(kind, id);
+      this.db
+        .prepare(
+          `UPDATE payments SET state = 'ACCEPTED', gateway_status = ?, status = ?, is_final = ?,
+             fee_minor = COALESCE(?, fee_minor), fee_currency_code = COALESCE(?, fee_currency_code),
+             failure_reason = COALESCE(?, failure_reason), last_error = NULL,
+             accepted_at = COALESCE(accepted_at, ?), final_at = CASE WHEN ? = 1 THEN COALESCE(final_at, ?) ELSE NULL END,
+             next_poll_at = ?, updated_at = ?
+           WHERE kind = ? AND id = ?`,
+        )
+        .run(
+          status, status, obs.isFinal ? 1 : 0, obs.feeMinor ?? null, obs.feeCurrencyCode ?? null, obs.failureReason ?? null,
+          at, obs.isFinal ? 1 : 0, at, obs.isFinal ? null : (obs.nextPollAt ?? null), at, kind, id,
+        );
+      const last = this.db
+        .prepare('SELECT status, source FROM status_events WHERE kind = ? AND id = ? ORDER BY seq DESC LIMIT 1')
+        .get(kind, id) as { status: string; source: string } | undefined;
+      if (!last || last.status !== status || last.source !== obs.source) {
+        this.appendStatusEvent(kind, id, status, obs.source, at, obs.raw ?? null);
+      }
+      return before.status !== status;
+    })();
+    return { changed, payment: this.mustGet(kind, id) };
+  }
+
+  setNextPoll(kind: PaymentKind, id: string, at: number): void {
+    this.db.prepare('UPDATE payments SET next_poll_at = ? WHERE kind = ? AND id = ?').run(at, kind, id);
+  }
+
+  private appendStatusEvent(kind: PaymentKind, id: string, status: string, source: StatusObservation['source'], at: number, raw: unknown): void {
+    this.db
+      .prepare('INSERT INTO status_events (kind, id, status, source, observed_at, raw_json) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(kind, id, status, source, at, raw === null || raw === undefined ? null : canonicalJson(raw));
+  }
+
+  // ---- payments: reads ----
+
+  getPayment(kind: PaymentKind, id: string): PaymentRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM payments WHERE kind = ? AND id = ?').get(kind, id) as PaymentRow | undefined;
+    return row ? toPayment(row) : undefined;
+  }
+
+  private mustGet(kind: PaymentKind, id: string): PaymentRecord {
+    const p = this.getPayment(kind, id);
+    if (!p) throw new JournalError('NOT_FOUND', `no ${kind} with id ${id} in the journal`, [id]);
+    return p;
+  }
+
+  /** Payments not yet known to the gateway (QUEUED or SENDING), oldest first; optionally of one batch. */
+  unsentPayments(kind: PaymentKind, batchId?: string): PaymentRecord[] {
+    const rows = (batchId === undefined
+      ? this.db.prepare(`SELECT * FROM payments WHERE kind = ? AND state IN ('QUEUED', 'SENDING') ORDER BY created_at, pk`).all(kind)
+      : this.db.prepare(`SELECT * FROM payments WHERE kind = ? AND batch_id = ? AND state IN ('QUEUED', 'SENDING') ORDER BY row_number, pk`).all(kind, batchId)) as PaymentRow[];
+    return rows.map(toPayment);
+  }
+
+  /** Accepted, non-final payments whose next poll is due, soonest first. */
+  duePolls(now: number, limit: number): PaymentRecord[] {
+    const rows = this.db
+      .prepare(`SELECT * FROM payments WHERE state = 'ACCEPTED' AND is_final = 0 AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?`)
+      .all(now, limit) as PaymentRow[];
+    return rows.map(toPayment);
+  }
+
+  nextPollTime(): number | null {
+    const row = this.db.prepare(`SELECT MIN(next_poll_at) AS t FROM payments WHERE state = 'ACCEPTED' AND is_final = 0`).get() as { t: number | null };
+    return row.t;
+  }
+
+  existingIds(kind: PaymentKind, ids: string[]): Set<string> {
+    const found = new Set<string>();
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
+      const rows = this.db.prepare(`SELECT id FROM payments WHERE kind = ? AND id IN (${chunk.map(() => '?').join(', ')})`).all(kind, ...chunk) as { id: string }[];
+      for (const r of rows) found.add(r.id);
+    }
+    return found;
+  }
+
+  // ---- CsvJournalLookup (main/csv) ----
+
+  existingPayoutIds(ids: string[]): Set<string> {
+    return this.existingIds('payout', ids);
+  }
+
+  batchFileSubmitted(sha256: string): boolean {
+    return this.db.prepare('SELECT 1 FROM batches WHERE sha256 = ? LIMIT 1').get(sha256) !== undefined;
+  }
+
+  /** The most recent account number used for each (account name, e-mail) pair that has been paid before. */
+  knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): { accountName: string; emailAddress: string; accountNumber: string }[] {
+    const query = this.db.prepare(`SELECT account_number FROM payments WHERE kind = 'payout' AND account_name = ? AND email_address = ? ORDER BY created_at DESC LIMIT 1`);
+    const out: { accountName: string; emailAddress: string; accountNumber: string }[] = [];
+    const seen = new Set<string>();
+    for (const k of keys) {
+      const key = `${k.accountName}\u0000${k.emailAddress}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const row = query.get(k.accountName, k.emailAddress) as { account_number: string } | undefined;
+      if (row) out.push({ accountName: k.accountName, emailAddress: k.emailAddress, accountNumber: row.account_number });
+    }
+    return out;
+  }
+
+  // ---- batches ----
+
+  getBatch(id: string): BatchRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM batches WHERE id = ?').get(id) as BatchRow | undefined;
+    return row ? toBatch(row) : undefined;
+  }
+
+  private mustGetBatch(id: string): BatchRecord {
+    const b = this.getBatch(id);
+    if (!b) throw new JournalError('NOT_FOUND', `no batch with id ${id} in the journal`, [id]);
+    return b;
+  }
+
+  listBatches(limit = 100): BatchRecord[] {
+    return (this.db.prepare('SELECT * FROM batches ORDER BY created_at DESC LIMIT ?').all(limit) as BatchRow[]).map(toBatch);
+  }
+
+  setBatchState(id: string, state: BatchState, reason: string | null = null, actor = 'engine'): BatchRecord {
+    const at = this.now();
+    this.db.transaction(() => {
+      const before = this.mustGetBatch(id);
+      if (before.state === state && before.pauseReason === reason) return;
+      this.db.prepare('UPDATE batches SET state = ?, pause_reason = ?, updated_at = ? WHERE id = ?').run(state, reason, at, id);
+      appendAudit(this.db, at, { actor, action: `batch.${state.toLowerCase()}`, subject: id, details: reason ? { reason } : {} });
+    })();
+    return this.mustGetBatch(id);
+  }
+
+  batchCounts(id: string): BatchCounts {
+    const rows = this.db
+      .prepare('SELECT state, status, is_final, COUNT(*) AS n FROM payments WHERE batch_id = ? GROUP BY state, status, is_final')
+      .all(id) as { state: PaymentState; status: string; is_final: number; n: number }[];
+    const byState: Record<PaymentState, number> = { QUEUED: 0, SENDING: 0, ACCEPTED: 0, REJECTED: 0, CANCELLED: 0, MISMATCH: 0 };
+    const byStatus: Record<string, number> = {};
+    let total = 0;
+    let final = 0;
+    for (const r of rows) {
+      total += r.n;
+      byState[r.state] += r.n;
+      byStatus[r.status] = (byStatus[r.status] ?? 0) + r.n;
+      if (r.state === 'ACCEPTED' && r.is_final === 1) final += r.n;
+    }
+    return { total, byState, byStatus, final };
+  }
+
+  batchPayments(id: string): PaymentRecord[] {
+    return (this.db.prepare('SELECT * FROM payments WHERE batch_id = ? ORDER BY row_number, pk').all(id) as PaymentRow[]).map(toPayment);
+  }
+
+  // ---- balances ----
+
+  insertBalanceSnapshots(snapshots: Omit<BalanceSnapshot, 'observedAt'>[], observedAt = this.now()): void {
+    const insert = this.db.prepare('INSERT INTO balance_snapshots (currency_code, available_minor, reserved_minor, observed_at) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const s of snapshots) insert.run(s.currencyCode, s.availableMinor, s.reservedMinor, observedAt);
+    })();
+  }
+
+  balanceSeries(currencyCode: string, from?: number, to?: number): BalanceSnapshot[] {
+    return balanceSeries(this.db, currencyCode, from, to);
+  }
+
+  latestBalances(): BalanceSnapshot[] {
+    return latestBalances(this.db);
+  }
+
+  // ---- history ----
+
+  history(query: HistoryQuery = {}): HistoryPage {
+    return queryHistory(this.db, query);
+  }
+
+  iterateHistory(filter: HistoryFilter = {}): Generator<PaymentRecord> {
+    return iterateHistory(this.db, filter);
+  }
+
+  timeline(kind: PaymentKind, id: string): StatusEvent[] {
+    return paymentTimeline(this.db, kind, id);
+  }
+
+  pendingPayoutTotals(): CurrencyTotal[] {
+    return pendingPayoutTotals(this.db);
+  }
+
+  // ---- audit ----
+
+  audit(entry: NewAuditEntry): AuditEntry {
+    return appendAudit(this.db, this.now(), entry);
+  }
+
+  verifyAudit(): AuditVerifyResult {
+    return verifyAudit(this.db);
+  }
+
+  listAudit(limit?: number, beforeSeq?: number): AuditEntry[] {
+    return listAudit(this.db, limit, beforeSeq);
+  }
+}
+
+function totalsOf(rows: NewPayment[]): CurrencyTotal[] {
+  const by = new Map<string, number[]>();
+  for (const r of rows) {
+    const list = by.get(r.currencyCode) ?? [];
+    list.push(r.amountMinor);
+    by.set(r.currencyCode, list);
+  }
+  return [...by.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([currencyCode, amounts]) => ({ currencyCode, amountMinor: sumMinor(amounts), count: amounts.length }));
+}
+
+export function openJournal(file: string, options?: JournalOptions): Journal {
+  return new Journal(file, options);
+}

@@ -1,0 +1,159 @@
+// Schema of the journal, applied in numbered steps. PRAGMA user_version holds the last step applied,
+// so an older journal file is brought forward on open and a newer one is refused rather than damaged.
+import type Database from 'better-sqlite3';
+
+type Migration = (db: Database.Database) => void;
+
+const MIGRATIONS: readonly Migration[] = [
+  // 1: payments, batches, status history, balances, audit log.
+  (db) => {
+    db.exec(`
+      CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+
+      CREATE TABLE batches (
+        id TEXT PRIMARY KEY,
+        file_name TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        row_count INTEGER NOT NULL,
+        totals_json TEXT NOT NULL,
+        state TEXT NOT NULL,
+        pause_reason TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX batches_sha256 ON batches (sha256);
+      CREATE INDEX batches_created ON batches (created_at);
+
+      -- Payouts and payins share one table (kind column) so the history is one indexed query;
+      -- the views payouts and payins below give each kind on its own.
+      CREATE TABLE payments (
+        pk INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('payout', 'payin')),
+        id TEXT NOT NULL,
+        batch_id TEXT REFERENCES batches (id),
+        row_number INTEGER,
+        amount_minor INTEGER NOT NULL CHECK (amount_minor > 0),
+        currency_code TEXT NOT NULL,
+        account_name TEXT NOT NULL,
+        account_number TEXT NOT NULL,
+        payment_operator_code TEXT NOT NULL,
+        payment_method_code TEXT NOT NULL,
+        email_address TEXT NOT NULL,
+        callback_url TEXT,
+        reference TEXT,
+        state TEXT NOT NULL,
+        gateway_status TEXT,
+        status TEXT NOT NULL,
+        is_final INTEGER NOT NULL DEFAULT 0,
+        fee_minor INTEGER,
+        fee_currency_code TEXT,
+        failure_reason TEXT,
+        last_error TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        accepted_at INTEGER,
+        final_at INTEGER,
+        next_poll_at INTEGER,
+        details_json TEXT,
+        UNIQUE (kind, id)
+      );
+      CREATE INDEX payments_created ON payments (created_at);
+      CREATE INDEX payments_status_created ON payments (status, created_at);
+      CREATE INDEX payments_currency_created ON payments (currency_code, created_at);
+      CREATE INDEX payments_kind_created ON payments (kind, created_at);
+      CREATE INDEX payments_batch_row ON payments (batch_id, row_number);
+      CREATE INDEX payments_beneficiary ON payments (account_name, email_address, created_at);
+      CREATE INDEX payments_poll ON payments (next_poll_at) WHERE state = 'ACCEPTED' AND is_final = 0;
+      CREATE INDEX payments_unsent ON payments (state) WHERE state IN ('QUEUED', 'SENDING');
+
+      CREATE VIEW payouts AS SELECT * FROM payments WHERE kind = 'payout';
+      CREATE VIEW payins AS SELECT * FROM payments WHERE kind = 'payin';
+
+      -- Substring search (trigram) over the fields a person searches by.
+      CREATE VIRTUAL TABLE payments_text USING fts5 (
+        id, account_name, account_number, email_address, reference,
+        content = 'payments', content_rowid = 'pk', tokenize = 'trigram'
+      );
+      CREATE TRIGGER payments_text_insert AFTER INSERT ON payments BEGIN
+        INSERT INTO payments_text (rowid, id, account_name, account_number, email_address, reference)
+        VALUES (new.pk, new.id, new.account_name, new.account_number, new.email_address, new.reference);
+      END;
+      CREATE TRIGGER payments_text_delete AFTER DELETE ON payments BEGIN
+        INSERT INTO payments_text (payments_text, rowid, id, account_name, account_number, email_address, reference)
+        VALUES ('delete', old.pk, old.id, old.account_name, old.account_number, old.email_address, old.reference);
+      END;
+      CREATE TRIGGER payments_text_update
+      AFTER UPDATE OF id, account_name, account_number, email_address, reference ON payments BEGIN
+        INSERT INTO payments_text (payments_text, rowid, id, account_name, account_number, email_address, reference)
+        VALUES ('delete', old.pk, old.id, old.account_name, old.account_number, old.email_address, old.reference);
+        INSERT INTO payments_text (rowid, id, account_name, account_number, email_address, reference)
+        VALUES (new.pk, new.id, new.account_name, new.account_number, new.email_address, new.reference);
+      END;
+
+      CREATE TABLE status_events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('create', 'poll', 'callback', 'local')),
+        observed_at INTEGER NOT NULL,
+        raw_json TEXT
+      );
+      CREATE INDEX status_events_payment ON status_events (kind, id, seq);
+
+      CREATE TABLE balance_snapshots (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        currency_code TEXT NOT NULL,
+        available_minor INTEGER NOT NULL,
+        reserved_minor INTEGER NOT NULL,
+        observed_at INTEGER NOT NULL
+      );
+      CREATE INDEX balance_snapshots_currency ON balance_snapshots (currency_code, observed_at);
+
+      CREATE TABLE audit_log (
+        seq INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        subject TEXT,
+        details_json TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL
+      );
+      -- Append-only in normal use: the app never updates or deletes audit rows.
+      CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN
+        SELECT RAISE(ABORT, 'audit_log is append-only');
+      END;
+      CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN
+        SELECT RAISE(ABORT, 'audit_log is append-only');
+      END;
+    `);
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export class JournalVersionError extends Error {
+  constructor(found: number) {
+    super(`journal schema version ${found} is newer than this app understands (${SCHEMA_VERSION}); update the app`);
+    this.name = 'JournalVersionError';
+  }
+}
+
+/** Brings the file to the current schema; each step runs in its own transaction. */
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) throw new JournalVersionError(current);
+  for (let version = current; version < SCHEMA_VERSION; version++) {
+    const step = MIGRATIONS[version];
+    if (!step) break;
+    db.transaction(() => {
+      step(db);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,163 @@
+// Shapes the journal stores and returns. Amounts are integer minor units; times are epoch milliseconds.
+// Nothing here may ever hold a token, key or secret.
+import type { StatusSource } from '../domain/status';
+
+export const PAYMENT_KINDS = ['payout', 'payin'] as const;
+export type PaymentKind = (typeof PAYMENT_KINDS)[number];
+
+/**
+ * Client-side life of a payment (DESIGN.md §4). QUEUED: stored, not yet (successfully) sent.
+ * SENDING: committed right before the HTTP call; after a crash it is resolved with GET.
+ * ACCEPTED: the gateway has it; from here `gatewayStatus` tells the rest.
+ * REJECTED: the gateway refused the request itself (validation), nothing was created: final.
+ * CANCELLED: the user cancelled it before it was sent: final.
+ * MISMATCH: the gateway holds a payment under this id with a different amount or currency: needs a person.
+ */
+export const PAYMENT_STATES = ['QUEUED', 'SENDING', 'ACCEPTED', 'REJECTED', 'CANCELLED', 'MISMATCH'] as const;
+export type PaymentState = (typeof PAYMENT_STATES)[number];
+
+export interface PaymentRecord {
+  kind: PaymentKind;
+  id: string;
+  batchId: string | null;
+  rowNumber: number | null;
+  amountMinor: number;
+  currencyCode: string;
+  accountName: string;
+  accountNumber: string;
+  paymentOperatorCode: string;
+  paymentMethodCode: string;
+  emailAddress: string;
+  callbackUrl: string | null;
+  reference: string | null;
+  state: PaymentState;
+  /** Last status the gateway reported (any value, unknown ones included). */
+  gatewayStatus: string | null;
+  /** What a person sees: the gateway status once there is one, else the local state. */
+  status: string;
+  isFinal: boolean;
+  feeMinor: number | null;
+  feeCurrencyCode: string | null;
+  failureReason: string | null;
+  lastError: string | null;
+  attempts: number;
+  createdAt: number;
+  updatedAt: number;
+  acceptedAt: number | null;
+  finalAt: number | null;
+  nextPollAt: number | null;
+  /** Kind-specific extra data (payins: returnUrl, expireAt, reference, bank account to pay into). */
+  details: Record<string, unknown> | null;
+}
+
+/** What is needed to put a new payment into the journal. */
+export interface NewPayment {
+  id: string;
+  amountMinor: number;
+  currencyCode: string;
+  accountName: string;
+  accountNumber: string;
+  paymentOperatorCode: string;
+  paymentMethodCode: string;
+  emailAddress: string;
+  callbackUrl?: string | undefined;
+  reference?: string | undefined;
+  batchId?: string | undefined;
+  rowNumber?: number | undefined;
+  details?: Record<string, unknown> | undefined;
+}
+
+/** One observation of a gateway status, as the engine hands it to the journal. */
+export interface StatusObservation {
+  status: string;
+  source: StatusSource;
+  isFinal: boolean;
+  feeMinor?: number | undefined;
+  feeCurrencyCode?: string | undefined;
+  failureReason?: string | undefined;
+  raw?: unknown;
+  /** Next poll time for a non-final payment. */
+  nextPollAt?: number | null;
+}
+
+export interface StatusEvent {
+  seq: number;
+  kind: PaymentKind;
+  id: string;
+  status: string;
+  source: StatusSource;
+  observedAt: number;
+  raw: unknown;
+}
+
+export const BATCH_STATES = ['SUBMITTING', 'PAUSED', 'CANCELLED', 'COMPLETED'] as const;
+export type BatchState = (typeof BATCH_STATES)[number];
+
+export interface CurrencyTotal {
+  currencyCode: string;
+  amountMinor: number;
+  count: number;
+}
+
+export interface BatchRecord {
+  id: string;
+  fileName: string;
+  sha256: string;
+  rowCount: number;
+  totals: CurrencyTotal[];
+  state: BatchState;
+  pauseReason: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface BalanceSnapshot {
+  currencyCode: string;
+  availableMinor: number;
+  reservedMinor: number;
+  observedAt: number;
+}
+
+export interface AuditEntry {
+  seq: number;
+  at: number;
+  actor: string;
+  action: string;
+  subject: string | null;
+  details: unknown;
+  prevHash: string;
+  hash: string;
+}
+
+export const HISTORY_SORT_KEYS = ['createdAt', 'updatedAt', 'amountMinor', 'status', 'id'] as const;
+export type HistorySortKey = (typeof HISTORY_SORT_KEYS)[number];
+
+export interface HistoryFilter {
+  kind?: PaymentKind | undefined;
+  statuses?: string[] | undefined;
+  currencyCode?: string | undefined;
+  batchId?: string | undefined;
+  /** Inclusive lower bound on createdAt (epoch ms). */
+  from?: number | undefined;
+  /** Exclusive upper bound on createdAt (epoch ms). */
+  to?: number | undefined;
+  /** Substring of id, account name, account number, e-mail or reference (case-insensitive). */
+  text?: string | undefined;
+}
+
+export interface HistoryQuery extends HistoryFilter {
+  sortBy?: HistorySortKey | undefined;
+  sortDir?: 'asc' | 'desc' | undefined;
+  /** 0-based page. */
+  page?: number | undefined;
+  pageSize?: number | undefined;
+}
+
+export interface HistoryPage {
+  rows: PaymentRecord[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+export type BatchStateCounts = Record<string, number>;
