@@ -1,0 +1,146 @@
+// The HTTP layer under the gateway client: one axios instance per profile, every request through the
+// merchant's rate limiter, bodies sent as the exact string given (what was signed is what is sent),
+// answers mapped to GatewayError. Retry policy lives here because it is about HTTP, not business:
+// - a 429 means "not processed": any call waits Retry-After (the limiter pauses everyone) and tries once more;
+// - idempotent calls (GETs, token requests) are retried a bounded number of times on time-out, network or 5xx;
+// - POST creates are never retried here: the engine owns that decision (DESIGN.md §4).
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import type { Logger } from '../log';
+import { GatewayError } from './errors';
+import { errorFromResponse, errorFromTransport, type ErrorContext } from './error-mapping';
+import type { Lane, RateLimiter } from './rate-limiter';
+
+export interface GatewayRequest extends ErrorContext {
+  method: 'GET' | 'POST';
+  /** Path relative to the base URL, already encoded. */
+  path: string;
+  query?: Record<string, string>;
+  /** The exact body text; Content-Type is sent only when there is one. */
+  body?: string;
+  headers?: Record<string, string>;
+  lane: Lane;
+  /** Safe to repeat on time-out / network / 5xx. */
+  idempotent: boolean;
+}
+
+export interface GatewayResponse {
+  status: number;
+  /** Parsed JSON, or undefined for an empty body. */
+  data: unknown;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiMajorVersion: number;
+  timeoutMs: number;
+  limiter: RateLimiter;
+  logger: Logger;
+  /** Extra attempts for idempotent calls (default 2). */
+  idempotentRetries?: number;
+  /** Base backoff between those attempts (default 250 ms, doubled each time). */
+  retryBackoffMs?: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class GatewayTransport {
+  private readonly http: AxiosInstance;
+
+  constructor(private readonly options: TransportOptions) {
+    this.http = axios.create({
+      baseURL: options.baseUrl,
+      timeout: options.timeoutMs,
+      responseType: 'text',
+      // Identity transforms: the request body string is sent untouched, the answer is parsed here.
+      transformRequest: [(data: unknown) => data],
+      transformResponse: [(data: unknown) => data],
+      validateStatus: () => true,
+      maxRedirects: 0,
+    });
+  }
+
+  get limiter(): RateLimiter {
+    return this.options.limiter;
+  }
+
+  async send(request: GatewayRequest, authorization?: string): Promise<GatewayResponse> {
+    const maxIdempotentRetries = this.options.idempotentRetries ?? 2;
+    let retried429 = false;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(request, authorization);
+      } catch (e) {
+        const error = e instanceof GatewayError ? e : errorFromTransport(e, request, this.options.timeoutMs);
+        if (error.kind === 'rate-limited' && !retried429) {
+          retried429 = true;
+          this.options.limiter.pauseFor(error.details.retryAfterMs ?? 1000);
+          this.options.logger.warn('gateway rate limited; waiting Retry-After', { operation: request.operation, retryAfterMs: error.details.retryAfterMs });
+          continue;
+        }
+        const transient = error.kind === 'server' || error.kind === 'timeout' || error.kind === 'network';
+        if (request.idempotent && transient && attempt < maxIdempotentRetries) {
+          await sleep((this.options.retryBackoffMs ?? 250) * 2 ** attempt);
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  private async once(request: GatewayRequest, authorization?: string): Promise<GatewayResponse> {
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'X-API-Version': String(this.options.apiMajorVersion),
+      ...request.headers,
+    };
+    if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (authorization) headers.Authorization = `Bearer ${authorization}`;
+
+    const response = await this.options.limiter.run(request.lane, async () => {
+      const started = performance.now();
+      let res: AxiosResponse<string>;
+      try {
+        res = await this.http.request<string>({
+          method: request.method,
+          url: withQuery(request.path, request.query),
+          data: request.body,
+          headers,
+        });
+      } catch (e) {
+        const error = errorFromTransport(e, request, this.options.timeoutMs);
+        this.options.logger.warn('gateway request failed', { operation: request.operation, method: request.method, path: request.path, kind: error.kind, code: error.code });
+        throw error;
+      }
+      this.options.logger.info('gateway request', {
+        operation: request.operation,
+        method: request.method,
+        path: request.path,
+        status: res.status,
+        ms: Math.round(performance.now() - started),
+      });
+      return res;
+    });
+
+    const data = parseBody(response.data);
+    if (response.status >= 200 && response.status < 300) {
+      return { status: response.status, data: data.ok ? data.value : { unparsableBody: true } };
+    }
+    throw errorFromResponse(response.status, data.ok ? data.value : String(response.data ?? ''), response.headers as Record<string, unknown>, request);
+  }
+}
+
+/** Query string with commas kept literal: the interface separates multiple values by commas. */
+function withQuery(path: string, query: Record<string, string> | undefined): string {
+  if (!query || Object.keys(query).length === 0) return path;
+  const parts = Object.entries(query).map(([k, v]) => `${encodeURIComponent(k)}=${v.split(',').map(encodeURIComponent).join(',')}`);
+  return `${path}?${parts.join('&')}`;
+}
+
+function parseBody(text: unknown): { ok: true; value: unknown } | { ok: false } {
+  if (typeof text !== 'string' || text.trim() === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}

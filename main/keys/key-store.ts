@@ -1,0 +1,82 @@
+// Where secrets live: the OS keychain (keytar → Secret Service / Keychain / Credential Manager).
+// Only small values are stored here (a 32-byte wrap key per profile, the deprecated merchant
+// secret): Windows Credential Manager caps a secret at 2,560 bytes, which an RSA PEM exceeds.
+// Rule: values read from a KeyStore never go to a log, an error message or across IPC.
+
+export const DEFAULT_KEYCHAIN_SERVICE = 'payout-desk';
+
+export interface KeyStore {
+  /** A human label for messages ("OS keychain (service payout-desk)"). */
+  readonly description: string;
+  get(account: string): Promise<string | null>;
+  set(account: string, secret: string): Promise<void>;
+  /** True when an entry was removed. */
+  delete(account: string): Promise<boolean>;
+}
+
+export class KeyStoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeyStoreError';
+  }
+}
+
+/** In-memory store for unit tests and throwaway demo profiles. */
+export class MemoryKeyStore implements KeyStore {
+  readonly description = 'in-memory key store (not persistent)';
+  private readonly entries = new Map<string, string>();
+
+  async get(account: string): Promise<string | null> {
+    return this.entries.get(account) ?? null;
+  }
+  async set(account: string, secret: string): Promise<void> {
+    this.entries.set(account, secret);
+  }
+  async delete(account: string): Promise<boolean> {
+    return this.entries.delete(account);
+  }
+  /** For tests: number of stored entries. */
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+interface KeytarApi {
+  getPassword(service: string, account: string): Promise<string | null>;
+  setPassword(service: string, account: string, password: string): Promise<void>;
+  deletePassword(service: string, account: string): Promise<boolean>;
+}
+
+/**
+ * The OS keychain through keytar. keytar is loaded on first use so code that never touches the
+ * keychain (unit tests, `--help`) does not need the native module or a Secret Service.
+ */
+export class KeytarKeyStore implements KeyStore {
+  readonly description: string;
+  private api: Promise<KeytarApi> | undefined;
+
+  constructor(readonly service: string = DEFAULT_KEYCHAIN_SERVICE) {
+    this.description = `OS keychain (service ${service})`;
+  }
+
+  async get(account: string): Promise<string | null> {
+    return this.call('read', (k) => k.getPassword(this.service, account));
+  }
+  async set(account: string, secret: string): Promise<void> {
+    await this.call('write', (k) => k.setPassword(this.service, account, secret));
+  }
+  async delete(account: string): Promise<boolean> {
+    return this.call('delete', (k) => k.deletePassword(this.service, account));
+  }
+
+  private async call<T>(what: string, fn: (k: KeytarApi) => Promise<T>): Promise<T> {
+    this.api ??= import('keytar').then((m) => (m.default ?? m) as KeytarApi);
+    try {
+      return await fn(await this.api);
+    } catch (e) {
+      // keytar's own messages name the failing backend (e.g. no Secret Service on D-Bus); they never contain the value.
+      const reason = e instanceof Error ? e.message : String(e);
+      throw new KeyStoreError(`Could not ${what} the ${this.description}: ${reason}`);
+    }
+  }
+}

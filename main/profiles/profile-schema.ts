@@ -1,0 +1,109 @@
+// A profile: one merchant on one gateway. Everything here is non-secret; the wrap key, the
+// deprecated secret and the private keys live in the keychain / sealed key files (main/keys/).
+import { z } from 'zod';
+import { DEFAULT_FINAL_STATUSES } from '../domain/status';
+
+export const TIMESTAMP_UNITS = ['ms', 's'] as const;
+export type TimestampUnit = (typeof TIMESTAMP_UNITS)[number];
+export const ENVIRONMENTS = ['TEST', 'LIVE'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export const PROFILE_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,39}$/;
+export const DEFAULT_ACCOUNT_DATA_PATH = '/payins/{idPayin}/account-data';
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((text) => {
+    try {
+      const url = new URL(text);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL such as https://gateway.example.com');
+
+/** Input for a new profile; every field but name, baseUrl and merchantCode has a default. */
+export const ProfileInputSchema = z.object({
+  id: z.string().regex(PROFILE_ID_PATTERN, 'profile id must be 1-40 of a-z, 0-9 and "-", starting with a letter or digit').optional(),
+  name: z.string().trim().min(1, 'name is required').max(80),
+  baseUrl: httpUrl.transform((u) => u.replace(/\/+$/, '')),
+  merchantCode: z.string().trim().min(1, 'merchant code is required').max(64),
+  apiMajorVersion: z.number().int().min(1).max(99).default(2),
+  timestampUnit: z.enum(TIMESTAMP_UNITS).default('ms'),
+  environment: z.enum(ENVIRONMENTS).default('TEST'),
+  rateLimitPerSec: z.number().int().min(1).max(1000).default(10),
+  tokenValiditySecs: z.number().int().min(60).max(86_400).default(900),
+  callbackEnabled: z.boolean().default(false),
+  callbackHost: z.string().trim().min(1).default('127.0.0.1'),
+  callbackPort: z.number().int().min(0).max(65_535).default(0),
+  callbackUrl: httpUrl.nullable().default(null),
+  useDeprecatedSecret: z.boolean().default(false),
+  maxAmountMinor: z.number().int().positive().nullable().default(null),
+  finalStatuses: z.array(z.string().trim().min(1).transform((s) => s.toUpperCase())).min(1).default([...DEFAULT_FINAL_STATUSES]),
+  accountDataPath: z
+    .string()
+    .regex(/^\/[A-Za-z0-9_!/{}.-]*\{idPayin\}[A-Za-z0-9_!/{}.-]*$/, 'account data path must start with "/" and contain {idPayin}')
+    .default(DEFAULT_ACCOUNT_DATA_PATH),
+  pollIntervalSecs: z.number().int().min(1).max(3600).default(10),
+  isDemo: z.boolean().default(false),
+});
+export type ProfileInput = z.input<typeof ProfileInputSchema>;
+
+/** Fields a user may change after creation (id and createdAt are fixed). */
+export const ProfilePatchSchema = ProfileInputSchema.omit({ id: true }).partial();
+export type ProfilePatch = z.input<typeof ProfilePatchSchema>;
+
+export interface Profile {
+  id: string;
+  name: string;
+  baseUrl: string;
+  merchantCode: string;
+  apiMajorVersion: number;
+  timestampUnit: TimestampUnit;
+  environment: Environment;
+  rateLimitPerSec: number;
+  tokenValiditySecs: number;
+  callbackEnabled: boolean;
+  callbackHost: string;
+  callbackPort: number;
+  callbackUrl: string | null;
+  activeKeyId: string | null;
+  useDeprecatedSecret: boolean;
+  maxAmountMinor: number | null;
+  finalStatuses: string[];
+  accountDataPath: string;
+  pollIntervalSecs: number;
+  isDemo: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const KEY_STATUSES = ['active', 'standby', 'retired'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
+export const KEY_SOURCES = ['generated', 'imported'] as const;
+export type KeySource = (typeof KEY_SOURCES)[number];
+
+/** Metadata of one signing key of a profile (the key itself is sealed on disk). */
+export interface KeyRecord {
+  profileId: string;
+  keyId: string;
+  createdAt: string;
+  fingerprint: string;
+  bits: number;
+  status: KeyStatus;
+  source: KeySource;
+  retiredAt: string | null;
+}
+
+/** Derives a profile id from its name: "Demo Store (EU)" → "demo-store-eu". */
+export function slugifyProfileName(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return slug || 'profile';
+}

@@ -1,0 +1,250 @@
+// Profiles and key metadata in the app database `<home>/desk.db` (better-sqlite3). Other modules
+// may add their own tables to the same file; this module owns `profiles`, `profile_keys` and
+// `app_settings`. No secret is ever written here.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import {
+  ProfileInputSchema,
+  ProfilePatchSchema,
+  slugifyProfileName,
+  type KeyRecord,
+  type KeySource,
+  type KeyStatus,
+  type Profile,
+  type ProfileInput,
+  type ProfilePatch,
+} from './profile-schema';
+
+export class ProfileError extends Error {
+  constructor(
+    readonly code: 'PROFILE_INVALID' | 'PROFILE_NOT_FOUND' | 'PROFILE_EXISTS' | 'KEY_NOT_FOUND' | 'KEY_STATE',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProfileError';
+  }
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS profiles (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  data TEXT NOT NULL,
+  active_key_id TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS profile_keys (
+  profile_id TEXT NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+  key_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  bits INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('active','standby','retired')),
+  source TEXT NOT NULL,
+  retired_at TEXT,
+  PRIMARY KEY (profile_id, key_id)
+);
+CREATE TABLE IF NOT EXISTS app_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+type StoredFields = Omit<Profile, 'id' | 'activeKeyId' | 'createdAt' | 'updatedAt'>;
+const StoredFieldsSchema = ProfileInputSchema.omit({ id: true });
+
+interface ProfileRow {
+  id: string;
+  data: string;
+  active_key_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+interface KeyRow {
+  profile_id: string;
+  key_id: string;
+  created_at: string;
+  fingerprint: string;
+  bits: number;
+  status: KeyStatus;
+  source: KeySource;
+  retired_at: string | null;
+}
+
+function describeZod(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || 'profile'}: ${i.message}`).join('; ');
+}
+
+export class ProfileStore {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+  }
+
+  /** The underlying connection, for modules that add tables to the same file. */
+  get database(): Database.Database {
+    return this.db;
+  }
+
+  add(input: ProfileInput): Profile {
+    const parsed = ProfileInputSchema.safeParse(input);
+    if (!parsed.success) throw new ProfileError('PROFILE_INVALID', `Invalid profile: ${describeZod(parsed.error)}`);
+    const { id: givenId, ...fields } = parsed.data;
+    const id = givenId ?? this.freeId(slugifyProfileName(fields.name));
+    if (this.find(id)) throw new ProfileError('PROFILE_EXISTS', `A profile with id "${id}" already exists`);
+    if (this.findByName(fields.name)) throw new ProfileError('PROFILE_EXISTS', `A profile named "${fields.name}" already exists`);
+    const now = new Date().toISOString();
+    this.db
+      .prepare('INSERT INTO profiles (id, name, data, active_key_id, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?)')
+      .run(id, fields.name, JSON.stringify(fields), now, now);
+    if (!this.currentId()) this.setCurrent(id);
+    return this.get(id);
+  }
+
+  list(): Profile[] {
+    const rows = this.db.prepare('SELECT * FROM profiles ORDER BY name').all() as ProfileRow[];
+    return rows.map((r) => this.fromRow(r));
+  }
+
+  find(id: string): Profile | undefined {
+    const row = this.db.prepare('SELECT * FROM profiles WHERE id = ?').get(id) as ProfileRow | undefined;
+    return row ? this.fromRow(row) : undefined;
+  }
+
+  findByName(name: string): Profile | undefined {
+    const row = this.db.prepare('SELECT * FROM profiles WHERE name = ?').get(name) as ProfileRow | undefined;
+    return row ? this.fromRow(row) : undefined;
+  }
+
+  get(id: string): Profile {
+    const profile = this.find(id);
+    if (!profile) throw new ProfileError('PROFILE_NOT_FOUND', `No profile with id "${id}" (see "profiles list")`);
+    return profile;
+  }
+
+  /** Looks a profile up by id or, failing that, by exact name. */
+  resolve(idOrName: string): Profile {
+    const profile = this.find(idOrName) ?? this.findByName(idOrName);
+    if (!profile) throw new ProfileError('PROFILE_NOT_FOUND', `No profile "${idOrName}" (see "profiles list")`);
+    return profile;
+  }
+
+  update(id: string, patch: ProfilePatch): Profile {
+    const current = this.get(id);
+    const parsed = ProfilePatchSchema.safeParse(patch);
+    if (!parsed.success) throw new ProfileError('PROFILE_INVALID', `Invalid profile change: ${describeZod(parsed.error)}`);
+    const defined = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
+    const fields: StoredFields = { ...this.storedFields(current), ...defined };
+    if (fields.name !== current.name && this.findByName(fields.name)) {
+      throw new ProfileError('PROFILE_EXISTS', `A profile named "${fields.name}" already exists`);
+    }
+    this.db
+      .prepare('UPDATE profiles SET name = ?, data = ?, updated_at = ? WHERE id = ?')
+      .run(fields.name, JSON.stringify(fields), new Date().toISOString(), id);
+    return this.get(id);
+  }
+
+  remove(id: string): void {
+    this.get(id);
+    this.db.prepare('DELETE FROM profiles WHERE id = ?').run(id);
+    if (this.currentId() === id) this.db.prepare("DELETE FROM app_settings WHERE key = 'currentProfile'").run();
+  }
+
+  currentId(): string | null {
+    const row = this.db.prepare("SELECT value FROM app_settings WHERE key = 'currentProfile'").get() as { value: string } | undefined;
+    return row && this.find(row.value) ? row.value : null;
+  }
+
+  setCurrent(id: string): void {
+    this.get(id);
+    this.db.prepare("INSERT INTO app_settings (key, value) VALUES ('currentProfile', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(id);
+  }
+
+  // ---- key metadata -------------------------------------------------------------------------
+
+  addKey(record: Omit<KeyRecord, 'retiredAt'>): KeyRecord {
+    this.get(record.profileId);
+    this.db
+      .prepare(
+        'INSERT INTO profile_keys (profile_id, key_id, created_at, fingerprint, bits, status, source, retired_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)',
+      )
+      .run(record.profileId, record.keyId, record.createdAt, record.fingerprint, record.bits, record.status, record.source);
+    if (record.status === 'active') this.setActiveKey(record.profileId, record.keyId);
+    return this.getKey(record.profileId, record.keyId);
+  }
+
+  listKeys(profileId: string): KeyRecord[] {
+    const rows = this.db.prepare('SELECT * FROM profile_keys WHERE profile_id = ? ORDER BY created_at, key_id').all(profileId) as KeyRow[];
+    return rows.map(keyFromRow);
+  }
+
+  getKey(profileId: string, keyId: string): KeyRecord {
+    const row = this.db.prepare('SELECT * FROM profile_keys WHERE profile_id = ? AND key_id = ?').get(profileId, keyId) as KeyRow | undefined;
+    if (!row) throw new ProfileError('KEY_NOT_FOUND', `Profile "${profileId}" has no key "${keyId}" (see "keys list")`);
+    return keyFromRow(row);
+  }
+
+  /** Makes one key active; the previously active key becomes standby (still registered, still kept). */
+  setActiveKey(profileId: string, keyId: string): void {
+    const key = this.getKey(profileId, keyId);
+    if (key.status === 'retired') throw new ProfileError('KEY_STATE', `Key "${keyId}" is retired and cannot be made active`);
+    this.db.transaction(() => {
+      this.db.prepare("UPDATE profile_keys SET status = 'standby' WHERE profile_id = ? AND status = 'active' AND key_id <> ?").run(profileId, keyId);
+      this.db.prepare("UPDATE profile_keys SET status = 'active' WHERE profile_id = ? AND key_id = ?").run(profileId, keyId);
+      this.db.prepare('UPDATE profiles SET active_key_id = ?, updated_at = ? WHERE id = ?').run(keyId, new Date().toISOString(), profileId);
+    })();
+  }
+
+  /** Retires a standby key. The active key must be replaced first, so a profile is never left unable to sign by accident. */
+  retireKey(profileId: string, keyId: string): KeyRecord {
+    const key = this.getKey(profileId, keyId);
+    if (key.status === 'active') {
+      throw new ProfileError('KEY_STATE', `Key "${keyId}" is the active key; activate another key (keys rotate) before retiring it`);
+    }
+    if (key.status === 'retired') return key;
+    this.db
+      .prepare("UPDATE profile_keys SET status = 'retired', retired_at = ? WHERE profile_id = ? AND key_id = ?")
+      .run(new Date().toISOString(), profileId, keyId);
+    return this.getKey(profileId, keyId);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private freeId(base: string): string {
+    let id = base;
+    for (let n = 2; this.find(id); n++) id = `${base.slice(0, 36)}-${n}`;
+    return id;
+  }
+
+  private storedFields(p: Profile): StoredFields {
+    const { id: _id, activeKeyId: _a, createdAt: _c, updatedAt: _u, ...fields } = p;
+    return fields;
+  }
+
+  private fromRow(row: ProfileRow): Profile {
+    // Parsing through the schema fills defaults added by later versions for rows written earlier.
+    const fields = StoredFieldsSchema.parse(JSON.parse(row.data));
+    return { id: row.id, ...fields, activeKeyId: row.active_key_id, createdAt: row.created_at, updatedAt: row.updated_at };
+  }
+}
+
+function keyFromRow(row: KeyRow): KeyRecord {
+  return {
+    profileId: row.profile_id,
+    keyId: row.key_id,
+    createdAt: row.created_at,
+    fingerprint: row.fingerprint,
+    bits: row.bits,
+    status: row.status,
+    source: row.source,
+    retiredAt: row.retired_at,
+  };
+}
