@@ -1,0 +1,94 @@
+// Checks against what the desk has already paid: ids the journal holds (errors) and beneficiaries whose
+// account number differs from the one used before (warnings: the classic sign of invoice fraud).
+import { accountKey } from './account-number';
+import type { CsvIssue, CsvJournalLookup, CsvValidRow } from './types';
+
+const LOOKUP_BATCH = 2000;
+
+export interface JournalCheckOutcome {
+  rows: CsvValidRow[];
+  errors: CsvIssue[];
+  warnings: CsvIssue[];
+}
+
+function personKey(text: string): string {
+  return text.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+function lastDigits(accountNumber: string): string {
+  const key = accountKey(accountNumber);
+  return key.length > 4 ? `…${key.slice(-4)}` : key;
+}
+
+export async function checkAgainstJournal(
+  rows: CsvValidRow[],
+  journal: CsvJournalLookup,
+  columnOf: (field: 'idPayout' | 'accountNumber') => string,
+  yieldNow: () => Promise<void>,
+): Promise<JournalCheckOutcome> {
+  const errors: CsvIssue[] = [];
+  const warnings: CsvIssue[] = [];
+
+  // 1. Ids the file brought with it must be new to the journal (generated ids are fresh UUIDs).
+  const given = rows.filter((r) => !r.idGenerated).map((r) => r.payout.idPayout);
+  const existing = new Set<string>();
+  for (let i = 0; i < given.length; i += LOOKUP_BATCH) {
+    for (const id of journal.existingPayoutIds(given.slice(i, i + LOOKUP_BATCH))) existing.add(id);
+    await yieldNow();
+  }
+  const kept: CsvValidRow[] = [];
+  for (const row of rows) {
+    if (!row.idGenerated && existing.has(row.payout.idPayout)) {
+      errors.push({
+        rowNumber: row.rowNumber,
+        column: columnOf('idPayout'),
+        code: 'ID_EXISTS',
+        message: `idPayout "${row.payout.idPayout}" is already in the journal and an id is never reused; if this payout was already made, delete the row, otherwise leave the id empty to have a new one generated`,
+      });
+    } else {
+      kept.push(row);
+    }
+  }
+
+  // 2. Known beneficiaries (same name or same e-mail) paid to another account before.
+  const keys = new Map<string, { accountName: string; emailAddress: string }>();
+  for (const { payout } of kept) {
+    keys.set(`${personKey(payout.accountName)}\u0000${personKey(payout.emailAddress)}`, {
+      accountName: payout.accountName,
+      emailAddress: payout.emailAddress,
+    });
+  }
+  const byName = new Map<string, Set<string>>();
+  const byEmail = new Map<string, Set<string>>();
+  const remember = (map: Map<string, Set<string>>, key: string, account: string): void => {
+    const set = map.get(key) ?? new Set<string>();
+    set.add(account);
+    map.set(key, set);
+  };
+  const keyList = [...keys.values()];
+  for (let i = 0; i < keyList.length; i += LOOKUP_BATCH) {
+    for (const known of journal.knownBeneficiaryAccounts(keyList.slice(i, i + LOOKUP_BATCH))) {
+      const account = accountKey(known.accountNumber);
+      if (known.accountName) remember(byName, personKey(known.accountName), account);
+      if (known.emailAddress) remember(byEmail, personKey(known.emailAddress), account);
+    }
+    await yieldNow();
+  }
+  for (const { payout, rowNumber } of kept) {
+    const account = accountKey(payout.accountNumber);
+    const earlier = new Set([
+      ...(byName.get(personKey(payout.accountName)) ?? []),
+      ...(byEmail.get(personKey(payout.emailAddress)) ?? []),
+    ]);
+    if (earlier.size > 0 && !earlier.has(account)) {
+      const before = [...earlier].map(lastDigits).join(', ');
+      warnings.push({
+        rowNumber,
+        column: columnOf('accountNumber'),
+        code: 'BANK_DETAILS_CHANGED',
+        message: `bank details changed: ${payout.accountName} <${payout.emailAddress}> was paid to account ${before} before, this row pays to ${lastDigits(payout.accountNumber)}; confirm the new details with the beneficiary through a known phone number before sending (changed bank details are a classic sign of invoice fraud)`,
+      });
+    }
+  }
+  return { rows: kept, errors, warnings };
+}

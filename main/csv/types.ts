@@ -1,0 +1,148 @@
+// Shapes shared by the CSV importer, its callers (engine, IPC, CLI) and the exporter.
+import type { PayoutDraft } from '../domain/payout';
+
+/** What the journal can tell the importer (implemented by main/journal). */
+export interface CsvJournalLookup {
+  /** The subset of `ids` that the journal already holds. */
+  existingPayoutIds(ids: string[]): Set<string>;
+  /** True when a batch file with this SHA-256 (hex, lower case) was submitted before. */
+  batchFileSubmitted(sha256: string): boolean;
+  /** Account numbers used in earlier payouts by a beneficiary with the same name or the same e-mail address. */
+  knownBeneficiaryAccounts(
+    keys: { accountName: string; emailAddress: string }[],
+  ): { accountName: string; emailAddress: string; accountNumber: string }[];
+}
+
+export interface CsvOperator {
+  code: string;
+  paymentMethodCode?: string;
+  currencyCodes?: string[];
+}
+
+export interface CsvImportOptions {
+  fileName?: string;
+  /** Currency code → decimals from GET /currencies; when given, other currencies are refused. */
+  currencies?: ReadonlyMap<string, number>;
+  /** Operators from GET /payment-operators; when given, each row's operator must be known for its currency and method. */
+  operators?: readonly CsvOperator[];
+  /** The profile's per-row maximum, in minor units of the row's currency. */
+  maxAmountMinor?: number;
+  /** Force the decimal separator: true = comma, false = dot. Default: comma when the delimiter is ";", else dot. */
+  decimalComma?: boolean;
+  journal?: CsvJournalLookup;
+}
+
+export const CSV_ENCODINGS = ['utf-8', 'utf-8-bom', 'utf-16le', 'utf-16be', 'windows-1252'] as const;
+export type CsvEncoding = (typeof CSV_ENCODINGS)[number];
+
+export const CSV_DELIMITERS = [',', ';', '\t'] as const;
+export type CsvDelimiter = (typeof CSV_DELIMITERS)[number];
+
+/**
+ * One problem found in the file. `rowNumber` is the row a spreadsheet shows (header = 1, blank lines count,
+ * a quoted value spanning lines is one row); 0 means the file as a whole. `column` is the header text as
+ * written in the file, or null when the issue is not about one cell.
+ */
+export interface CsvIssue {
+  rowNumber: number;
+  column: string | null;
+  code: CsvIssueCode;
+  message: string;
+}
+
+export const CSV_ISSUE_CODES = [
+  'REQUIRED',
+  'RAGGED_ROW',
+  'AMOUNT_FORMAT',
+  'AMOUNT_EXPONENT',
+  'AMOUNT_NEGATIVE',
+  'AMOUNT_ZERO',
+  'AMOUNT_PRECISION',
+  'AMOUNT_AMBIGUOUS',
+  'AMOUNT_DECIMAL_SEPARATOR',
+  'AMOUNT_RANGE',
+  'AMOUNT_OVER_LIMIT',
+  'CURRENCY_FORMAT',
+  'CURRENCY_UNKNOWN',
+  'EMAIL_FORMAT',
+  'URL_FORMAT',
+  'ID_FORMAT',
+  'ID_DUPLICATE',
+  'ID_EXISTS',
+  'OPERATOR_UNKNOWN',
+  'OPERATOR_CURRENCY',
+  'OPERATOR_METHOD',
+  'ACCOUNT_NUMBER_EXPONENT',
+  'ACCOUNT_NUMBER_DIGITS_LOST',
+  'ACCOUNT_NUMBER_NUMERIC',
+  'ACCOUNT_NUMBER_IBAN',
+  // warnings
+  'DUPLICATE_ROW',
+  'FILE_ALREADY_SUBMITTED',
+  'BANK_DETAILS_CHANGED',
+] as const;
+export type CsvIssueCode = (typeof CSV_ISSUE_CODES)[number];
+
+export interface CsvValidRow {
+  rowNumber: number;
+  payout: PayoutDraft;
+  /** True when the file had no idPayout for this row and the importer generated one. */
+  idGenerated: boolean;
+  /** Cells of columns the importer does not know, keyed by their header text; kept for the results export. */
+  extra: Record<string, string>;
+}
+
+export interface CsvCurrencyTotal {
+  currencyCode: string;
+  amountMinor: number;
+  count: number;
+}
+
+export interface CsvImportResult {
+  fileName: string;
+  /** SHA-256 of the raw bytes, lower-case hex. */
+  sha256: string;
+  encoding: CsvEncoding;
+  delimiter: CsvDelimiter;
+  decimalSeparator: '.' | ',';
+  rows: CsvValidRow[];
+  errors: CsvIssue[];
+  warnings: CsvIssue[];
+  /** Totals of the valid rows per currency, exact in minor units, sorted by currency code. */
+  totals: CsvCurrencyTotal[];
+  /** rows = non-blank data rows; valid + invalid = rows; warnings = number of warning issues. */
+  counts: { rows: number; valid: number; invalid: number; warnings: number };
+  /** Header texts of columns the importer does not know, in file order. */
+  unknownColumns: string[];
+}
+
+export const CSV_FILE_ERROR_CODES = [
+  'FILE_TOO_LARGE',
+  'TOO_MANY_ROWS',
+  'EMPTY_FILE',
+  'NO_ROWS',
+  'BINARY_FILE',
+  'ENCODING',
+  'MISSING_COLUMNS',
+  'DUPLICATE_COLUMN',
+  'UNTERMINATED_QUOTE',
+  'MALFORMED_QUOTE',
+  'READ_FAILED',
+] as const;
+export type CsvFileErrorCode = (typeof CSV_FILE_ERROR_CODES)[number];
+
+/** The whole file cannot be imported. Row problems are never thrown: they are CsvIssues in the result. */
+export class CsvFileError extends Error {
+  constructor(
+    readonly code: CsvFileErrorCode,
+    message: string,
+    readonly rowNumber: number | null = null,
+    readonly columns: readonly string[] = [],
+  ) {
+    super(message);
+    this.name = 'CsvFileError';
+  }
+}
+
+export const MAX_CSV_ROWS = 100_000;
+export const MAX_CSV_BYTES = 50 * 1024 * 1024;
