@@ -12,6 +12,7 @@ export interface DecodedCsv {
 }
 
 // C0 controls other than tab, LF, CR; DEL. A text CSV never holds these.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point here
 const CONTROL_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 // Bytes Windows-1252 leaves undefined decode to these C1 code points: a sign the bytes are not text.
 const UNDEFINED_1252 = /[\u0081\u008D\u008F\u0090\u009D]/;

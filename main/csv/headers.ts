@@ -1,5 +1,6 @@
 // Header row → which column holds which payout field. Names match case-insensitively, ignoring spaces and
 // punctuation, with the aliases finance staff actually write ("IBAN", "Beneficiary name", "E-mail").
+import { restoreCell } from './formula';
 import { CsvFileError, type CsvDelimiter } from './types';
 
 export const PAYOUT_CSV_FIELDS = [
@@ -102,7 +103,7 @@ export function mapHeader(cells: readonly string[], delimiter: CsvDelimiter, hea
   const unknownColumns: string[] = [];
   const usedNames = new Set<string>();
   for (let index = 0; index < width; index++) {
-    const text = (cells[index] ?? '').trim();
+    const text = restoreCell(cells[index] ?? '').trim();
     const field = text ? fieldForHeader(text) ?? null : null;
     let name = text || `column ${columnLetter(index)}`;
     if (field) {

@@ -1,0 +1,166 @@
+// CSV exports: the results of a batch (every input column plus the outcome) and the payment history.
+// Every cell goes through neutraliseCell (formula-injection guard, see formula.ts). Amounts and fees are
+// written as plain decimals with a dot, never negative (a payout amount is positive and a fee is a charge),
+// so no number is ever turned into text by the guard; were a negative value ever passed, it would be
+// neutralised like any other cell, which is the safe side. Files are comma-delimited, CRLF, UTF-8 with a BOM
+// (what Excel needs to show accented names), and re-import through importPayoutCsv to the same rows.
+import { stringify } from 'csv-stringify/sync';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { currencyDecimals } from '../domain/currencies';
+import { formatMinor } from '../domain/money';
+import type { PayoutDraft } from '../domain/payout';
+import { neutraliseCell } from './formula';
+import { fieldForHeader, PAYOUT_CSV_FIELDS } from './headers';
+
+export interface CsvExportOptions {
+  /** Currency decimals from GET /currencies (ISO 4217 otherwise). */
+  currencies?: ReadonlyMap<string, number>;
+  /** Start with a UTF-8 byte order mark; default true. */
+  bom?: boolean;
+}
+
+export interface BatchResultExportRow {
+  payout: PayoutDraft;
+  /** The input file's unknown columns (CsvValidRow.extra). */
+  extra?: Readonly<Record<string, string>>;
+  status: string;
+  feeMinor?: number | null;
+  feeCurrencyCode?: string | null;
+  processedAt?: string | null;
+  failureReason?: string | null;
+}
+
+export interface HistoryExportRow {
+  kind: 'payout' | 'payin';
+  id: string;
+  createdAt?: string | null;
+  processedAt?: string | null;
+  status: string;
+  amountMinor: number;
+  currencyCode: string;
+  feeMinor?: number | null;
+  feeCurrencyCode?: string | null;
+  accountName?: string | null;
+  accountNumber?: string | null;
+  emailAddress?: string | null;
+  paymentOperatorCode?: string | null;
+  paymentMethodCode?: string | null;
+  reference?: string | null;
+  batchId?: string | null;
+  failureReason?: string | null;
+  isTest?: boolean | null;
+}
+
+const RESULT_COLUMNS = ['status', 'fee', 'feeCurrencyCode', 'processedAt', 'failureReason'] as const;
+
+export const HISTORY_COLUMNS = [
+  'kind', 'id', 'createdAt', 'processedAt', 'status', 'amount', 'currencyCode', 'fee', 'feeCurrencyCode',
+  'accountName', 'accountNumber', 'emailAddress', 'paymentOperatorCode', 'paymentMethodCode', 'reference',
+  'batchId', 'failureReason', 'isTest',
+] as const;
+
+const EXPORT_ROWS_PER_TURN = 5000;
+
+function stringifyTable(table: readonly (readonly string[])[]): string {
+  return stringify(
+    table.map((record) => record.map(neutraliseCell)),
+    {
+      record_delimiter: '\r\n',
+      quote_record_delimiter: true,
+      // Leading/trailing spaces would be trimmed by a reader; quoting keeps them.
+      quoted_match: /^\s|\s$/,
+    },
+  );
+}
+
+function money(minor: number | null | undefined, currencyCode: string | null | undefined, options: CsvExportOptions): string {
+  if (minor === null || minor === undefined) return '';
+  return formatMinor(minor, currencyDecimals(currencyCode ?? '', options.currencies));
+}
+
+/** Extra column names in first-seen order, renamed when they would clash with a column the export writes. */
+function extraColumns(rows: readonly BatchResultExportRow[]): { source: string; header: string }[] {
+  const taken = new Set<string>([...PAYOUT_CSV_FIELDS, ...RESULT_COLUMNS].map((c) => c.toLowerCase()));
+  const seen = new Set<string>();
+  const columns: { source: string; header: string }[] = [];
+  for (const row of rows) {
+    for (const source of Object.keys(row.extra ?? {})) {
+      if (seen.has(source)) continue;
+      seen.add(source);
+      let header = source;
+      while (taken.has(header.toLowerCase()) || fieldForHeader(header)) header = `${header} (input)`;
+      taken.add(header.toLowerCase());
+      columns.push({ source, header });
+    }
+  }
+  return columns;
+}
+
+function batchRecord(row: BatchResultExportRow, extras: readonly { source: string }[], options: CsvExportOptions): string[] {
+  const p = row.payout;
+  return [
+    p.idPayout,
+    money(p.amountMinor, p.currencyCode, options),
+    p.currencyCode,
+    p.accountName,
+    p.accountNumber,
+    p.paymentOperatorCode,
+    p.paymentMethodCode,
+    p.emailAddress,
+    p.callbackUrl ?? '',
+    p.reference ?? '',
+    ...extras.map((e) => row.extra?.[e.source] ?? ''),
+    row.status,
+    money(row.feeMinor, row.feeCurrencyCode ?? p.currencyCode, options),
+    row.feeMinor === null || row.feeMinor === undefined ? '' : row.feeCurrencyCode ?? p.currencyCode,
+    row.processedAt ?? '',
+    row.failureReason ?? '',
+  ];
+}
+
+/** The results of a batch: every input column (known and unknown), then status, fee, processedAt and failure reason. */
+export function exportBatchResultsCsv(rows: readonly BatchResultExportRow[], options: CsvExportOptions = {}): string {
+  const extras = extraColumns(rows);
+  const header = [...PAYOUT_CSV_FIELDS, ...extras.map((e) => e.header), ...RESULT_COLUMNS];
+  const body = stringifyTable([header, ...rows.map((row) => batchRecord(row, extras, options))]);
+  return (options.bom ?? true ? '\uFEFF' : '') + body;
+}
+
+function historyRecord(row: HistoryExportRow, options: CsvExportOptions): string[] {
+  return [
+    row.kind,
+    row.id,
+    row.createdAt ?? '',
+    row.processedAt ?? '',
+    row.status,
+    money(row.amountMinor, row.currencyCode, options),
+    row.currencyCode,
+    money(row.feeMinor, row.feeCurrencyCode ?? row.currencyCode, options),
+    row.feeMinor === null || row.feeMinor === undefined ? '' : row.feeCurrencyCode ?? row.currencyCode,
+    row.accountName ?? '',
+    row.accountNumber ?? '',
+    row.emailAddress ?? '',
+    row.paymentOperatorCode ?? '',
+    row.paymentMethodCode ?? '',
+    row.reference ?? '',
+    row.batchId ?? '',
+    row.failureReason ?? '',
+    row.isTest === null || row.isTest === undefined ? '' : String(row.isTest),
+  ];
+}
+
+/** The history rows the caller selected (its filters apply before this), one per payment. */
+export function exportHistoryCsv(rows: readonly HistoryExportRow[], options: CsvExportOptions = {}): string {
+  const body = stringifyTable([[...HISTORY_COLUMNS], ...rows.map((row) => historyRecord(row, options))]);
+  return (options.bom ?? true ? '\uFEFF' : '') + body;
+}
+
+/** Same output as exportHistoryCsv, built in slices with event-loop turns between them (for very long histories). */
+export async function exportHistoryCsvAsync(rows: readonly HistoryExportRow[], options: CsvExportOptions = {}): Promise<string> {
+  const parts: string[] = [(options.bom ?? true ? '\uFEFF' : '') + stringifyTable([[...HISTORY_COLUMNS]])];
+  for (let i = 0; i < rows.length; i += EXPORT_ROWS_PER_TURN) {
+    parts.push(stringifyTable(rows.slice(i, i + EXPORT_ROWS_PER_TURN).map((row) => historyRecord(row, options))));
+    await nextTurn();
+  }
+  return parts.join('');
+}
