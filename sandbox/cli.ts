@@ -1,0 +1,35 @@
+// npm run sandbox -- --port <n> [--config <file.json>] [--host <addr>]
+// Prints exactly "sandbox listening on http://127.0.0.1:<port>" (the bound port, also when --port 0).
+import { Command, InvalidArgumentError } from 'commander';
+import { loadSandboxConfigFile, startSandbox } from './index';
+
+function portNumber(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new InvalidArgumentError('port must be an integer 0-65535 (0 picks a free port)');
+  }
+  return port;
+}
+
+async function main(): Promise<void> {
+  const program = new Command('sandbox')
+    .description('Local emulator of the payment gateway interface')
+    .option('--port <n>', 'port to listen on (0 = any free port)', portNumber, 8787)
+    .option('--host <addr>', 'address to bind', '127.0.0.1')
+    .option('--config <file>', 'JSON config file (defaults: sandbox/default-config.json values)')
+    .parse();
+  const options = program.opts<{ port: number; host: string; config?: string }>();
+  const config = options.config ? await loadSandboxConfigFile(options.config) : undefined;
+  const sandbox = await startSandbox(config, { port: options.port, host: options.host });
+  console.log(`sandbox listening on ${sandbox.url}`);
+  const stop = () => {
+    void sandbox.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

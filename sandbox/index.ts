@@ -1,0 +1,102 @@
+// Public entry of the sandbox: startSandbox() for tests, the CLI and the app's demo mode.
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { TokenService } from './auth';
+import { CallbackDispatcher } from './callbacks';
+import { parseSandboxConfig, type SandboxConfigInput } from './config';
+import type { SandboxContext } from './context';
+import { FaultController, type FaultConfig } from './faults';
+import { PaymentLifecycle } from './lifecycle';
+import { BODY_LIMIT_BYTES, installPipeline } from './pipeline';
+import { SlidingWindowLimiter } from './rate-limit';
+import { registerAdminRoutes } from './routes/admin';
+import { registerInfoRoutes } from './routes/info';
+import { registerPayinRoutes } from './routes/payins';
+import { registerPayoutRoutes } from './routes/payouts';
+import { registerTokenRoutes } from './routes/tokens';
+import { snapshotState, type SandboxState } from './state';
+import { SandboxStore } from './store';
+import { TimerSet } from './timers';
+
+export { defaultSandboxConfig, loadSandboxConfigFile, parseSandboxConfig } from './config';
+export type { SandboxConfig, SandboxConfigInput, MerchantConfig, FeeRule, Timings, OutcomeRule } from './config';
+export type { FaultConfig } from './faults';
+export type { SandboxState, PayoutStateEntry, PayinStateEntry } from './state';
+export type { CallbackRecord, CallbackPayload, CallbackEventType } from './callbacks';
+
+export type SandboxHandle = {
+  /** Base URL without a trailing slash, e.g. http://127.0.0.1:43817 */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  state(): SandboxState;
+  setFaults(faults: Partial<FaultConfig>): void;
+  registerPublicKey(merchantCode: string, pem: string): void;
+  markPayinPaid(idPayin: string): void;
+  /** Adds (negative: removes) available funds, in minor units. */
+  fund(merchantCode: string, currencyCode: string, amountMinor: number): void;
+};
+
+export type StartOptions = { port?: number; host?: string };
+
+function buildContext(config: ReturnType<typeof parseSandboxConfig>): SandboxContext {
+  const timers = new TimerSet();
+  const store = new SandboxStore(config);
+  const callbacks = new CallbackDispatcher(config.callbackRetry, timers);
+  return {
+    config,
+    store,
+    timers,
+    callbacks,
+    lifecycle: new PaymentLifecycle(store, config, timers, callbacks),
+    tokens: new TokenService(config.tokens.signingSecret ?? randomBytes(32).toString('base64url')),
+    limiter: new SlidingWindowLimiter(config.rateLimitPerSecond),
+    faults: new FaultController(config.faults),
+  };
+}
+
+export function buildSandboxApp(ctx: SandboxContext): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Ids longer than 64 must reach the handler to get a 400, not Fastify's silent 404.
+    routerOptions: { maxParamLength: 1_000 },
+    exposeHeadRoutes: false,
+    forceCloseConnections: true,
+  });
+  installPipeline(app, ctx);
+  registerTokenRoutes(app, ctx);
+  registerPayoutRoutes(app, ctx);
+  registerPayinRoutes(app, ctx);
+  registerInfoRoutes(app, ctx);
+  registerAdminRoutes(app, ctx);
+  return app;
+}
+
+export async function startSandbox(config?: SandboxConfigInput, opts: StartOptions = {}): Promise<SandboxHandle> {
+  const ctx = buildContext(parseSandboxConfig(config ?? {}));
+  const app = buildSandboxApp(ctx);
+  const host = opts.host ?? '127.0.0.1';
+  await app.listen({ port: opts.port ?? 0, host });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('sandbox did not bind a TCP port');
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    port: address.port,
+    close() {
+      closing ??= (async () => {
+        ctx.timers.closeAll();
+        ctx.callbacks.close();
+        await app.close();
+      })();
+      return closing;
+    },
+    state: () => snapshotState(ctx),
+    setFaults: (faults) => void ctx.faults.update(faults),
+    registerPublicKey: (merchantCode, pem) => void ctx.store.registerPublicKey(merchantCode, pem),
+    markPayinPaid: (idPayin) => void ctx.lifecycle.markPayinPaid(idPayin),
+    fund: (merchantCode, currencyCode, amountMinor) => void ctx.store.fund(merchantCode, currencyCode, amountMinor),
+  };
+}
