@@ -55,7 +55,10 @@ function splitDecimal(text: string, d: DecimalSeparator): { whole: string; fract
   const example = d === '.' ? '1234.56' : '1234,56';
 
   if (dCount > 1) {
-    return fail('AMOUNT_AMBIGUOUS', `"${text}" has more than one ${sepName(d)}, which this file uses for decimals; write it without thousands separators, e.g. ${example}`);
+    return fail(
+      'AMOUNT_AMBIGUOUS',
+      `"${text}" has more than one ${sepName(d)}, which this file uses for decimals; write it without thousands separators, e.g. ${text.split(d).join('')}`,
+    );
   }
   if (otherCount > 0 && dCount === 0) {
     const afterLast = text.slice(text.lastIndexOf(other) + 1);
@@ -66,9 +69,11 @@ function splitDecimal(text: string, d: DecimalSeparator): { whole: string; fract
           (d === '.' ? ' (or import with the decimal-comma option)' : ''),
       );
     }
+    const whole = text.split(other).join('');
+    const fix = otherCount === 1 ? `${whole} if it means thousands, or ${text.replace(other, d)} if it has decimals` : whole;
     return fail(
       'AMOUNT_AMBIGUOUS',
-      `"${text}" is ambiguous: ${sepName(other)} could be a thousands separator or a decimal point; write it without thousands separators (e.g. ${example}) or with decimals`,
+      `"${text}" is ambiguous: ${sepName(other)} could be a thousands separator or a decimal point; write ${fix}`,
     );
   }
   if (dCount === 1) {

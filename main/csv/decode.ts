@@ -14,12 +14,21 @@ export interface DecodedCsv {
 // C0 controls other than tab, LF, CR; DEL. A text CSV never holds these.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point here
 const CONTROL_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
-// Bytes Windows-1252 leaves undefined decode to these C1 code points: a sign the bytes are not text.
+// Node 20's TextDecoder('windows-1252') is really ISO-8859-1 (0x80 comes out as U+0080, not "€"), so the
+// 0x80-0x9F range is mapped here. The five bytes Windows-1252 leaves undefined mean the file is not text.
+const WINDOWS_1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 const UNDEFINED_1252 = /[\u0081\u008D\u008F\u0090\u009D]/;
+const C1_RANGE = /[\u0080-\u009f]/g;
+
+function mapWindows1252(text: string): string {
+  return text.replace(C1_RANGE, (ch) => WINDOWS_1252_HIGH[ch.charCodeAt(0) - 0x80] ?? ch);
+}
 
 interface Candidate {
   encoding: CsvEncoding;
-  label: 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
+  label: 'utf-8' | 'utf-16le' | 'utf-16be' | 'latin1';
   skip: number;
 }
 
@@ -91,9 +100,10 @@ async function decodeWith(
     if (end === bytes.length && text.endsWith('\u001a')) text = text.slice(0, -1);
     const bad = text.search(CONTROL_CHAR);
     if (bad >= 0) throw binaryError(seen + bad, candidate.encoding);
-    if (candidate.label === 'windows-1252') {
+    if (candidate.encoding === 'windows-1252') {
       const undefinedByte = text.search(UNDEFINED_1252);
       if (undefinedByte >= 0) throw binaryError(seen + undefinedByte, candidate.encoding);
+      text = mapWindows1252(text);
     }
     seen += text.length;
     if (text) chunks.push(text);
@@ -118,6 +128,6 @@ export async function decodeCsvBytes(bytes: Uint8Array, yieldNow: () => Promise<
     }
   }
   // Not UTF-8: every byte sequence decodes as Windows-1252, and the control-character check rejects binary.
-  const fallback: Candidate = { encoding: 'windows-1252', label: 'windows-1252', skip: 0 };
+  const fallback: Candidate = { encoding: 'windows-1252', label: 'latin1', skip: 0 };
   return { encoding: 'windows-1252', chunks: await decodeWith(bytes, fallback, yieldNow) };
 }

@@ -29,8 +29,8 @@ export const REQUIRED_CSV_FIELDS: readonly PayoutCsvField[] = [
 // Compared after normaliseHeader(); the canonical name comes first and is what the template and export write.
 const ALIASES: Readonly<Record<PayoutCsvField, readonly string[]>> = {
   idPayout: ['idpayout', 'payoutid', 'id', 'paymentid', 'idpayment'],
-  amount: ['amount', 'payoutamount', 'amt', 'sum'],
-  currencyCode: ['currencycode', 'currency', 'ccy', 'currencyiso'],
+  amount: ['amount', 'payoutamount', 'amt', 'sum', 'betrag', 'montant', 'importe', 'bedrag'],
+  currencyCode: ['currencycode', 'currency', 'ccy', 'currencyiso', 'wahrung', 'devise', 'moneda'],
   accountName: [
     'accountname', 'beneficiaryname', 'beneficiary', 'name', 'payee', 'payeename', 'recipient', 'recipientname',
     'accountholder', 'accountholdername',
@@ -43,7 +43,7 @@ const ALIASES: Readonly<Record<PayoutCsvField, readonly string[]>> = {
   paymentMethodCode: ['paymentmethodcode', 'paymentmethod', 'method', 'methodcode'],
   emailAddress: ['emailaddress', 'email', 'mail', 'beneficiaryemail'],
   callbackUrl: ['callbackurl', 'callback', 'webhookurl'],
-  reference: ['reference', 'memo', 'ref', 'paymentreference', 'description', 'note', 'notes'],
+  reference: ['reference', 'memo', 'ref', 'paymentreference', 'description', 'note', 'notes', 'verwendungszweck'],
 };
 
 const FIELD_BY_ALIAS: ReadonlyMap<string, PayoutCsvField> = new Map(
