@@ -129,13 +129,15 @@ export interface ProfilesContract {
 
 // ---------------------------------------------------------------- keys
 
-export type KeyStatus = 'active' | 'pending' | 'retired';
+/** standby: usable for verification by the gateway, not used for signing (e.g. after rotation). */
+export type KeyStatus = 'active' | 'standby' | 'retired';
 
 export interface KeyView {
   id: string;
   profileId: string;
   status: KeyStatus;
-  algorithm: string;
+  source: 'generated' | 'imported';
+  algorithm: 'RSA';
   modulusBits: number;
   /** SHA-256 of the DER public key, hex pairs separated by ":". */
   fingerprint: string;

@@ -1,0 +1,199 @@
+// One schema per contract method. Every object is strict (unknown keys are refused), every string
+// has a length limit, every number a range. The types are checked against the contract, so a
+// schema cannot drift from what the renderer is allowed to send.
+import { z } from 'zod';
+import type { Area, Verb } from '../../preload/api';
+import type { AreaArgs } from './services';
+
+const MAX_CSV_BYTES = 50 * 1024 * 1024;
+
+const text = (max: number) => z.string().max(max, `at most ${max} characters`);
+const required = (max: number) => text(max).trim().min(1, 'is required');
+const paymentId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of A-Z, a-z, 0-9, "_" or "-"');
+const profileId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'is not a profile id');
+const keyId = z.string().regex(/^[A-Za-z0-9_.-]{1,80}$/, 'is not a key id');
+const batchId = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'is not a batch id');
+const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter code such as EUR');
+/** Amount text as typed; its exact rules (decimals of the currency) are checked by the service. */
+const amountText = text(40);
+const decimalText = z.string().regex(/^\d{1,18}(\.\d{1,6})?$/, 'must be a plain decimal such as 1250.50');
+const url = text(2048);
+const isoTime = z.string().max(40).refine((t) => !Number.isNaN(Date.parse(t)), 'must be an ISO 8601 time');
+const environment = z.enum(['TEST', 'LIVE']);
+const statusText = z.string().regex(/^[A-Za-z_]{1,40}$/, 'is not a status');
+const money = z.strictObject({ amount: decimalText, currencyCode });
+const page = { offset: z.number().int().min(0).max(10_000_000).optional(), limit: z.number().int().min(1).max(1000).optional() };
+const none = z.undefined();
+const byKey = z.strictObject({ keyId });
+const byBatch = z.strictObject({ batchId });
+const byPayin = z.strictObject({ idPayin: paymentId });
+const optionalProfile = z.strictObject({ profileId: profileId.optional() });
+
+const payoutFields = {
+  idPayout: paymentId.optional(),
+  amount: amountText,
+  currencyCode,
+  accountName: text(200),
+  accountNumber: text(64),
+  paymentOperatorCode: text(64),
+  paymentMethodCode: text(64).optional(),
+  emailAddress: text(254),
+  callbackUrl: url.optional(),
+  reference: text(200).optional(),
+};
+
+const callback = z.strictObject({
+  enabled: z.boolean(),
+  host: required(253),
+  port: z.number().int().min(0).max(65_535),
+  url: url.nullable(),
+});
+
+const historyFilters = z.strictObject({
+  kinds: z.array(z.enum(['payout', 'payin'])).max(2).optional(),
+  statuses: z.array(statusText).max(50).optional(),
+  currencyCodes: z.array(currencyCode).max(200).optional(),
+  from: isoTime.optional(),
+  to: isoTime.optional(),
+  batchId: batchId.optional(),
+  search: text(200).optional(),
+});
+const historySort = z.strictObject({
+  field: z.enum(['createdAt', 'updatedAt', 'amount', 'status', 'currencyCode']),
+  direction: z.enum(['asc', 'desc']),
+});
+
+const fileSource = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('path'), path: required(4096) }),
+  z.strictObject({
+    kind: z.literal('bytes'),
+    fileName: required(255),
+    bytes: z.instanceof(Uint8Array).refine((b) => b.byteLength <= MAX_CSV_BYTES, 'file is larger than 50 MB'),
+  }),
+  z.strictObject({
+    kind: z.literal('base64'),
+    fileName: required(255),
+    base64: z
+      .string()
+      .max(Math.ceil(MAX_CSV_BYTES / 3) * 4, 'file is larger than 50 MB')
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'is not base64'),
+  }),
+]);
+
+type SchemaMap = { [A in Area]: { [V in Verb<A>]: z.ZodType<AreaArgs<A, V>> } };
+
+export const ARG_SCHEMAS: SchemaMap = {
+  profiles: {
+    list: none,
+    create: z.strictObject({
+      name: required(80),
+      baseUrl: required(2048),
+      merchantCode: required(64),
+      environment,
+      apiMajorVersion: z.number().int().min(1).max(99).optional(),
+    }),
+    createDemo: none,
+    use: z.strictObject({ profileId }),
+    update: z.strictObject({
+      profileId,
+      name: required(80).optional(),
+      baseUrl: required(2048).optional(),
+      merchantCode: required(64).optional(),
+      environment: environment.optional(),
+      apiMajorVersion: z.number().int().min(1).max(99).optional(),
+    }),
+    remove: z.strictObject({ profileId }),
+    testConnection: optionalProfile,
+  },
+  keys: {
+    list: optionalProfile,
+    generate: z.strictObject({ profileId: profileId.optional(), modulusBits: z.union([z.literal(2048), z.literal(3072), z.literal(4096)]).optional() }),
+    import: z.strictObject({ profileId: profileId.optional(), privateKeyPem: required(20_000), passphrase: text(1024).optional() }),
+    exportPublic: byKey,
+    letter: byKey,
+    rotate: optionalProfile,
+    retire: byKey,
+    backup: z.strictObject({ keyId, passphrase: z.string().min(12, 'at least 12 characters').max(1024), path: text(4096).optional() }),
+    setSecret: z.strictObject({ profileId: profileId.optional(), secret: required(4096) }),
+    clearSecret: optionalProfile,
+  },
+  payouts: {
+    validate: z.strictObject(payoutFields),
+    create: z.strictObject({ ...payoutFields, idPayout: paymentId }),
+    get: z.strictObject({ idPayout: paymentId }),
+    currencies: none,
+    operators: z.strictObject({ currencyCode: currencyCode.optional() }),
+  },
+  batches: {
+    template: none,
+    validateFile: z.strictObject({ source: fileSource, decimalComma: z.boolean().optional() }),
+    submit: z.strictObject({
+      validationId: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'is not a validation id'),
+      confirmedWarningRows: z.array(z.number().int().min(1).max(1_000_000)).max(100_000),
+      currencyCodes: z.array(currencyCode).max(200).optional(),
+    }),
+    pause: byBatch,
+    resume: byBatch,
+    cancel: byBatch,
+    list: z.strictObject(page),
+    get: byBatch,
+    results: byBatch,
+    exportResults: byBatch,
+    retryFailed: byBatch,
+  },
+  balances: {
+    get: none,
+    refresh: none,
+    series: z.strictObject({ currencyCode, from: isoTime.optional(), to: isoTime.optional() }),
+    pending: none,
+  },
+  history: {
+    query: z.strictObject({ ...page, filters: historyFilters.optional(), sort: historySort.optional() }),
+    timeline: z.strictObject({ kind: z.enum(['payout', 'payin']), id: paymentId }),
+    export: z.strictObject({ filters: historyFilters.optional(), sort: historySort.optional() }),
+  },
+  payins: {
+    options: z.strictObject({ money }),
+    create: z.strictObject({
+      idPayin: paymentId.optional(),
+      amount: amountText,
+      currencyCode,
+      paymentMethodCode: text(64).optional(),
+      paymentOperatorCode: required(64),
+      accountName: required(200),
+      accountNumber: required(64),
+      emailAddress: required(254),
+      callbackUrl: url.optional(),
+      returnUrl: url.optional(),
+    }),
+    get: byPayin,
+    accountData: byPayin,
+    markPaidDemo: byPayin,
+    shareToken: z.strictObject({ idPayin: paymentId, validitySecs: z.number().int().min(60).max(86_400) }),
+  },
+  audit: {
+    list: z.strictObject(page),
+    verify: none,
+  },
+  settings: {
+    get: optionalProfile,
+    update: z.strictObject({
+      profileId: profileId.optional(),
+      rateLimitPerSec: z.number().int().min(1).max(1000).optional(),
+      pollIntervalSecs: z.number().int().min(1).max(3600).optional(),
+      finalStatuses: z.array(statusText).min(1).max(50).optional(),
+      tokenValiditySecs: z.number().int().min(60).max(86_400).optional(),
+      timestampUnit: z.enum(['ms', 's']).optional(),
+      accountDataPath: text(300).optional(),
+      maxAmountMinor: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable().optional(),
+      useDeprecatedSecret: z.boolean().optional(),
+      callback: callback.partial().optional(),
+    }),
+  },
+  app: {
+    info: none,
+    connectionState: none,
+    rateBudget: none,
+    openDataFolder: none,
+  },
+};

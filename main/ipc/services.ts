@@ -1,0 +1,25 @@
+// The port between the IPC handlers and the services: one function per contract method, taking
+// arguments that have already passed their schema. Adapters in ./areas build it from the real
+// services; a method that is absent answers NOT_AVAILABLE instead of pretending to work.
+import type { Area, IpcContract, Verb } from '../../preload/api';
+
+export type AreaArgs<A extends Area, V extends Verb<A>> = IpcContract[A][V] extends { args: infer X } ? X : never;
+export type AreaResult<A extends Area, V extends Verb<A>> = IpcContract[A][V] extends { result: infer R } ? R : never;
+
+export type AreaService<A extends Area> = {
+  [V in Verb<A>]: [AreaArgs<A, V>] extends [void] ? () => Promise<AreaResult<A, V>> : (args: AreaArgs<A, V>) => Promise<AreaResult<A, V>>;
+};
+
+export type DeskServices = { [A in Area]: Partial<AreaService<A>> };
+
+/** A coded failure a service raises on purpose; its message is shown to the user as is. */
+export class DeskError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = 'DeskError';
+  }
+}
