@@ -68,13 +68,13 @@ export const TokenByActionSchema = z
   })
   .strict();
 
-export const OPERATION_PATTERN = /^(GET|POST|PUT|PATCH|DELETE) \/\S*$/;
+export const OPERATION_PATTERN = /^\S+ \S+$/;
 
 export const TokenByOperationsSchema = z
   .object({
     ...TokenRequestBase,
     operations: z
-      .array(z.string().regex(OPERATION_PATTERN, 'each operation is "METHOD /path-regex"'))
+      .array(z.string().regex(OPERATION_PATTERN, 'each operation is "METHOD /path" (both parts may be regular expressions, one space between)'))
       .min(1)
       .max(100),
   })
