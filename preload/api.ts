@@ -154,18 +154,27 @@ export interface KeyLetter extends FileContent {
   publicKeyPem: string;
 }
 
+/** A key of the active profile, or of `profileId`. */
+export interface KeyRef {
+  keyId: string;
+  profileId?: string;
+}
+
 export interface KeysContract {
   list: { args: { profileId?: string }; result: KeyView[] };
   generate: { args: { profileId?: string; modulusBits?: 2048 | 3072 | 4096 }; result: KeyView };
   /** The PEM travels renderer → main only; it is never sent back. */
   import: { args: { profileId?: string; privateKeyPem: string; passphrase?: string }; result: KeyView };
-  exportPublic: { args: { keyId: string }; result: FileContent & { fingerprint: string } };
-  letter: { args: { keyId: string }; result: KeyLetter };
+  exportPublic: { args: KeyRef; result: FileContent & { fingerprint: string } };
+  letter: { args: KeyRef; result: KeyLetter };
   /** New key becomes active; the previous one stays usable until retired. */
   rotate: { args: { profileId?: string }; result: { active: KeyView; previous: KeyView | null } };
-  retire: { args: { keyId: string }; result: KeyView };
-  /** Passphrase-encrypted backup written by main; only the path comes back. */
-  backup: { args: { keyId: string; passphrase: string; path?: string }; result: { path: string; fingerprint: string } };
+  retire: { args: KeyRef; result: KeyView };
+  /**
+   * Passphrase-encrypted PKCS#8 backup written by main into the data folder (or `path`); only the
+   * path comes back. `confirmed`: the user acknowledged that whoever has file and passphrase can pay.
+   */
+  backup: { args: KeyRef & { passphrase: string; confirmed: boolean; path?: string }; result: { path: string; fingerprint: string } };
   setSecret: { args: { profileId?: string; secret: string }; result: { hasSecret: boolean } };
   clearSecret: { args: { profileId?: string }; result: { hasSecret: boolean } };
 }
@@ -561,6 +570,8 @@ export interface RateBudgetUsage {
   inWindow: number;
   limit: number;
   queued: Record<RateLane, number>;
+  /** Non-zero while the gateway asked us to wait (429 Retry-After). */
+  pausedForMs: number;
 }
 
 export interface AppInfo {

@@ -24,7 +24,7 @@ const statusText = z.string().regex(/^[A-Za-z_]{1,40}$/, 'is not a status');
 const money = z.strictObject({ amount: decimalText, currencyCode });
 const page = { offset: z.number().int().min(0).max(10_000_000).optional(), limit: z.number().int().min(1).max(1000).optional() };
 const none = z.undefined();
-const byKey = z.strictObject({ keyId });
+const byKey = z.strictObject({ keyId, profileId: profileId.optional() });
 const byBatch = z.strictObject({ batchId });
 const byPayin = z.strictObject({ idPayin: paymentId });
 const optionalProfile = z.strictObject({ profileId: profileId.optional() });
@@ -113,7 +113,13 @@ export const ARG_SCHEMAS: SchemaMap = {
     letter: byKey,
     rotate: optionalProfile,
     retire: byKey,
-    backup: z.strictObject({ keyId, passphrase: z.string().min(12, 'at least 12 characters').max(1024), path: text(4096).optional() }),
+    backup: z.strictObject({
+      keyId,
+      profileId: profileId.optional(),
+      passphrase: z.string().min(12, 'at least 12 characters').max(1024),
+      confirmed: z.boolean(),
+      path: text(4096).optional(),
+    }),
     setSecret: z.strictObject({ profileId: profileId.optional(), secret: required(4096) }),
     clearSecret: optionalProfile,
   },
