@@ -11,6 +11,7 @@ const SORT_COLUMNS: Record<HistorySortKey, string> = {
   updatedAt: 'updated_at',
   amountMinor: 'amount_minor',
   status: 'status',
+  currencyCode: 'currency_code',
   id: 'id',
 };
 
@@ -22,18 +23,14 @@ type Param = string | number;
 export function historyWhere(filter: HistoryFilter): { sql: string; params: Param[] } {
   const parts: string[] = [];
   const params: Param[] = [];
-  if (filter.kind) {
-    parts.push('p.kind = ?');
-    params.push(filter.kind);
-  }
-  if (filter.statuses && filter.statuses.length > 0) {
-    parts.push(`p.status IN (${filter.statuses.map(() => '?').join(', ')})`);
-    params.push(...filter.statuses.map((s) => s.toUpperCase()));
-  }
-  if (filter.currencyCode) {
-    parts.push('p.currency_code = ?');
-    params.push(filter.currencyCode.toUpperCase());
-  }
+  const anyOf = (column: string, values: string[]) => {
+    if (values.length === 0) return;
+    parts.push(values.length === 1 ? `${column} = ?` : `${column} IN (${values.map(() => '?').join(', ')})`);
+    params.push(...values);
+  };
+  anyOf('p.kind', [...(filter.kind ? [filter.kind] : []), ...(filter.kinds ?? [])]);
+  anyOf('p.status', (filter.statuses ?? []).map((s) => s.toUpperCase()));
+  anyOf('p.currency_code', [...(filter.currencyCode ? [filter.currencyCode] : []), ...(filter.currencyCodes ?? [])].map((c) => c.toUpperCase()));
   if (filter.batchId) {
     parts.push('p.batch_id = ?');
     params.push(filter.batchId);

@@ -49,8 +49,14 @@ export interface BatchCounts {
   total: number;
   byState: Record<PaymentState, number>;
   byStatus: Record<string, number>;
+  /** Accepted by the gateway (any gateway status). */
+  sent: number;
   /** Accepted payments the gateway has reported final. */
   final: number;
+  /** Final but not SUCCESS, refused by validation, or in MISMATCH: each needs a look. */
+  failed: number;
+  /** Not yet final: queued, being sent, or accepted and still moving. */
+  pending: number;
 }
 
 /** States of a payment the gateway may not have yet. */
@@ -125,7 +131,7 @@ export class Journal {
       if (repeated.length > 0) throw new JournalError('DUPLICATE_ID', `the batch repeats payout ids: ${repeated.slice(0, 5).join(', ')}`, repeated);
       this.refuseExisting('payout', ids);
       this.db
-        .prepare(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'SUBMITTING', ?, ?)`)
+        .prepare(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?)`)
         .run(id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, at);
       input.rows.forEach((row, i) => {
         this.insertRow('payout', { ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1 }, at);
@@ -203,13 +209,15 @@ export class Journal {
         .prepare(
           `UPDATE payments SET state = 'ACCEPTED', gateway_status = ?, status = ?, is_final = ?,
              fee_minor = COALESCE(?, fee_minor), fee_currency_code = COALESCE(?, fee_currency_code),
-             failure_reason = COALESCE(?, failure_reason), last_error = NULL,
+             failure_reason = COALESCE(?, failure_reason), processed_at = COALESCE(?, processed_at),
+             is_test = COALESCE(?, is_test), last_error = NULL,
              accepted_at = COALESCE(accepted_at, ?), final_at = CASE WHEN ? = 1 THEN COALESCE(final_at, ?) ELSE NULL END,
              next_poll_at = ?, updated_at = ?
            WHERE kind = ? AND id = ?`,
         )
         .run(
           status, status, obs.isFinal ? 1 : 0, obs.feeMinor ?? null, obs.feeCurrencyCode ?? null, obs.failureReason ?? null,
+          obs.processedAt ?? null, obs.isTest === undefined ? null : obs.isTest ? 1 : 0,
           at, obs.isFinal ? 1 : 0, at, obs.isFinal ? null : (obs.nextPollAt ?? null), at, kind, id,
         );
       const last = this.db
@@ -267,6 +275,11 @@ export class Journal {
     return row.t;
   }
 
+  /** Every currency this journal has seen, for balance refreshes. */
+  knownCurrencies(): string[] {
+    return (this.db.prepare('SELECT DISTINCT currency_code AS c FROM payments ORDER BY c').all() as { c: string }[]).map((r) => r.c);
+  }
+
   existingIds(kind: PaymentKind, ids: string[]): Set<string> {
     const found = new Set<string>();
     for (let i = 0; i < ids.length; i += CHUNK) {
@@ -315,6 +328,11 @@ export class Journal {
     return b;
   }
 
+  batchesIn(states: BatchState[]): BatchRecord[] {
+    if (states.length === 0) return [];
+    return (this.db.prepare(`SELECT * FROM batches WHERE state IN (${states.map(() => '?').join(', ')}) ORDER BY created_at`).all(...states) as BatchRow[]).map(toBatch);
+  }
+
   listBatches(limit = 100): BatchRecord[] {
     return (this.db.prepare('SELECT * FROM batches ORDER BY created_at DESC LIMIT ?').all(limit) as BatchRow[]).map(toBatch);
   }
@@ -336,15 +354,18 @@ export class Journal {
       .all(id) as { state: PaymentState; status: string; is_final: number; n: number }[];
     const byState: Record<PaymentState, number> = { QUEUED: 0, SENDING: 0, ACCEPTED: 0, REJECTED: 0, CANCELLED: 0, MISMATCH: 0 };
     const byStatus: Record<string, number> = {};
-    let total = 0;
-    let final = 0;
+    const c = { total: 0, sent: 0, final: 0, failed: 0, pending: 0 };
     for (const r of rows) {
-      total += r.n;
+      c.total += r.n;
       byState[r.state] += r.n;
       byStatus[r.status] = (byStatus[r.status] ?? 0) + r.n;
-      if (r.state === 'ACCEPTED' && r.is_final === 1) final += r.n;
+      const accepted = r.state === 'ACCEPTED';
+      if (accepted) c.sent += r.n;
+      if (accepted && r.is_final === 1) c.final += r.n;
+      if ((accepted && r.is_final === 1 && r.status !== 'SUCCESS') || r.state === 'REJECTED' || r.state === 'MISMATCH') c.failed += r.n;
+      if (r.state === 'QUEUED' || r.state === 'SENDING' || (accepted && r.is_final === 0)) c.pending += r.n;
     }
-    return { total, byState, byStatus, final };
+    return { ...c, byState, byStatus };
   }
 
   batchPayments(id: string): PaymentRecord[] {

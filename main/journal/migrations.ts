@@ -51,6 +51,8 @@ const MIGRATIONS: readonly Migration[] = [
         fee_minor INTEGER,
         fee_currency_code TEXT,
         failure_reason TEXT,
+        processed_at TEXT,
+        is_test INTEGER,
         last_error TEXT,
         attempts INTEGER NOT NULL DEFAULT 0,
         created_at INTEGER NOT NULL,

@@ -24,6 +24,8 @@ export interface PaymentRow {
   fee_minor: number | null;
   fee_currency_code: string | null;
   failure_reason: string | null;
+  processed_at: string | null;
+  is_test: number | null;
   last_error: string | null;
   attempts: number;
   created_at: number;
@@ -56,6 +58,8 @@ export function toPayment(r: PaymentRow): PaymentRecord {
     feeMinor: r.fee_minor,
     feeCurrencyCode: r.fee_currency_code,
     failureReason: r.failure_reason,
+    processedAt: r.processed_at,
+    isTest: r.is_test === null ? null : r.is_test === 1,
     lastError: r.last_error,
     attempts: r.attempts,
     createdAt: r.created_at,

@@ -39,6 +39,9 @@ export interface PaymentRecord {
   feeMinor: number | null;
   feeCurrencyCode: string | null;
   failureReason: string | null;
+  /** Gateway's process.processedAt, as sent (ISO text). */
+  processedAt: string | null;
+  isTest: boolean | null;
   lastError: string | null;
   attempts: number;
   createdAt: number;
@@ -75,6 +78,8 @@ export interface StatusObservation {
   feeMinor?: number | undefined;
   feeCurrencyCode?: string | undefined;
   failureReason?: string | undefined;
+  processedAt?: string | undefined;
+  isTest?: boolean | undefined;
   raw?: unknown;
   /** Next poll time for a non-final payment. */
   nextPollAt?: number | null;
@@ -90,7 +95,8 @@ export interface StatusEvent {
   raw: unknown;
 }
 
-export const BATCH_STATES = ['SUBMITTING', 'PAUSED', 'CANCELLED', 'COMPLETED'] as const;
+/** RUNNING: rows are being sent (or will be on resume after a crash). COMPLETED: nothing left to send. */
+export const BATCH_STATES = ['RUNNING', 'PAUSED', 'CANCELLED', 'COMPLETED'] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
 export interface CurrencyTotal {
@@ -129,13 +135,15 @@ export interface AuditEntry {
   hash: string;
 }
 
-export const HISTORY_SORT_KEYS = ['createdAt', 'updatedAt', 'amountMinor', 'status', 'id'] as const;
+export const HISTORY_SORT_KEYS = ['createdAt', 'updatedAt', 'amountMinor', 'status', 'currencyCode', 'id'] as const;
 export type HistorySortKey = (typeof HISTORY_SORT_KEYS)[number];
 
 export interface HistoryFilter {
   kind?: PaymentKind | undefined;
+  kinds?: PaymentKind[] | undefined;
   statuses?: string[] | undefined;
   currencyCode?: string | undefined;
+  currencyCodes?: string[] | undefined;
   batchId?: string | undefined;
   /** Inclusive lower bound on createdAt (epoch ms). */
   from?: number | undefined;

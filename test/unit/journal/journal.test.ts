@@ -105,7 +105,7 @@ describe('batches', () => {
     t = tempJournal();
     const j = t.journal;
     const b = j.createBatch({ fileName: 'june.csv', sha256: 'ab'.repeat(32), rows: [payout('b1', { amountMinor: 100 }), payout('b2', { amountMinor: 250 }), payout('b3', { currencyCode: 'JPY', amountMinor: 7 })] });
-    expect(b).toMatchObject({ fileName: 'june.csv', rowCount: 3, state: 'SUBMITTING' });
+    expect(b).toMatchObject({ fileName: 'june.csv', rowCount: 3, state: 'RUNNING' });
     expect(b.totals).toEqual([{ currencyCode: 'EUR', amountMinor: 350, count: 2 }, { currencyCode: 'JPY', amountMinor: 7, count: 1 }]);
     expect(j.batchPayments(b.id).map((p) => [p.id, p.rowNumber])).toEqual([['b1', 1], ['b2', 2], ['b3', 3]]);
     expect(j.batchFileSubmitted('ab'.repeat(32))).toBe(true);
@@ -124,7 +124,7 @@ describe('batches', () => {
     j.recordObservation('payout', 'c1', { status: 'SUCCESS', source: 'poll', isFinal: true });
     j.markLocalFinal('payout', 'c2', 'REJECTED', 'amount too large');
     const counts = j.batchCounts(b.id);
-    expect(counts).toMatchObject({ total: 3, final: 1, byState: { QUEUED: 1, ACCEPTED: 1, REJECTED: 1, SENDING: 0 } });
+    expect(counts).toMatchObject({ total: 3, final: 1, sent: 1, failed: 1, pending: 1, byState: { QUEUED: 1, ACCEPTED: 1, REJECTED: 1, SENDING: 0 } });
     expect(counts.byStatus).toEqual({ QUEUED: 1, SUCCESS: 1, REJECTED: 1 });
   });
 });

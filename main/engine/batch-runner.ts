@@ -1,0 +1,122 @@
+// Runs one batch: sends its unsent payouts with enough requests in flight to keep the merchant's
+// rate budget full (the shared limiter decides when each may go), reports progress, and can be
+// paused, resumed and cancelled. Everything it knows comes from the journal, so a run interrupted by
+// a crash, a quit or a lost network is resumed from there with the same ids.
+import type { Journal } from '../journal';
+import type { BatchRecord } from '../journal/types';
+import type { BatchProgressEvent } from './events';
+import { EngineHaltError, type PayoutSender } from './payout-sender';
+
+export interface BatchRunnerDeps {
+  journal: Journal;
+  sender: PayoutSender;
+  concurrency: number;
+  now: () => number;
+  onProgress: (e: BatchProgressEvent) => void;
+  onError: (e: Error) => void;
+  /** Minimum time between two progress events (default 200 ms). */
+  progressEveryMs?: number;
+}
+
+const RATE_WINDOW_MS = 5_000;
+
+export class BatchRun {
+  private readonly abort = new AbortController();
+  private readonly acceptedAt: number[] = [];
+  private lastProgress = 0;
+  private readonly startedAt: number;
+  readonly done: Promise<BatchRecord>;
+
+  constructor(
+    readonly batchId: string,
+    private readonly deps: BatchRunnerDeps,
+  ) {
+    this.startedAt = deps.now();
+    this.done = this.run();
+  }
+
+  /** Stops starting new sends; requests already on the wire finish and are recorded. */
+  stop(): void {
+    this.abort.abort();
+  }
+
+  get stopping(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  private async run(): Promise<BatchRecord> {
+    const { journal } = this.deps;
+    const queue = journal.unsentPayments('payout', this.batchId).map((p) => p.id);
+    let halt: EngineHaltError | undefined;
+    const worker = async () => {
+      while (!this.abort.signal.aborted) {
+        const id = queue.shift();
+        if (id === undefined) return;
+        try {
+          const outcome = await this.deps.sender.send(id, this.abort.signal);
+          if (outcome === 'accepted') this.acceptedAt.push(this.deps.now());
+        } catch (e) {
+          if (e instanceof EngineHaltError) {
+            halt ??= e;
+            this.abort.abort();
+            return;
+          }
+          // A bug or disk error on one row must not stop the others; the row stays unsent.
+          this.deps.onError(e instanceof Error ? e : new Error(String(e)));
+        }
+        this.progress(false);
+      }
+    };
+    this.progress(true);
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.deps.concurrency, queue.length)) }, worker));
+
+    const batch = journal.getBatch(this.batchId);
+    if (halt) journal.setBatchState(this.batchId, 'PAUSED', halt.message);
+    else if (!this.abort.signal.aborted && batch?.state === 'RUNNING') {
+      const left = journal.unsentPayments('payout', this.batchId).length;
+      // Rows left unsent without a stop (a failing row) keep the batch RUNNING so a resume picks them up.
+      if (left === 0) journal.setBatchState(this.batchId, 'COMPLETED');
+    }
+    this.progress(true);
+    const final = journal.getBatch(this.batchId);
+    if (!final) throw new Error(`batch ${this.batchId} vanished from the journal`);
+    return final;
+  }
+
+  progress(force: boolean): void {
+    const now = this.deps.now();
+    if (!force && now - this.lastProgress < (this.deps.progressEveryMs ?? 200)) return;
+    this.lastProgress = now;
+    try {
+      this.deps.onProgress(batchProgress(this.deps.journal, this.batchId, this.rate(now)));
+    } catch (e) {
+      this.deps.onError(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+
+  private rate(now: number): number {
+    while (this.acceptedAt.length > 0 && this.acceptedAt[0]! < now - RATE_WINDOW_MS) this.acceptedAt.shift();
+    // Creates accepted in the last few seconds (or since the run started, when that is shorter).
+    const span = Math.max(1000, Math.min(RATE_WINDOW_MS, now - this.startedAt));
+    return (this.acceptedAt.length * 1000) / span;
+  }
+}
+
+export function batchProgress(journal: Journal, batchId: string, ratePerSec = 0): BatchProgressEvent {
+  const batch = journal.getBatch(batchId);
+  if (!batch) throw new Error(`no batch ${batchId} in the journal`);
+  const counts = journal.batchCounts(batchId);
+  const unsent = counts.byState.QUEUED + counts.byState.SENDING;
+  return {
+    batchId,
+    state: batch.state,
+    total: counts.total,
+    counts,
+    sent: counts.sent,
+    done: counts.final,
+    failed: counts.failed,
+    pending: counts.pending,
+    ratePerSec: Math.round(ratePerSec * 100) / 100,
+    etaSeconds: unsent === 0 ? 0 : ratePerSec > 0 ? Math.ceil(unsent / ratePerSec) : null,
+  };
+}

@@ -1,0 +1,47 @@
+// Events the engine emits; the IPC layer forwards them to the renderer, the CLI prints them.
+import type { StatusSource } from '../domain/status';
+import type { BatchCounts } from '../journal';
+import type { BatchState, PaymentKind } from '../journal/types';
+
+export interface StatusChangedEvent {
+  kind: PaymentKind;
+  id: string;
+  status: string;
+  previousStatus: string | null;
+  final: boolean;
+  source: StatusSource;
+  observedAt: number;
+  batchId: string | null;
+}
+
+export interface BatchProgressEvent {
+  batchId: string;
+  state: BatchState;
+  total: number;
+  counts: BatchCounts;
+  /** Accepted by the gateway so far. */
+  sent: number;
+  /** Reached a final gateway status. */
+  done: number;
+  failed: number;
+  pending: number;
+  /** Creates accepted per second over the last few seconds of this run. */
+  ratePerSec: number;
+  /** Time left to send the rest at the current rate; null when unknown. */
+  etaSeconds: number | null;
+}
+
+export interface ConnectionEvent {
+  state: 'online' | 'offline';
+  /** Why the gateway is considered offline (no secrets: the GatewayError message). */
+  message: string | null;
+  at: number;
+}
+
+export interface EngineEvents {
+  'status-changed': [StatusChangedEvent];
+  'batch-progress': [BatchProgressEvent];
+  connection: [ConnectionEvent];
+  /** Something went wrong in the background that is not tied to one payment (a bug, a disk error). */
+  'background-error': [Error];
+}

@@ -1,0 +1,324 @@
+// The submission engine: one per profile, over that profile's journal and gateway client. It owns the
+// background work (batch runs, single sends, status poller, balance timer, callback listener) and
+// emits events for the UI. Every decision it takes is first written to the journal, so stopping it
+// at any moment (quit or crash) loses nothing and pays nothing twice: start() picks up from there.
+import { EventEmitter } from 'node:events';
+import { DEFAULT_FINAL_STATUSES } from '../domain/status';
+import { validatePayout, type FieldProblem, type PayoutDraft } from '../domain/payout';
+import type { BalanceSnapshot, BatchRecord, Journal, NewPayment, PaymentKind, PaymentRecord } from '../journal';
+import { BalanceWatcher } from './balance-watcher';
+import { BatchRun, batchProgress } from './batch-runner';
+import { CallbackListener } from './callback-listener';
+import type { BatchProgressEvent, ConnectionEvent, EngineEvents } from './events';
+import { EngineHaltError, PayoutSender, type SendOutcome } from './payout-sender';
+import type { PayoutGatewayPort } from './ports';
+import { StatusPoller } from './status-poller';
+import { DEFAULT_BACKOFF, type BackoffOptions } from './timing';
+
+export interface PayoutEngineOptions {
+  journal: Journal;
+  gateway: PayoutGatewayPort;
+  /** The profile's final statuses (default: main/domain/status.ts). */
+  finalStatuses?: readonly string[];
+  maxAmountMinor?: number | null;
+  /** Base poll interval (profile pollIntervalSecs × 1000; default 10 s). */
+  pollIntervalMs?: number;
+  pollTickMs?: number;
+  /** Sends in flight per batch; default twice the rate limit (4..256) so a create always waits for the next slot. */
+  concurrency?: number;
+  backoff?: Partial<BackoffOptions>;
+  /** Callback listener address; off when absent (the default). */
+  callbackListen?: { host: string; port: number } | null;
+  /** callbackUrl sent with payouts that have none; default: the listener's URL when it runs. */
+  callbackUrl?: string | null;
+  /** Balance refresh period; no timer when absent. */
+  balancesIntervalMs?: number | null;
+  balanceCurrencies?: readonly string[];
+  now?: () => number;
+  random?: () => number;
+}
+
+export type EngineErrorCode = 'VALIDATION' | 'NOT_FOUND' | 'BAD_STATE';
+
+export class EngineError extends Error {
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+    readonly problems: { rowNumber: number | null; problems: FieldProblem[] }[] = [],
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+export interface BatchSubmission {
+  id?: string;
+  fileName: string;
+  sha256: string;
+  rows: (PayoutDraft & { rowNumber?: number })[];
+  actor?: string;
+}
+
+export class PayoutEngine extends EventEmitter<EngineEvents> {
+  readonly journal: Journal;
+  private readonly gateway: PayoutGatewayPort;
+  private readonly sender: PayoutSender;
+  private readonly poller: StatusPoller;
+  private readonly balances: BalanceWatcher;
+  private readonly listener: CallbackListener;
+  private readonly runs = new Map<string, BatchRun>();
+  private readonly singles = new Map<string, Promise<SendOutcome>>();
+  private singlesAbort = new AbortController();
+  private readonly now: () => number;
+  private connection: ConnectionEvent = { state: 'online', message: null, at: 0 };
+  private defaultCallbackUrl: string | null;
+  private started = false;
+
+  constructor(private readonly options: PayoutEngineOptions) {
+    super();
+    this.journal = options.journal;
+    this.gateway = options.gateway;
+    this.now = options.now ?? Date.now;
+    this.defaultCallbackUrl = options.callbackUrl ?? null;
+    const finalStatuses = options.finalStatuses ?? DEFAULT_FINAL_STATUSES;
+    const pollIntervalMs = options.pollIntervalMs ?? 10_000;
+    const onError = (e: unknown) => this.emit('background-error', e instanceof Error ? e : new Error(String(e)));
+    const onStatus = (e: EngineEvents['status-changed'][0]) => this.emit('status-changed', e);
+    this.sender = new PayoutSender({
+      journal: this.journal,
+      gateway: this.gateway,
+      finalStatuses,
+      pollIntervalMs,
+      backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
+      now: this.now,
+      onStatus,
+      onConnection: (state, message) => this.setConnection(state, message),
+      ...(options.random ? { random: options.random } : {}),
+    });
+    this.poller = new StatusPoller({
+      journal: this.journal, gateway: this.gateway, finalStatuses, pollIntervalMs, now: this.now, onStatus, onError,
+      ...(options.pollTickMs ? { tickMs: options.pollTickMs } : {}),
+    });
+    this.balances = new BalanceWatcher({ journal: this.journal, gateway: this.gateway, currencies: options.balanceCurrencies ?? [], now: this.now, onError });
+    this.listener = new CallbackListener({ journal: this.journal, refresh: (kind, id) => this.poller.refresh(kind, id, 'callback'), onError });
+  }
+
+  get connectionState(): ConnectionEvent {
+    return this.connection;
+  }
+
+  /** URL sent as callbackUrl when a payout has none (profile setting or the running listener). */
+  get callbackUrl(): string | null {
+    return this.defaultCallbackUrl;
+  }
+
+  /** Starts background work and resumes whatever the journal says was interrupted. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.singlesAbort = new AbortController();
+    if (this.options.callbackListen) {
+      const url = await this.listener.start(this.options.callbackListen.host, this.options.callbackListen.port);
+      this.defaultCallbackUrl ??= url;
+    }
+    await this.recover();
+    this.poller.start();
+    if (this.options.balancesIntervalMs) this.balances.start(this.options.balancesIntervalMs);
+  }
+
+  /** Stops sending (requests on the wire finish and are recorded); batches stay RUNNING for the next start. */
+  async stop(): Promise<void> {
+    this.started = false;
+    this.singlesAbort.abort();
+    for (const run of this.runs.values()) run.stop();
+    await Promise.allSettled([...this.runs.values()].map((r) => r.done));
+    await Promise.allSettled([...this.singles.values()]);
+    this.balances.stop();
+    await Promise.all([this.poller.stop(), this.listener.stop(), this.balances.settle()]);
+  }
+
+  validate(draft: PayoutDraft): FieldProblem[] {
+    return validatePayout(draft, this.options.maxAmountMinor ?? undefined);
+  }
+
+  /**
+   * Validates, stores (QUEUED, id fixed) and sends one payout. Waits up to `waitMs` for the gateway's
+   * answer, then returns the journal's record either way; sending goes on in the background.
+   */
+  async submitPayout(draft: PayoutDraft, opts: { waitMs?: number; actor?: string } = {}): Promise<PaymentRecord> {
+    const problems = this.validate(draft);
+    if (problems.length > 0) throw new EngineError('VALIDATION', problems.map((p) => p.message).join('; '), [{ rowNumber: null, problems }]);
+    this.journal.insertPayment('payout', this.toNewPayment(draft), opts.actor ?? 'user');
+    // A halt (credentials refused…) is thrown to the caller; the payout stays QUEUED with the reason.
+    await waitAtMost(this.sendSingle(draft.idPayout), opts.waitMs ?? 15_000);
+    return this.mustGet('payout', draft.idPayout);
+  }
+
+  /** Stores a whole batch (all rows valid, or nothing is stored) and starts sending it. */
+  submitBatch(input: BatchSubmission): BatchRecord {
+    const invalid = input.rows
+      .map((row, i) => ({ rowNumber: row.rowNumber ?? i + 1, problems: this.validate(row) }))
+      .filter((r) => r.problems.length > 0);
+    if (invalid.length > 0) throw new EngineError('VALIDATION', `${invalid.length} row(s) are not valid; nothing was stored`, invalid);
+    const batch = this.journal.createBatch({
+      ...(input.id ? { id: input.id } : {}),
+      fileName: input.fileName,
+      sha256: input.sha256,
+      rows: input.rows.map((r, i) => ({ ...this.toNewPayment(r), rowNumber: r.rowNumber ?? i + 1 })),
+      ...(input.actor ? { actor: input.actor } : {}),
+    });
+    this.startRun(batch.id);
+    return batch;
+  }
+
+  resumeBatch(batchId: string, actor = 'user'): BatchRecord {
+    const batch = this.mustGetBatch(batchId);
+    if (batch.state === 'CANCELLED') throw new EngineError('BAD_STATE', `batch ${batchId} was cancelled and cannot be resumed`);
+    if (batch.state !== 'RUNNING') this.journal.setBatchState(batchId, 'RUNNING', null, actor);
+    this.startRun(batchId);
+    return this.mustGetBatch(batchId);
+  }
+
+  async pauseBatch(batchId: string, actor = 'user'): Promise<BatchRecord> {
+    const batch = this.mustGetBatch(batchId);
+    if (batch.state !== 'RUNNING') throw new EngineError('BAD_STATE', `batch ${batchId} is ${batch.state.toLowerCase()}, not running`);
+    this.journal.setBatchState(batchId, 'PAUSED', 'paused by the user', actor);
+    await this.stopRun(batchId);
+    this.emit('batch-progress', batchProgress(this.journal, batchId));
+    return this.mustGetBatch(batchId);
+  }
+
+  /** Stops sending; payouts the gateway already has stay and keep being tracked; unsent ones are cancelled. */
+  async cancelBatch(batchId: string, actor = 'user'): Promise<BatchRecord> {
+    const batch = this.mustGetBatch(batchId);
+    if (batch.state === 'CANCELLED' || batch.state === 'COMPLETED') return batch;
+    this.journal.setBatchState(batchId, 'CANCELLED', 'cancelled by the user', actor);
+    await this.stopRun(batchId);
+    await this.settleUnsent(batchId);
+    this.emit('batch-progress', batchProgress(this.journal, batchId));
+    return this.mustGetBatch(batchId);
+  }
+
+  /** Resolves when the batch's current run ends (sent, paused, cancelled or halted). */
+  async waitForBatch(batchId: string): Promise<BatchRecord> {
+    const run = this.runs.get(batchId);
+    if (run) await run.done;
+    return this.mustGetBatch(batchId);
+  }
+
+  batchProgress(batchId: string): BatchProgressEvent {
+    this.mustGetBatch(batchId);
+    return batchProgress(this.journal, batchId);
+  }
+
+  /** Reads one payment from the gateway now. */
+  async refreshPayment(kind: PaymentKind, id: string): Promise<PaymentRecord> {
+    this.mustGet(kind, id);
+    await this.poller.refresh(kind, id, 'poll');
+    return this.mustGet(kind, id);
+  }
+
+  refreshBalances(currencyCodes?: string[]): Promise<BalanceSnapshot[]> {
+    return this.balances.refresh(currencyCodes);
+  }
+
+  // ---- internals ----
+
+  private async recover(): Promise<void> {
+    for (const batch of this.journal.batchesIn(['PAUSED', 'CANCELLED'])) await this.settleUnsent(batch.id, batch.state === 'CANCELLED');
+    for (const batch of this.journal.batchesIn(['RUNNING'])) this.startRun(batch.id);
+    for (const p of this.journal.unsentPayments('payout')) if (p.batchId === null) void this.sendSingle(p.id).catch(() => undefined);
+  }
+
+  /** SENDING rows of a stopped batch are resolved with GET; a cancelled batch's unsent rows are cancelled. */
+  private async settleUnsent(batchId: string, cancel = true): Promise<void> {
+    for (const p of this.journal.unsentPayments('payout', batchId)) {
+      if (p.state === 'SENDING') await this.sender.resolveUncertain(p.id);
+    }
+    const batch = this.journal.getBatch(batchId);
+    if (cancel && batch?.state === 'CANCELLED') {
+      const queued = this.journal.unsentPayments('payout', batchId).filter((p) => p.state === 'QUEUED').map((p) => p.id);
+      if (queued.length > 0) this.journal.cancelUnsent('payout', queued, 'user');
+    }
+  }
+
+  private startRun(batchId: string): void {
+    if (this.runs.get(batchId) && !this.runs.get(batchId)?.stopping) return;
+    const limit = this.gateway.limiter.usage().limit;
+    const run = new BatchRun(batchId, {
+      journal: this.journal,
+      sender: this.sender,
+      concurrency: this.options.concurrency ?? Math.min(256, Math.max(4, limit * 2)),
+      now: this.now,
+      onProgress: (e) => this.emit('batch-progress', e),
+      onError: (e) => this.emit('background-error', e),
+    });
+    this.runs.set(batchId, run);
+    void run.done
+      .catch((e: unknown) => this.emit('background-error', e instanceof Error ? e : new Error(String(e))))
+      .finally(() => {
+        if (this.runs.get(batchId) === run) this.runs.delete(batchId);
+      });
+  }
+
+  private async stopRun(batchId: string): Promise<void> {
+    const run = this.runs.get(batchId);
+    if (!run) return;
+    run.stop();
+    await run.done.catch(() => undefined);
+  }
+
+  private sendSingle(id: string): Promise<SendOutcome> {
+    const existing = this.singles.get(id);
+    if (existing) return existing;
+    const work = this.sender.send(id, this.singlesAbort.signal).finally(() => this.singles.delete(id));
+    this.singles.set(id, work);
+    work.catch((e: unknown) => {
+      if (!(e instanceof EngineHaltError)) this.emit('background-error', e instanceof Error ? e : new Error(String(e)));
+    });
+    return work;
+  }
+
+  private setConnection(state: ConnectionEvent['state'], message: string | null): void {
+    if (this.connection.state === state) return;
+    this.connection = { state, message, at: this.now() };
+    this.emit('connection', this.connection);
+  }
+
+  private toNewPayment(d: PayoutDraft): NewPayment {
+    return {
+      id: d.idPayout,
+      amountMinor: d.amountMinor,
+      currencyCode: d.currencyCode,
+      accountName: d.accountName,
+      accountNumber: d.accountNumber,
+      paymentOperatorCode: d.paymentOperatorCode,
+      paymentMethodCode: d.paymentMethodCode,
+      emailAddress: d.emailAddress,
+      callbackUrl: d.callbackUrl ?? this.defaultCallbackUrl ?? undefined,
+      reference: d.reference,
+    };
+  }
+
+  private mustGet(kind: PaymentKind, id: string): PaymentRecord {
+    const p = this.journal.getPayment(kind, id);
+    if (!p) throw new EngineError('NOT_FOUND', `no ${kind} ${id} in this profile's journal`);
+    return p;
+  }
+
+  private mustGetBatch(batchId: string): BatchRecord {
+    const b = this.journal.getBatch(batchId);
+    if (!b) throw new EngineError('NOT_FOUND', `no batch ${batchId} in this profile's journal`);
+    return b;
+  }
+}
+
+/** Waits for `work` but no longer than `ms`; rejections of `work` within that time are passed on. */
+async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

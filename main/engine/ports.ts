@@ -1,0 +1,41 @@
+// What the engine needs from the gateway, and nothing more. The real GatewayClient (main/gateway)
+// satisfies this structurally; unit tests use a fake. Calls throw GatewayError (main/gateway/errors).
+import type { PayoutRequest } from '../gateway/responses';
+
+export type { PayoutRequest };
+
+/** A status read from the gateway (payout or payin), amounts already in minor units. */
+export interface GatewayStatusRead {
+  status?: string | undefined;
+  amountMinor?: number | undefined;
+  currencyCode?: string | undefined;
+  feeMinor?: number | undefined;
+  feeCurrencyCode?: string | undefined;
+  processedAt?: string | undefined;
+  isTest?: boolean | undefined;
+  failureReason?: string | undefined;
+  raw: unknown;
+}
+
+export interface GatewayBalanceRead {
+  currencyCode: string;
+  availableMinor: number;
+  reservedMinor?: number | undefined;
+}
+
+export interface LimiterUsagePort {
+  inWindow: number;
+  limit: number;
+  queued: Readonly<Record<string, number>>;
+}
+
+export interface PayoutGatewayPort {
+  /** POST /payouts/{id}: resolves on any 2xx; 409 throws kind 'conflict'. Never retried inside. */
+  createPayout(idPayout: string, request: PayoutRequest): Promise<{ raw: unknown }>;
+  /** GET /payouts/{id} on the limiter's 'status' lane; unknown id throws kind 'not-found'. */
+  getPayout(idPayout: string): Promise<GatewayStatusRead>;
+  getPayin(idPayin: string): Promise<GatewayStatusRead>;
+  balances(currencyCodes: string[]): Promise<GatewayBalanceRead[]>;
+  /** The merchant's shared rate budget, read so the poller leaves room for creates. */
+  readonly limiter: { usage(): LimiterUsagePort };
+}

@@ -1,0 +1,130 @@
+// Reads non-final payments with GET on the limiter's 'status' lane, spending only the budget creates
+// leave free: while any create waits for a slot, the poller starts nothing. Intervals grow with a
+// payment's age (timing.pollInterval); a final status ends polling. Every observation goes to the
+// journal; identical consecutive observations from the same source are folded there.
+import { isFinalStatus, type StatusSource } from '../domain/status';
+import { isGatewayError } from '../gateway/errors';
+import type { Journal, PaymentKind, PaymentRecord } from '../journal';
+import type { StatusChangedEvent } from './events';
+import type { GatewayStatusRead, PayoutGatewayPort } from './ports';
+import { pollInterval } from './timing';
+
+export interface PollerDeps {
+  journal: Journal;
+  gateway: PayoutGatewayPort;
+  finalStatuses: readonly string[];
+  pollIntervalMs: number;
+  /** How often due payments are looked for (default 250 ms). */
+  tickMs?: number;
+  /** Most GETs in flight at once (default: half the rate limit, at least 1). */
+  maxInFlight?: number;
+  now: () => number;
+  onStatus: (e: StatusChangedEvent) => void;
+  onError: (e: Error) => void;
+}
+
+export class StatusPoller {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private running = false;
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly deps: PollerDeps) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /** Reads one payment now (UI refresh, CLI `payouts get`, a callback) and records it. */
+  async refresh(kind: PaymentKind, id: string, source: StatusSource = 'poll'): Promise<PaymentRecord | undefined> {
+    const key = `${kind}:${id}`;
+    const work = this.read(kind, id, source);
+    this.inFlight.set(key, work);
+    try {
+      await work;
+    } finally {
+      if (this.inFlight.get(key) === work) this.inFlight.delete(key);
+    }
+    return this.deps.journal.getPayment(kind, id);
+  }
+
+  private schedule(ms: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => this.tick(), ms);
+  }
+
+  private freeBudget(): number {
+    const usage = this.deps.gateway.limiter.usage();
+    if ((usage.queued.create ?? 0) > 0 || (usage.queued.token ?? 0) > 0) return 0;
+    const queued = Object.values(usage.queued).reduce((a, b) => a + b, 0);
+    const maxInFlight = this.deps.maxInFlight ?? Math.max(1, Math.floor(usage.limit / 2));
+    return Math.max(0, Math.min(usage.limit - usage.inWindow - queued, maxInFlight - this.inFlight.size));
+  }
+
+  private tick(): void {
+    try {
+      const budget = this.freeBudget();
+      if (budget > 0) {
+        const due = this.deps.journal.duePolls(this.deps.now(), budget + this.inFlight.size);
+        let started = 0;
+        for (const p of due) {
+          if (started >= budget) break;
+          const key = `${p.kind}:${p.id}`;
+          if (this.inFlight.has(key)) continue;
+          started++;
+          const work = this.read(p.kind, p.id, 'poll').finally(() => this.inFlight.delete(key));
+          this.inFlight.set(key, work);
+        }
+      }
+    } catch (e) {
+      this.deps.onError(e instanceof Error ? e : new Error(String(e)));
+    }
+    this.schedule(this.deps.tickMs ?? 250);
+  }
+
+  private async read(kind: PaymentKind, id: string, source: StatusSource): Promise<void> {
+    const { journal, gateway } = this.deps;
+    const before = journal.getPayment(kind, id);
+    if (!before || before.state !== 'ACCEPTED') return;
+    let read: GatewayStatusRead;
+    try {
+      read = kind === 'payout' ? await gateway.getPayout(id) : await gateway.getPayin(id);
+    } catch (e) {
+      // Offline, rate-limited or the gateway lost track: try again later, never mark anything failed.
+      const retryAt = this.deps.now() + pollInterval(this.ageOf(before), this.deps.pollIntervalMs);
+      journal.setNextPoll(kind, id, retryAt);
+      if (!isGatewayError(e)) this.deps.onError(e instanceof Error ? e : new Error(String(e)));
+      return;
+    }
+    const status = (read.status ?? before.gatewayStatus ?? 'ACCEPTED').toUpperCase();
+    const final = isFinalStatus(status, this.deps.finalStatuses);
+    const now = this.deps.now();
+    const { changed } = journal.recordObservation(kind, id, {
+      status,
+      source,
+      isFinal: final,
+      feeMinor: read.feeMinor,
+      feeCurrencyCode: read.feeCurrencyCode,
+      failureReason: read.failureReason,
+      processedAt: read.processedAt,
+      isTest: read.isTest,
+      raw: read.raw,
+      nextPollAt: final ? null : now + pollInterval(this.ageOf(before), this.deps.pollIntervalMs),
+    });
+    if (changed) {
+      this.deps.onStatus({ kind, id, status, previousStatus: before.status, final, source, observedAt: now, batchId: before.batchId });
+    }
+  }
+
+  private ageOf(p: PaymentRecord): number {
+    return Math.max(0, this.deps.now() - (p.acceptedAt ?? p.createdAt));
+  }
+}

@@ -1,0 +1,71 @@
+// An in-memory gateway for engine unit tests: stores payouts by id (409 on repeats), and lets a test
+// script failures — before or after storing — to drive the engine's retry and recovery paths.
+import { GatewayError, type GatewayErrorKind } from '../../../main/gateway/errors';
+import type { GatewayBalanceRead, GatewayStatusRead, LimiterUsagePort, PayoutGatewayPort, PayoutRequest } from '../../../main/engine/ports';
+
+export interface StoredPayout {
+  request: PayoutRequest;
+  status: string;
+}
+
+type Fault = { kind: GatewayErrorKind; afterStore: boolean; retryAfterMs?: number };
+
+export class FakeGateway implements PayoutGatewayPort {
+  readonly stored = new Map<string, StoredPayout>();
+  readonly createCalls = new Map<string, number>();
+  getCalls = 0;
+  /** Faults applied to the next create calls, in order. */
+  readonly createFaults: Fault[] = [];
+  /** When set, every call fails like a closed port. */
+  offline = false;
+  /** Initial status of a stored payout. */
+  initialStatus = 'PENDING';
+  usage: LimiterUsagePort = { inWindow: 0, limit: 10, queued: { token: 0, create: 0, status: 0, list: 0 } };
+  readonly limiter = { usage: () => this.usage };
+  balancesResult: GatewayBalanceRead[] = [];
+  /** Time each create takes. */
+  createDelayMs = 0;
+
+  failCreates(count: number, kind: GatewayErrorKind, afterStore = false, retryAfterMs?: number): void {
+    for (let i = 0; i < count; i++) this.createFaults.push({ kind, afterStore, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+  }
+
+  private error(kind: GatewayErrorKind, retryAfterMs?: number): GatewayError {
+    const status = { conflict: 409, validation: 400, server: 500, 'rate-limited': 429, unauthorized: 401, 'not-found': 404 }[kind as string];
+    return new GatewayError(kind, `fake ${kind}`, { ...(status ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+  }
+
+  async createPayout(idPayout: string, request: PayoutRequest): Promise<{ raw: unknown }> {
+    await new Promise((r) => (this.createDelayMs > 0 ? setTimeout(r, this.createDelayMs) : r(undefined)));
+    this.createCalls.set(idPayout, (this.createCalls.get(idPayout) ?? 0) + 1);
+    if (this.offline) throw this.error('network');
+    const fault = this.createFaults.shift();
+    if (fault && !fault.afterStore) throw this.error(fault.kind, fault.retryAfterMs);
+    if (this.stored.has(idPayout)) throw this.error('conflict');
+    this.stored.set(idPayout, { request, status: this.initialStatus });
+    if (fault) throw this.error(fault.kind, fault.retryAfterMs);
+    return { raw: { paymentMethodResponse: { idPayout } } };
+  }
+
+  async getPayout(idPayout: string): Promise<GatewayStatusRead> {
+    await Promise.resolve();
+    this.getCalls++;
+    if (this.offline) throw this.error('network');
+    const p = this.stored.get(idPayout);
+    if (!p) throw this.error('not-found');
+    return { status: p.status, amountMinor: p.request.amountMinor, currencyCode: p.request.currencyCode, raw: { process: { status: p.status } } };
+  }
+
+  async getPayin(idPayin: string): Promise<GatewayStatusRead> {
+    return this.getPayout(idPayin);
+  }
+
+  async balances(codes: string[]): Promise<GatewayBalanceRead[]> {
+    if (this.offline) throw this.error('network');
+    return this.balancesResult.filter((b) => codes.includes(b.currencyCode));
+  }
+
+  setStatus(status: string): void {
+    for (const p of this.stored.values()) p.status = status;
+  }
+}

@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { backoffDelay, pollInterval } from '../../../main/engine';
+import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
+
+let f: EngineFixture | undefined;
+afterEach(async () => {
+  await f?.dispose();
+  f = undefined;
+});
+
+describe('timing rules', () => {
+  it('backs off exponentially with jitter, capped, and never sooner than Retry-After', () => {
+    const opts = { baseMs: 100, capMs: 1_000 };
+    expect(backoffDelay(1, opts, 0, () => 0)).toBe(50);
+    expect(backoffDelay(1, opts, 0, () => 1)).toBe(100);
+    expect(backoffDelay(4, opts, 0, () => 1)).toBe(800);
+    expect(backoffDelay(30, opts, 0, () => 1)).toBe(1_000);
+    expect(backoffDelay(1, opts, 5_000, () => 1)).toBe(5_000);
+  });
+
+  it('polls young payments often and old ones rarely', () => {
+    expect(pollInterval(10_000, 5_000)).toBe(5_000);
+    expect(pollInterval(5 * 60_000, 5_000)).toBe(15_000);
+    expect(pollInterval(30 * 60_000, 5_000)).toBe(60_000);
+    expect(pollInterval(5 * 3_600_000, 5_000)).toBe(300_000);
+    expect(pollInterval(5 * 3_600_000, 600_000)).toBe(3_600_000);
+  });
+});
+
+describe('status poller', () => {
+  it('leaves the budget to creates: no GET while a create waits for a slot', async () => {
+    f = engineFixture();
+    await f.engine.submitPayout(draft('wait'));
+    f.gateway.usage = { inWindow: 3, limit: 10, queued: { token: 0, create: 1, status: 0, list: 0 } };
+    const before = f.gateway.getCalls;
+    await f.engine.start();
+    await new Promise((r) => setTimeout(r, 120));
+    expect(f.gateway.getCalls).toBe(before);
+    f.gateway.usage = { inWindow: 0, limit: 10, queued: { token: 0, create: 0, status: 0, list: 0 } };
+    await until(() => f!.gateway.getCalls > before);
+  });
+
+  it('stops polling at a final status, also an unknown-yet-configured one', async () => {
+    f = engineFixture({ finalStatuses: ['PAID_OUT'] });
+    await f.engine.start();
+    await f.engine.submitPayout(draft('custom'));
+    f.gateway.setStatus('SUCCESS'); // not final for this profile: keeps polling
+    await until(() => f!.t.journal.getPayment('payout', 'custom')?.status === 'SUCCESS');
+    expect(f.t.journal.getPayment('payout', 'custom')?.isFinal).toBe(false);
+    f.gateway.setStatus('PAID_OUT');
+    await until(() => f!.t.journal.getPayment('payout', 'custom')?.isFinal === true);
+    const calls = f.gateway.getCalls;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(f.gateway.getCalls).toBe(calls);
+  });
+
+  it('announces each status change once', async () => {
+    f = engineFixture();
+    const seen: string[] = [];
+    f.engine.on('status-changed', (e) => seen.push(`${e.previousStatus}>${e.status}:${e.source}`));
+    await f.engine.start();
+    await f.engine.submitPayout(draft('ev'));
+    f.gateway.setStatus('PROCESSING');
+    await until(() => seen.length >= 2);
+    f.gateway.setStatus('FAILED');
+    await until(() => f!.t.journal.getPayment('payout', 'ev')?.isFinal === true);
+    expect(seen).toEqual(['QUEUED>ACCEPTED:create', 'ACCEPTED>PROCESSING:poll', 'PROCESSING>FAILED:poll']);
+  });
+});
+
+describe('callback listener', () => {
+  it('answers 200 at once, then reads the named payout and records it as a callback', async () => {
+    f = engineFixture({ callbackListen: { host: '127.0.0.1', port: 0 }, pollIntervalMs: 60_000 });
+    await f.engine.start();
+    const url = f.engine.callbackUrl!;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callbacks$/);
+    await f.engine.submitPayout(draft('cb'));
+    expect(f.t.journal.getPayment('payout', 'cb')?.callbackUrl).toBe(url);
+    f.gateway.setStatus('SUCCESS');
+    const res = await fetch(url, { method: 'POST', body: JSON.stringify({ eventType: 'PAYOUT_STATUS_CHANGED', idPayout: 'cb', sentAt: 'x' }) });
+    expect(res.status).toBe(200);
+    await until(() => f!.t.journal.getPayment('payout', 'cb')?.status === 'SUCCESS');
+    expect(f.t.journal.timeline('payout', 'cb').at(-1)).toMatchObject({ status: 'SUCCESS', source: 'callback' });
+  });
+
+  it('records unknown event types, unknown payments and unreadable bodies without failing', async () => {
+    f = engineFixture({ callbackListen: { host: '127.0.0.1', port: 0 } });
+    await f.engine.start();
+    const url = f.engine.callbackUrl!;
+    const post = (body: string) => fetch(url, { method: 'POST', body }).then((r) => r.status);
+    expect(await post(JSON.stringify({ eventType: 'REFUND_CREATED', idRefund: 'z' }))).toBe(200);
+    expect(await post(JSON.stringify({ eventType: 'PAYOUT_STATUS_CHANGED', idPayout: 'not-ours' }))).toBe(200);
+    expect(await post('{not json')).toBe(200);
+    expect(await fetch(url).then((r) => r.status)).toBe(200);
+    await until(() => f!.t.journal.listAudit().length >= 4);
+    expect(f.t.journal.listAudit().map((e) => e.action).sort()).toEqual(['callback.unknown-event', 'callback.unknown-payment', 'callback.unreadable', 'callback.unreadable']);
+    expect(f.gateway.getCalls).toBe(0);
+  });
+});
+
+describe('balances', () => {
+  it('stores each fetch as a snapshot, for the configured and the seen currencies', async () => {
+    f = engineFixture({ balanceCurrencies: ['USD'] });
+    f.gateway.balancesResult = [
+      { currencyCode: 'EUR', availableMinor: 500_00, reservedMinor: 20_00 },
+      { currencyCode: 'USD', availableMinor: 7_00 },
+    ];
+    f.t.journal.insertPayment('payout', { ...draft('bal'), id: 'bal' });
+    const snaps = await f.engine.refreshBalances();
+    expect(snaps.map((s) => [s.currencyCode, s.availableMinor, s.reservedMinor])).toEqual([['EUR', 50_000, 2_000], ['USD', 700, 0]]);
+    await f.engine.refreshBalances();
+    expect(f.t.journal.balanceSeries('EUR')).toHaveLength(2);
+  });
+});
