@@ -2,6 +2,10 @@
 // verbatim from the decimal text of the minor units (gatewayNumberLiteral), never through a float,
 // and the resulting string is both what gets signed and what axios sends, byte for byte.
 import { gatewayNumberLiteral } from '../domain/money';
+import { GatewayError } from './errors';
+
+/** Significant digits a double (what a JSON parser on the other side uses) always reproduces exactly. */
+export const MAX_EXACT_DIGITS = 15;
 
 /** A JSON number whose text is fixed in advance ("1250.5", "100"). */
 export class JsonNumberLiteral {
@@ -10,8 +14,13 @@ export class JsonNumberLiteral {
   }
 }
 
+/** The amount as a JSON literal; refuses amounts a receiving JSON parser could not hold exactly. */
 export function amountLiteral(amountMinor: number, decimals: number): JsonNumberLiteral {
-  return new JsonNumberLiteral(gatewayNumberLiteral(amountMinor, decimals));
+  const text = gatewayNumberLiteral(amountMinor, decimals);
+  if (text.replace(/^-?0*\.?0*/, '').replace('.', '').length > MAX_EXACT_DIGITS) {
+    throw new GatewayError('validation', `amount ${text} has more than ${MAX_EXACT_DIGITS} significant digits and cannot be sent exactly`, { code: 'AMOUNT_TOO_PRECISE' });
+  }
+  return new JsonNumberLiteral(text);
 }
 
 export type JsonBodyValue =

@@ -1,0 +1,80 @@
+// The app context: the services one data folder needs, built once and shared by the Electron main
+// process, the CLI, the tests and the benchmarks. No singletons: each context owns its database
+// connection, its key store and one rate limiter per merchant.
+import { join } from 'node:path';
+import { GatewayClient } from './gateway/client';
+import { RateLimiterRegistry, type RateLimiter } from './gateway/rate-limiter';
+import type { TokenCredentials } from './gateway/token-manager';
+import { KeyCustody } from './keys/key-custody';
+import { KeytarKeyStore, type KeyStore } from './keys/key-store';
+import { silentLogger, type Logger } from './log';
+import type { Profile } from './profiles/profile-schema';
+import { ProfileStore } from './profiles/profile-store';
+
+export interface AppContextOptions {
+  /** The data folder: `desk.db` and `profiles/<id>/keys/*.key.enc` live here. */
+  home: string;
+  /** Default: the OS keychain through keytar (service `payout-desk`). */
+  keyStore?: KeyStore;
+  fetchTimeoutMs?: number;
+  logger?: Logger;
+}
+
+export interface AppContext {
+  readonly home: string;
+  readonly profiles: ProfileStore;
+  readonly keys: KeyCustody;
+  readonly logger: Logger;
+  /** The client of a profile (cached; rebuilt when the profile or its active key changed). */
+  gatewayFor(profileId: string): GatewayClient;
+  /** The rate limiter shared by every client of this merchant. */
+  limiterFor(profile: Profile): RateLimiter;
+  close(): void;
+}
+
+export function createAppContext(options: AppContextOptions): AppContext {
+  const home = options.home;
+  const logger = options.logger ?? silentLogger;
+  const profiles = new ProfileStore(join(home, 'desk.db'));
+  const keyStore = options.keyStore ?? new KeytarKeyStore();
+  const keys = new KeyCustody({ home, keyStore, profiles });
+  const limiters = new RateLimiterRegistry();
+  const clients = new Map<string, { client: GatewayClient; stamp: string }>();
+
+  const limiterFor = (profile: Profile) => limiters.for(profile.baseUrl, profile.merchantCode, profile.rateLimitPerSec);
+
+  const credentialsFor = (profileId: string) => async (): Promise<TokenCredentials> => {
+    // Read the profile each time: an opt-in change or a key rotation applies to the next token.
+    const profile = profiles.get(profileId);
+    if (profile.useDeprecatedSecret) return { kind: 'secret', secret: await keys.deprecatedSecret(profile) };
+    return { kind: 'signature', signer: await keys.signerFor(profileId) };
+  };
+
+  return {
+    home,
+    profiles,
+    keys,
+    logger,
+    limiterFor,
+    gatewayFor(profileId) {
+      const profile = profiles.get(profileId);
+      // Any change to the profile (settings, active key) means a new client and so a new token.
+      const stamp = `${profile.updatedAt}|${profile.activeKeyId ?? ''}`;
+      const cached = clients.get(profileId);
+      if (cached && cached.stamp === stamp) return cached.client;
+      const client = new GatewayClient({
+        profile,
+        credentials: credentialsFor(profileId),
+        limiter: limiterFor(profile),
+        logger,
+        ...(options.fetchTimeoutMs !== undefined ? { timeoutMs: options.fetchTimeoutMs } : {}),
+      });
+      clients.set(profileId, { client, stamp });
+      return client;
+    },
+    close() {
+      clients.clear();
+      profiles.close();
+    },
+  };
+}

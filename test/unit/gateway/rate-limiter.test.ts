@@ -1,0 +1,74 @@
+// The limiter's promises: never more than `limit` releases in any window (+ margin), higher lanes
+// first, a Retry-After pause holds everyone, and usage() reports what the UI shows.
+import { describe, expect, it } from 'vitest';
+import { RateLimiter, RateLimiterRegistry, type Lane } from '../../../main/gateway/rate-limiter';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Largest number of release times inside any half-open window of `span` ms. */
+function maxInAnyWindow(times: number[], span: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= span) j++;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
+
+describe('RateLimiter', () => {
+  it('never releases more than the limit in any window, and keeps close to the limit', async () => {
+    const limiter = new RateLimiter({ limit: 5, windowMs: 200, marginMs: 10 });
+    const released: number[] = [];
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 30 }, () => limiter.run('list', async () => void released.push(performance.now()))));
+    const elapsed = performance.now() - started;
+    expect(maxInAnyWindow(released, 200)).toBeLessThanOrEqual(5);
+    expect(maxInAnyWindow(released, 210)).toBeLessThanOrEqual(5);
+    // 30 requests at 5 per 210 ms: the last batch starts after 5 full spans (≈1050 ms); not much later.
+    expect(elapsed).toBeGreaterThanOrEqual(1040);
+    expect(elapsed).toBeLessThan(1400);
+  });
+
+  it('releases waiting requests by lane priority: token > create > status > list', async () => {
+    const limiter = new RateLimiter({ limit: 1, windowMs: 100, marginMs: 0 });
+    const order: string[] = [];
+    await limiter.acquire('list'); // fills the window
+    const lanes: Lane[] = ['list', 'status', 'create', 'token', 'status', 'create'];
+    await Promise.all(lanes.map((lane, i) => limiter.run(lane, async () => void order.push(`${lane}${i}`))));
+    expect(order).toEqual(['token3', 'create2', 'create5', 'status1', 'status4', 'list0']);
+  });
+
+  it('pauses every lane for Retry-After and never shortens a longer pause', async () => {
+    const limiter = new RateLimiter({ limit: 100 });
+    limiter.pauseFor(300);
+    limiter.pauseFor(50);
+    const started = performance.now();
+    await limiter.run('token', async () => undefined);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it('reports slots in the window, the limit and queued requests per lane', async () => {
+    const limiter = new RateLimiter({ limit: 2, windowMs: 150, marginMs: 0 });
+    await limiter.acquire('create');
+    await limiter.acquire('create');
+    const pending = [limiter.acquire('status'), limiter.acquire('list'), limiter.acquire('list')];
+    const usage = limiter.usage();
+    expect(usage).toMatchObject({ inWindow: 2, limit: 2, queued: { token: 0, create: 0, status: 1, list: 2 } });
+    await Promise.all(pending);
+    await sleep(320);
+    expect(limiter.usage()).toMatchObject({ inWindow: 0, queued: { status: 0, list: 0 } });
+  });
+
+  it('rejects a limit that is not a positive integer', () => {
+    expect(() => new RateLimiter({ limit: 0 })).toThrow(/positive integer/);
+  });
+
+  it('shares one limiter per merchant and base URL', () => {
+    const registry = new RateLimiterRegistry();
+    const a = registry.for('http://gw/', 'M1', 10);
+    expect(registry.for('http://gw', 'M1', 10)).toBe(a);
+    expect(registry.for('http://gw', 'M2', 10)).not.toBe(a);
+    expect(registry.for('http://other', 'M1', 10)).not.toBe(a);
+  });
+});
