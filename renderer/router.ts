@@ -9,14 +9,28 @@ export const screens = [
   { path: '/settings', name: 'settings', title: 'Settings', icon: 'mdi-cog' },
 ] as const;
 
+const views: Record<(typeof screens)[number]['name'], () => Promise<unknown>> = {
+  balances: () => import('./views/BalancesView.vue'),
+  'new-payout': () => import('./views/NewPayoutView.vue'),
+  batches: () => import('./views/BatchesView.vue'),
+  history: () => import('./views/HistoryView.vue'),
+  payins: () => import('./views/PayinsView.vue'),
+  settings: () => import('./views/SettingsView.vue'),
+};
+
 const routes: RouteRecordRaw[] = [
   { path: '/', redirect: '/balances' },
-  ...screens.map((s) => ({
-    path: s.path,
-    name: s.name,
-    component: () => import('./views/PlaceholderView.vue'),
-    meta: { title: s.title },
-  })),
+  { path: '/welcome', name: 'welcome', component: () => import('./views/FirstRunView.vue'), meta: { title: 'Welcome' } },
+  ...screens.map(
+    (s): RouteRecordRaw => ({ path: s.path, name: s.name, component: views[s.name], meta: { title: s.title } }),
+  ),
+  {
+    path: '/payouts/:id',
+    name: 'payout-detail',
+    component: () => import('./views/PayoutDetailView.vue'),
+    props: true,
+    meta: { title: 'Payout' },
+  },
 ];
 
 // Hash history: the renderer is loaded from a custom protocol, where path routing has no server behind it.

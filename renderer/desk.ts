@@ -1,0 +1,6 @@
+import type { DeskApi } from '../preload/api';
+
+/** The bridge to main. A function, so tests and late-installed bridges are picked up at call time. */
+export function desk(): DeskApi {
+  return window.desk;
+}

@@ -1,0 +1,208 @@
+// Batch payouts: the validated file, the warnings confirmed, the running batch's progress and past batches.
+import { defineStore } from 'pinia';
+import { computed, ref } from 'vue';
+import type { BatchProgress, BatchResultRow, BatchValidation, BatchView, Unsubscribe } from '../../preload/api';
+import { desk } from '../desk';
+import type { DeskError } from '../lib/errors';
+import { registerAreaStore } from './session';
+
+const FINISHED: ReadonlySet<string> = new Set(['COMPLETED', 'CANCELLED', 'FAILED']);
+
+export function isBatchFinished(state: string): boolean {
+  return FINISHED.has(state);
+}
+
+/** Reads a File as base64 in chunks (the bridge carries text; big files must not block the UI thread). */
+export async function fileToBase64(file: Blob): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = '';
+  const chunk = 0x8000;
+  for (let i = 0; i < bytes.length; i += chunk) binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
+  return btoa(binary);
+}
+
+export const useBatchesStore = defineStore('batches', () => {
+  const validation = ref<BatchValidation | null>(null);
+  const confirmedWarnings = ref<Set<number>>(new Set());
+  const onlyFunded = ref(false);
+  const current = ref<BatchView | null>(null);
+  const results = ref<BatchResultRow[]>([]);
+  const past = ref<BatchView[]>([]);
+  const pastLoading = ref(false);
+  const pastError = ref<DeskError | null>(null);
+  let unsubscribe: Unsubscribe | undefined;
+
+  const shortfalls = computed(() => validation.value?.funding.filter((f) => f.shortfall !== null) ?? []);
+  const fundedCurrencies = computed(
+    () => validation.value?.funding.filter((f) => f.shortfall === null).map((f) => f.currencyCode) ?? [],
+  );
+  const warningRows = computed(() => [...new Set(validation.value?.warnings.map((w) => w.rowNumber) ?? [])]);
+  const allWarningsConfirmed = computed(() => warningRows.value.every((r) => confirmedWarnings.value.has(r)));
+  /** Why the batch cannot be submitted yet; empty when it can. */
+  const blockers = computed(() => {
+    const v = validation.value;
+    if (!v) return ['No file'];
+    const out: string[] = [];
+    if (v.counts.invalid > 0) out.push(`${v.counts.invalid} row(s) have errors: fix the file and upload it again.`);
+    if (v.counts.valid === 0) out.push('The file has no payable rows.');
+    if (shortfalls.value.length > 0 && !onlyFunded.value) {
+      out.push(`Not enough balance in ${shortfalls.value.map((s) => s.currencyCode).join(', ')}.`);
+    }
+    if (onlyFunded.value && fundedCurrencies.value.length === 0) out.push('No currency is funded.');
+    if (!allWarningsConfirmed.value) out.push('Confirm every warning first.');
+    if (v.alreadySubmitted) out.push('This exact file was submitted before.');
+    return out;
+  });
+  const rowsToSend = computed(() => {
+    const v = validation.value;
+    if (!v) return [];
+    if (!onlyFunded.value) return v.rows;
+    const funded = new Set(fundedCurrencies.value);
+    return v.rows.filter((r) => funded.has(r.money.currencyCode));
+  });
+
+  function listen(): void {
+    if (unsubscribe) return;
+    unsubscribe = desk().events.batchProgress((p: BatchProgress) => {
+      if (current.value && current.value.id === p.batchId) current.value = { ...current.value, progress: p };
+      const i = past.value.findIndex((b) => b.id === p.batchId);
+      const existing = past.value[i];
+      if (existing) past.value.splice(i, 1, { ...existing, progress: p });
+      if (current.value?.id === p.batchId && isBatchFinished(p.state)) void loadResults(p.batchId);
+    });
+  }
+
+  async function validateFile(file: File) {
+    const base64 = await fileToBase64(file);
+    const r = await desk().batches.validateFile({ source: { kind: 'base64', fileName: file.name, base64 } });
+    if (r.ok) {
+      validation.value = r.data;
+      confirmedWarnings.value = new Set();
+      onlyFunded.value = false;
+      current.value = null;
+      results.value = [];
+    }
+    return r;
+  }
+
+  function confirmWarning(rowNumber: number, confirmed: boolean): void {
+    const next = new Set(confirmedWarnings.value);
+    if (confirmed) next.add(rowNumber);
+    else next.delete(rowNumber);
+    confirmedWarnings.value = next;
+  }
+
+  async function submit() {
+    const v = validation.value;
+    if (!v) throw new Error('nothing to submit');
+    listen();
+    const r = await desk().batches.submit({
+      validationId: v.validationId,
+      confirmedWarningRows: [...confirmedWarnings.value],
+      ...(onlyFunded.value ? { currencyCodes: fundedCurrencies.value } : {}),
+    });
+    if (r.ok) {
+      current.value = r.data;
+      validation.value = null;
+      void loadPast();
+    }
+    return r;
+  }
+
+  async function control(kind: 'pause' | 'resume' | 'cancel') {
+    const id = current.value?.id;
+    if (!id) throw new Error('no batch');
+    const r = await desk().batches[kind]({ batchId: id });
+    if (r.ok && current.value?.id === id) current.value = r.data;
+    return r;
+  }
+
+  async function loadResults(batchId: string): Promise<void> {
+    const r = await desk().batches.results({ batchId });
+    if (r.ok) results.value = r.data;
+  }
+
+  async function open(batchId: string) {
+    listen();
+    const r = await desk().batches.get({ batchId });
+    if (r.ok) {
+      current.value = r.data;
+      validation.value = null;
+      results.value = [];
+      if (isBatchFinished(r.data.progress.state)) await loadResults(batchId);
+    }
+    return r;
+  }
+
+  async function retryFailed() {
+    const id = current.value?.id;
+    if (!id) throw new Error('no batch');
+    const r = await desk().batches.retryFailed({ batchId: id });
+    if (r.ok) {
+      current.value = r.data;
+      results.value = [];
+      void loadPast();
+    }
+    return r;
+  }
+
+  async function loadPast(): Promise<void> {
+    pastLoading.value = true;
+    const r = await desk().batches.list({ limit: 200 });
+    pastLoading.value = false;
+    if (r.ok) {
+      past.value = r.data.items;
+      pastError.value = null;
+    } else pastError.value = r.error;
+  }
+
+  function reset(): void {
+    validation.value = null;
+    current.value = null;
+    results.value = [];
+    confirmedWarnings.value = new Set();
+    onlyFunded.value = false;
+  }
+
+  async function hydrate(): Promise<void> {
+    listen();
+    await loadPast();
+  }
+
+  function dehydrate(): void {
+    unsubscribe?.();
+    unsubscribe = undefined;
+    reset();
+    past.value = [];
+  }
+
+  return {
+    validation,
+    confirmedWarnings,
+    onlyFunded,
+    current,
+    results,
+    past,
+    pastLoading,
+    pastError,
+    shortfalls,
+    fundedCurrencies,
+    warningRows,
+    allWarningsConfirmed,
+    blockers,
+    rowsToSend,
+    validateFile,
+    confirmWarning,
+    submit,
+    control,
+    open,
+    retryFailed,
+    loadPast,
+    loadResults,
+    reset,
+    hydrate,
+    dehydrate,
+  };
+});
+
+registerAreaStore(useBatchesStore);

@@ -1,0 +1,120 @@
+// History: one window onto every payout and payin. Rows are fetched from main in pages, only where the
+// table is looking, so 100,000 payments cost what one screenful costs.
+import { defineStore } from 'pinia';
+import { ref, shallowRef, triggerRef } from 'vue';
+import type { HistoryFilters, HistoryQuery, HistoryRow, HistorySortField, Unsubscribe } from '../../preload/api';
+import { desk } from '../desk';
+import type { DeskError } from '../lib/errors';
+import { registerAreaStore } from './session';
+
+export const HISTORY_PAGE_SIZE = 200;
+
+export const useHistoryStore = defineStore('history', () => {
+  const filters = ref<HistoryFilters>({});
+  const sort = ref<{ field: HistorySortField; direction: 'asc' | 'desc' }>({ field: 'createdAt', direction: 'desc' });
+  const total = ref(0);
+  const loading = ref(false);
+  const loaded = ref(false);
+  const error = ref<DeskError | null>(null);
+  // Sparse page cache; shallow so 100,000 rows never become deep reactive proxies.
+  const pages = shallowRef(new Map<number, HistoryRow[]>());
+  const inFlight = new Set<number>();
+  let generation = 0;
+  let unsubscribe: Unsubscribe | undefined;
+  let staleTimer: ReturnType<typeof setTimeout> | undefined;
+
+  function query(offset: number, limit: number): HistoryQuery {
+    return { offset, limit, filters: cleanFilters(), sort: sort.value };
+  }
+
+  function cleanFilters(): HistoryFilters {
+    const f = filters.value;
+    const out: HistoryFilters = {};
+    if (f.kinds?.length) out.kinds = [...f.kinds];
+    if (f.statuses?.length) out.statuses = [...f.statuses];
+    if (f.currencyCodes?.length) out.currencyCodes = [...f.currencyCodes];
+    if (f.from) out.from = f.from;
+    if (f.to) out.to = f.to;
+    if (f.batchId) out.batchId = f.batchId;
+    if (f.search?.trim()) out.search = f.search.trim();
+    return out;
+  }
+
+  async function fetchPage(page: number, gen: number): Promise<void> {
+    if (inFlight.has(page)) return;
+    inFlight.add(page);
+    try {
+      const r = await desk().history.query(query(page * HISTORY_PAGE_SIZE, HISTORY_PAGE_SIZE));
+      if (gen !== generation) return;
+      if (!r.ok) {
+        error.value = r.error;
+        return;
+      }
+      total.value = r.data.total;
+      pages.value.set(page, r.data.items);
+      triggerRef(pages);
+    } finally {
+      inFlight.delete(page);
+    }
+  }
+
+  /** Makes sure rows [start, end) are loaded or on their way. */
+  function ensureRange(start: number, end: number): void {
+    const first = Math.max(0, Math.floor(start / HISTORY_PAGE_SIZE));
+    const last = Math.floor(Math.max(start, end - 1) / HISTORY_PAGE_SIZE);
+    for (let p = first; p <= last; p++) if (!pages.value.has(p)) void fetchPage(p, generation);
+  }
+
+  function rowAt(index: number): HistoryRow | undefined {
+    return pages.value.get(Math.floor(index / HISTORY_PAGE_SIZE))?.[index % HISTORY_PAGE_SIZE];
+  }
+
+  /** Starts over with the current filters: the first page decides the total. */
+  async function apply(): Promise<void> {
+    generation++;
+    inFlight.clear();
+    pages.value = new Map();
+    error.value = null;
+    loading.value = true;
+    try {
+      await fetchPage(0, generation);
+      loaded.value = true;
+    } finally {
+      loading.value = false;
+    }
+  }
+
+  /** Status changes arrive while the table is open: refresh the cached pages, at most twice a second. */
+  function markStale(): void {
+    if (staleTimer) return;
+    staleTimer = setTimeout(() => {
+      staleTimer = undefined;
+      const gen = generation;
+      const cached = [...pages.value.keys()];
+      for (const p of cached) void fetchPage(p, gen);
+    }, 500);
+  }
+
+  async function hydrate(): Promise<void> {
+    if (!unsubscribe) unsubscribe = desk().events.paymentStatusChanged(() => markStale());
+    await apply();
+  }
+
+  function dehydrate(): void {
+    unsubscribe?.();
+    unsubscribe = undefined;
+    generation++;
+    pages.value = new Map();
+    total.value = 0;
+    loaded.value = false;
+    filters.value = {};
+  }
+
+  async function exportFiltered() {
+    return desk().history.export({ filters: cleanFilters(), sort: sort.value });
+  }
+
+  return { filters, sort, total, loading, loaded, error, pages, ensureRange, rowAt, apply, hydrate, dehydrate, exportFiltered };
+});
+
+registerAreaStore(useHistoryStore);

@@ -1,0 +1,89 @@
+// Payins: the payment options for an amount, the payin on screen and its customer account data.
+import { defineStore } from 'pinia';
+import { ref, shallowRef } from 'vue';
+import type { HistoryRow, JsonValue, PayinInput, PayinView, PaymentOptionView, Unsubscribe } from '../../preload/api';
+import { desk } from '../desk';
+import { registerAreaStore } from './session';
+
+export const usePayinsStore = defineStore('payins', () => {
+  const options = ref<PaymentOptionView[]>([]);
+  const current = ref<PayinView | null>(null);
+  const accountData = shallowRef<JsonValue | null>(null);
+  const recent = ref<HistoryRow[]>([]);
+  let unsubscribe: Unsubscribe | undefined;
+
+  async function loadOptions(amount: string, currencyCode: string) {
+    const r = await desk().payins.options({ money: { amount, currencyCode } });
+    if (r.ok) options.value = r.data;
+    return r;
+  }
+
+  async function create(input: PayinInput) {
+    const r = await desk().payins.create(input);
+    if (r.ok) {
+      current.value = r.data;
+      accountData.value = null;
+      void loadRecent();
+    }
+    return r;
+  }
+
+  async function open(idPayin: string) {
+    const r = await desk().payins.get({ idPayin });
+    if (r.ok) {
+      if (current.value?.idPayin !== idPayin) accountData.value = null;
+      current.value = r.data;
+    }
+    return r;
+  }
+
+  async function refresh() {
+    const id = current.value?.idPayin;
+    if (!id) throw new Error('no payin');
+    return open(id);
+  }
+
+  async function markPaidDemo() {
+    const id = current.value?.idPayin;
+    if (!id) throw new Error('no payin');
+    const r = await desk().payins.markPaidDemo({ idPayin: id });
+    if (r.ok) current.value = r.data;
+    return r;
+  }
+
+  async function loadAccountData() {
+    const id = current.value?.idPayin;
+    if (!id) throw new Error('no payin');
+    const r = await desk().payins.accountData({ idPayin: id });
+    if (r.ok) accountData.value = r.data;
+    return r;
+  }
+
+  async function loadRecent(): Promise<void> {
+    const r = await desk().history.query({ limit: 10, filters: { kinds: ['payin'] } });
+    if (r.ok) recent.value = r.data.items;
+  }
+
+  async function hydrate(): Promise<void> {
+    if (!unsubscribe) {
+      unsubscribe = desk().events.paymentStatusChanged((e) => {
+        if (e.kind === 'payin' && e.id === current.value?.idPayin) void refresh();
+        if (e.kind === 'payin') void loadRecent();
+      });
+    }
+    await loadRecent();
+  }
+
+  function dehydrate(): void {
+    unsubscribe?.();
+    unsubscribe = undefined;
+    options.value = [];
+    current.value = null;
+    accountData.value = null;
+    recent.value = [];
+  }
+
+  return { options, current, accountData, recent, loadOptions, create, open, refresh, markPaidDemo, loadAccountData, hydrate, dehydrate };
+});
+
+registerAreaStore(usePayinsStore);
