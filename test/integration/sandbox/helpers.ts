@@ -103,9 +103,17 @@ export class SandboxClient {
   }
 }
 
+let sharedKeys: TestKeys | undefined;
+
+/** One key pair per test file: generating RSA keys costs ~100 ms each. */
+export function testKeys(): TestKeys {
+  sharedKeys ??= rsaKeys();
+  return sharedKeys;
+}
+
 export async function startWithClient(
   overrides: SandboxConfigInput = {},
-  keys: TestKeys = rsaKeys(),
+  keys: TestKeys = testKeys(),
 ): Promise<SandboxClient> {
   const sandbox = await startSandbox(testConfig(overrides));
   sandbox.registerPublicKey(MERCHANT, keys.publicPem);
