@@ -25,6 +25,8 @@ export interface GatewayClientDeps {
   logger?: Logger;
   timeoutMs?: number;
   retryBackoffMs?: number;
+  /** Operations the general token asks for; default: everything this app does (appOperations). */
+  tokenOperations?: string[];
 }
 
 export interface PayinTokenRequest {
@@ -69,7 +71,7 @@ export class GatewayClient {
       merchantCode: deps.profile.merchantCode,
       timestampUnit: deps.profile.timestampUnit,
       validitySecs: deps.profile.tokenValiditySecs,
-      operations: appOperations(deps.profile.accountDataPath),
+      operations: deps.tokenOperations ?? appOperations(deps.profile.accountDataPath),
       credentials: deps.credentials,
       send: (request) => this.transport.send(request),
       logger: this.logger,

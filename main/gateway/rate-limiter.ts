@@ -23,6 +23,16 @@ export interface RateLimiterUsage {
   pausedForMs: number;
 }
 
+export interface RateLimiterStats {
+  /** Requests released since the limiter was created. */
+  released: number;
+  /** performance.now() of the first and last release (undefined before the first). */
+  firstReleaseAt?: number;
+  lastReleaseAt?: number;
+  /** Sustained rate: releases after the first full window, per second of release time. */
+  sustainedPerSec?: number;
+}
+
 interface Waiter {
   release: () => void;
 }
@@ -38,6 +48,9 @@ export class RateLimiter {
   private pausedUntil = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = 0;
+  private released = 0;
+  private firstReleaseAt: number | undefined;
+  private lastReleaseAt: number | undefined;
 
   constructor(options: RateLimiterOptions) {
     if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('rate limit must be a positive integer');
@@ -79,6 +92,15 @@ export class RateLimiter {
     };
   }
 
+  /** Counters for benchmarks and tests: how fast the limiter actually let requests through. */
+  stats(): RateLimiterStats {
+    const { released, firstReleaseAt, lastReleaseAt } = this;
+    const span = firstReleaseAt !== undefined && lastReleaseAt !== undefined ? lastReleaseAt - firstReleaseAt : 0;
+    // The first window's burst is free; the steady rate is what the rest achieved over the time they took.
+    const sustainedPerSec = span > 0 && released > this.limit ? ((released - this.limit) / span) * 1000 : undefined;
+    return { released, firstReleaseAt, lastReleaseAt, ...(sustainedPerSec !== undefined ? { sustainedPerSec } : {}) };
+  }
+
   private expire(now: number): void {
     const span = this.windowMs + this.marginMs;
     while (this.slots.length > 0 && this.slots[0]! + span <= now) this.slots.shift();
@@ -104,6 +126,9 @@ export class RateLimiter {
       if (this.slots.length >= this.limit) return this.wakeAt(this.slots[0]! + this.windowMs + this.marginMs);
       const waiter = this.nextWaiter()!;
       this.slots.push(now);
+      this.released += 1;
+      this.firstReleaseAt ??= now;
+      this.lastReleaseAt = now;
       waiter.release();
       now = this.now();
     }
