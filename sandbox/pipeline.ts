@@ -131,5 +131,7 @@ function fromFastifyError(error: FastifyError): SandboxError {
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return new SandboxError('VALIDATION_FAILED', error.message);
+  // A bug in the sandbox itself: say so on stderr instead of hiding it behind the 500.
+  process.stderr.write(`sandbox internal error: ${error.stack ?? error.message}\n`);
   return new SandboxError('INTERNAL_ERROR', 'the sandbox failed to handle the request');
 }

@@ -68,13 +68,14 @@ export const TokenByActionSchema = z
   })
   .strict();
 
+/** "METHOD /path", one space between; either part may be a regular expression ("(GET|POST) /payins/.*"). */
 export const OPERATION_PATTERN = /^\S+ \S+$/;
 
 export const TokenByOperationsSchema = z
   .object({
     ...TokenRequestBase,
     operations: z
-      .array(z.string().regex(OPERATION_PATTERN, 'each operation is "METHOD /path" (both parts may be regular expressions, one space between)'))
+      .array(z.string().regex(OPERATION_PATTERN, 'each operation is "METHOD /path"; both parts may be regexes'))
       .min(1)
       .max(100),
   })
