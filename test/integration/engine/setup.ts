@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createAppContext, type AppContext } from '../../../main/context';
 import type { PayoutDraft } from '../../../main/domain/payout';
 import { createEngineRegistry, type EngineRegistry, type PayoutEngineOptions } from '../../../main/engine';
-import { MemoryKeyStore } from '../../../main/keys/key-store';
+import { MemoryKeyStore, type KeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxConfigInput, type SandboxHandle } from '../../../sandbox/index';
 
 export const MERCHANT = 'DEMO-MERCHANT';
@@ -19,6 +19,9 @@ export function sandboxConfig(overrides: SandboxConfigInput = {}): SandboxConfig
     ...overrides,
   };
 }
+
+/** Engine timings small enough for tests. */
+export const TEST_ENGINE_TIMINGS: Partial<PayoutEngineOptions> = { pollIntervalMs: 200, pollTickMs: 20, backoff: { baseMs: 50, capMs: 500 }, balancesIntervalMs: null };
 
 export interface Desk {
   home: string;
@@ -34,9 +37,10 @@ export async function createDesk(opts: {
   sandbox?: SandboxHandle;
   rateLimitPerSec?: number;
   home?: string;
-  keyStore?: MemoryKeyStore;
+  keyStore?: KeyStore;
   engine?: Partial<PayoutEngineOptions>;
   fetchTimeoutMs?: number;
+  journalSynchronous?: 'FULL' | 'NORMAL';
 }): Promise<Desk> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), 'desk-engine-'));
   const ctx = createAppContext({ home, keyStore: opts.keyStore ?? new MemoryKeyStore(), fetchTimeoutMs: opts.fetchTimeoutMs ?? 5_000 });
@@ -45,8 +49,8 @@ export async function createDesk(opts: {
   if (!existing) await ctx.keys.generateKey(profile.id, 2048);
   if (opts.sandbox) opts.sandbox.registerPublicKey(MERCHANT, await ctx.keys.publicKeyPem(profile.id));
   const registry = createEngineRegistry(ctx, {
-    journal: { synchronous: 'NORMAL' },
-    engineOverrides: () => ({ pollIntervalMs: 200, pollTickMs: 20, backoff: { baseMs: 50, capMs: 500 }, balancesIntervalMs: null, ...opts.engine }),
+    journal: { synchronous: opts.journalSynchronous ?? 'NORMAL' },
+    engineOverrides: () => ({ ...TEST_ENGINE_TIMINGS, ...opts.engine }),
   });
   return {
     home,
