@@ -43,7 +43,10 @@ export function toIpcError(error: unknown): IpcError {
     const status = error.status ? ` (HTTP ${error.status})` : '';
     return { code: error.code, message: clean(`${error.message}${status}`), retryable: error.retryable };
   }
-  if (error instanceof DeskError) return { code: error.code, message: clean(error.message), retryable: error.retryable };
+  if (error instanceof DeskError) {
+    const issues = error.issues.slice(0, 200).map((i) => ({ ...i, message: clean(i.message) }));
+    return { code: error.code, message: clean(error.message), retryable: error.retryable, ...(issues.length > 0 ? { issues } : {}) };
+  }
   if (error instanceof z.ZodError) return invalidArgument('the request is not valid', issuesFromZod(error));
   if (error instanceof Error && error.name === 'KeyStoreError') {
     return { code: 'KEYCHAIN_UNAVAILABLE', message: clean(`the system keychain is not available: ${error.message}`), retryable: true };

@@ -1,7 +1,7 @@
 // The port between the IPC handlers and the services: one function per contract method, taking
 // arguments that have already passed their schema. Adapters in ./areas build it from the real
 // services; a method that is absent answers NOT_AVAILABLE instead of pretending to work.
-import type { Area, IpcContract, Verb } from '../../preload/api';
+import type { Area, FieldIssue, IpcContract, Verb } from '../../preload/api';
 
 export type AreaArgs<A extends Area, V extends Verb<A>> = IpcContract[A][V] extends { args: infer X } ? X : never;
 export type AreaResult<A extends Area, V extends Verb<A>> = IpcContract[A][V] extends { result: infer R } ? R : never;
@@ -18,6 +18,7 @@ export class DeskError extends Error {
     readonly code: string,
     message: string,
     readonly retryable = false,
+    readonly issues: FieldIssue[] = [],
   ) {
     super(message);
     this.name = 'DeskError';

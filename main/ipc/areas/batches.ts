@@ -1,0 +1,233 @@
+// batches:*: CSV validation (kept in memory under a validation id until it is submitted once),
+// submission through the engine, control of running batches and their results.
+import { createHash, randomUUID } from 'node:crypto';
+import { basename, extname } from 'node:path';
+import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../../preload/api';
+import { exportBatchResultsCsv } from '../../csv/export';
+import { importPayoutCsv, importPayoutCsvFile } from '../../csv/import';
+import { payoutCsvTemplate } from '../../csv/template';
+import type { CsvImportOptions, CsvImportResult } from '../../csv/types';
+import { newPaymentId } from '../../domain/ids';
+import { batchProgress } from '../../engine';
+import type { Journal, PaymentRecord } from '../../journal';
+import type { DeskRuntime } from '../runtime';
+import { DeskError, type AreaService } from '../services';
+import { isoOrNull, money, optionalMoney, type DecimalsOf } from './convert';
+import type { CurrencyCache } from './currency-cache';
+
+/** Validations waiting for submission; a few at most (each holds a whole file's rows). */
+const MAX_PENDING_VALIDATIONS = 8;
+
+interface PendingValidation {
+  profileId: string;
+  result: CsvImportResult;
+}
+
+function batchView(journal: Journal, batchId: string, profileId: string, decimalsOf: DecimalsOf): BatchView {
+  const batch = journal.getBatch(batchId);
+  if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
+  const { counts: _counts, ...progress } = batchProgress(journal, batchId);
+  const ended = batch.state === 'COMPLETED' || batch.state === 'CANCELLED';
+  return {
+    id: batch.id,
+    profileId,
+    fileName: batch.fileName,
+    sha256: batch.sha256,
+    createdAt: new Date(batch.createdAt).toISOString(),
+    finishedAt: ended ? new Date(batch.updatedAt).toISOString() : null,
+    totals: batch.totals.map((t) => ({ money: money(t.amountMinor, t.currencyCode, decimalsOf), count: t.count })),
+    progress,
+  };
+}
+
+async function readSource(source: BatchFileSource, options: CsvImportOptions): Promise<CsvImportResult> {
+  switch (source.kind) {
+    case 'path': {
+      // Only CSV-like files: a path from the renderer must not turn the importer into a file reader.
+      const ext = extname(source.path).toLowerCase();
+      if (!['.csv', '.txt', '.tsv'].includes(ext)) throw new DeskError('FILE_TYPE', 'Choose a .csv, .tsv or .txt file');
+      return importPayoutCsvFile(source.path, { ...options, fileName: basename(source.path) });
+    }
+    case 'bytes':
+      return importPayoutCsv(source.bytes, { ...options, fileName: source.fileName });
+    case 'base64':
+      return importPayoutCsv(new Uint8Array(Buffer.from(source.base64, 'base64')), { ...options, fileName: source.fileName });
+  }
+}
+
+function isFailed(p: PaymentRecord): boolean {
+  return p.isFinal && p.status.toUpperCase() !== 'SUCCESS';
+}
+
+export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): AreaService<'batches'> {
+  const pending = new Map<string, PendingValidation>();
+  const extras = new Map<string, Map<string, Record<string, string>>>();
+
+  const fundingOf = async (profileId: string, result: CsvImportResult, decimalsOf: DecimalsOf): Promise<CurrencyFunding[]> => {
+    const codes = result.totals.map((t) => t.currencyCode);
+    try {
+      await (await rt.engineFor(profileId)).refreshBalances(codes);
+    } catch {
+      // Offline: the last stored balances are used, and shown with their age on the balances screen.
+    }
+    const latest = rt.journalFor(profileId).latestBalances();
+    return result.totals.map((t) => {
+      const snap = latest.find((b) => b.currencyCode === t.currencyCode);
+      const short = snap ? t.amountMinor - snap.availableMinor : 0;
+      return {
+        currencyCode: t.currencyCode,
+        count: t.count,
+        required: money(t.amountMinor, t.currencyCode, decimalsOf),
+        available: snap ? money(snap.availableMinor, t.currencyCode, decimalsOf) : null,
+        shortfall: short > 0 ? money(short, t.currencyCode, decimalsOf) : null,
+      };
+    });
+  };
+
+  return {
+    async template() {
+      return { fileName: 'payout-batch-template.csv', mimeType: 'text/csv', content: payoutCsvTemplate() };
+    },
+    async validateFile({ source, decimalComma }) {
+      const profile = rt.activeProfile();
+      const journal = rt.journalFor(profile.id);
+      const client = rt.ctx.gatewayFor(profile.id);
+      const options: CsvImportOptions = { journal, ...(decimalComma !== undefined ? { decimalComma } : {}) };
+      if (profile.maxAmountMinor) options.maxAmountMinor = profile.maxAmountMinor;
+      try {
+        const list = await currencies.currencies(profile.id);
+        options.currencies = new Map(list.map((c) => [c.code, c.decimals]));
+        options.operators = await client.paymentOperators();
+      } catch {
+        // Offline: rows are checked with ISO decimals and without the operator list.
+      }
+      const result = await readSource(source, options);
+      const decimalsOf = currencies.decimalsOf(profile.id);
+      const validationId = randomUUID();
+      pending.set(validationId, { profileId: profile.id, result });
+      while (pending.size > MAX_PENDING_VALIDATIONS) pending.delete(pending.keys().next().value as string);
+      const view: BatchValidation = {
+        validationId,
+        fileName: result.fileName,
+        sha256: result.sha256,
+        encoding: result.encoding,
+        delimiter: result.delimiter,
+        counts: result.counts,
+        rows: result.rows.map(({ rowNumber, payout: p }) => ({
+          rowNumber, idPayout: p.idPayout, money: money(p.amountMinor, p.currencyCode, decimalsOf), accountName: p.accountName,
+          accountNumber: p.accountNumber, paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode,
+          emailAddress: p.emailAddress, callbackUrl: p.callbackUrl ?? null, reference: p.reference ?? null,
+        })),
+        errors: result.errors,
+        warnings: result.warnings,
+        funding: await fundingOf(profile.id, result, decimalsOf),
+        unknownColumns: result.unknownColumns,
+        alreadySubmitted: result.warnings.some((w) => w.code === 'FILE_ALREADY_SUBMITTED'),
+      };
+      return view;
+    },
+    async submit({ validationId, confirmedWarningRows, currencyCodes }) {
+      const profile = rt.activeProfile();
+      const entry = pending.get(validationId);
+      if (!entry || entry.profileId !== profile.id) {
+        throw new DeskError('VALIDATION_EXPIRED', 'This validation is unknown or was already submitted; validate the file again');
+      }
+      const { result } = entry;
+      if (result.errors.length > 0) throw new DeskError('BATCH_HAS_ERRORS', `${result.errors.length} problem(s) in the file must be fixed first; nothing was sent`);
+      const confirmed = new Set(confirmedWarningRows);
+      const unconfirmed = result.warnings.filter((w) => !confirmed.has(w.rowNumber));
+      if (unconfirmed.length > 0) {
+        throw new DeskError('WARNINGS_NOT_CONFIRMED', `${unconfirmed.length} warning(s) need a confirmation (rows ${[...new Set(unconfirmed.map((w) => w.rowNumber))].slice(0, 10).join(', ')})`);
+      }
+      const rows = result.rows.filter((r) => !currencyCodes || currencyCodes.includes(r.payout.currencyCode));
+      if (rows.length === 0) throw new DeskError('EMPTY_BATCH', 'No rows are left to send for the chosen currencies');
+      // Taken out before sending: the same validation can never be submitted twice.
+      pending.delete(validationId);
+      const engine = await rt.engineFor(profile.id);
+      const batch = engine.submitBatch({ fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber })) });
+      extras.set(batch.id, new Map(rows.map((r) => [r.payout.idPayout, r.extra])));
+      return batchView(engine.journal, batch.id, profile.id, currencies.decimalsOf(profile.id));
+    },
+    async pause({ batchId }) {
+      const profile = rt.activeProfile();
+      const engine = await rt.engineFor(profile.id);
+      await engine.pauseBatch(batchId);
+      return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id));
+    },
+    async resume({ batchId }) {
+      const profile = rt.activeProfile();
+      const engine = await rt.engineFor(profile.id);
+      engine.resumeBatch(batchId);
+      return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id));
+    },
+    async cancel({ batchId }) {
+      const profile = rt.activeProfile();
+      const engine = await rt.engineFor(profile.id);
+      await engine.cancelBatch(batchId);
+      return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id));
+    },
+    async list({ offset = 0, limit = 100 }) {
+      const profile = rt.activeProfile();
+      const journal = rt.journalFor(profile.id);
+      const all = journal.listBatches(offset + limit);
+      const decimalsOf = currencies.decimalsOf(profile.id);
+      const items = all.slice(offset, offset + limit).map((b) => (batchView(journal, b.id, profile.id, decimalsOf)));
+      return { items, total: offset + all.length - Math.min(all.length, offset) + (all.length === offset + limit ? 1 : 0), offset, limit };
+    },
+    async get({ batchId }) {
+      const profile = rt.activeProfile();
+      return batchView(rt.journalFor(profile.id), batchId, profile.id, currencies.decimalsOf(profile.id));
+    },
+    async results({ batchId }) {
+      const profile = rt.activeProfile();
+      const journal = rt.journalFor(profile.id);
+      if (!journal.getBatch(batchId)) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
+      const decimalsOf = currencies.decimalsOf(profile.id);
+      return journal.batchPayments(batchId).map(
+        (p): BatchResultRow => ({
+          rowNumber: p.rowNumber ?? 0, idPayout: p.id, money: money(p.amountMinor, p.currencyCode, decimalsOf), accountName: p.accountName,
+          status: p.status, localState: p.state, fee: optionalMoney(p.feeMinor, p.feeCurrencyCode, decimalsOf),
+          failureReason: p.failureReason ?? (p.state === 'REJECTED' ? p.lastError : null), processedAt: p.processedAt ?? isoOrNull(p.finalAt),
+        }),
+      );
+    },
+    async exportResults({ batchId }) {
+      const profile = rt.activeProfile();
+      const journal = rt.journalFor(profile.id);
+      const batch = journal.getBatch(batchId);
+      if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
+      const extra = extras.get(batchId);
+      const content = exportBatchResultsCsv(
+        journal.batchPayments(batchId).map((p) => ({
+          payout: {
+            idPayout: p.id, amountMinor: p.amountMinor, currencyCode: p.currencyCode, accountName: p.accountName, accountNumber: p.accountNumber,
+            paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode, emailAddress: p.emailAddress,
+            ...(p.callbackUrl ? { callbackUrl: p.callbackUrl } : {}), ...(p.reference ? { reference: p.reference } : {}),
+          },
+          ...(extra?.get(p.id) ? { extra: extra.get(p.id) } : {}),
+          status: p.status, feeMinor: p.feeMinor, feeCurrencyCode: p.feeCurrencyCode, processedAt: p.processedAt,
+          failureReason: p.failureReason ?? (p.state === 'REJECTED' ? p.lastError : null),
+        })),
+      );
+      return { fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-results.csv`, mimeType: 'text/csv', content };
+    },
+    async retryFailed({ batchId }) {
+      const profile = rt.activeProfile();
+      const engine = await rt.engineFor(profile.id);
+      const batch = engine.journal.getBatch(batchId);
+      if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
+      const failed = engine.journal.batchPayments(batchId).filter(isFailed);
+      if (failed.length === 0) throw new DeskError('NOTHING_TO_RETRY', 'No row of this batch failed');
+      // New ids: a failed payout is final at the gateway, so the retry is a new payment.
+      const rows = failed.map((p) => ({
+        idPayout: newPaymentId(), amountMinor: p.amountMinor, currencyCode: p.currencyCode, accountName: p.accountName,
+        accountNumber: p.accountNumber, paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode,
+        emailAddress: p.emailAddress, ...(p.callbackUrl ? { callbackUrl: p.callbackUrl } : {}),
+        reference: p.reference ?? `retry of ${p.id}`, rowNumber: p.rowNumber ?? undefined,
+      }));
+      const sha256 = createHash('sha256').update(`retry:${batchId}:${failed.map((p) => p.id).join(',')}`).digest('hex');
+      const retry = engine.submitBatch({ fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-retry.csv`, sha256, rows });
+      return batchView(engine.journal, retry.id, profile.id, currencies.decimalsOf(profile.id));
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// Conversions from service records to the contract's shapes: minor units become decimal strings
+// with their currency, epoch milliseconds become ISO text, raw gateway JSON becomes JsonValue.
+import type { HistoryRow, JsonValue, Money, PaymentDetail, StatusEventView } from '../../../preload/api';
+import { currencyDecimals } from '../../domain/currencies';
+import { formatMinor, parseMinor, MoneyError } from '../../domain/money';
+import type { PaymentRecord, StatusEvent } from '../../journal';
+import { DeskError } from '../services';
+
+/** Currency decimals: the gateway's list when the desk has read it, else ISO 4217. */
+export type DecimalsOf = (currencyCode: string) => number;
+
+export function decimalsFrom(gatewayDecimals: ReadonlyMap<string, number> | undefined): DecimalsOf {
+  return (code) => currencyDecimals(code, gatewayDecimals);
+}
+
+export function money(minor: number, currencyCode: string, decimalsOf: DecimalsOf): Money {
+  return { amount: formatMinor(minor, decimalsOf(currencyCode)), currencyCode };
+}
+
+export function optionalMoney(minor: number | null | undefined, currencyCode: string | null | undefined, decimalsOf: DecimalsOf): Money | null {
+  return minor === null || minor === undefined || !currencyCode ? null : money(minor, currencyCode, decimalsOf);
+}
+
+/** Parses an amount typed by the user; a bad one becomes a field error naming the field. */
+export function minorOf(amount: string, currencyCode: string, decimalsOf: DecimalsOf, field = 'amount'): number {
+  try {
+    return parseMinor(amount, decimalsOf(currencyCode));
+  } catch (error) {
+    if (error instanceof MoneyError) throw new DeskError(error.code, `${field}: ${error.message}`);
+    throw error;
+  }
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+export const isoOrNull = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : iso(ms));
+
+/** Any value as JSON data (drops functions and undefined, turns odd numbers into null). */
+export function toJson(value: unknown): JsonValue {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value)) as JsonValue;
+  } catch {
+    return null;
+  }
+}
+
+export function historyRow(p: PaymentRecord, decimalsOf: DecimalsOf): HistoryRow {
+  return {
+    kind: p.kind,
+    id: p.id,
+    status: p.status,
+    localState: p.state,
+    final: p.isFinal,
+    money: money(p.amountMinor, p.currencyCode, decimalsOf),
+    fee: optionalMoney(p.feeMinor, p.feeCurrencyCode, decimalsOf),
+    accountName: p.accountName,
+    accountNumber: p.accountNumber,
+    emailAddress: p.emailAddress,
+    batchId: p.batchId,
+    isTest: p.isTest,
+    createdAt: iso(p.createdAt),
+    updatedAt: iso(p.updatedAt),
+  };
+}
+
+export function statusEventView(e: StatusEvent): StatusEventView {
+  return { status: e.status, source: e.source, observedAt: iso(e.observedAt) };
+}
+
+export function paymentDetail(p: PaymentRecord, events: StatusEvent[], decimalsOf: DecimalsOf): PaymentDetail {
+  const withRaw = [...events].reverse().find((e) => e.source !== 'local' && e.raw !== null && e.raw !== undefined);
+  return {
+    ...historyRow(p, decimalsOf),
+    failureReason: p.failureReason ?? (p.state === 'REJECTED' || p.state === 'MISMATCH' ? p.lastError : null),
+    processedAt: p.processedAt,
+    events: events.map(statusEventView),
+    raw: toJson(withRaw?.raw ?? null),
+  };
+}

@@ -1,0 +1,165 @@
+// payins:*. A payin is journalled (id fixed) before it is sent, like a payout; its virtual account,
+// reference and expiry are read from the gateway's own response stored in the status history, so
+// the payin screen works offline too. The share token is the one token that crosses IPC: limited
+// to PAYIN_INFO for one payin id, created only on this explicit call, never stored or logged.
+import type { Money, PayinView } from '../../../preload/api';
+import { minorFromGatewayNumber } from '../../domain/money';
+import { newPaymentId } from '../../domain/ids';
+import { isFinalStatus } from '../../domain/status';
+import { isGatewayError } from '../../gateway/errors';
+import type { Journal } from '../../journal';
+import type { Profile } from '../../profiles/profile-schema';
+import type { DeskRuntime } from '../runtime';
+import { DeskError, type AreaService } from '../services';
+import { iso, minorOf, money, statusEventView, toJson, type DecimalsOf } from './convert';
+import type { CurrencyCache } from './currency-cache';
+import type { DemoController } from './profiles';
+
+const DEFAULT_PAYIN_METHOD = 'VAPAY';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : null);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+function toPayMoney(m: Obj | null, decimalsOf: DecimalsOf): Money | null {
+  const amount = m?.['amount'];
+  const code = str(m?.['currencyCode']);
+  if (typeof amount !== 'number' || !code) return null;
+  try {
+    return money(minorFromGatewayNumber(amount, decimalsOf(code)), code, decimalsOf);
+  } catch {
+    return null;
+  }
+}
+
+/** Reads the fields the payin screen needs from a raw create/status response, whatever else it holds. */
+function fromRaw(raw: unknown, decimalsOf: DecimalsOf) {
+  const response = obj(obj(raw)?.['paymentMethodResponse']);
+  const account = obj(response?.['account']);
+  const toPay = obj(response?.['money']);
+  return {
+    account: account
+      ? { accountName: str(account['accountName']) ?? '', accountNumber: str(account['accountNumber']) ?? '', bankCode: str(account['bankCode']) ?? '', bankName: str(account['bankName']) ?? '' }
+      : null,
+    reference: str(response?.['reference']),
+    expireAt: str(response?.['expireAt']),
+    returnUrl: str(response?.['returnUrl']),
+    toPay: toPayMoney(toPay, decimalsOf),
+  };
+}
+
+function payinView(journal: Journal, idPayin: string, decimalsOf: DecimalsOf): PayinView {
+  const p = journal.getPayment('payin', idPayin);
+  if (!p) throw new DeskError('NOT_FOUND', `No payin ${idPayin} in this profile's journal`);
+  const events = journal.timeline('payin', idPayin);
+  // Newest gateway response that carries the virtual account wins.
+  const raws = events.filter((e) => e.source !== 'local').map((e) => e.raw).reverse();
+  const parsed = raws.map((r) => fromRaw(r, decimalsOf)).find((r) => r.account) ?? fromRaw(raws[0], decimalsOf);
+  const details = p.details ?? {};
+  return {
+    idPayin: p.id,
+    status: p.status,
+    final: p.isFinal,
+    requested: money(p.amountMinor, p.currencyCode, decimalsOf),
+    toPay: parsed.toPay,
+    paymentMethodCode: p.paymentMethodCode,
+    account: parsed.account,
+    reference: parsed.reference,
+    expireAt: parsed.expireAt,
+    returnUrl: parsed.returnUrl ?? str(details['returnUrl']),
+    isTest: p.isTest,
+    createdAt: iso(p.createdAt),
+    events: events.map(statusEventView),
+    raw: toJson(raws[0] ?? null),
+  };
+}
+
+async function observe(rt: DeskRuntime, profile: Profile, idPayin: string): Promise<void> {
+  const status = await rt.ctx.gatewayFor(profile.id).getPayin(idPayin);
+  const value = status.status ?? 'PENDING';
+  const isFinal = isFinalStatus(value, profile.finalStatuses);
+  rt.journalFor(profile.id).recordObservation('payin', idPayin, {
+    status: value, source: 'poll', isFinal, raw: status.raw, feeMinor: status.feeMinor, feeCurrencyCode: status.feeCurrencyCode,
+    failureReason: status.failureReason, processedAt: status.processedAt, isTest: status.isTest,
+    nextPollAt: isFinal ? null : Date.now() + profile.pollIntervalSecs * 1000,
+  });
+}
+
+export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: DemoController | null): AreaService<'payins'> {
+  const send = async (profile: Profile, journal: Journal, idPayin: string): Promise<void> => {
+    const p = journal.getPayment('payin', idPayin);
+    if (!p || (p.state !== 'QUEUED' && p.state !== 'SENDING')) return;
+    journal.markSending('payin', idPayin);
+    const returnUrl = str(p.details?.['returnUrl']);
+    try {
+      const created = await rt.ctx.gatewayFor(profile.id).createPayin(idPayin, {
+        amountMinor: p.amountMinor, currencyCode: p.currencyCode, accountName: p.accountName, accountNumber: p.accountNumber,
+        paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode, emailAddress: p.emailAddress,
+        ...(p.callbackUrl ? { callbackUrl: p.callbackUrl } : {}), ...(returnUrl ? { returnUrl } : {}),
+      });
+      journal.recordObservation('payin', idPayin, { status: 'PENDING', source: 'create', isFinal: false, raw: created.raw, nextPollAt: Date.now() + profile.pollIntervalSecs * 1000 });
+    } catch (error) {
+      if (isGatewayError(error, 'conflict')) return observe(rt, profile, idPayin);
+      if (isGatewayError(error) && !error.retryable) journal.markLocalFinal('payin', idPayin, 'REJECTED', error.message);
+      else journal.markUncertain('payin', idPayin, error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+  };
+
+  return {
+    async options({ money: m }) {
+      const profile = rt.activeProfile();
+      const decimalsOf = await currencies.freshDecimalsOf(profile.id);
+      const options = await rt.ctx.gatewayFor(profile.id).paymentOptions({ amountMinor: minorOf(m.amount, m.currencyCode, decimalsOf), currencyCode: m.currencyCode });
+      return options.map((o) => ({ paymentMethodCode: o.paymentMethodCode, operators: o.operators.map((op) => ({ code: op.code, name: op.name ?? op.code })) }));
+    },
+    async create(input) {
+      const profile = rt.activeProfile();
+      const journal = rt.journalFor(profile.id);
+      const decimalsOf = await currencies.freshDecimalsOf(profile.id);
+      const idPayin = input.idPayin ?? newPaymentId();
+      if (!journal.getPayment('payin', idPayin)) {
+        const amountMinor = minorOf(input.amount, input.currencyCode, decimalsOf);
+        if (amountMinor <= 0) throw new DeskError('AMOUNT_NOT_POSITIVE', 'amount must be greater than zero');
+        const callbackUrl = input.callbackUrl || profile.callbackUrl || undefined;
+        journal.insertPayment('payin', {
+          id: idPayin, amountMinor, currencyCode: input.currencyCode, accountName: input.accountName, accountNumber: input.accountNumber,
+          paymentOperatorCode: input.paymentOperatorCode, paymentMethodCode: input.paymentMethodCode ?? DEFAULT_PAYIN_METHOD,
+          emailAddress: input.emailAddress, callbackUrl, details: input.returnUrl ? { returnUrl: input.returnUrl } : undefined,
+        });
+      }
+      // Same id again: sent only if the first attempt never reached the gateway.
+      await send(profile, journal, idPayin);
+      return payinView(journal, idPayin, decimalsOf);
+    },
+    async get({ idPayin }) {
+      const profile = rt.activeProfile();
+      const journal = rt.journalFor(profile.id);
+      const record = journal.getPayment('payin', idPayin);
+      if (!record) throw new DeskError('NOT_FOUND', `No payin ${idPayin} in this profile's journal`);
+      if (record.state === 'ACCEPTED' && !record.isFinal) {
+        // Offline is fine: the journal's last known status is shown.
+        await observe(rt, profile, idPayin).catch(() => undefined);
+      }
+      return payinView(journal, idPayin, currencies.decimalsOf(profile.id));
+    },
+    async accountData({ idPayin }) {
+      const profile = rt.activeProfile();
+      const data = await rt.ctx.gatewayFor(profile.id).getPayinAccountData(idPayin);
+      return toJson({ request: data.request, process: data.process });
+    },
+    async markPaidDemo({ idPayin }) {
+      const profile = rt.activeProfile();
+      if (!profile.isDemo || !demo) throw new DeskError('DEMO_ONLY', 'Only a Demo profile can mark a payin paid');
+      demo.markPayinPaid(profile.id, idPayin);
+      await observe(rt, profile, idPayin);
+      return payinView(rt.journalFor(profile.id), idPayin, currencies.decimalsOf(profile.id));
+    },
+    async shareToken({ idPayin, validitySecs }) {
+      const profile = rt.activeProfile();
+      if (!rt.journalFor(profile.id).getPayment('payin', idPayin)) throw new DeskError('NOT_FOUND', `No payin ${idPayin} in this profile's journal`);
+      const issued = await rt.ctx.gatewayFor(profile.id).createPayinToken({ action: 'PAYIN_INFO', idPayin, validitySecs });
+      return { idPayin, token: issued.token, expiresAt: issued.expiresAt };
+    },
+  };
+}

@@ -1,0 +1,151 @@
+// The desk's per-profile runtime behind the IPC handlers: one journal and one started engine per
+// profile, engine events turned into contract events, and the visible connection state. Offline
+// is a normal state: journals answer history, batches and keys without the gateway; the engine
+// keeps queued work until the gateway answers again.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ConnectionState, Environment } from '../../preload/api';
+import type { AppContext } from '../context';
+import { PayoutEngine, type PayoutGatewayPort } from '../engine';
+import { openJournal, type Journal } from '../journal';
+import type { Logger } from '../log';
+import type { Profile } from '../profiles/profile-schema';
+import type { DeskEvents } from './events';
+
+/** The parts of an app context that may provide journals and engines themselves. */
+interface ContextWithEngines {
+  journalFor?(profileId: string): Journal;
+  engineFor?(profileId: string): PayoutEngine | Promise<PayoutEngine>;
+}
+
+export interface DeskRuntime {
+  readonly ctx: AppContext;
+  readonly events: DeskEvents;
+  readonly log: Logger;
+  /** The active profile, or a NO_PROFILE error. */
+  activeProfile(): Profile;
+  journalFor(profileId: string): Journal;
+  /** The started engine of a profile (started on first use, restarted after settings change). */
+  engineFor(profileId: string): Promise<PayoutEngine>;
+  /** Stops a profile's engine so the next use picks up changed settings. */
+  reset(profileId: string): Promise<void>;
+  connection(): ConnectionState;
+  setConnection(profileId: string, patch: Partial<Omit<ConnectionState, 'profileId' | 'since'>>): void;
+  close(): Promise<void>;
+}
+
+export class NoProfileError extends Error {
+  readonly code = 'NO_PROFILE';
+  constructor() {
+    super('No profile is selected: create a Demo profile or add a real one first.');
+    this.name = 'NoProfileError';
+  }
+}
+
+/** A gateway port that always asks the context for the profile's current client (rebuilt on rotation). */
+function liveGateway(ctx: AppContext, profileId: string): PayoutGatewayPort {
+  return {
+    createPayout: (id, request) => ctx.gatewayFor(profileId).createPayout(id, request),
+    getPayout: (id) => ctx.gatewayFor(profileId).getPayout(id),
+    getPayin: (id) => ctx.gatewayFor(profileId).getPayin(id),
+    balances: (codes) => ctx.gatewayFor(profileId).balances(codes),
+    get limiter() {
+      return ctx.gatewayFor(profileId).limiter;
+    },
+  };
+}
+
+export function createDeskRuntime(ctx: AppContext, events: DeskEvents, log: Logger): DeskRuntime {
+  const provided = ctx as AppContext & ContextWithEngines;
+  const journals = new Map<string, Journal>();
+  const engines = new Map<string, Promise<PayoutEngine>>();
+  let connection: ConnectionState = {
+    status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0,
+  };
+
+  const journalFor = (profileId: string): Journal => {
+    if (provided.journalFor) return provided.journalFor(profileId);
+    let journal = journals.get(profileId);
+    if (!journal) {
+      const dir = join(ctx.home, 'profiles', profileId);
+      mkdirSync(dir, { recursive: true });
+      journal = openJournal(join(dir, 'journal.db'));
+      journals.set(profileId, journal);
+    }
+    return journal;
+  };
+
+  const setConnection: DeskRuntime['setConnection'] = (profileId, patch) => {
+    const profile = ctx.profiles.find(profileId);
+    const environment: Environment | null = profile?.environment ?? null;
+    const next: ConnectionState = { ...connection, ...patch, profileId, environment };
+    if (connection.profileId !== profileId) next.channelName = patch.channelName ?? null;
+    if (next.status !== connection.status || connection.profileId !== profileId) next.since = new Date().toISOString();
+    connection = next;
+    if (ctx.profiles.currentId() === profileId) events.emit('connectionChanged', connection);
+  };
+
+  const wire = (profileId: string, engine: PayoutEngine): void => {
+    engine.on('status-changed', (e) => events.emit('paymentStatusChanged', { ...e, observedAt: new Date(e.observedAt).toISOString() }));
+    engine.on('batch-progress', (e) => {
+      const { counts: _counts, ...progress } = e;
+      events.emit('batchProgress', progress);
+    });
+    engine.on('connection', (e) =>
+      setConnection(profileId, { status: e.state, lastError: e.message ? { code: e.state === 'offline' ? 'OFFLINE' : 'ONLINE', message: e.message } : null }),
+    );
+    engine.on('background-error', (error) => log.error('engine background error', { profileId, error }));
+  };
+
+  const buildEngine = async (profileId: string): Promise<PayoutEngine> => {
+    if (provided.engineFor) return provided.engineFor(profileId);
+    const profile = ctx.profiles.get(profileId);
+    const engine = new PayoutEngine({
+      journal: journalFor(profileId),
+      gateway: liveGateway(ctx, profileId),
+      finalStatuses: profile.finalStatuses,
+      maxAmountMinor: profile.maxAmountMinor,
+      pollIntervalMs: profile.pollIntervalSecs * 1000,
+      callbackListen: profile.callbackEnabled ? { host: profile.callbackHost, port: profile.callbackPort } : null,
+      callbackUrl: profile.callbackUrl,
+    });
+    wire(profileId, engine);
+    await engine.start();
+    return engine;
+  };
+
+  return {
+    ctx,
+    events,
+    log,
+    activeProfile() {
+      const id = ctx.profiles.currentId();
+      const profile = id ? ctx.profiles.find(id) : undefined;
+      if (!profile) throw new NoProfileError();
+      return profile;
+    },
+    journalFor,
+    engineFor(profileId) {
+      let engine = engines.get(profileId);
+      if (!engine) {
+        engine = buildEngine(profileId);
+        engines.set(profileId, engine);
+        // A failed start is not cached: the next call tries again.
+        engine.catch(() => engines.delete(profileId));
+      }
+      return engine;
+    },
+    async reset(profileId) {
+      const engine = engines.get(profileId);
+      engines.delete(profileId);
+      if (engine && !provided.engineFor) await (await engine.catch(() => null))?.stop();
+    },
+    connection: () => connection,
+    setConnection,
+    async close() {
+      for (const id of [...engines.keys()]) await this.reset(id);
+      for (const journal of journals.values()) journal.close();
+      journals.clear();
+    },
+  };
+}
