@@ -17,6 +17,7 @@ import { registerTokenRoutes } from './routes/tokens';
 import { snapshotState, type SandboxState } from './state';
 import { SandboxStore } from './store';
 import { TimerSet } from './timers';
+import { currencyOf } from './views';
 
 export { defaultSandboxConfig, loadSandboxConfigFile, parseSandboxConfig } from './config';
 export type { SandboxConfig, SandboxConfigInput, MerchantConfig, FeeRule, Timings, OutcomeRule } from './config';
@@ -97,6 +98,9 @@ export async function startSandbox(config?: SandboxConfigInput, opts: StartOptio
     setFaults: (faults) => void ctx.faults.update(faults),
     registerPublicKey: (merchantCode, pem) => void ctx.store.registerPublicKey(merchantCode, pem),
     markPayinPaid: (idPayin) => void ctx.lifecycle.markPayinPaid(idPayin),
-    fund: (merchantCode, currencyCode, amountMinor) => void ctx.store.fund(merchantCode, currencyCode, amountMinor),
+    fund: (merchantCode, currencyCode, amountMinor) => {
+      currencyOf(ctx.config, currencyCode);
+      ctx.store.fund(merchantCode, currencyCode, amountMinor);
+    },
   };
 }

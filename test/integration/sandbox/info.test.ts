@@ -62,6 +62,8 @@ describe('GET /balances', () => {
 
   it('refuses funding that would make a balance negative', async () => {
     expect(() => client.sandbox.fund(MERCHANT, 'EUR', -10_000_000)).toThrow(/negative/);
+    expect(() => client.sandbox.fund(MERCHANT, 'XYZ', 100)).toThrow(/XYZ/);
+    expect(() => client.sandbox.fund('NOBODY', 'EUR', 100)).toThrow(/NOBODY/);
   });
 });
 
