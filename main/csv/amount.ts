@@ -24,6 +24,9 @@ export interface AmountContext {
 export type AmountParse = { ok: true; amountMinor: number } | { ok: false; code: CsvIssueCode; message: string };
 
 const EXPONENT = /^[+-]?\d*[.,]?\d+[eE][+-]?\d+$/;
+// The common case, "1234" or "1234.56", skips the separator analysis.
+const PLAIN_DOT = /^(\d+)(?:\.(\d+))?$/;
+const PLAIN_COMMA = /^(\d+)(?:,(\d+))?$/;
 const ALLOWED_CHARS = /^[\d.,\u00a0\u202f' ]+$/;
 
 function fail(code: CsvIssueCode, message: string): AmountParse {
@@ -109,7 +112,8 @@ export function parseCsvAmount(raw: string, ctx: AmountContext): AmountParse {
   if (!ALLOWED_CHARS.test(text)) {
     return fail('AMOUNT_FORMAT', `"${text}" is not a number; write only digits and the decimal separator, e.g. ${example} (the currency goes in the currency column)`);
   }
-  const split = splitDecimal(text, d);
+  const plain = d === '.' ? PLAIN_DOT.exec(text) : PLAIN_COMMA.exec(text);
+  const split = plain ? { whole: plain[1] ?? '', fraction: plain[2] ?? '' } : splitDecimal(text, d);
   if ('ok' in split) return split;
 
   // splitDecimal only lets the other separator through when a decimal part follows, so it may group here.

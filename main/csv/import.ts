@@ -79,7 +79,7 @@ class RecordSink {
     try {
       if (!this.validator) {
         this.header = mapHeader(cells, this.delimiter, this.rowsSeen);
-        this.validator = new RowValidator(this.header, this.options, this.decimalSeparator);
+        this.validator = new RowValidator(this.header, this.options, this.decimalSeparator, this);
         return;
       }
       this.dataRows++;
@@ -90,11 +90,9 @@ class RecordSink {
           this.rowsSeen,
         );
       }
-      const outcome = this.validator.check(cells, this.rowsSeen);
-      if (outcome.row) this.rows.push(outcome.row);
+      const row = this.validator.check(cells, this.rowsSeen);
+      if (row) this.rows.push(row);
       else this.invalidRows++;
-      this.errors.push(...outcome.errors);
-      this.warnings.push(...outcome.warnings);
     } catch (error) {
       if (!(error instanceof CsvFileError)) throw error;
       this.fatal = error;
@@ -131,8 +129,8 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Feeds the text to csv-parse piece by piece; records reach the sink synchronously through on_record. */
-async function parseInto(chunks: readonly string[], sink: RecordSink, delimiter: CsvDelimiter): Promise<void> {
+/** Feeds the text to csv-parse piece by piece, yielding to the event loop between pieces. */
+async function parseInto(chunks: string[], sink: RecordSink, delimiter: CsvDelimiter): Promise<void> {
   let parseError: unknown = null;
   const parser: Parser = parse({
     delimiter,
@@ -144,11 +142,9 @@ async function parseInto(chunks: readonly string[], sink: RecordSink, delimiter:
     trim: true,
     skip_empty_lines: false,
     max_record_size: MAX_RECORD_CHARS,
-    on_record: (record: string[]) => {
-      sink.accept(record);
-      return null;
-    },
   });
+  // Records arrive in order through 'data' (flowing mode); an on_record hook would cost an info object per row.
+  parser.on('data', (record: string[]) => sink.accept(record));
   parser.on('error', (error) => {
     parseError ??= error;
   });
@@ -156,10 +152,12 @@ async function parseInto(chunks: readonly string[], sink: RecordSink, delimiter:
     parser.on('end', resolve);
     parser.on('error', () => resolve());
   });
-  parser.resume();
 
   const failed = (): boolean => parseError !== null || sink.fatal !== null;
-  outer: for (const chunk of chunks) {
+  outer: for (let c = 0; c < chunks.length; c++) {
+    const chunk = chunks[c] ?? '';
+    // Drop our reference once fed: a 50 MB file's text need not outlive its parsing (less for the GC to mark).
+    chunks[c] = '';
     for (let start = 0; start < chunk.length; ) {
       let end = Math.min(start + PIECE_CHARS, chunk.length);
       // Never split a surrogate pair between two writes.
@@ -204,7 +202,7 @@ export async function importPayoutCsv(bytes: Uint8Array, options: CsvImportOptio
   }
   const sha256 = await sha256Hex(bytes);
   const decoded = await decodeCsvBytes(bytes, yieldNow);
-  if (decoded.chunks.every((c) => c.trim() === '')) {
+  if (decoded.chunks.every((c) => /^\s*$/.test(c))) {
     throw new CsvFileError('EMPTY_FILE', 'The file is empty. Download the template, fill in one row per payout and import it.');
   }
   const dialect = detectDialect(decoded.chunks[0] ?? '');

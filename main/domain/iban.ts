@@ -17,13 +17,11 @@ export function looksLikeIban(text: string): boolean {
 export function hasValidIbanChecksum(text: string): boolean {
   const iban = compactIban(text);
   if (!IBAN_SHAPE.test(iban)) return false;
-  const rearranged = iban.slice(4) + iban.slice(0, 4);
+  // Move the first four characters to the end; letters count as two digits (A = 10 … Z = 35).
   let remainder = 0;
-  for (const ch of rearranged) {
-    const code = ch.charCodeAt(0);
-    // Letters count as two digits: A = 10 … Z = 35.
-    const value = code >= 65 ? String(code - 55) : ch;
-    for (const digit of value) remainder = (remainder * 10 + Number(digit)) % 97;
+  for (let i = 0; i < iban.length; i++) {
+    const code = iban.charCodeAt((i + 4) % iban.length);
+    remainder = code >= 65 ? (remainder * 100 + code - 55) % 97 : (remainder * 10 + code - 48) % 97;
   }
   return remainder === 1;
 }

@@ -1,0 +1,153 @@
+// Row checks that depend on options: gateway code lists, the profile limit, the journal; plus file limits
+// and the promise that a big import lets the event loop run.
+import { describe, expect, it } from 'vitest';
+import { importPayoutCsv } from '../../../main/csv/import';
+import { MAX_CSV_BYTES, MAX_CSV_ROWS, type CsvJournalLookup } from '../../../main/csv/types';
+
+const enc = (text: string): Uint8Array => new TextEncoder().encode(text);
+const HEADER = 'idPayout,amount,currencyCode,accountName,accountNumber,paymentOperatorCode,paymentMethodCode,emailAddress';
+const file = (...rows: string[]): Uint8Array => enc([HEADER, ...rows].join('\r\n') + '\r\n');
+
+function journal(overrides: Partial<CsvJournalLookup> = {}): CsvJournalLookup & { asked: { ids: string[][]; keys: number } } {
+  const asked = { ids: [] as string[][], keys: 0 };
+  return {
+    asked,
+    existingPayoutIds: (ids) => {
+      asked.ids.push(ids);
+      return new Set(ids.filter((id) => id === 'PAID-1'));
+    },
+    batchFileSubmitted: () => false,
+    knownBeneficiaryAccounts: (keys) => {
+      asked.keys += keys.length;
+      return [
+        { accountName: 'Jane Example', emailAddress: 'jane@old.example', accountNumber: 'DE89 3704 0044 0532 0130 00' },
+        { accountName: 'Someone Else', emailAddress: 'bob@example.com', accountNumber: 'GB82WEST12345698765432' },
+      ];
+    },
+    ...overrides,
+  };
+}
+
+describe('row checks with gateway lists and the profile limit', () => {
+  it('refuses currencies the gateway does not offer and uses the gateway decimals', async () => {
+    const currencies = new Map([
+      ['EUR', 2],
+      ['KWD', 3],
+    ]);
+    const r = await importPayoutCsv(
+      file(
+        'A-1,1.234,KWD,Jane,DE89370400440532013000,EU_SEPA,BANK_TRANSFER,j@example.com',
+        'A-2,10.00,USD,Jane,DE89370400440532013000,EU_SEPA,BANK_TRANSFER,j@example.com',
+        'A-3,10.00,eur,Jane,DE89370400440532013000,EU_SEPA,,j@example.com',
+      ),
+      { currencies },
+    );
+    expect(r.rows.map((row) => [row.payout.idPayout, row.payout.amountMinor, row.payout.currencyCode, row.payout.paymentMethodCode])).toEqual([
+      ['A-1', 1234, 'KWD', 'BANK_TRANSFER'],
+      ['A-3', 1000, 'EUR', 'BANK_TRANSFER'],
+    ]);
+    expect(r.errors.map((e) => [e.rowNumber, e.column, e.code])).toEqual([[3, 'currencyCode', 'CURRENCY_UNKNOWN']]);
+    expect(r.errors[0]?.message).toContain('use one of EUR, KWD');
+  });
+
+  it('checks the operator against currency and method', async () => {
+    const operators = [
+      { code: 'EU_SEPA', paymentMethodCode: 'BANK_TRANSFER', currencyCodes: ['EUR'] },
+      { code: 'VAPAY', paymentMethodCode: 'WALLET', currencyCodes: ['EUR'] },
+    ];
+    const r = await importPayoutCsv(
+      file(
+        'O-1,10.00,EUR,Jane,DE89370400440532013000,EU_SEPA,BANK_TRANSFER,j@example.com',
+        'O-2,10.00,EUR,Jane,DE89370400440532013000,NOPE,BANK_TRANSFER,j@example.com',
+        'O-3,10.00,EUR,Jane,DE89370400440532013000,VAPAY,BANK_TRANSFER,j@example.com',
+      ),
+      { operators },
+    );
+    expect(r.errors.map((e) => [e.rowNumber, e.code])).toEqual([
+      [3, 'OPERATOR_UNKNOWN'],
+      [4, 'OPERATOR_METHOD'],
+    ]);
+  });
+
+  it('applies the profile maximum per row', async () => {
+    const r = await importPayoutCsv(file('M-1,500.00,EUR,Jane,DE89370400440532013000,EU_SEPA,,j@example.com'), { maxAmountMinor: 40000 });
+    expect(r.errors.map((e) => [e.rowNumber, e.column, e.code])).toEqual([[2, 'amount', 'AMOUNT_OVER_LIMIT']]);
+  });
+
+  it('reports every problem of a row, each with its column', async () => {
+    const r = await importPayoutCsv(file('bad id!,,EUR,,DE89370400440532013000,,,nope'));
+    expect(r.errors.map((e) => [e.column, e.code])).toEqual([
+      ['amount', 'REQUIRED'],
+      ['accountName', 'REQUIRED'],
+      ['paymentOperatorCode', 'REQUIRED'],
+      ['emailAddress', 'EMAIL_FORMAT'],
+      ['idPayout', 'ID_FORMAT'],
+    ]);
+    expect(r.counts).toEqual({ rows: 1, valid: 0, invalid: 1, warnings: 0 });
+  });
+
+  it('strips the export\'s formula guard from imported cells, and keeps other leading quotes', async () => {
+    const r = await importPayoutCsv(file("F-1,10.00,EUR,'=Jane,DE89370400440532013000,EU_SEPA,,'-j@example.com", "F-2,10.00,EUR,'Quote,GB82WEST12345698765432,EU_SEPA,,k@example.com"));
+    expect(r.rows.map((row) => [row.payout.accountName, row.payout.emailAddress])).toEqual([
+      ['=Jane', '-j@example.com'],
+      ["'Quote", 'k@example.com'],
+    ]);
+  });
+});
+
+describe('checks against the journal', () => {
+  it('refuses ids the journal already holds, warns on changed bank details and on a file submitted before', async () => {
+    const j = journal({ batchFileSubmitted: () => true });
+    const r = await importPayoutCsv(
+      file(
+        'PAID-1,10.00,EUR,Someone,DE89370400440532013000,EU_SEPA,,someone@example.com',
+        'NEW-1,10.00,EUR,jane  example,FR1420041010050500013M02606,EU_SEPA,,jane@new.example',
+        'NEW-2,11.00,EUR,Jane Example,DE89370400440532013000,EU_SEPA,,jane@new.example',
+        'NEW-3,12.00,EUR,Robert,DE89370400440532013000,EU_SEPA,,BOB@example.com',
+      ),
+      { journal: j },
+    );
+    expect(r.errors.map((e) => [e.rowNumber, e.column, e.code])).toEqual([[2, 'idPayout', 'ID_EXISTS']]);
+    expect(r.warnings.map((w) => [w.rowNumber, w.column, w.code])).toEqual([
+      [0, null, 'FILE_ALREADY_SUBMITTED'],
+      [3, 'accountNumber', 'BANK_DETAILS_CHANGED'],
+      [5, 'accountNumber', 'BANK_DETAILS_CHANGED'],
+    ]);
+    expect(r.warnings[1]?.message).toMatch(/^bank details changed: .*…3000 before, this row pays to …2606/);
+    expect(r.counts).toEqual({ rows: 4, valid: 3, invalid: 1, warnings: 3 });
+    expect(r.totals).toEqual([{ currencyCode: 'EUR', amountMinor: 3300, count: 3 }]);
+    // Generated ids are not looked up; given ones are.
+    expect(j.asked.ids).toEqual([['PAID-1', 'NEW-1', 'NEW-2', 'NEW-3']]);
+  });
+});
+
+describe('limits and responsiveness', () => {
+  const row = (i: number): string => `R-${i},${i + 1}.00,EUR,Name ${i},DE89370400440532013000,EU_SEPA,BANK_TRANSFER,n${i}@example.com`;
+
+  it(`refuses more than ${MAX_CSV_ROWS} rows with a clear message`, async () => {
+    const rows = Array.from({ length: MAX_CSV_ROWS + 1 }, (_, i) => row(i));
+    await expect(importPayoutCsv(file(...rows))).rejects.toMatchObject({
+      code: 'TOO_MANY_ROWS',
+      rowNumber: MAX_CSV_ROWS + 2,
+      message: expect.stringContaining('more than 100,000 payout rows') as unknown,
+    });
+  });
+
+  it('refuses a file over 50 MB before reading it', async () => {
+    await expect(importPayoutCsv(new Uint8Array(MAX_CSV_BYTES + 1))).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
+  });
+
+  it('lets timers run while importing 100,000 rows (it yields to the event loop)', async () => {
+    const bytes = file(...Array.from({ length: MAX_CSV_ROWS }, (_, i) => row(i)));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const result = await importPayoutCsv(bytes);
+    clearInterval(timer);
+    expect(result.counts.valid).toBe(MAX_CSV_ROWS);
+    expect(result.warnings).toHaveLength(0);
+    // Sum of 1.00 … 100000.00 in cents: 100 * n(n+1)/2.
+    expect(result.totals).toEqual([{ currencyCode: 'EUR', amountMinor: 100 * ((MAX_CSV_ROWS * (MAX_CSV_ROWS + 1)) / 2), count: MAX_CSV_ROWS }]);
+    // A blocking import would let the interval fire at most once; the importer yields after every 64K characters.
+    expect(ticks).toBeGreaterThan(20);
+  }, 30_000);
+});
