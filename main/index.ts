@@ -1,11 +1,113 @@
-// Electron entry: reads as a list of features. Only this file, window.ts and ipc.ts import electron.
-import { app } from 'electron';
+// Electron entry. Reads as a list of features; each lives in its own module and is tested there.
+// Only this file, window.ts, ipc.ts and main/shell/** import electron.
+import { join } from 'node:path';
+import { app, BrowserWindow, Menu, Notification, protocol, session, shell } from 'electron';
+import electronLog from 'electron-log/main';
+import { EVENT_CHANNELS } from '../preload/api';
+import { createAppContext } from './context';
+import { DemoMode } from './demo/demo-mode';
+import { forwardEventsToWindow, registerIpcHandlers, type SenderTrust } from './ipc';
+import { createDeskServices } from './ipc/areas';
+import { createDeskEvents } from './ipc/events';
+import { createIpcHandlers } from './ipc/handlers';
+import { createDeskRuntime } from './ipc/runtime';
+import { handleAppProtocol, registerAppScheme } from './shell/app-protocol';
+import { setupLogging } from './shell/logging';
+import { buildMenuTemplate } from './shell/menu';
+import { createNotificationPolicy } from './shell/notifications';
+import { trustedOrigins } from './shell/origins';
+import { acquireSingleInstance } from './shell/single-instance';
+import { denyAllPermissions, guardWebContents } from './shell/web-contents-guards';
 import { createMainWindow } from './window';
 
-app.whenReady().then(() => {
-  createMainWindow();
-  app.on('activate', () => createMainWindow());
-});
+// Must happen before 'ready': app:// is a standard, secure scheme.
+registerAppScheme(protocol);
+// Every renderer is sandboxed, whatever a window's preferences say (security checklist item 4).
+app.enableSandbox();
+
+const log = setupLogging(electronLog);
+let mainWindow: BrowserWindow | null = null;
+
+if (acquireSingleInstance(app, () => mainWindow)) {
+  void app.whenReady().then(start).catch((error: unknown) => {
+    log.error('start-up failed', { error });
+    app.quit();
+  });
+}
+
+async function start(): Promise<void> {
+  const origins = trustedOrigins(process.env['ELECTRON_RENDERER_URL'], app.isPackaged);
+  const trust: SenderTrust = { origins, webContentsIds: new Set() };
+
+  handleAppProtocol(protocol, join(import.meta.dirname, '../renderer'));
+  denyAllPermissions(session.defaultSession);
+  app.on('web-contents-created', (_event, contents) => guardWebContents(contents, origins, log));
+
+  const home = process.env['PAYOUT_DESK_HOME'] ?? app.getPath('userData');
+  const ctx = createAppContext({ home, logger: log });
+  const events = createDeskEvents((error) => log.error('event listener failed', { error }));
+  const runtime = createDeskRuntime(ctx, events, log);
+  const demo = new DemoMode({ ctx, log });
+  for (const profile of ctx.profiles.list().filter((p) => p.isDemo)) {
+    await demo.resume(profile.id).catch((error: unknown) => log.warn('demo sandbox did not restart', { profileId: profile.id, error }));
+  }
+  const services = createDeskServices(
+    runtime,
+    { name: app.getName(), version: app.getVersion(), platform: process.platform, demoAvailable: true, openPath: (path) => shell.openPath(path) },
+    demo,
+  );
+  registerIpcHandlers(createIpcHandlers(services, { log }), trust, log);
+
+  const openWindow = () => {
+    mainWindow = createMainWindow({ devServerUrl: process.env['ELECTRON_RENDERER_URL'], isPackaged: app.isPackaged });
+    trust.webContentsIds.add(mainWindow.webContents.id);
+    mainWindow.on('closed', () => (mainWindow = null));
+  };
+  openWindow();
+  forwardEventsToWindow(events, () => mainWindow?.webContents ?? null);
+
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(
+      buildMenuTemplate({
+        appName: app.getName(),
+        platform: process.platform,
+        isPackaged: app.isPackaged,
+        send: (command) => mainWindow?.webContents.send(EVENT_CHANNELS.menuCommand, { command }),
+      }),
+    ),
+  );
+
+  const policy = createNotificationPolicy();
+  const notify = (note: ReturnType<typeof policy.onBatchProgress>) => {
+    if (!note) return;
+    events.emit('notification', note);
+    if (Notification.isSupported()) new Notification({ title: note.title, body: note.body, silent: note.level === 'success' }).show();
+  };
+  events.on('batchProgress', (progress) => notify(policy.onBatchProgress(progress)));
+  events.on('paymentStatusChanged', (change) => notify(policy.onPaymentStatus(change)));
+
+  const current = ctx.profiles.currentId();
+  if (current) void runtime.engineFor(current).catch((error: unknown) => log.warn('engine did not start', { error }));
+
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) openWindow();
+  });
+  // Engines finish the requests on the wire and journals close before the process ends.
+  let closed = false;
+  app.on('will-quit', (event) => {
+    if (closed) return;
+    event.preventDefault();
+    void runtime
+      .close()
+      .then(() => demo.close())
+      .catch((error: unknown) => log.error('shutdown problem', { error }))
+      .finally(() => {
+        ctx.close();
+        closed = true;
+        app.quit();
+      });
+  });
+}
 
 app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();

@@ -16,7 +16,7 @@ export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: D
   const currencies = createCurrencyCache(rt);
   return {
     profiles: profilesService(rt, demo),
-    keys: keysService(rt),
+    keys: keysService(rt, demo),
     payouts: payoutsService(rt, currencies),
     batches: batchesService(rt, currencies),
     balances: balancesService(rt, currencies),

@@ -13,6 +13,8 @@ export interface DemoController {
   createDemoProfile(): Promise<Profile>;
   /** Demo only: the sandbox marks a payin paid. */
   markPayinPaid(profileId: string, idPayin: string): void;
+  /** Registers the profile's usable public keys with the demo sandbox (after generate, import, rotate). */
+  registerKeys(profileId: string): Promise<void>;
 }
 
 export function settingsView(p: Profile): SettingsView {
@@ -127,8 +129,13 @@ export function profilesService(rt: DeskRuntime, demo: DemoController | null): A
   };
 }
 
-export function keysService(rt: DeskRuntime): AreaService<'keys'> {
+export function keysService(rt: DeskRuntime, demo: DemoController | null): AreaService<'keys'> {
   const { keys } = rt.ctx;
+  // A Demo profile's sandbox must know every new public key, or the next token request fails.
+  const changed = async (profile: Profile) => {
+    if (profile.isDemo && demo) await demo.registerKeys(profile.id);
+    await rt.reset(profile.id);
+  };
   return {
     async list({ profileId }) {
       const profile = pick(rt, profileId);
@@ -136,13 +143,15 @@ export function keysService(rt: DeskRuntime): AreaService<'keys'> {
     },
     async generate({ profileId, modulusBits }) {
       const profile = pick(rt, profileId);
-      await rt.reset(profile.id);
-      return keyView(rt, await keys.generateKey(profile.id, modulusBits));
+      const record = await keys.generateKey(profile.id, modulusBits);
+      await changed(profile);
+      return keyView(rt, record);
     },
     async import({ profileId, privateKeyPem, passphrase }) {
       const profile = pick(rt, profileId);
-      await rt.reset(profile.id);
-      return keyView(rt, await keys.importKey(profile.id, privateKeyPem, passphrase));
+      const record = await keys.importKey(profile.id, privateKeyPem, passphrase);
+      await changed(profile);
+      return keyView(rt, record);
     },
     async exportPublic({ keyId, profileId }) {
       const profile = pick(rt, profileId);
@@ -171,7 +180,7 @@ export function keysService(rt: DeskRuntime): AreaService<'keys'> {
     async rotate({ profileId }) {
       const profile = pick(rt, profileId);
       const { key, previousKeyId } = await keys.rotate(profile.id);
-      await rt.reset(profile.id);
+      await changed(profile);
       const previous = previousKeyId ? await keyView(rt, keys.keyRecord(profile.id, previousKeyId)) : null;
       return { active: await keyView(rt, key), previous };
     },
