@@ -1,8 +1,10 @@
 // One request budget per merchant, shared by every caller (token manager, engine, poller, UI).
-// Sliding window: a request occupies a slot from the moment it is released until `windowMs +
-// marginMs` later, so however the network delays individual requests, the gateway never sees more
-// than `limit` arrivals in any 1000 ms. Waiting requests are released by lane priority:
-// token > create > status > list, so the poller only gets what creates leave free.
+// Sliding window measured from the safe end: a request holds its slot from the moment it is released
+// until its answer (or failure) arrives, plus `windowMs + marginMs`. The gateway stamps a request
+// somewhere between our send and its answer, so however the network or event loop delays individual
+// requests, the gateway never sees more than `limit` of ours in any 1000 ms. Waiting requests are
+// released by lane priority: token > create > status > list, so the poller only gets what creates
+// leave free.
 
 export const LANES = ['token', 'create', 'status', 'list'] as const;
 export type Lane = (typeof LANES)[number];
@@ -11,7 +13,7 @@ export interface RateLimiterOptions {
   /** Requests allowed per window (the gateway says 10 per second). */
   limit: number;
   windowMs?: number;
-  /** Extra time each slot stays taken, absorbing clock and network jitter. */
+  /** Extra time each slot stays taken after the window, absorbing clock granularity on either side. */
   marginMs?: number;
   now?: () => number;
 }
@@ -29,12 +31,21 @@ export interface RateLimiterStats {
   /** performance.now() of the first and last release (undefined before the first). */
   firstReleaseAt?: number;
   lastReleaseAt?: number;
-  /** Sustained rate: releases after the first full window, per second of release time. */
+  /**
+   * Steady rate: `limit` divided by the mean time between a release and the release `limit` later
+   * (the span one full window of requests took). Undefined until more than `limit` releases.
+   */
   sustainedPerSec?: number;
 }
 
 interface Waiter {
-  release: () => void;
+  release: (done: () => void) => void;
+}
+
+interface Slot {
+  releasedAt: number;
+  /** When the request's answer arrived; undefined while it is in flight. */
+  doneAt?: number;
 }
 
 export class RateLimiter {
@@ -42,8 +53,8 @@ export class RateLimiter {
   readonly windowMs: number;
   readonly marginMs: number;
   private readonly now: () => number;
-  /** Release times of the slots still inside the window, oldest first. */
-  private readonly slots: number[] = [];
+  /** Slots in flight or still inside the window after their answer. */
+  private slots: Slot[] = [];
   private readonly queues: Record<Lane, Waiter[]> = { token: [], create: [], status: [], list: [] };
   private pausedUntil = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -51,24 +62,34 @@ export class RateLimiter {
   private released = 0;
   private firstReleaseAt: number | undefined;
   private lastReleaseAt: number | undefined;
+  /** Release times of the first and of the latest `limit` requests (for the steady-rate figure). */
+  private readonly firstReleases: number[] = [];
+  private readonly latestReleases: number[] = [];
 
   constructor(options: RateLimiterOptions) {
     if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('rate limit must be a positive integer');
     this.limit = options.limit;
     this.windowMs = options.windowMs ?? 1000;
-    this.marginMs = options.marginMs ?? 25;
+    this.marginMs = options.marginMs ?? 10;
     this.now = options.now ?? (() => performance.now());
   }
 
-  /** Runs `fn` once a slot is free in its lane's turn. The slot is taken when `fn` starts. */
+  /** Runs `fn` once a slot is free in its lane's turn; the slot is held until `fn` settles, then one window more. */
   async run<T>(lane: Lane, fn: () => Promise<T>): Promise<T> {
-    await this.acquire(lane);
-    return fn();
+    const done = await this.acquire(lane);
+    try {
+      return await fn();
+    } finally {
+      done();
+    }
   }
 
-  /** Waits for a slot without running anything (the slot is counted from the moment this resolves). */
-  acquire(lane: Lane): Promise<void> {
-    return new Promise<void>((resolve) => {
+  /**
+   * Waits for a slot and takes it. Call the returned function when the request's answer (or failure)
+   * has arrived; the window of the slot counts from then.
+   */
+  acquire(lane: Lane): Promise<() => void> {
+    return new Promise<() => void>((resolve) => {
       this.queues[lane].push({ release: resolve });
       this.pump();
     });
@@ -95,15 +116,27 @@ export class RateLimiter {
   /** Counters for benchmarks and tests: how fast the limiter actually let requests through. */
   stats(): RateLimiterStats {
     const { released, firstReleaseAt, lastReleaseAt } = this;
-    const span = firstReleaseAt !== undefined && lastReleaseAt !== undefined ? lastReleaseAt - firstReleaseAt : 0;
-    // The first window's burst is free; the steady rate is what the rest achieved over the time they took.
-    const sustainedPerSec = span > 0 && released > this.limit ? ((released - this.limit) / span) * 1000 : undefined;
+    // Sum over i of (t[i + limit] - t[i]) telescopes to (sum of the latest `limit`) - (sum of the first `limit`).
+    const pairs = released - this.limit;
+    const total = sum(this.latestReleases) - sum(this.firstReleases);
+    const sustainedPerSec = pairs > 0 && total > 0 ? (this.limit * pairs * 1000) / total : undefined;
     return { released, firstReleaseAt, lastReleaseAt, ...(sustainedPerSec !== undefined ? { sustainedPerSec } : {}) };
   }
 
   private expire(now: number): void {
     const span = this.windowMs + this.marginMs;
-    while (this.slots.length > 0 && this.slots[0]! + span <= now) this.slots.shift();
+    if (this.slots.some((slot) => slot.doneAt !== undefined && slot.doneAt + span <= now)) {
+      this.slots = this.slots.filter((slot) => slot.doneAt === undefined || slot.doneAt + span > now);
+    }
+  }
+
+  /** When the next finished slot leaves the window; undefined if every slot is still in flight. */
+  private nextExpiry(): number | undefined {
+    let earliest: number | undefined;
+    for (const slot of this.slots) {
+      if (slot.doneAt !== undefined && (earliest === undefined || slot.doneAt < earliest)) earliest = slot.doneAt;
+    }
+    return earliest === undefined ? undefined : earliest + this.windowMs + this.marginMs;
   }
 
   private nextWaiter(): Waiter | undefined {
@@ -123,15 +156,30 @@ export class RateLimiter {
     while (this.hasWaiters()) {
       if (now < this.pausedUntil) return this.wakeAt(this.pausedUntil);
       this.expire(now);
-      if (this.slots.length >= this.limit) return this.wakeAt(this.slots[0]! + this.windowMs + this.marginMs);
+      if (this.slots.length >= this.limit) {
+        // All slots busy: wake when a finished one expires; an in-flight one calls pump() when it finishes.
+        const at = this.nextExpiry();
+        if (at !== undefined) this.wakeAt(at);
+        return;
+      }
       const waiter = this.nextWaiter()!;
-      this.slots.push(now);
+      const slot: Slot = { releasedAt: now };
+      this.slots.push(slot);
       this.released += 1;
       this.firstReleaseAt ??= now;
       this.lastReleaseAt = now;
-      waiter.release();
+      if (this.firstReleases.length < this.limit) this.firstReleases.push(now);
+      this.latestReleases.push(now);
+      if (this.latestReleases.length > this.limit) this.latestReleases.shift();
+      waiter.release(() => this.finish(slot));
       now = this.now();
     }
+  }
+
+  private finish(slot: Slot): void {
+    if (slot.doneAt !== undefined) return;
+    slot.doneAt = this.now();
+    this.pump();
   }
 
   private wakeAt(at: number): void {
@@ -143,6 +191,10 @@ export class RateLimiter {
       this.pump();
     }, Math.max(0, Math.ceil(at - this.now())));
   }
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
 }
 
 /** Shares one limiter per merchant (base URL + merchant code) within an app context. */

@@ -33,10 +33,28 @@ describe('RateLimiter', () => {
   it('releases waiting requests by lane priority: token > create > status > list', async () => {
     const limiter = new RateLimiter({ limit: 1, windowMs: 100, marginMs: 0 });
     const order: string[] = [];
-    await limiter.acquire('list'); // fills the window
+    const done = await limiter.acquire('list'); // fills the window
     const lanes: Lane[] = ['list', 'status', 'create', 'token', 'status', 'create'];
-    await Promise.all(lanes.map((lane, i) => limiter.run(lane, async () => void order.push(`${lane}${i}`))));
+    const all = Promise.all(lanes.map((lane, i) => limiter.run(lane, async () => void order.push(`${lane}${i}`))));
+    done();
+    await all;
     expect(order).toEqual(['token3', 'create2', 'create5', 'status1', 'status4', 'list0']);
+  });
+
+  it('holds a slot while its request is in flight, and one window after its answer', async () => {
+    const limiter = new RateLimiter({ limit: 1, windowMs: 100, marginMs: 0 });
+    const starts: number[] = [];
+    const t0 = performance.now();
+    await Promise.all([
+      limiter.run('create', async () => {
+        starts.push(performance.now() - t0);
+        await sleep(150);
+      }),
+      limiter.run('create', async () => void starts.push(performance.now() - t0)),
+    ]);
+    // A gateway stamping the first request at any moment up to its answer (150 ms) still sees the
+    // second one more than a window later.
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(249);
   });
 
   it('pauses every lane for Retry-After and never shortens a longer pause', async () => {
@@ -50,14 +68,26 @@ describe('RateLimiter', () => {
 
   it('reports slots in the window, the limit and queued requests per lane', async () => {
     const limiter = new RateLimiter({ limit: 2, windowMs: 150, marginMs: 0 });
-    await limiter.acquire('create');
-    await limiter.acquire('create');
+    const first = [await limiter.acquire('create'), await limiter.acquire('create')];
     const pending = [limiter.acquire('status'), limiter.acquire('list'), limiter.acquire('list')];
     const usage = limiter.usage();
     expect(usage).toMatchObject({ inWindow: 2, limit: 2, queued: { token: 0, create: 0, status: 1, list: 2 } });
-    await Promise.all(pending);
+    first.forEach((done) => done());
+    for (const p of pending) (await p)();
     await sleep(320);
     expect(limiter.usage()).toMatchObject({ inWindow: 0, queued: { status: 0, list: 0 } });
+  });
+
+  it('measures the steady rate as limit per window actually taken', async () => {
+    let t = 0;
+    const limiter = new RateLimiter({ limit: 2, windowMs: 1000, marginMs: 10, now: () => t });
+    for (const at of [0, 1010, 2020]) {
+      t = at;
+      (await limiter.acquire('list'))();
+      (await limiter.acquire('list'))();
+    }
+    expect(limiter.stats()).toMatchObject({ released: 6, firstReleaseAt: 0, lastReleaseAt: 2020 });
+    expect(limiter.stats().sustainedPerSec).toBeCloseTo(2000 / 1010, 6);
   });
 
   it('rejects a limit that is not a positive integer', () => {
