@@ -16,7 +16,9 @@ describe('callbacks', () => {
     const token = await client.token();
     const body = { ...payoutBody(), callbackUrl: receiver.url };
     expect((await client.request('POST', '/payouts/cb-po-1', { token, body })).status).toBe(201);
+    // The receiver sees the request before the sandbox sees the answer: wait for both sides.
     await waitFor(() => receiver?.received.length === 2, 3_000, 'two callbacks');
+    await waitFor(() => client?.sandbox.state().callbacks.filter((c) => c.delivered).length === 2, 3_000, 'delivery');
     for (const callback of receiver.received) {
       expect(callback.body).toEqual({
         eventType: 'PAYOUT_STATUS_CHANGED',

@@ -61,13 +61,19 @@ describe('rate limit', () => {
     expect(secondCall.status).toBe(200);
   });
 
-  it('a 429 on a create stores nothing', async () => {
+  it('a 429 on a create stores nothing and counts no attempt', async () => {
     client = await startWithClient({ rateLimitPerSecond: 1 });
     const token = await client.token();
-    const response = await client.request('POST', '/payouts/rl-1', { token, body: {} });
-    expect(response.status).toBe(429);
-    expect(client.sandbox.state().payouts).toHaveLength(0);
-    expect(client.sandbox.state().createAttempts.payouts['rl-1']).toBeUndefined();
+    const ids = ['rl-1', 'rl-2', 'rl-3'];
+    const c = client;
+    const responses = await Promise.all(ids.map((id) => c.request('POST', `/payouts/${id}`, { token, body: {} })));
+    const refusedIds = ids.filter((_id, i) => responses[i]?.status === 429);
+    expect(refusedIds.length).toBeGreaterThanOrEqual(2);
+    const state = client.sandbox.state();
+    for (const id of refusedIds) {
+      expect(state.createAttempts.payouts[id]).toBeUndefined();
+      expect(state.payouts.some((p) => p.idPayout === id)).toBe(false);
+    }
   });
 
   it.each([null, 0])('switches off with rateLimitPerSecond %s', async (limit) => {
