@@ -1,6 +1,6 @@
-// The main window. Its webContents get the navigation/window/webview guards from main/index.ts
-// (web-contents-created covers every webContents). webPreferences are built by one factory (tested item by item against
-// Electron's security checklist); the window loads the renderer from app://desk/, never file://.
+// The main window. webPreferences come from one factory, tested item by item against Electron's
+// security checklist; the window loads the renderer from app://desk/, never from a file URL. The
+// navigation, window-open and webview guards are attached to every webContents in main/index.ts.
 import { join } from 'node:path';
 import { BrowserWindow, type WebPreferences } from 'electron';
 import { APP_ENTRY_URL } from './shell/app-protocol';
