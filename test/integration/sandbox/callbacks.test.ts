@@ -78,7 +78,7 @@ describe('callbacks', () => {
   it('stops retrying and changing state after close()', async () => {
     receiver = await callbackReceiver([500]);
     client = await startWithClient({
-      timings: { payoutPendingMs: 10, payoutProcessingMs: 150, payinExpiryMs: 60_000 },
+      timings: { payoutPendingMs: 10, payoutProcessingMs: 5_000, payinExpiryMs: 60_000 },
       callbackRetry: { maxAttempts: 50, initialDelayMs: 20, factor: 1, maxDelayMs: 20, timeoutMs: 500 },
     });
     const token = await client.token();
