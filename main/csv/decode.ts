@@ -120,10 +120,10 @@ export async function decodeCsvBytes(bytes: Uint8Array, yieldNow: () => Promise<
     return { encoding: candidate.encoding, chunks: await decodeWith(bytes, candidate, yieldNow) };
   } catch (error) {
     if (error instanceof CsvFileError) throw error;
-    if (candidate.label !== 'utf-8') {
+    if (candidate.encoding !== 'utf-8') {
       throw new CsvFileError(
         'ENCODING',
-        `The file starts with a ${candidate.encoding.toUpperCase()} marker but its bytes are not valid ${candidate.encoding.toUpperCase()}. Save it again from the spreadsheet as "CSV UTF-8".`,
+        `The file is marked as ${candidate.label.toUpperCase()} (it starts with a byte order mark, or looks like UTF-16) but its bytes are not valid ${candidate.label.toUpperCase()}. Save it again from the spreadsheet as "CSV UTF-8".`,
       );
     }
   }

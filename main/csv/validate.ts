@@ -3,6 +3,7 @@
 import { currencyDecimals, isCurrencyCode } from '../domain/currencies';
 import { isValidPaymentId, newPaymentId } from '../domain/ids';
 import { DEFAULT_PAYMENT_METHOD, isEmailAddress, isHttpUrl, type PayoutDraft } from '../domain/payout';
+import { compactIban, looksLikeIban } from '../domain/iban';
 import { accountKey, checkAccountNumber } from './account-number';
 import { parseCsvAmount, type DecimalSeparator } from './amount';
 import { restoreCell } from './formula';
@@ -116,10 +117,12 @@ export class RowValidator {
     else if (currencyOk || amount.code !== 'AMOUNT_PRECISION') this.fail(rowNumber, 'amount', amount.code, amount.message);
 
     const accountName = this.required(cells, rowNumber, 'accountName', 'the beneficiary name', 'Jane Example');
-    const accountNumber = this.required(cells, rowNumber, 'accountNumber', 'the account number', 'DE89370400440532013000');
+    let accountNumber = this.required(cells, rowNumber, 'accountNumber', 'the account number', 'DE89370400440532013000');
     if (accountNumber) {
       const damage = checkAccountNumber(accountNumber);
       if (damage) this.fail(rowNumber, 'accountNumber', damage.code, damage.message);
+      // Spaces in an IBAN are print format only ("DE89 3704 …"); the gateway gets the compact form.
+      else if (looksLikeIban(accountNumber)) accountNumber = compactIban(accountNumber);
     }
     const paymentMethodCode = this.cell(cells, 'paymentMethodCode') || DEFAULT_PAYMENT_METHOD;
     const paymentOperatorCode = this.required(cells, rowNumber, 'paymentOperatorCode', 'the operator code', 'EU_SEPA');

@@ -151,3 +151,39 @@ describe('limits and responsiveness', () => {
     expect(ticks).toBeGreaterThan(20);
   }, 30_000);
 });
+
+describe('file-level edge cases', () => {
+  const HEAD = 'amount,currencyCode,accountName,accountNumber,paymentOperatorCode,emailAddress';
+  const good = (i: number): string => `${i}.00,EUR,N${i},DE89370400440532013000,EU_SEPA,a${i}@example.com`;
+
+  it('names the exact row of a malformed quote, also deep in a large file', async () => {
+    for (const bad of [3, 4000]) {
+      const lines = [HEAD];
+      for (let row = 2; row <= 5000; row++) lines.push(row === bad ? `1.00,EUR,"Bad"x,DE89370400440532013000,EU_SEPA,x@example.com` : good(row));
+      await expect(importPayoutCsv(enc(lines.join('\n')))).rejects.toMatchObject({ code: 'MALFORMED_QUOTE', rowNumber: bad });
+    }
+  });
+
+  it('reads UTF-16 without a BOM, refuses a bad UTF-8 BOM file, spreadsheets and undefined Windows-1252 bytes', async () => {
+    const bomless = new Uint8Array(Buffer.from(`${HEAD}\r\n${good(1)}\r\n`, 'utf16le'));
+    const r = await importPayoutCsv(bomless);
+    expect([r.encoding, r.counts.valid]).toEqual(['utf-16le', 1]);
+
+    const badUtf8 = new Uint8Array([0xef, 0xbb, 0xbf, ...enc(`${HEAD}\n`), 0xc3, 0x28]);
+    await expect(importPayoutCsv(badUtf8)).rejects.toMatchObject({ code: 'ENCODING' });
+    const xlsx = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3]);
+    await expect(importPayoutCsv(xlsx)).rejects.toMatchObject({ code: 'BINARY_FILE', message: expect.stringContaining('Excel workbook') as unknown });
+    const undefined1252 = new Uint8Array([...enc(`${HEAD}\n1.00,EUR,A`), 0x81, ...enc(',DE89370400440532013000,EU_SEPA,a@example.com\n')]);
+    await expect(importPayoutCsv(undefined1252)).rejects.toMatchObject({ code: 'BINARY_FILE' });
+  });
+
+  it('an IBAN written with spaces is sent in compact form; other account numbers are kept as written', async () => {
+    const r = await importPayoutCsv(enc(`${HEAD}\n1.00,EUR,A,de89 3704 0044 0532 0130 00,EU_SEPA,a@example.com\n2.00,EUR,B,0012-3456 78,EU_SEPA,b@example.com\n`));
+    expect(r.rows.map((row) => row.payout.accountNumber)).toEqual(['DE89370400440532013000', '0012-3456 78']);
+  });
+
+  it('only blank lines is an empty file; a blank-only data area has no rows', async () => {
+    await expect(importPayoutCsv(enc('\r\n\r\n  \r\n'))).rejects.toMatchObject({ code: 'EMPTY_FILE' });
+    await expect(importPayoutCsv(enc(`${HEAD}\n,,,,,\n\n`))).rejects.toMatchObject({ code: 'NO_ROWS' });
+  });
+});
