@@ -50,9 +50,12 @@ export const ProfileInputSchema = z.object({
 });
 export type ProfileInput = z.input<typeof ProfileInputSchema>;
 
-/** Fields a user may change after creation (id and createdAt are fixed). */
-export const ProfilePatchSchema = ProfileInputSchema.omit({ id: true }).partial();
-export type ProfilePatch = z.input<typeof ProfilePatchSchema>;
+/**
+ * Fields a user may change after creation (id and createdAt are fixed). Validated field by field
+ * (see ProfileStore.update): zod's `.partial()` would still fill every default and so reset fields
+ * the patch does not name.
+ */
+export type ProfilePatch = Partial<Omit<ProfileInput, 'id'>>;
 
 export interface Profile {
   id: string;

@@ -7,7 +7,6 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import {
   ProfileInputSchema,
-  ProfilePatchSchema,
   slugifyProfileName,
   type KeyRecord,
   type KeySource,
@@ -137,10 +136,7 @@ export class ProfileStore {
 
   update(id: string, patch: ProfilePatch): Profile {
     const current = this.get(id);
-    const parsed = ProfilePatchSchema.safeParse(patch);
-    if (!parsed.success) throw new ProfileError('PROFILE_INVALID', `Invalid profile change: ${describeZod(parsed.error)}`);
-    const defined = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
-    const fields: StoredFields = { ...this.storedFields(current), ...defined };
+    const fields: StoredFields = { ...this.storedFields(current), ...parsePatch(patch) };
     if (fields.name !== current.name && this.findByName(fields.name)) {
       throw new ProfileError('PROFILE_EXISTS', `A profile named "${fields.name}" already exists`);
     }
@@ -234,6 +230,25 @@ export class ProfileStore {
     const fields = StoredFieldsSchema.parse(JSON.parse(row.data));
     return { id: row.id, ...fields, activeKeyId: row.active_key_id, createdAt: row.created_at, updatedAt: row.updated_at };
   }
+}
+
+/** Validates only the fields a patch names; the others keep their stored values. */
+function parsePatch(patch: ProfilePatch): Partial<StoredFields> {
+  const shape = StoredFieldsSchema.shape;
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (!Object.hasOwn(shape, key)) {
+      problems.push(`${key}: is not a profile field that can be changed`);
+      continue;
+    }
+    const parsed = shape[key as keyof typeof shape].safeParse(value);
+    if (parsed.success) out[key] = parsed.data;
+    else problems.push(...parsed.error.issues.map((i) => `${[key, ...i.path].join('.')}: ${i.message}`));
+  }
+  if (problems.length > 0) throw new ProfileError('PROFILE_INVALID', `Invalid profile change: ${problems.join('; ')}`);
+  return out as Partial<StoredFields>;
 }
 
 function keyFromRow(row: KeyRow): KeyRecord {

@@ -58,9 +58,12 @@ describe('ProfileStore', () => {
     const p = store.add({ name: 'Shop', baseUrl: 'https://gw.example.com', merchantCode: 'M1' });
     store.update(p.id, { timestampUnit: 's', maxAmountMinor: 500_000, finalStatuses: ['success', 'failed'] });
     expect(() => store.update(p.id, { timestampUnit: 'min' as 's' })).toThrow(/timestampUnit/);
+    expect(() => store.update(p.id, { id: 'other' } as never)).toThrow(/id: is not a profile field/);
+    // A patch changes only what it names: the earlier changes stay.
+    store.update(p.id, { tokenValiditySecs: 600 });
     store.close();
     const reopened = new ProfileStore(path);
-    expect(reopened.get(p.id)).toMatchObject({ timestampUnit: 's', maxAmountMinor: 500_000, finalStatuses: ['SUCCESS', 'FAILED'], merchantCode: 'M1' });
+    expect(reopened.get(p.id)).toMatchObject({ tokenValiditySecs: 600, timestampUnit: 's', maxAmountMinor: 500_000, finalStatuses: ['SUCCESS', 'FAILED'], merchantCode: 'M1' });
     expect(reopened.resolve('Shop').id).toBe(p.id);
     expect(() => reopened.resolve('nope')).toThrow(/No profile "nope"/);
     reopened.close();
