@@ -1,0 +1,67 @@
+// main/ipc.ts: one ipcMain handler per channel, each behind the sender check.
+import { describe, expect, it, vi } from 'vitest';
+import { EVENT_CHANNELS, IPC_CHANNELS } from '../../../preload/api';
+import { createDeskEvents } from '../../../main/ipc/events';
+import { createIpcHandlers } from '../../../main/ipc/handlers';
+import { recordingServices } from './fake-services';
+
+vi.mock('electron', () => ({ ipcMain: { handle: () => undefined, removeHandler: () => undefined } }));
+const { FORBIDDEN_SENDER, forwardEventsToWindow, registerIpcHandlers } = await import('../../../main/ipc');
+
+type Listener = (event: unknown, args: unknown) => Promise<unknown>;
+
+function fakeIpc() {
+  const handlers = new Map<string, Listener>();
+  return {
+    handlers,
+    ipc: { handle: (channel: string, fn: Listener) => void handlers.set(channel, fn), removeHandler: (channel: string) => void handlers.delete(channel) },
+  };
+}
+
+const appFrame = { url: 'app://desk/index.html', parent: null };
+
+describe('registerIpcHandlers', () => {
+  it('registers exactly the contract channels and removes them again', () => {
+    const { handlers, ipc } = fakeIpc();
+    const off = registerIpcHandlers(createIpcHandlers(recordingServices().services), { origins: ['app://desk'], webContentsIds: new Set([7]) }, undefined, ipc as never);
+    expect([...handlers.keys()].sort()).toEqual([...IPC_CHANNELS].sort());
+    off();
+    expect(handlers.size).toBe(0);
+  });
+
+  it.each([
+    ['a foreign origin', { sender: { id: 7 }, senderFrame: { url: 'https://evil.example/', parent: null } }],
+    ['an iframe of the app', { sender: { id: 7 }, senderFrame: { url: 'app://desk/frame.html', parent: appFrame } }],
+    ['a null frame', { sender: { id: 7 }, senderFrame: null }],
+    ['a window the app did not create', { sender: { id: 8 }, senderFrame: appFrame }],
+    ['a file:// page', { sender: { id: 7 }, senderFrame: { url: 'file:///tmp/x.html', parent: null } }],
+  ])('refuses %s without reaching the service', async (_name, event) => {
+    const { handlers, ipc } = fakeIpc();
+    const { services, calls } = recordingServices();
+    registerIpcHandlers(createIpcHandlers(services), { origins: ['app://desk'], webContentsIds: new Set([7]) }, undefined, ipc as never);
+    await expect(handlers.get('app:info')?.(event, undefined)).resolves.toEqual({ ok: false, error: FORBIDDEN_SENDER });
+    expect(calls).toEqual([]);
+  });
+
+  it('lets the app window through', async () => {
+    const { handlers, ipc } = fakeIpc();
+    const { services, calls } = recordingServices();
+    registerIpcHandlers(createIpcHandlers(services), { origins: ['app://desk'], webContentsIds: new Set([7]) }, undefined, ipc as never);
+    await expect(handlers.get('app:info')?.({ sender: { id: 7 }, senderFrame: appFrame }, undefined)).resolves.toEqual({ ok: true, data: { reached: 'app:info' } });
+    expect(calls).toHaveLength(1);
+  });
+});
+
+describe('forwardEventsToWindow', () => {
+  it('sends each event on its contract channel to the live window only', () => {
+    const events = createDeskEvents();
+    const send = vi.fn();
+    let destroyed = false;
+    forwardEventsToWindow(events, () => ({ send, isDestroyed: () => destroyed }));
+    events.emit('menuCommand', { command: 'import-csv' });
+    expect(send).toHaveBeenCalledWith(EVENT_CHANNELS.menuCommand, { command: 'import-csv' });
+    destroyed = true;
+    events.emit('menuCommand', { command: 'about' });
+    expect(send).toHaveBeenCalledTimes(1);
+  });
+});
