@@ -25,6 +25,9 @@ export function accountKey(accountNumber: string): string {
 }
 
 export function checkAccountNumber(value: string): AccountNumberProblem | null {
+  // Starts with a letter: only the IBAN rule can apply (the number-shaped damage starts with a digit).
+  const first = value.charCodeAt(0);
+  if (first < 48 || first > 57) return looksLikeIban(value) && !hasValidIbanChecksum(value) ? ibanProblem(value) : null;
   if (EXPONENT_FORM.test(value)) {
     return {
       code: 'ACCOUNT_NUMBER_EXPONENT',
@@ -43,11 +46,12 @@ export function checkAccountNumber(value: string): AccountNumberProblem | null {
       message: `"${value}" is formatted as a number (decimals or thousands separators), so the spreadsheet may have changed it; ${TEXT_FIX}`,
     };
   }
-  if (looksLikeIban(value) && !hasValidIbanChecksum(value)) {
-    return {
-      code: 'ACCOUNT_NUMBER_IBAN',
-      message: `"${value}" looks like an IBAN but its check digits do not match, so a character is wrong or missing; copy the IBAN again from the beneficiary's bank details`,
-    };
-  }
   return null;
+}
+
+function ibanProblem(value: string): AccountNumberProblem {
+  return {
+    code: 'ACCOUNT_NUMBER_IBAN',
+    message: `"${value}" looks like an IBAN but its check digits do not match, so a character is wrong or missing; copy the IBAN again from the beneficiary's bank details`,
+  };
 }

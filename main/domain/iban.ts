@@ -2,10 +2,11 @@
 // that were mistyped or damaged by a spreadsheet; the single-payout form can use it the same way.
 
 const IBAN_SHAPE = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/;
+const NEEDS_COMPACTING = /[\s\u00a0a-z]/;
 
 /** The IBAN without spaces and in upper case ("de89 3704…" → "DE893704…"). */
 export function compactIban(text: string): string {
-  return text.replace(/[\s\u00a0]/g, '').toUpperCase();
+  return NEEDS_COMPACTING.test(text) ? text.replace(/[\s\u00a0]/g, '').toUpperCase() : text;
 }
 
 /** True when the text has the shape of an IBAN (country, check digits, 11-30 characters), spaces allowed. */
