@@ -99,10 +99,17 @@ export function compileOperations(operations: string[]): RegExp[] {
 
 export type IssuedToken = { token: string; expiresAt: string };
 
+type VerifiedToken = { claims: TokenClaims; patterns: RegExp[] };
+
+const VERIFIED_CACHE_LIMIT = 10_000;
+
 export class TokenService {
   private readonly key: Uint8Array;
-  /** Compiled patterns per token string; tokens are immutable so the cache never goes stale. */
-  private readonly compiled = new Map<string, RegExp[]>();
+  /**
+   * Tokens already verified, by their exact text. A token is immutable, so only its expiry needs checking again;
+   * this keeps HMAC, JSON and regex work off the hot path of repeated calls.
+   */
+  private readonly verified = new Map<string, VerifiedToken>();
 
   constructor(signingSecret: string) {
     this.key = new TextEncoder().encode(signingSecret);
@@ -125,11 +132,20 @@ export class TokenService {
   }
 
   /** Verifies the Authorization header value and returns the claims; 401 on anything wrong. */
-  async verifyAuthorization(header: string | undefined): Promise<{ claims: TokenClaims; patterns: RegExp[] }> {
+  async verifyAuthorization(header: string | undefined): Promise<VerifiedToken> {
     if (!header) throw new SandboxError('MISSING_TOKEN', 'Authorization: Bearer <token> is required');
     const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
     if (!match?.[1]) throw new SandboxError('INVALID_TOKEN', 'Authorization must be "Bearer <token>"');
     const token = match[1];
+    const known = this.verified.get(token);
+    if (known) {
+      // Same rule as jose: expired once the clock reaches exp (no tolerance).
+      if (Math.floor(Date.now() / 1_000) >= known.claims.exp) {
+        this.verified.delete(token);
+        throw new SandboxError('TOKEN_EXPIRED', 'the token has expired');
+      }
+      return known;
+    }
     let payload: unknown;
     try {
       ({ payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] }));
@@ -139,13 +155,10 @@ export class TokenService {
     }
     const parsed = TokenClaimsSchema.safeParse(payload);
     if (!parsed.success) throw new SandboxError('INVALID_TOKEN', 'the token lacks the sandbox claims');
-    let patterns = this.compiled.get(token);
-    if (!patterns) {
-      patterns = compileOperations(parsed.data.ops);
-      if (this.compiled.size > 10_000) this.compiled.clear();
-      this.compiled.set(token, patterns);
-    }
-    return { claims: parsed.data, patterns };
+    const entry = { claims: parsed.data, patterns: compileOperations(parsed.data.ops) };
+    if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
+    this.verified.set(token, entry);
+    return entry;
   }
 }
 

@@ -162,6 +162,17 @@ describe('Bearer tokens on API calls', () => {
     expect(errorCode(response)).toBe('TOKEN_EXPIRED');
   });
 
+  it('refuses a token that expires after it was already used (verified tokens are cached)', async () => {
+    const response = await client.signedTokenRequest('/auth-tokens', tokenRequest({ validitySecs: 1 }));
+    const { token } = response.body as { token: string };
+    expect((await client.request('GET', '/currencies', { token })).status).toBe(200);
+    const exp = decodeJwt(token).exp ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, exp * 1000 - Date.now()) + 50));
+    const late = await client.request('GET', '/currencies', { token });
+    expect(late.status).toBe(401);
+    expect(errorCode(late)).toBe('TOKEN_EXPIRED');
+  });
+
   it('answers a valid token for an unknown merchant with 401', async () => {
     const now = Math.floor(Date.now() / 1000);
     const ghost = await forge({ sub: 'GHOST', iat: now, exp: now + 60, ops: ['GET /currencies'] });
