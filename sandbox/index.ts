@@ -56,7 +56,7 @@ function buildContext(config: ReturnType<typeof parseSandboxConfig>): SandboxCon
   };
 }
 
-export function buildSandboxApp(ctx: SandboxContext): FastifyInstance {
+function buildSandboxApp(ctx: SandboxContext): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
