@@ -1,0 +1,173 @@
+// The headless twin of the UI (DESIGN.md §5): `npm run cli -- <command>` and the `payout-desk` bin.
+// Global options: --json (machine output), --home <dir> (or PAYOUT_DESK_HOME), --profile <id|name>,
+// --verbose (redacted service log on stderr). Exit code 0 only on success; errors go to stderr.
+// Command modules live in main/cli/<area>.ts and export register<Area>Commands(program, deps).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { createAppContext, type AppContext } from './context';
+import { GatewayError } from './gateway/errors';
+import { KeytarKeyStore, type KeyStore } from './keys/key-store';
+import { createLogger, redactText, silentLogger, type Logger } from './log';
+import type { Profile } from './profiles/profile-schema';
+import { ProfileError } from './profiles/profile-store';
+import { registerConnectCommands } from './cli/connect';
+import { registerKeyCommands } from './cli/keys';
+import { registerListCommands } from './cli/lists';
+import { registerProfileCommands } from './cli/profiles';
+import { registerBatchCsvCommands } from './cli/batch-csv';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** What every command module gets. */
+export interface CliDeps {
+  /** The app context of the chosen data folder, created on first use and closed when the command ends. */
+  context(): AppContext;
+  /** The profile named by --profile, else the current one; a clear error when there is none. */
+  profile(): Profile;
+  /** True with --json. */
+  json(): boolean;
+  /** Prints a result: `data` as JSON with --json, else the human lines. */
+  print(human: string | string[], data: unknown): void;
+  /** For commands that finish their output but must not exit 0. */
+  setExitCode(code: number): void;
+  /** Environment (for PAYOUT_DESK_HOME, passphrase variables). */
+  env: NodeJS.ProcessEnv;
+  io: CliIo;
+}
+
+export interface CliOptions {
+  io?: CliIo;
+  env?: NodeJS.ProcessEnv;
+  /** Default: the OS keychain (service from PAYOUT_DESK_KEYCHAIN_SERVICE, else `payout-desk`). */
+  keyStore?: KeyStore;
+  /** Default: silent, or a redacted stderr log with --verbose. */
+  logger?: Logger;
+}
+
+export class CliUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CliUsageError';
+  }
+}
+
+/** Where the desktop app keeps its data (Electron's userData for the app name), used when --home is not given. */
+export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'payout-desk');
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'payout-desk');
+  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'payout-desk');
+}
+
+export function buildProgram(options: CliOptions = {}): { program: Command; deps: CliDeps; exitCode(): number; dispose(): void } {
+  const io: CliIo = options.io ?? { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+  const env = options.env ?? process.env;
+  const program = new Command('payout-desk')
+    .description('Payout Desk: payouts, batches, balances and payins through the payment gateway')
+    .option('--json', 'machine-readable JSON output')
+    .option('--home <dir>', 'data folder (default: PAYOUT_DESK_HOME or the app data folder)')
+    .option('--profile <id>', 'profile id or name (default: the current profile)')
+    .option('--verbose', 'log gateway requests to stderr (secrets are never logged)')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+
+  let ctx: AppContext | undefined;
+  // A command that completes but must still exit non-zero (e.g. `batch validate` with invalid rows).
+  let exitCode = 0;
+  const globals = () => program.opts<{ json?: boolean; home?: string; profile?: string; verbose?: boolean }>();
+  const deps: CliDeps = {
+    env,
+    io,
+    json: () => globals().json === true,
+    context() {
+      if (!ctx) {
+        const home = globals().home ?? env.PAYOUT_DESK_HOME ?? defaultHome(env);
+        const logger = options.logger ?? (globals().verbose ? createLogger((line) => io.stderr(`${line}\n`)) : silentLogger);
+        const keyStore = options.keyStore ?? new KeytarKeyStore(env.PAYOUT_DESK_KEYCHAIN_SERVICE || undefined);
+        ctx = createAppContext({ home, keyStore, logger });
+      }
+      return ctx;
+    },
+    profile() {
+      const c = deps.context();
+      const named = globals().profile;
+      if (named) return c.profiles.resolve(named);
+      const current = c.profiles.currentId();
+      if (!current) throw new CliUsageError('No profile yet: create one with "profiles add" (or pass --profile)');
+      return c.profiles.get(current);
+    },
+    setExitCode(code) {
+      exitCode = code;
+    },
+    print(human, data) {
+      if (deps.json()) io.stdout(`${JSON.stringify(data, null, 2)}\n`);
+      else io.stdout(`${Array.isArray(human) ? human.join('\n') : human}\n`);
+    },
+  };
+
+  registerProfileCommands(program, deps);
+  registerKeyCommands(program, deps);
+  registerConnectCommands(program, deps);
+  registerListCommands(program, deps);
+  // ---- other areas: one import above and one register call here each ---------------------------
+  // registerPayoutCommands(program, deps);   // main/cli/payouts.ts
+  // registerPayinCommands(program, deps);    // main/cli/payins.ts
+  // registerAuditCommands(program, deps);    // main/cli/audit.ts
+  const batch = program.command('batch').description('CSV batches: template, validate, submit, resume, status, export');
+  registerBatchCsvCommands(batch, { stdout: io.stdout, stderr: io.stderr, setExitCode: deps.setExitCode });
+  // registerBatchCommands(batch, deps);      // main/cli/batch.ts (submit/resume/status/export)
+
+  return {
+    program,
+    deps,
+    exitCode: () => exitCode,
+    dispose() {
+      ctx?.close();
+      ctx = undefined;
+    },
+  };
+}
+
+/** One line for stderr that says what went wrong; never a stack, never a secret. */
+export function describeError(e: unknown): { code: string; message: string } {
+  if (e instanceof GatewayError) {
+    const status = e.status !== undefined ? `HTTP ${e.status}, ` : '';
+    return { code: e.code, message: `gateway ${e.kind} (${status}${e.code}): ${e.message}` };
+  }
+  if (e instanceof ProfileError) return { code: e.code, message: e.message };
+  if (e instanceof CliUsageError) return { code: 'USAGE', message: e.message };
+  if (e instanceof Error) {
+    const code = typeof (e as { code?: unknown }).code === 'string' ? String((e as { code?: unknown }).code) : e.name.toUpperCase();
+    return { code, message: redactText(e.message) };
+  }
+  return { code: 'ERROR', message: redactText(String(e)) };
+}
+
+/** Runs one command line; resolves to the exit code. */
+export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
+  const { program, deps, exitCode, dispose } = buildProgram(options);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode();
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // Help and version are successes; everything else commander already printed.
+      return e.exitCode === 0 || e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;
+    }
+    const { code, message } = describeError(e);
+    deps.io.stderr(deps.json() ? `${JSON.stringify({ error: { code, message } })}\n` : `error: ${message}\n`);
+    return e instanceof CliUsageError ? 2 : 1;
+  } finally {
+    dispose();
+  }
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedDirectly) {
+  process.exitCode = await runCli(process.argv.slice(2));
+}
