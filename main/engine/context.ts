@@ -16,7 +16,14 @@ export function journalPath(home: string, profileId: string): string {
 
 /** The gateway port over the context's current client of the profile. */
 export function gatewayPortFor(ctx: AppContext, profileId: string): PayoutGatewayPort {
-  const client = () => ctx.gatewayFor(profileId);
+  // Looking the client up reads the profile; at hundreds of calls a second, once a second is enough
+  // to pick up a changed profile or key.
+  let cached: { client: ReturnType<AppContext['gatewayFor']>; at: number } | undefined;
+  const client = () => {
+    const now = Date.now();
+    if (!cached || now - cached.at > 1_000) cached = { client: ctx.gatewayFor(profileId), at: now };
+    return cached.client;
+  };
   return {
     createPayout: (id, request) => client().createPayout(id, request),
     getPayout: (id) => client().getPayout(id),

@@ -31,8 +31,11 @@ export class JournalError extends Error {
 export interface JournalOptions {
   now?: () => number;
   /**
-   * 'FULL' (default) fsyncs every commit, so an accepted payout survives a power cut, not only a crash.
-   * 'NORMAL' is enough against process crashes and is used by benches that measure the engine alone.
+   * Durability. WAL commits survive a crash of the app in any mode. Against an OS crash or power cut:
+   * 'NORMAL' (default) fsyncs every commit that fixes new payment ids (a new payout, a new batch), so
+   * an id that may be sent is never forgotten; later changes (SENDING, ACCEPTED, statuses) are synced
+   * with the next such commit or checkpoint, and losing one is repaired by the send protocol (resend
+   * with the same id → 409 → GET) and the poller. 'FULL' fsyncs every commit (about 5 ms each here).
    */
   synchronous?: 'FULL' | 'NORMAL';
 }
@@ -66,16 +69,30 @@ const CHUNK = 500;
 export class Journal {
   readonly db: Database.Database;
   private readonly now: () => number;
+  private readonly baseSync: 'FULL' | 'NORMAL';
 
   constructor(file: string, options: JournalOptions = {}) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.now = options.now ?? Date.now;
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    this.baseSync = options.synchronous ?? 'NORMAL';
+    this.db.pragma(`synchronous = ${this.baseSync}`);
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     migrate(this.db);
+  }
+
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** Prepared once per SQL text: preparing costs more than running these small statements. */
+  private stmt(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   close(): void {
@@ -84,9 +101,19 @@ export class Journal {
 
   // ---- payments: writes ----
 
+  /** Runs a transaction whose commit is fsynced whatever the base setting (new ids are fixed here). */
+  private durably<T>(fn: () => T): T {
+    if (this.baseSync === 'FULL') return this.db.transaction(fn)();
+    this.db.pragma('synchronous = FULL');
+    try {
+      return this.db.transaction(fn)();
+    } finally {
+      this.db.pragma(`synchronous = ${this.baseSync}`);
+    }
+  }
+
   private insertRow(kind: PaymentKind, p: NewPayment, at: number): void {
-    this.db
-      .prepare(
+    this.stmt(
         `INSERT INTO payments (kind, id, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
           payment_operator_code, payment_method_code, email_address, callback_url, reference, state, status,
           created_at, updated_at, details_json)
@@ -109,12 +136,12 @@ export class Journal {
   /** Stores a new payment as QUEUED: its id is fixed from here on. */
   insertPayment(kind: PaymentKind, p: NewPayment, actor = 'user'): PaymentRecord {
     const at = this.now();
-    this.db.transaction(() => {
+    this.durably(() => {
       this.refuseExisting(kind, [p.id]);
       this.insertRow(kind, p, at);
       this.appendStatusEvent(kind, p.id, 'QUEUED', 'local', at, null);
       appendAudit(this.db, at, { actor, action: `${kind}.queued`, subject: p.id, details: { amountMinor: p.amountMinor, currencyCode: p.currencyCode, batchId: p.batchId ?? null } });
-    })();
+    });
     return this.mustGet(kind, p.id);
   }
 
@@ -124,44 +151,40 @@ export class Journal {
     const id = input.id ?? randomUUID();
     const at = this.now();
     const totals = totalsOf(input.rows);
-    this.db.transaction(() => {
+    this.durably(() => {
       const ids = input.rows.map((r) => r.id);
       const seen = new Set<string>();
       const repeated = ids.filter((x) => (seen.has(x) ? true : (seen.add(x), false)));
       if (repeated.length > 0) throw new JournalError('DUPLICATE_ID', `the batch repeats payout ids: ${repeated.slice(0, 5).join(', ')}`, repeated);
       this.refuseExisting('payout', ids);
-      this.db
-        .prepare(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?)`)
+      this.stmt(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?)`)
         .run(id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, at);
       input.rows.forEach((row, i) => {
         this.insertRow('payout', { ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1 }, at);
         this.appendStatusEvent('payout', row.id, 'QUEUED', 'local', at, null);
       });
       appendAudit(this.db, at, { actor: input.actor ?? 'user', action: 'batch.submitted', subject: id, details: { fileName: input.fileName, sha256: input.sha256, rows: input.rows.length, totals } });
-    })();
+    });
     return this.mustGetBatch(id);
   }
 
   /** Commits SENDING right before the HTTP call. False when the payment is no longer unsent. */
   markSending(kind: PaymentKind, id: string): boolean {
     const at = this.now();
-    const result = this.db
-      .prepare(`UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING')`)
+    const result = this.stmt(`UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING')`)
       .run(at, kind, id);
     return result.changes === 1;
   }
 
   /** A retryable failure: back to QUEUED (never failed), with the reason shown to the user. */
   markRetrying(kind: PaymentKind, id: string, message: string): void {
-    this.db
-      .prepare(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', last_error = ?, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING')`)
+    this.stmt(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', last_error = ?, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING')`)
       .run(message, this.now(), kind, id);
   }
 
   /** The outcome of the last send is unknown: stays SENDING so the next step is a GET. */
   markUncertain(kind: PaymentKind, id: string, message: string): void {
-    this.db
-      .prepare(`UPDATE payments SET last_error = ?, updated_at = ? WHERE kind = ? AND id = ? AND state = 'SENDING'`)
+    this.stmt(`UPDATE payments SET last_error = ?, updated_at = ? WHERE kind = ? AND id = ? AND state = 'SENDING'`)
       .run(message, this.now(), kind, id);
   }
 
@@ -169,8 +192,7 @@ export class Journal {
   markLocalFinal(kind: PaymentKind, id: string, state: 'REJECTED' | 'MISMATCH', message: string, raw?: unknown, actor = 'engine'): void {
     const at = this.now();
     this.db.transaction(() => {
-      this.db
-        .prepare(`UPDATE payments SET state = ?, status = ?, is_final = ?, last_error = ?, final_at = ?, updated_at = ? WHERE kind = ? AND id = ?`)
+      this.stmt(`UPDATE payments SET state = ?, status = ?, is_final = ?, last_error = ?, final_at = ?, updated_at = ? WHERE kind = ? AND id = ?`)
         .run(state, state, state === 'REJECTED' ? 1 : 0, message, at, at, kind, id);
       this.appendStatusEvent(kind, id, state, 'local', at, { message, response: raw ?? null });
       appendAudit(this.db, at, { actor, action: `${kind}.${state.toLowerCase()}`, subject: id, details: { message } });
@@ -182,7 +204,7 @@ export class Journal {
     const at = this.now();
     let cancelled = 0;
     this.db.transaction(() => {
-      const update = this.db.prepare(`UPDATE payments SET state = 'CANCELLED', status = 'CANCELLED', is_final = 1, final_at = ?, updated_at = ? WHERE kind = ? AND id = ? AND state = 'QUEUED'`);
+      const update = this.stmt(`UPDATE payments SET state = 'CANCELLED', status = 'CANCELLED', is_final = 1, final_at = ?, updated_at = ? WHERE kind = ? AND id = ? AND state = 'QUEUED'`);
       for (const id of ids) {
         if (update.run(at, at, kind, id).changes === 1) {
           cancelled++;
@@ -205,8 +227,7 @@ export class Journal {
     const status = obs.status.toUpperCase();
     const changed = this.db.transaction((): boolean => {
       const before = this.mustGet(kind, id);
-      this.db
-        .prepare(
+      this.stmt(
           `UPDATE payments SET state = 'ACCEPTED', gateway_status = ?, status = ?, is_final = ?,
              fee_minor = COALESCE(?, fee_minor), fee_currency_code = COALESCE(?, fee_currency_code),
              failure_reason = COALESCE(?, failure_reason), processed_at = COALESCE(?, processed_at),
@@ -220,8 +241,7 @@ export class Journal {
           obs.processedAt ?? null, obs.isTest === undefined ? null : obs.isTest ? 1 : 0,
           at, obs.isFinal ? 1 : 0, at, obs.isFinal ? null : (obs.nextPollAt ?? null), at, kind, id,
         );
-      const last = this.db
-        .prepare('SELECT status, source FROM status_events WHERE kind = ? AND id = ? ORDER BY seq DESC LIMIT 1')
+      const last = this.stmt('SELECT status, source FROM status_events WHERE kind = ? AND id = ? ORDER BY seq DESC LIMIT 1')
         .get(kind, id) as { status: string; source: string } | undefined;
       if (!last || last.status !== status || last.source !== obs.source) {
         this.appendStatusEvent(kind, id, status, obs.source, at, obs.raw ?? null);
@@ -232,19 +252,18 @@ export class Journal {
   }
 
   setNextPoll(kind: PaymentKind, id: string, at: number): void {
-    this.db.prepare('UPDATE payments SET next_poll_at = ? WHERE kind = ? AND id = ?').run(at, kind, id);
+    this.stmt('UPDATE payments SET next_poll_at = ? WHERE kind = ? AND id = ?').run(at, kind, id);
   }
 
   private appendStatusEvent(kind: PaymentKind, id: string, status: string, source: StatusObservation['source'], at: number, raw: unknown): void {
-    this.db
-      .prepare('INSERT INTO status_events (kind, id, status, source, observed_at, raw_json) VALUES (?, ?, ?, ?, ?, ?)')
+    this.stmt('INSERT INTO status_events (kind, id, status, source, observed_at, raw_json) VALUES (?, ?, ?, ?, ?, ?)')
       .run(kind, id, status, source, at, raw === null || raw === undefined ? null : canonicalJson(raw));
   }
 
   // ---- payments: reads ----
 
   getPayment(kind: PaymentKind, id: string): PaymentRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM payments WHERE kind = ? AND id = ?').get(kind, id) as PaymentRow | undefined;
+    const row = this.stmt('SELECT * FROM payments WHERE kind = ? AND id = ?').get(kind, id) as PaymentRow | undefined;
     return row ? toPayment(row) : undefined;
   }
 
@@ -257,27 +276,26 @@ export class Journal {
   /** Payments not yet known to the gateway (QUEUED or SENDING), oldest first; optionally of one batch. */
   unsentPayments(kind: PaymentKind, batchId?: string): PaymentRecord[] {
     const rows = (batchId === undefined
-      ? this.db.prepare(`SELECT * FROM payments WHERE kind = ? AND state IN ('QUEUED', 'SENDING') ORDER BY created_at, pk`).all(kind)
-      : this.db.prepare(`SELECT * FROM payments WHERE kind = ? AND batch_id = ? AND state IN ('QUEUED', 'SENDING') ORDER BY row_number, pk`).all(kind, batchId)) as PaymentRow[];
+      ? this.stmt(`SELECT * FROM payments WHERE kind = ? AND state IN ('QUEUED', 'SENDING') ORDER BY created_at, pk`).all(kind)
+      : this.stmt(`SELECT * FROM payments WHERE kind = ? AND batch_id = ? AND state IN ('QUEUED', 'SENDING') ORDER BY row_number, pk`).all(kind, batchId)) as PaymentRow[];
     return rows.map(toPayment);
   }
 
   /** Accepted, non-final payments whose next poll is due, soonest first. */
   duePolls(now: number, limit: number): PaymentRecord[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM payments WHERE state = 'ACCEPTED' AND is_final = 0 AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?`)
+    const rows = this.stmt(`SELECT * FROM payments WHERE state = 'ACCEPTED' AND is_final = 0 AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?`)
       .all(now, limit) as PaymentRow[];
     return rows.map(toPayment);
   }
 
   nextPollTime(): number | null {
-    const row = this.db.prepare(`SELECT MIN(next_poll_at) AS t FROM payments WHERE state = 'ACCEPTED' AND is_final = 0`).get() as { t: number | null };
+    const row = this.stmt(`SELECT MIN(next_poll_at) AS t FROM payments WHERE state = 'ACCEPTED' AND is_final = 0`).get() as { t: number | null };
     return row.t;
   }
 
   /** Every currency this journal has seen, for balance refreshes. */
   knownCurrencies(): string[] {
-    return (this.db.prepare('SELECT DISTINCT currency_code AS c FROM payments ORDER BY c').all() as { c: string }[]).map((r) => r.c);
+    return (this.stmt('SELECT DISTINCT currency_code AS c FROM payments ORDER BY c').all() as { c: string }[]).map((r) => r.c);
   }
 
   existingIds(kind: PaymentKind, ids: string[]): Set<string> {
@@ -297,12 +315,12 @@ export class Journal {
   }
 
   batchFileSubmitted(sha256: string): boolean {
-    return this.db.prepare('SELECT 1 FROM batches WHERE sha256 = ? LIMIT 1').get(sha256) !== undefined;
+    return this.stmt('SELECT 1 FROM batches WHERE sha256 = ? LIMIT 1').get(sha256) !== undefined;
   }
 
   /** The most recent account number used for each (account name, e-mail) pair that has been paid before. */
   knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): { accountName: string; emailAddress: string; accountNumber: string }[] {
-    const query = this.db.prepare(`SELECT account_number FROM payments WHERE kind = 'payout' AND account_name = ? AND email_address = ? ORDER BY created_at DESC LIMIT 1`);
+    const query = this.stmt(`SELECT account_number FROM payments WHERE kind = 'payout' AND account_name = ? AND email_address = ? ORDER BY created_at DESC LIMIT 1`);
     const out: { accountName: string; emailAddress: string; accountNumber: string }[] = [];
     const seen = new Set<string>();
     for (const k of keys) {
@@ -318,7 +336,7 @@ export class Journal {
   // ---- batches ----
 
   getBatch(id: string): BatchRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM batches WHERE id = ?').get(id) as BatchRow | undefined;
+    const row = this.stmt('SELECT * FROM batches WHERE id = ?').get(id) as BatchRow | undefined;
     return row ? toBatch(row) : undefined;
   }
 
@@ -334,7 +352,7 @@ export class Journal {
   }
 
   listBatches(limit = 100): BatchRecord[] {
-    return (this.db.prepare('SELECT * FROM batches ORDER BY created_at DESC LIMIT ?').all(limit) as BatchRow[]).map(toBatch);
+    return (this.stmt('SELECT * FROM batches ORDER BY created_at DESC LIMIT ?').all(limit) as BatchRow[]).map(toBatch);
   }
 
   setBatchState(id: string, state: BatchState, reason: string | null = null, actor = 'engine'): BatchRecord {
@@ -342,15 +360,14 @@ export class Journal {
     this.db.transaction(() => {
       const before = this.mustGetBatch(id);
       if (before.state === state && before.pauseReason === reason) return;
-      this.db.prepare('UPDATE batches SET state = ?, pause_reason = ?, updated_at = ? WHERE id = ?').run(state, reason, at, id);
+      this.stmt('UPDATE batches SET state = ?, pause_reason = ?, updated_at = ? WHERE id = ?').run(state, reason, at, id);
       appendAudit(this.db, at, { actor, action: `batch.${state.toLowerCase()}`, subject: id, details: reason ? { reason } : {} });
     })();
     return this.mustGetBatch(id);
   }
 
   batchCounts(id: string): BatchCounts {
-    const rows = this.db
-      .prepare('SELECT state, status, is_final, COUNT(*) AS n FROM payments WHERE batch_id = ? GROUP BY state, status, is_final')
+    const rows = this.stmt('SELECT state, status, is_final, COUNT(*) AS n FROM payments WHERE batch_id = ? GROUP BY state, status, is_final')
       .all(id) as { state: PaymentState; status: string; is_final: number; n: number }[];
     const byState: Record<PaymentState, number> = { QUEUED: 0, SENDING: 0, ACCEPTED: 0, REJECTED: 0, CANCELLED: 0, MISMATCH: 0 };
     const byStatus: Record<string, number> = {};
@@ -369,13 +386,13 @@ export class Journal {
   }
 
   batchPayments(id: string): PaymentRecord[] {
-    return (this.db.prepare('SELECT * FROM payments WHERE batch_id = ? ORDER BY row_number, pk').all(id) as PaymentRow[]).map(toPayment);
+    return (this.stmt('SELECT * FROM payments WHERE batch_id = ? ORDER BY row_number, pk').all(id) as PaymentRow[]).map(toPayment);
   }
 
   // ---- balances ----
 
   insertBalanceSnapshots(snapshots: Omit<BalanceSnapshot, 'observedAt'>[], observedAt = this.now()): void {
-    const insert = this.db.prepare('INSERT INTO balance_snapshots (currency_code, available_minor, reserved_minor, observed_at) VALUES (?, ?, ?, ?)');
+    const insert = this.stmt('INSERT INTO balance_snapshots (currency_code, available_minor, reserved_minor, observed_at) VALUES (?, ?, ?, ?)');
     this.db.transaction(() => {
       for (const s of snapshots) insert.run(s.currencyCode, s.availableMinor, s.reservedMinor, observedAt);
     })();

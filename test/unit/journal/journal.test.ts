@@ -167,3 +167,20 @@ describe('no secrets in the file', () => {
     expect(columns.filter((c) => /token|secret|private|key_pem|password/i.test(c))).toEqual([]);
   });
 });
+
+describe('durability', () => {
+  it('fsyncs commits that fix new ids even when the base setting is NORMAL, then returns to NORMAL', () => {
+    t = tempJournal({ synchronous: 'NORMAL' });
+    const seen: number[] = [];
+    const j = t.journal;
+    const original = j.db.pragma.bind(j.db);
+    j.db.pragma = ((source: string, options?: { simple?: boolean }) => {
+      if (source.startsWith('synchronous')) seen.push(source === 'synchronous = FULL' ? 2 : 1);
+      return original(source, options);
+    }) as typeof j.db.pragma;
+    j.insertPayment('payout', payout('d1'));
+    j.markSending('payout', 'd1');
+    expect(seen).toEqual([2, 1]);
+    expect(j.db.pragma('synchronous', { simple: true })).toBe(1);
+  });
+});
