@@ -22,7 +22,7 @@ const KNOWN_EVENTS: Record<string, PaymentKind> = {
 
 export interface CallbackListenerDeps {
   journal: Journal;
-  /** Reads the payment with GET and records it with source 'callback'. */
+  /** Has the payment read with GET (soon, within the free rate budget) and recorded with source 'callback'. */
   refresh: (kind: PaymentKind, id: string) => Promise<unknown>;
   onError: (e: Error) => void;
 }

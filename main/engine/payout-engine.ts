@@ -100,7 +100,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
       ...(options.pollTickMs ? { tickMs: options.pollTickMs } : {}),
     });
     this.balances = new BalanceWatcher({ journal: this.journal, gateway: this.gateway, currencies: options.balanceCurrencies ?? [], now: this.now, onError });
-    this.listener = new CallbackListener({ journal: this.journal, refresh: (kind, id) => this.poller.refresh(kind, id, 'callback'), onError });
+    this.listener = new CallbackListener({ journal: this.journal, refresh: (kind, id) => this.poller.nudge(kind, id, 'callback'), onError });
   }
 
   get connectionState(): ConnectionEvent {

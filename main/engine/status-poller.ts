@@ -27,6 +27,8 @@ export class StatusPoller {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running = false;
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  /** Payments a callback named: read at the poller's next free slot, recorded with source 'callback'. */
+  private readonly nudged = new Map<string, StatusSource>();
 
   constructor(private readonly deps: PollerDeps) {}
 
@@ -56,6 +58,21 @@ export class StatusPoller {
     return this.deps.journal.getPayment(kind, id);
   }
 
+  /**
+   * A callback says the payment changed. A non-final one is made due now, so the GET waits for rate
+   * budget that creates leave free like any poll; a final one (a later change, e.g. a return) is read at once.
+   */
+  async nudge(kind: PaymentKind, id: string, source: StatusSource = 'callback'): Promise<void> {
+    const p = this.deps.journal.getPayment(kind, id);
+    if (!p || p.state !== 'ACCEPTED') return;
+    if (p.isFinal || !this.running) {
+      await this.refresh(kind, id, source);
+      return;
+    }
+    this.nudged.set(`${kind}:${id}`, source);
+    this.deps.journal.setNextPoll(kind, id, this.deps.now());
+  }
+
   private schedule(ms: number): void {
     if (!this.running) return;
     this.timer = setTimeout(() => this.tick(), ms);
@@ -80,7 +97,9 @@ export class StatusPoller {
           const key = `${p.kind}:${p.id}`;
           if (this.inFlight.has(key)) continue;
           started++;
-          const work = this.read(p.kind, p.id, 'poll').finally(() => this.inFlight.delete(key));
+          const source = this.nudged.get(key) ?? 'poll';
+          this.nudged.delete(key);
+          const work = this.read(p.kind, p.id, source).finally(() => this.inFlight.delete(key));
           this.inFlight.set(key, work);
         }
       }
