@@ -59,7 +59,8 @@ export const HISTORY_COLUMNS = [
   'batchId', 'failureReason', 'isTest',
 ] as const;
 
-const EXPORT_ROWS_PER_TURN = 5000;
+// csv-stringify takes roughly 15-20 µs per row here, so 1,000 rows keep each turn around 20 ms.
+const EXPORT_ROWS_PER_TURN = 1000;
 
 function stringifyTable(table: readonly (readonly string[])[]): string {
   return stringify(
@@ -118,12 +119,34 @@ function batchRecord(row: BatchResultExportRow, extras: readonly { source: strin
   ];
 }
 
+function batchHeader(extras: readonly { header: string }[]): string[] {
+  return [...PAYOUT_CSV_FIELDS, ...extras.map((e) => e.header), ...RESULT_COLUMNS];
+}
+
+function bomOf(options: CsvExportOptions): string {
+  return options.bom ?? true ? '\uFEFF' : '';
+}
+
+/** Builds the CSV in slices with an event-loop turn between them, so a 100,000-row export never blocks the main process. */
+async function tableInTurns<T>(header: readonly string[], rows: readonly T[], toRecord: (row: T) => string[], bom: string): Promise<string> {
+  const parts = [bom + stringifyTable([header])];
+  for (let i = 0; i < rows.length; i += EXPORT_ROWS_PER_TURN) {
+    parts.push(stringifyTable(rows.slice(i, i + EXPORT_ROWS_PER_TURN).map(toRecord)));
+    await nextTurn();
+  }
+  return parts.join('');
+}
+
 /** The results of a batch: every input column (known and unknown), then status, fee, processedAt and failure reason. */
 export function exportBatchResultsCsv(rows: readonly BatchResultExportRow[], options: CsvExportOptions = {}): string {
   const extras = extraColumns(rows);
-  const header = [...PAYOUT_CSV_FIELDS, ...extras.map((e) => e.header), ...RESULT_COLUMNS];
-  const body = stringifyTable([header, ...rows.map((row) => batchRecord(row, extras, options))]);
-  return (options.bom ?? true ? '\uFEFF' : '') + body;
+  return bomOf(options) + stringifyTable([batchHeader(extras), ...rows.map((row) => batchRecord(row, extras, options))]);
+}
+
+/** Same output as exportBatchResultsCsv, built in slices with event-loop turns between them (use it in the main process). */
+export async function exportBatchResultsCsvAsync(rows: readonly BatchResultExportRow[], options: CsvExportOptions = {}): Promise<string> {
+  const extras = extraColumns(rows);
+  return tableInTurns(batchHeader(extras), rows, (row) => batchRecord(row, extras, options), bomOf(options));
 }
 
 function historyRecord(row: HistoryExportRow, options: CsvExportOptions): string[] {
@@ -151,16 +174,10 @@ function historyRecord(row: HistoryExportRow, options: CsvExportOptions): string
 
 /** The history rows the caller selected (its filters apply before this), one per payment. */
 export function exportHistoryCsv(rows: readonly HistoryExportRow[], options: CsvExportOptions = {}): string {
-  const body = stringifyTable([[...HISTORY_COLUMNS], ...rows.map((row) => historyRecord(row, options))]);
-  return (options.bom ?? true ? '\uFEFF' : '') + body;
+  return bomOf(options) + stringifyTable([[...HISTORY_COLUMNS], ...rows.map((row) => historyRecord(row, options))]);
 }
 
-/** Same output as exportHistoryCsv, built in slices with event-loop turns between them (for very long histories). */
+/** Same output as exportHistoryCsv, built in slices with event-loop turns between them (use it in the main process). */
 export async function exportHistoryCsvAsync(rows: readonly HistoryExportRow[], options: CsvExportOptions = {}): Promise<string> {
-  const parts: string[] = [(options.bom ?? true ? '\uFEFF' : '') + stringifyTable([[...HISTORY_COLUMNS]])];
-  for (let i = 0; i < rows.length; i += EXPORT_ROWS_PER_TURN) {
-    parts.push(stringifyTable(rows.slice(i, i + EXPORT_ROWS_PER_TURN).map((row) => historyRecord(row, options))));
-    await nextTurn();
-  }
-  return parts.join('');
+  return tableInTurns(HISTORY_COLUMNS, rows, (row) => historyRecord(row, options), bomOf(options));
 }

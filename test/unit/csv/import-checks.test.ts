@@ -131,7 +131,7 @@ describe('limits and responsiveness', () => {
       rowNumber: MAX_CSV_ROWS + 2,
       message: expect.stringContaining('more than 100,000 payout rows') as unknown,
     });
-  });
+  }, 30_000);
 
   it('refuses a file over 50 MB before reading it', async () => {
     await expect(importPayoutCsv(new Uint8Array(MAX_CSV_BYTES + 1))).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
