@@ -65,11 +65,17 @@ export function statusColor(status: string | undefined | null): string {
     case 'COMPLETED':
     case 'DONE':
       return 'success';
+    case 'RUNNING':
+    case 'QUEUED':
+    case 'PAUSED':
+    case 'CANCELLING':
+      return 'info';
     case 'FAILED':
     case 'REJECTED':
     case 'CANCELLED':
     case 'EXPIRED':
     case 'RETURNED':
+    case 'MISMATCH':
       return 'error';
     case 'DRAFT':
       return 'grey';

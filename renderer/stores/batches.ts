@@ -31,6 +31,8 @@ export const useBatchesStore = defineStore('batches', () => {
   const pastLoading = ref(false);
   const pastError = ref<DeskError | null>(null);
   let unsubscribe: Unsubscribe | undefined;
+  let unsubscribeStatus: Unsubscribe | undefined;
+  let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
   const shortfalls = computed(() => validation.value?.funding.filter((f) => f.shortfall !== null) ?? []);
   const fundedCurrencies = computed(
@@ -61,7 +63,25 @@ export const useBatchesStore = defineStore('batches', () => {
     return v.rows.filter((r) => funded.has(r.money.currencyCode));
   });
 
+  /** Status changes of the open batch's payouts: re-read its counts and results, at most twice a second. */
+  function scheduleRefresh(batchId: string): void {
+    if (refreshTimer) return;
+    refreshTimer = setTimeout(async () => {
+      refreshTimer = undefined;
+      if (current.value?.id !== batchId) return;
+      const r = await desk().batches.get({ batchId });
+      if (!r.ok || current.value?.id !== batchId) return;
+      current.value = r.data;
+      if (isBatchFinished(r.data.progress.state)) await loadResults(batchId);
+    }, 500);
+  }
+
   function listen(): void {
+    if (!unsubscribeStatus) {
+      unsubscribeStatus = desk().events.paymentStatusChanged((e) => {
+        if (e.batchId && e.batchId === current.value?.id) scheduleRefresh(e.batchId);
+      });
+    }
     if (unsubscribe) return;
     unsubscribe = desk().events.batchProgress((p: BatchProgress) => {
       if (current.value && current.value.id === p.batchId) current.value = { ...current.value, progress: p };
@@ -172,6 +192,10 @@ export const useBatchesStore = defineStore('batches', () => {
   function dehydrate(): void {
     unsubscribe?.();
     unsubscribe = undefined;
+    unsubscribeStatus?.();
+    unsubscribeStatus = undefined;
+    clearTimeout(refreshTimer);
+    refreshTimer = undefined;
     reset();
     past.value = [];
   }
