@@ -16,6 +16,8 @@ export function secureWebPreferences(preloadPath: string): WebPreferences {
     webSecurity: true,
     allowRunningInsecureContent: false,
     experimentalFeatures: false,
+    // Middle-click must not open links in a new window (window.open is denied anyway).
+    disableBlinkFeatures: 'Auxclick',
     webviewTag: false,
     navigateOnDragDrop: false,
     safeDialogs: true,
