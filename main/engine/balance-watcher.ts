@@ -1,5 +1,6 @@
 // Balances: read on demand and on a timer; every successful read is stored as a snapshot, so the
 // balance chart and the "pending outgoing" figures work offline from the journal.
+import { isGatewayError } from '../gateway/errors';
 import type { BalanceSnapshot, Journal } from '../journal';
 import type { PayoutGatewayPort } from './ports';
 
@@ -10,6 +11,8 @@ export interface BalanceWatcherDeps {
   currencies: readonly string[];
   now: () => number;
   onError: (e: unknown) => void;
+  /** A read reached the gateway (online) or could not (offline). */
+  onConnection?: (state: 'online' | 'offline', message: string | null) => void;
 }
 
 export class BalanceWatcher {
@@ -48,7 +51,14 @@ export class BalanceWatcher {
   private async fetch(currencyCodes?: string[]): Promise<BalanceSnapshot[]> {
     const codes = currencyCodes ?? [...new Set([...this.deps.currencies, ...this.deps.journal.knownCurrencies()])].sort();
     if (codes.length === 0) return [];
-    const read = await this.deps.gateway.balances(codes);
+    let read: Awaited<ReturnType<PayoutGatewayPort['balances']>>;
+    try {
+      read = await this.deps.gateway.balances(codes);
+    } catch (e) {
+      if (isGatewayError(e, 'network') || isGatewayError(e, 'timeout')) this.deps.onConnection?.('offline', e.message);
+      throw e;
+    }
+    this.deps.onConnection?.('online', null);
     const observedAt = this.deps.now();
     const snapshots = read.map((b) => ({ currencyCode: b.currencyCode.toUpperCase(), availableMinor: b.availableMinor, reservedMinor: b.reservedMinor ?? 0 }));
     this.deps.journal.insertBalanceSnapshots(snapshots, observedAt);

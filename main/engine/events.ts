@@ -32,7 +32,8 @@ export interface BatchProgressEvent {
 }
 
 export interface ConnectionEvent {
-  state: 'online' | 'offline';
+  /** 'unknown' until the first request of this engine has an answer (or fails to reach the gateway). */
+  state: 'unknown' | 'online' | 'offline';
   /** Why the gateway is considered offline (no secrets: the GatewayError message). */
   message: string | null;
   at: number;

@@ -70,7 +70,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   private readonly singles = new Map<string, Promise<SendOutcome>>();
   private singlesAbort = new AbortController();
   private readonly now: () => number;
-  private connection: ConnectionEvent = { state: 'online', message: null, at: 0 };
+  private connection: ConnectionEvent = { state: 'unknown', message: null, at: 0 };
   private defaultCallbackUrl: string | null;
   private started = false;
 
@@ -97,9 +97,10 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     });
     this.poller = new StatusPoller({
       journal: this.journal, gateway: this.gateway, finalStatuses, pollIntervalMs, now: this.now, onStatus, onError,
+      onConnection: (state, message) => this.setConnection(state, message),
       ...(options.pollTickMs ? { tickMs: options.pollTickMs } : {}),
     });
-    this.balances = new BalanceWatcher({ journal: this.journal, gateway: this.gateway, currencies: options.balanceCurrencies ?? [], now: this.now, onError });
+    this.balances = new BalanceWatcher({ journal: this.journal, gateway: this.gateway, currencies: options.balanceCurrencies ?? [], now: this.now, onError, onConnection: (state, message) => this.setConnection(state, message) });
     this.listener = new CallbackListener({ journal: this.journal, refresh: (kind, id) => this.poller.nudge(kind, id, 'callback'), onError });
   }
 
@@ -279,7 +280,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     return work;
   }
 
-  private setConnection(state: ConnectionEvent['state'], message: string | null): void {
+  private setConnection(state: 'online' | 'offline', message: string | null): void {
     if (this.connection.state === state) return;
     this.connection = { state, message, at: this.now() };
     this.emit('connection', this.connection);

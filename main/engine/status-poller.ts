@@ -21,6 +21,8 @@ export interface PollerDeps {
   now: () => number;
   onStatus: (e: StatusChangedEvent) => void;
   onError: (e: Error) => void;
+  /** A read reached the gateway (online) or could not (offline). */
+  onConnection?: (state: 'online' | 'offline', message: string | null) => void;
 }
 
 export class StatusPoller {
@@ -116,7 +118,9 @@ export class StatusPoller {
     let read: GatewayStatusRead;
     try {
       read = kind === 'payout' ? await gateway.getPayout(id) : await gateway.getPayin(id);
+      this.deps.onConnection?.('online', null);
     } catch (e) {
+      if (isGatewayError(e, 'network') || isGatewayError(e, 'timeout')) this.deps.onConnection?.('offline', e.message);
       // Offline, rate-limited or the gateway lost track: try again later, never mark anything failed.
       const retryAt = this.deps.now() + pollInterval(this.ageOf(before), this.deps.pollIntervalMs);
       journal.setNextPoll(kind, id, retryAt);

@@ -112,3 +112,32 @@ describe('balances', () => {
     expect(f.t.journal.balanceSeries('EUR')).toHaveLength(2);
   });
 });
+
+describe('connection state', () => {
+  it('is unknown until the first answer, then follows what status reads and balance reads meet', async () => {
+    f = engineFixture();
+    const seen: string[] = [];
+    f.engine.on('connection', (e) => seen.push(e.state));
+    expect(f.engine.connectionState.state).toBe('unknown');
+    await f.engine.submitPayout(draft('conn'));
+    await f.engine.start();
+    // The create said online; a poll that cannot reach the gateway says offline, a later one online again.
+    f.gateway.offline = true;
+    await until(() => seen.includes('offline'));
+    expect(f.t.journal.getPayment('payout', 'conn')?.isFinal).toBe(false);
+    f.gateway.offline = false;
+    await until(() => seen.at(-1) === 'online');
+    expect(seen).toEqual(['online', 'offline', 'online']);
+  });
+
+  it('a balance read that reaches the gateway says online; one that cannot says offline', async () => {
+    f = engineFixture({ balanceCurrencies: ['EUR'] });
+    const seen: string[] = [];
+    f.engine.on('connection', (e) => seen.push(e.state));
+    f.gateway.balancesResult = [{ currencyCode: 'EUR', availableMinor: 100, reservedMinor: 0 }];
+    await f.engine.refreshBalances();
+    f.gateway.offline = true;
+    await expect(f.engine.refreshBalances()).rejects.toMatchObject({ kind: 'network' });
+    expect(seen).toEqual(['online', 'offline']);
+  });
+});
