@@ -6,7 +6,7 @@ import { isFinalStatus } from '../domain/status';
 import { GatewayError, isGatewayError } from '../gateway/errors';
 import type { Journal, PaymentKind, PaymentRecord } from '../journal';
 import type { StatusSource } from '../domain/status';
-import type { ConnectionEvent, StatusChangedEvent } from './events';
+import type { StatusChangedEvent } from './events';
 import type { GatewayStatusRead, PayoutGatewayPort, PayoutRequest } from './ports';
 import { backoffDelay, sleep, type BackoffOptions } from './timing';
 
@@ -32,7 +32,7 @@ export interface SenderDeps {
   backoff: BackoffOptions;
   now: () => number;
   onStatus: (e: StatusChangedEvent) => void;
-  onConnection: (state: ConnectionEvent['state'], message: string | null) => void;
+  onConnection: (state: 'online' | 'offline', message: string | null) => void;
   random?: () => number;
 }
 

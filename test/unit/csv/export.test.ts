@@ -64,7 +64,7 @@ describe('exportBatchResultsCsv', () => {
   });
 
   it('the async variant produces the same text', async () => {
-    const rows: BatchResultExportRow[] = Array.from({ length: 2_501 }, (_, i) => ({
+    const rows = Array.from({ length: 2_501 }, (_, i): BatchResultExportRow => ({
       payout: payout({ idPayout: `P-${i}`, accountName: i % 2 ? '=odd' : 'even' }),
       extra: i === 7 ? { Late: 'column seen late' } : {},
       status: 'SUCCESS',
