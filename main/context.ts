@@ -36,7 +36,8 @@ export function createAppContext(options: AppContextOptions): AppContext {
   const home = options.home;
   const logger = options.logger ?? silentLogger;
   const profiles = new ProfileStore(join(home, 'desk.db'));
-  const keyStore = options.keyStore ?? new KeytarKeyStore();
+  // PAYOUT_DESK_KEYCHAIN_SERVICE lets tests and a second install keep their keys apart from the default service.
+  const keyStore = options.keyStore ?? new KeytarKeyStore(process.env['PAYOUT_DESK_KEYCHAIN_SERVICE'] || undefined);
   const keys = new KeyCustody({ home, keyStore, profiles });
   const limiters = new RateLimiterRegistry();
   const clients = new Map<string, { client: GatewayClient; stamp: string }>();
