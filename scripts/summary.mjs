@@ -1,8 +1,12 @@
 // Prints one closing line counting every test the runners executed: "tests: N passed, N failed".
-// Arguments: vitest JSON report, Playwright JSON report, then the names of failed stages (if any).
+// Arguments: the vitest JSON report, any number of Playwright JSON reports, then `--` and the names of
+// the failed stages (if any). A report that does not exist (its stage did not run) counts nothing.
 import { existsSync, readFileSync } from 'node:fs';
 
-const [vitestFile, playwrightFile, ...failedStages] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const dashes = args.indexOf('--');
+const [vitestFile, ...playwrightFiles] = dashes < 0 ? args : args.slice(0, dashes);
+const failedStages = dashes < 0 ? [] : args.slice(dashes + 1);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -13,8 +17,8 @@ if (vitestFile && existsSync(vitestFile)) {
   failed += v.numFailedTests ?? 0;
   skipped += (v.numPendingTests ?? 0) + (v.numTodoTests ?? 0);
 }
-if (playwrightFile && existsSync(playwrightFile)) {
-  const s = JSON.parse(readFileSync(playwrightFile, 'utf8')).stats ?? {};
+for (const file of playwrightFiles.filter((f) => existsSync(f))) {
+  const s = JSON.parse(readFileSync(file, 'utf8')).stats ?? {};
   passed += (s.expected ?? 0) + (s.flaky ?? 0);
   failed += s.unexpected ?? 0;
   skipped += s.skipped ?? 0;

@@ -29,8 +29,8 @@ for extra in scripts/check-electron-builder.ts scripts/electronegativity.ts; do
   [[ -f "$extra" ]] && stage "$(basename "$extra" .ts)" npx tsx "$extra"
 done
 stage e2e npx playwright test
-[[ -f playwright.electron.config.ts ]] && stage electron-launch npx playwright test -c playwright.electron.config.ts --reporter=list
+stage electron-launch npx playwright test -c playwright.electron.config.ts
 stage vitest npx vitest run --reporter=default --reporter=json --outputFile.json=reports/vitest.json
 
-node scripts/summary.mjs reports/vitest.json reports/e2e.json "${failed_stages[@]}"
+node scripts/summary.mjs reports/vitest.json reports/e2e.json reports/electron.json -- "${failed_stages[@]}"
 [[ ${#failed_stages[@]} -eq 0 ]]
