@@ -34,5 +34,12 @@ if (!binary || !existsSync(binary)) {
 
 const build = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build'], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
+// better-sqlite3 is not N-API: `npm install` builds it for Node, and Electron cannot load that build.
+// Rebuild the native modules for Electron's ABI (npm test rebuilds them for Node again when needed).
+const deps = spawnSync(process.execPath, ['node_modules/electron-builder/cli.js', 'install-app-deps'], { stdio: 'inherit' });
+if (deps.status !== 0) {
+  console.error('Payout Desk cannot start: rebuilding the native modules (keytar, better-sqlite3) for Electron failed (see above).');
+  process.exit(deps.status ?? 1);
+}
 const run = spawnSync(binary, ['.'], { stdio: 'inherit' });
 process.exit(run.status ?? 0);

@@ -40,4 +40,11 @@ if [[ ! -d node_modules ]]; then
   exit 1
 fi
 
+# `npm start` rebuilds better-sqlite3 for Electron's ABI; the tests run under plain Node, so give it
+# back a Node build if the current one does not load here.
+if ! node -e "new (require('better-sqlite3'))(':memory:').close()" >/dev/null 2>&1; then
+  echo "test: better-sqlite3 is not built for this Node (npm start builds it for Electron): rebuilding it"
+  npm rebuild better-sqlite3 >/dev/null || { echo "test: npm rebuild better-sqlite3 failed" >&2; exit 1; }
+fi
+
 exec dbus-run-session -- bash scripts/test-suite.sh "$@"
