@@ -1,0 +1,111 @@
+// The real desk behind the page: an AppContext in a temp home (in-memory key store), the IPC
+// handlers main registers in the Electron app, and the app's demo mode, which starts the sandbox
+// gateway on a free loopback port.
+// The page reaches them only through window.desk (bridge-page.ts), exactly like the renderer in Electron.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import type { IpcHandlerMap, OperatorView, Result } from '../../../preload/api';
+import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
+import { DemoMode } from '../../../main/demo/demo-mode';
+import { createAppContext } from '../../../main/context';
+import { createIpcHandlers } from '../../../main/ipc/handlers';
+import { createDeskEvents, type DeskEvents } from '../../../main/ipc/events';
+import { createDeskRuntime, type DeskRuntime } from '../../../main/ipc/runtime';
+import { createDeskServices } from '../../../main/ipc/areas/index';
+import { MemoryKeyStore } from '../../../main/keys/key-store';
+import { createLogger, type Logger } from '../../../main/log';
+import { bridgePage } from './bridge-page';
+
+export interface DeskHarness {
+  home: string;
+  handlers: IpcHandlerMap;
+  events: DeskEvents;
+  runtime: DeskRuntime;
+  /** The Demo profile's sandbox (started by the app's own demo mode on a free loopback port). */
+  sandbox(): SandboxHandle;
+  /** The gateway's view: how many payouts it stored. */
+  sandboxState(): Promise<{ payoutCount: number; payinCount: number; createAttempts: Record<string, number> }>;
+  /** First operator for a currency, as the gateway lists it. */
+  operatorFor(currencyCode: string): Promise<string>;
+  /** Makes the gateway unreachable (for failure states). */
+  stopGateway(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Errors of the services reach the test output (already redacted by the logger); the rest stays quiet. */
+function harnessLogger(): Logger {
+  const base = createLogger((line) => process.stderr.write(`[desk] ${line}\n`));
+  return { info: () => undefined, warn: () => undefined, error: (m, f) => base.error(m, f) };
+}
+
+export async function createDesk(): Promise<Omit<DeskHarness, 'close'> & { close(): Promise<void> }> {
+  const home = await mkdtemp(join(tmpdir(), 'payout-desk-e2e-'));
+  const log = harnessLogger();
+  const ctx = createAppContext({ home, keyStore: new MemoryKeyStore(), logger: log });
+  const events = createDeskEvents((error) => log.error('event listener failed', { error }));
+  const runtime = createDeskRuntime(ctx, events, log);
+  let sandbox: SandboxHandle | undefined;
+  let sandboxOpen = false;
+  // The app's own demo mode; only the sandbox start is wrapped so the test can see the gateway's state.
+  const demo = new DemoMode({
+    ctx,
+    log,
+    start: async (config, opts) => {
+      sandbox = await startSandbox(config, opts);
+      sandboxOpen = true;
+      return sandbox;
+    },
+  });
+  const services = createDeskServices(runtime, { name: 'Payout Desk', version: 'e2e', platform: process.platform, demoAvailable: true }, demo);
+  const handlers = createIpcHandlers(services, { log });
+  const gateway = (): SandboxHandle => {
+    if (!sandbox) throw new Error('no Demo profile yet: the sandbox starts with it');
+    return sandbox;
+  };
+
+  return {
+    home,
+    handlers,
+    events,
+    runtime,
+    sandbox: gateway,
+    async sandboxState() {
+      const s = gateway().state();
+      return { payoutCount: s.payouts.length, payinCount: s.payins.length, createAttempts: s.createAttempts.payouts };
+    },
+    async operatorFor(currencyCode) {
+      const r = (await handlers['payouts:operators']({ currencyCode })) as Result<OperatorView[]>;
+      if (!r.ok) throw new Error(`operators: ${r.error.message}`);
+      const op = r.data.find((o) => o.currencyCodes.includes(currencyCode) && o.paymentMethodCode === 'BANK_TRANSFER') ?? r.data[0];
+      if (!op) throw new Error(`no operator for ${currencyCode}`);
+      return op.code;
+    },
+    async stopGateway() {
+      if (sandboxOpen) await gateway().close();
+      sandboxOpen = false;
+    },
+    async close() {
+      await runtime.close().catch(() => undefined);
+      ctx.close();
+      if (sandboxOpen) await demo.close();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh desk for one test, bridged into the page. */
+export async function startDesk(page: Page): Promise<DeskHarness> {
+  const desk = await createDesk();
+  const stop = await bridgePage(page, { handlers: desk.handlers, events: desk.events });
+  return {
+    ...desk,
+    async close() {
+      stop();
+      // Leave the app first, so no request is still in flight when the journal closes.
+      await page.goto('about:blank').catch(() => undefined);
+      await desk.close();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// Shared steps of the journeys: a fresh desk per test, the Demo profile, screenshots for the guide.
+import { mkdir } from 'node:fs/promises';
+import { expect, test as base, type Page } from '@playwright/test';
+import type { Channel, IpcHandlerMap, Result } from '../../../preload/api';
+import { APP_URL } from './bridge-page';
+import { startDesk, type DeskHarness } from './desk-bridge';
+
+export const SCREENSHOTS = 'docs/screenshots';
+
+export const test = base.extend<{ desk: DeskHarness }>({
+  desk: async ({ page }, use) => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const harness = await startDesk(page);
+    await use(harness);
+    await harness.close();
+    expect(errors, 'no uncaught errors in the page').toEqual([]);
+  },
+});
+export { expect };
+
+/** Calls a real handler from the test (setup only; the assertions go through the UI). */
+export async function call<T>(handlers: IpcHandlerMap, channel: Channel, args?: unknown): Promise<T> {
+  const r = (await handlers[channel](args)) as Result<T>;
+  if (!r.ok) throw new Error(`${channel} failed: ${r.error.code} ${r.error.message}`);
+  return r.data;
+}
+
+/** Creates the Demo profile through the real services and opens the app on a screen. */
+export async function openWithDemo(page: Page, desk: DeskHarness, screen = 'balances'): Promise<void> {
+  await call(desk.handlers, 'profiles:createDemo');
+  await page.goto(`${APP_URL}#/${screen}`);
+  await expect(page.getByTestId('app-bar-status').getByTestId('env-TEST')).toBeVisible();
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  // Let transitions settle so the guide shows the screen, not an animation frame.
+  await page.waitForTimeout(350);
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}.png` });
+}
+
+export async function selectOption(page: Page, testId: string, optionText: string | RegExp): Promise<void> {
+  await page.getByTestId(testId).click();
+  await page.getByRole('option', { name: optionText }).first().click();
+}
