@@ -21,8 +21,17 @@ export class EngineHaltError extends Error {
 }
 
 const HALTING = new Set(['unauthorized', 'forbidden', 'unsupported-version']);
-/** Thrown from a send with an unknown outcome: the gateway may have stored the payout. */
-const UNCERTAIN = new Set(['bad-response']);
+/** Connection failures that happen before a request can reach the gateway. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+/**
+ * True when the gateway cannot have stored the payout: it refused the request (429, 401, 403, version)
+ * or the request never left this machine. A 5xx, a time-out, a reset or a garbled answer may all come
+ * after the payout was stored, so they are not.
+ */
+function certainlyNotStored(e: GatewayError): boolean {
+  return HALTING.has(e.kind) || e.kind === 'rate-limited' || (e.kind === 'network' && NEVER_CONNECTED.has(e.code));
+}
 
 export interface SenderDeps {
   journal: Journal;
@@ -69,12 +78,11 @@ export class PayoutSender {
           this.emit(row, 'REJECTED', 'local', false);
           return 'rejected';
         }
-        if (HALTING.has(e.kind)) {
-          journal.markRetrying('payout', id, e.message);
-          throw new EngineHaltError(e);
-        }
-        if (UNCERTAIN.has(e.kind)) journal.markUncertain('payout', id, e.message);
-        else journal.markRetrying('payout', id, e.message);
+        // Back to QUEUED only when nothing can have been stored; otherwise the row stays SENDING, so
+        // the next step is a GET and a cancel can never cancel a payout the gateway already holds.
+        if (row.state === 'QUEUED' && certainlyNotStored(e)) journal.markRetrying('payout', id, e.message);
+        else journal.markUncertain('payout', id, e.message);
+        if (HALTING.has(e.kind)) throw new EngineHaltError(e);
         if (e.kind === 'network' || e.kind === 'timeout') this.deps.onConnection('offline', e.message);
         const delay = backoffDelay(attempt, this.deps.backoff, e.details.retryAfterMs ?? 0, this.deps.random);
         if (!(await sleep(delay, signal))) return 'aborted';

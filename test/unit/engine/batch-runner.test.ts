@@ -48,6 +48,18 @@ describe('batch runner', () => {
     expect([...f.gateway.stored.keys()].sort()).toEqual(rows(10).map((r) => r.idPayout).sort());
   });
 
+  it('cancel never cancels a payout the gateway stored before answering 5xx: it is read back and tracked', async () => {
+    // A long backoff keeps the runner waiting after the 5xx, so the cancel lands while the outcome is unknown.
+    f = engineFixture({ concurrency: 1, backoff: { baseMs: 60_000, capMs: 60_000 } });
+    f.gateway.failCreates(1, 'server', true);
+    const batch = f.engine.submitBatch({ fileName: 'u.csv', sha256: 'ee', rows: rows(3, 'u') });
+    await until(() => f.t.journal.getPayment('payout', 'u-1')?.lastError === 'fake server');
+    await f.engine.cancelBatch(batch.id);
+    expect(f.gateway.stored.has('u-1')).toBe(true);
+    expect(f.t.journal.getPayment('payout', 'u-1')).toMatchObject({ state: 'ACCEPTED' });
+    expect(f.t.journal.batchCounts(batch.id).byState).toMatchObject({ ACCEPTED: 1, CANCELLED: 2, QUEUED: 0, SENDING: 0 });
+  });
+
   it('cancel stops sending; accepted payouts stay tracked, unsent ones are cancelled', async () => {
     f = engineFixture({ concurrency: 1 });
     f.gateway.createDelayMs = 3;

@@ -32,7 +32,9 @@ export class FakeGateway implements PayoutGatewayPort {
 
   private error(kind: GatewayErrorKind, retryAfterMs?: number): GatewayError {
     const status = { conflict: 409, validation: 400, server: 500, 'rate-limited': 429, unauthorized: 401, 'not-found': 404 }[kind as string];
-    return new GatewayError(kind, `fake ${kind}`, { ...(status ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+    // 'network' here is a closed port: the request never reached the gateway.
+    const code = kind === 'network' ? { code: 'ECONNREFUSED' } : {};
+    return new GatewayError(kind, `fake ${kind}`, { ...(status ? { status } : {}), ...code, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
   }
 
   async createPayout(idPayout: string, request: PayoutRequest): Promise<{ raw: unknown }> {

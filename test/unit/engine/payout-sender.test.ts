@@ -29,13 +29,14 @@ describe('single payout', () => {
     expect(f.gateway.createCalls.size).toBe(0);
   });
 
-  it('retries a 5xx that came after the gateway stored it, and reads the 409 back: stored once, never failed', async () => {
+  it('after a 5xx (which may come after the gateway stored it) reads the payout back before sending again: stored once, never failed', async () => {
     f = engineFixture();
     f.gateway.failCreates(1, 'server', true);
     const record = await f.engine.submitPayout(draft('five'));
     expect(record.state).toBe('ACCEPTED');
     expect(f.gateway.stored.size).toBe(1);
-    expect(f.gateway.createCalls.get('five')).toBe(2);
+    expect(f.gateway.createCalls.get('five')).toBe(1);
+    expect(f.t.journal.timeline('payout', 'five').map((e) => e.source)).toContain('poll');
     expect(f.t.journal.timeline('payout', 'five').map((e) => e.status)).not.toContain('FAILED');
   });
 
@@ -45,7 +46,8 @@ describe('single payout', () => {
     f.gateway.failCreates(1, 'timeout', true);
     const record = await f.engine.submitPayout(draft('busy'));
     expect(record.state).toBe('ACCEPTED');
-    expect(f.gateway.createCalls.get('busy')).toBe(4);
+    // Two refused (429) and sent again; the time-out's outcome is unknown, so it is read with GET instead.
+    expect(f.gateway.createCalls.get('busy')).toBe(3);
     expect([...f.gateway.stored.keys()]).toEqual(['busy']);
   });
 
@@ -61,6 +63,14 @@ describe('single payout', () => {
     f.gateway.offline = false;
     await until(() => f.t.journal.getPayment('payout', 'off')?.state === 'ACCEPTED');
     expect(offline).toEqual(['offline', 'online']);
+  });
+
+  it('after a 5xx on create the outcome is unknown: the payout stays SENDING, never back to QUEUED', async () => {
+    f = engineFixture({ backoff: { baseMs: 60_000, capMs: 60_000 } });
+    f.gateway.failCreates(1, 'server', false);
+    void f.engine.submitPayout(draft('unsure')).catch(() => undefined);
+    await until(() => f.t.journal.getPayment('payout', 'unsure')?.lastError === 'fake server');
+    expect(f.t.journal.getPayment('payout', 'unsure')?.state).toBe('SENDING');
   });
 
   it('marks a payout the gateway refuses as invalid REJECTED, with the gateway message', async () => {
