@@ -55,7 +55,8 @@ export interface BatchSubmission {
   id?: string;
   fileName: string;
   sha256: string;
-  rows: (PayoutDraft & { rowNumber?: number })[];
+  /** `extra`: the file's other columns, kept in the journal for the results export. */
+  rows: (PayoutDraft & { rowNumber?: number; extra?: Readonly<Record<string, string>> })[];
   actor?: string;
 }
 
@@ -165,7 +166,11 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
       ...(input.id ? { id: input.id } : {}),
       fileName: input.fileName,
       sha256: input.sha256,
-      rows: input.rows.map((r, i) => ({ ...this.toNewPayment(r), rowNumber: r.rowNumber ?? i + 1 })),
+      rows: input.rows.map((r, i) => ({
+        ...this.toNewPayment(r),
+        rowNumber: r.rowNumber ?? i + 1,
+        ...(r.extra && Object.keys(r.extra).length > 0 ? { details: { extra: r.extra } } : {}),
+      })),
       ...(input.actor ? { actor: input.actor } : {}),
     });
     this.startRun(batch.id);

@@ -135,7 +135,8 @@ export const ARG_SCHEMAS: SchemaMap = {
     validateFile: z.strictObject({ source: fileSource, decimalComma: z.boolean().optional() }),
     submit: z.strictObject({
       validationId: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'is not a validation id'),
-      confirmedWarningRows: z.array(z.number().int().min(1).max(1_000_000)).max(100_000),
+      // Row 0 is the file itself (e.g. "this file was already submitted").
+      confirmedWarningRows: z.array(z.number().int().min(0).max(1_000_000)).max(100_000),
       currencyCodes: z.array(currencyCode).max(200).optional(),
     }),
     pause: byBatch,

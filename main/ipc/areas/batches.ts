@@ -55,13 +55,19 @@ async function readSource(source: BatchFileSource, options: CsvImportOptions): P
   }
 }
 
+/** The file's other columns, journaled with the payout at submission. */
+function extraColumnsOf(p: PaymentRecord): { extra?: Record<string, string> } {
+  const extra = p.details?.['extra'];
+  if (!extra || typeof extra !== 'object' || Array.isArray(extra)) return {};
+  return { extra: Object.fromEntries(Object.entries(extra).filter((e): e is [string, string] => typeof e[1] === 'string')) };
+}
+
 function isFailed(p: PaymentRecord): boolean {
   return p.isFinal && p.status.toUpperCase() !== 'SUCCESS';
 }
 
 export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): AreaService<'batches'> {
   const pending = new Map<string, PendingValidation>();
-  const extras = new Map<string, Map<string, Record<string, string>>>();
 
   const fundingOf = async (profileId: string, result: CsvImportResult, decimalsOf: DecimalsOf): Promise<CurrencyFunding[]> => {
     const codes = result.totals.map((t) => t.currencyCode);
@@ -144,8 +150,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
       // Taken out before sending: the same validation can never be submitted twice.
       pending.delete(validationId);
       const engine = await rt.engineFor(profile.id);
-      const batch = engine.submitBatch({ fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber })) });
-      extras.set(batch.id, new Map(rows.map((r) => [r.payout.idPayout, r.extra])));
+      const batch = engine.submitBatch({ fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra })) });
       return batchView(engine.journal, batch.id, profile.id, currencies.decimalsOf(profile.id));
     },
     async pause({ batchId }) {
@@ -196,7 +201,6 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
       const journal = rt.journalFor(profile.id);
       const batch = journal.getBatch(batchId);
       if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
-      const extra = extras.get(batchId);
       const content = exportBatchResultsCsv(
         journal.batchPayments(batchId).map((p) => ({
           payout: {
@@ -204,7 +208,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
             paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode, emailAddress: p.emailAddress,
             ...(p.callbackUrl ? { callbackUrl: p.callbackUrl } : {}), ...(p.reference ? { reference: p.reference } : {}),
           },
-          ...(extra?.get(p.id) ? { extra: extra.get(p.id) } : {}),
+          ...extraColumnsOf(p),
           status: p.status, feeMinor: p.feeMinor, feeCurrencyCode: p.feeCurrencyCode, processedAt: p.processedAt,
           failureReason: p.failureReason ?? (p.state === 'REJECTED' ? p.lastError : null),
         })),
