@@ -6,8 +6,14 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import type { Area, Channel, Verb } from '../preload/api';
 import { createAppContext, type AppContext } from './context';
 import { GatewayError } from './gateway/errors';
+import { createDeskServices } from './ipc/areas';
+import { createDeskEvents, type DeskEvents } from './ipc/events';
+import { createDeskRuntime, type DeskRuntime } from './ipc/runtime';
+import { createIpcHandlers } from './ipc/handlers';
+import { DeskError, type AreaArgs, type AreaResult, type DeskServices } from './ipc/services';
 import { KeytarKeyStore, type KeyStore } from './keys/key-store';
 import { createLogger, redactText, silentLogger, type Logger } from './log';
 import type { Profile } from './profiles/profile-schema';
@@ -17,10 +23,25 @@ import { registerKeyCommands } from './cli/keys';
 import { registerListCommands } from './cli/lists';
 import { registerProfileCommands } from './cli/profiles';
 import { registerBatchCsvCommands } from './cli/batch-csv';
+import { registerBatchCommands } from './cli/batch';
+import { registerPayoutCommands } from './cli/payouts';
+import { registerHistoryCommands } from './cli/history';
+import { registerAuditCommands } from './cli/audit';
+import { registerPayinCommands } from './cli/payins';
 
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
+}
+
+/** The UI's own services (main/ipc/areas) over the CLI's data folder, acting on the chosen profile. */
+export interface CliDesk {
+  readonly profile: Profile;
+  readonly runtime: DeskRuntime;
+  readonly events: DeskEvents;
+  readonly services: DeskServices;
+  /** One service method, its arguments first checked by the same schema the IPC handlers use. */
+  call<A extends Area, V extends Verb<A>>(area: A, verb: V, args: AreaArgs<A, V>): Promise<AreaResult<A, V>>;
 }
 
 /** What every command module gets. */
@@ -29,6 +50,8 @@ export interface CliDeps {
   context(): AppContext;
   /** The profile named by --profile, else the current one; a clear error when there is none. */
   profile(): Profile;
+  /** The desk services (journal, started engine on first use); closed, engine stopped, when the command ends. */
+  desk(): CliDesk;
   /** True with --json. */
   json(): boolean;
   /** Prints a result: `data` as JSON with --json, else the human lines. */
@@ -63,7 +86,39 @@ export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'payout-desk');
 }
 
-export function buildProgram(options: CliOptions = {}): { program: Command; deps: CliDeps; exitCode(): number; dispose(): void } {
+/** Builds the desk services from the app context; --profile acts as the current profile for this command only. */
+function openDesk(c: AppContext, profile: Profile): CliDesk {
+  const profiles = new Proxy(c.profiles, {
+    get(target, key) {
+      if (key === 'currentId') return () => profile.id;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const view = Object.create(c, { profiles: { value: profiles } }) as AppContext;
+  const events = createDeskEvents((error) => c.logger.error('cli event listener failed', { error }));
+  const runtime = createDeskRuntime(view, events, c.logger);
+  const services = createDeskServices(runtime, { name: 'payout-desk', version: 'cli', platform: process.platform, demoAvailable: false }, null);
+  const handlers = createIpcHandlers(services, { log: c.logger });
+  return {
+    profile,
+    runtime,
+    events,
+    services,
+    // Through the very handlers the app registers: same guard, schema and error mapping as over IPC.
+    async call(area, verb, args) {
+      const result = await handlers[`${area}:${String(verb)}` as Channel](args);
+      if (!result.ok) {
+        // Field problems say more than the handler's summary line ("payouts:validate: invalid arguments").
+        const fields = (result.error.issues ?? []).slice(0, 5).map((i) => `${i.field}: ${i.message}`);
+        throw new DeskError(result.error.code, fields.length > 0 ? fields.join('; ') : result.error.message, result.error.retryable);
+      }
+      return result.data as AreaResult<typeof area, typeof verb>;
+    },
+  };
+}
+
+export function buildProgram(options: CliOptions = {}): { program: Command; deps: CliDeps; exitCode(): number; dispose(): Promise<void> } {
   const io: CliIo = options.io ?? { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
   const env = options.env ?? process.env;
   const program = new Command('payout-desk')
@@ -77,6 +132,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
   let ctx: AppContext | undefined;
+  let desk: CliDesk | undefined;
   // A command that completes but must still exit non-zero (e.g. `batch validate` with invalid rows).
   let exitCode = 0;
   const globals = () => program.opts<{ json?: boolean; home?: string; profile?: string; verbose?: boolean }>();
@@ -88,7 +144,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
       if (!ctx) {
         const home = globals().home ?? env.PAYOUT_DESK_HOME ?? defaultHome(env);
         const logger = options.logger ?? (globals().verbose ? createLogger((line) => io.stderr(`${line}\n`)) : silentLogger);
-        const keyStore = options.keyStore ?? new KeytarKeyStore(env.PAYOUT_DESK_KEYCHAIN_SERVICE || undefined);
+        const keyStore = options.keyStore ?? new KeytarKeyStore(env['PAYOUT_DESK_KEYCHAIN_SERVICE'] || undefined);
         ctx = createAppContext({ home, keyStore, logger });
       }
       return ctx;
@@ -100,6 +156,10 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
       const current = c.profiles.currentId();
       if (!current) throw new CliUsageError('No profile yet: create one with "profiles add" (or pass --profile)');
       return c.profiles.get(current);
+    },
+    desk() {
+      desk ??= openDesk(deps.context(), deps.profile());
+      return desk;
     },
     setExitCode(code) {
       exitCode = code;
@@ -115,20 +175,27 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
   registerConnectCommands(program, deps);
   registerListCommands(program, deps);
   // ---- other areas: one import above and one register call here each ---------------------------
-  // registerPayoutCommands(program, deps);   // main/cli/payouts.ts
-  // registerPayinCommands(program, deps);    // main/cli/payins.ts
-  // registerAuditCommands(program, deps);    // main/cli/audit.ts
+  registerPayoutCommands(program, deps);
+  registerHistoryCommands(program, deps);
+  registerPayinCommands(program, deps);
+  registerAuditCommands(program, deps);
   const batch = program.command('batch').description('CSV batches: template, validate, submit, resume, status, export');
   registerBatchCsvCommands(batch, { stdout: io.stdout, stderr: io.stderr, setExitCode: deps.setExitCode });
-  // registerBatchCommands(batch, deps);      // main/cli/batch.ts (submit/resume/status/export)
+  registerBatchCommands(batch, deps);
 
   return {
     program,
     deps,
     exitCode: () => exitCode,
-    dispose() {
-      ctx?.close();
-      ctx = undefined;
+    async dispose() {
+      // Engine stopped (requests on the wire finish and are journalled) and journals closed before the profile store.
+      try {
+        await desk?.runtime.close();
+      } finally {
+        desk = undefined;
+        ctx?.close();
+        ctx = undefined;
+      }
     },
   };
 }
@@ -163,7 +230,7 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     deps.io.stderr(deps.json() ? `${JSON.stringify({ error: { code, message } })}\n` : `error: ${message}\n`);
     return e instanceof CliUsageError ? 2 : 1;
   } finally {
-    dispose();
+    await dispose();
   }
 }
 

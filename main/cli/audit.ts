@@ -1,0 +1,44 @@
+// CLI: `audit verify|list` over the UI's audit service (main/ipc/areas/app.ts). The audit log is
+// hash-chained (main/journal/audit-log.ts): verify walks the chain and names the first bad entry;
+// a broken chain exits 1.
+import type { Command } from 'commander';
+import type { AuditEntryView } from '../../preload/api';
+import type { CliDeps } from '../cli';
+import { table } from './payouts';
+import { intOption } from './profiles';
+
+const entryText = (e: AuditEntryView) => `#${e.seq} ${e.action}${e.subject ? ` ${e.subject}` : ''} at ${e.at}`;
+
+export function registerAuditCommands(program: Command, deps: CliDeps): void {
+  const audit = program.command('audit').description('the append-only, hash-chained audit log of this profile');
+
+  audit
+    .command('verify')
+    .description('check the hash chain of the audit log; exits 1 and names the first bad entry when it is broken')
+    .action(async () => {
+      const desk = deps.desk();
+      const result = await desk.call('audit', 'verify', undefined);
+      if (result.ok) {
+        deps.print(`Audit log intact: ${result.message}`, result);
+        return;
+      }
+      deps.setExitCode(1);
+      // The entry as it reads now (it may be the edited one); absent when it was deleted.
+      const seq = result.firstBrokenSeq;
+      const newest = (await desk.call('audit', 'list', { limit: 1 })).total;
+      const page = seq === null || seq > newest ? null : await desk.call('audit', 'list', { offset: newest - seq, limit: 1 });
+      const entry = page?.items.find((e) => e.seq === seq) ?? null;
+      const first = seq === null ? 'the head of the chain' : entry ? `entry ${entryText(entry)}` : `entry #${seq}`;
+      deps.print([`Audit log BROKEN: first bad ${first}`, `  ${result.message}`], { ...result, firstBrokenEntry: entry });
+    });
+
+  audit
+    .command('list')
+    .description('the newest audit entries')
+    .option('--limit <n>', 'at most this many (1-1000)', intOption('limit'), 50)
+    .action(async (o: { limit: number }) => {
+      const page = await deps.desk().call('audit', 'list', { limit: o.limit });
+      const rows = page.items.map((e) => [String(e.seq), e.at, e.action, e.subject ?? '-', JSON.stringify(e.details)]);
+      deps.print(page.items.length === 0 ? ['The audit log is empty.'] : table([['SEQ', 'AT', 'ACTION', 'SUBJECT', 'DETAILS'], ...rows]), page);
+    });
+}

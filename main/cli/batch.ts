@@ -1,0 +1,205 @@
+// CLI: `batch submit|resume|pause|cancel|status|list|export`, over the UI's batches service
+// (main/ipc/areas/batches.ts): the file goes through the same importer and checks, is refused while
+// any row is invalid, and warnings (duplicates, file already submitted, bank details changed) need
+// --confirm-warnings. Progress is printed until every row is final unless --no-wait.
+// Exit codes: 0 every row SUCCESS; 1 an error, a refusal, or rows that failed; 3 stopped waiting
+// (--no-wait, timeout, Ctrl-C, paused): the batch is journalled and `batch resume <id>` carries on.
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { type Command } from 'commander';
+import type { BatchResultRow, BatchValidation, BatchView, CsvIssueView } from '../../preload/api';
+import type { CliDeps, CliDesk } from '../cli';
+import { DeskError } from '../ipc/services';
+import { PENDING_EXIT, currencyCode, interrupted, sleep, table } from './payouts';
+import { intOption } from './profiles';
+
+const STOPPED_STATES = new Set(['CANCELLED', 'PAUSED', 'FAILED']);
+const MAX_ISSUES = 100;
+
+const issueLine = (i: CsvIssueView) => `  ${i.rowNumber === 0 ? 'file' : `row ${i.rowNumber}`}${i.column ? `, column "${i.column}"` : ''}: ${i.code} - ${i.message}`;
+
+/** Refuses with the issues listed (stderr, human mode) and summed up in the error itself. */
+function refuse(deps: CliDeps, code: string, title: string, issues: CsvIssueView[]): never {
+  if (!deps.json()) {
+    const more = issues.length > MAX_ISSUES ? [`  … and ${issues.length - MAX_ISSUES} more`] : [];
+    deps.io.stderr(`${[`${title}:`, ...issues.slice(0, MAX_ISSUES).map(issueLine), ...more].join('\n')}\n`);
+  }
+  const first = issues.slice(0, 3).map((i) => `${i.rowNumber === 0 ? 'file' : `row ${i.rowNumber}`}: ${i.code}`).join(', ');
+  throw new DeskError(code, `${title} (${first}${issues.length > 3 ? ', …' : ''}); nothing was sent`);
+}
+
+function progressLine(v: BatchView): string {
+  const p = v.progress;
+  const eta = p.etaSeconds ? `, about ${p.etaSeconds} s to send the rest` : '';
+  return `  ${new Date().toISOString().slice(11, 19)}  ${p.state.padEnd(10)} sent ${p.sent}/${p.total}, final ${p.done}, failed ${p.failed}, pending ${p.pending}${p.ratePerSec ? `, ${p.ratePerSec}/s` : ''}${eta}`;
+}
+
+function summaryLines(v: BatchView): string[] {
+  return [
+    `Batch ${v.id}  ${v.fileName}  [${v.progress.state}]`,
+    `  created ${v.createdAt}${v.finishedAt ? `, ended ${v.finishedAt}` : ''}; file SHA-256 ${v.sha256}`,
+    ...v.totals.map((t) => `  ${t.money.currencyCode} ${t.money.amount.padStart(18)}  (${t.count} payout${t.count === 1 ? '' : 's'})`),
+    `  ${v.progress.total} rows: ${v.progress.sent} sent, ${v.progress.done} final, ${v.progress.failed} failed, ${v.progress.pending} pending`,
+  ];
+}
+
+/** Counts per gateway status and per local state, from the results rows. */
+function countsOf(rows: BatchResultRow[]) {
+  const byStatus: Record<string, number> = {};
+  const byLocalState: Record<string, number> = {};
+  for (const r of rows) {
+    byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+    byLocalState[r.localState] = (byLocalState[r.localState] ?? 0) + 1;
+  }
+  return { byStatus, byLocalState };
+}
+
+/** Prints progress until every row is final, the batch stops, the time is up or Ctrl-C; sets the exit code. */
+async function follow(deps: CliDeps, desk: CliDesk, view: BatchView, timeoutSecs: number): Promise<BatchView> {
+  const deadline = Date.now() + timeoutSecs * 1000;
+  const signal = interrupted();
+  let last = '';
+  try {
+    while (view.progress.pending > 0 && !STOPPED_STATES.has(view.progress.state) && Date.now() < deadline && !signal.stop) {
+      const key = `${view.progress.state}|${view.progress.sent}|${view.progress.done}|${view.progress.failed}`;
+      if (key !== last && !deps.json()) deps.io.stdout(`${progressLine(view)}\n`);
+      last = key;
+      await sleep(Math.min(500, deadline - Date.now()));
+      view = await desk.call('batches', 'get', { batchId: view.id });
+    }
+  } finally {
+    signal.done();
+  }
+  return view;
+}
+
+function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, waited: boolean): string[] {
+  const p = view.progress;
+  if (p.pending === 0 && p.failed === 0) return [`Done: all ${p.total} payouts final and successful.`];
+  if (p.pending === 0) {
+    deps.setExitCode(1);
+    return [`Done: ${p.failed} of ${p.total} payouts failed or were refused; see "batch export ${view.id}".`];
+  }
+  deps.setExitCode(PENDING_EXIT);
+  if (p.state === 'PAUSED') {
+    const reason = desk.runtime.journalFor(desk.profile.id).getBatch(view.id)?.pauseReason;
+    return [`Paused${reason ? `: ${reason}` : ''}. Continue with "batch resume ${view.id}".`];
+  }
+  if (p.state === 'CANCELLED') return [`Cancelled: ${p.pending} payouts already at the gateway are still tracked.`];
+  return [
+    waited ? `Stopped waiting with ${p.pending} payouts not final.` : `Stored; ${p.pending} payouts not final yet.`,
+    `Sending and tracking go on while the desk app has this profile open, or with "batch resume ${view.id}".`,
+  ];
+}
+
+/** A file result: to --out (never overwritten without --force), else to standard output. */
+export async function writeOut(deps: CliDeps, out: string | undefined, force: boolean | undefined, file: { fileName: string; mimeType: string; content: string }, summary: Record<string, unknown>): Promise<void> {
+  if (!out) {
+    if (deps.json()) deps.print('', file);
+    else deps.io.stdout(file.content);
+    return;
+  }
+  await writeFile(out, file.content, { flag: force ? 'w' : 'wx' }).catch((error: unknown) => {
+    const code = (error as { code?: unknown }).code;
+    throw code === 'EEXIST' ? new DeskError('FILE_EXISTS', `${out} exists; use --force to overwrite it`) : error;
+  });
+  deps.print(`Written to ${out}`, { path: resolve(out), ...summary });
+}
+
+export function registerBatchCommands(batch: Command, deps: CliDeps): void {
+  batch
+    .command('submit <file>')
+    .description('validate a payout CSV, refuse it if any row is invalid, store it as a batch and send it')
+    .option('--confirm-warnings', 'confirm every warning (duplicate rows, file already submitted, bank details changed)')
+    .option('--currencies <codes>', 'send only the rows in these currencies (e.g. the funded ones)', (v) => v.split(',').map(currencyCode))
+    .option('--decimal-comma', 'read amounts with a decimal comma (default: only when the delimiter is ";")')
+    .option('--decimal-dot', 'read amounts with a decimal dot even when the delimiter is ";"')
+    .option('--no-wait', 'return once the batch is stored, without printing progress')
+    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600)
+    .action(async (file: string, o: { confirmWarnings?: boolean; currencies?: string[]; decimalComma?: boolean; decimalDot?: boolean; wait: boolean; timeout: number }) => {
+      const desk = deps.desk();
+      const decimalComma = o.decimalComma ? true : o.decimalDot ? false : undefined;
+      const checked: BatchValidation = await desk.call('batches', 'validateFile', { source: { kind: 'path', path: resolve(file) }, ...(decimalComma !== undefined ? { decimalComma } : {}) });
+      const c = checked.counts;
+      if (checked.errors.length > 0) refuse(deps, 'BATCH_HAS_ERRORS', `${checked.fileName}: ${c.invalid} of ${c.rows} rows are invalid`, checked.errors);
+      if (checked.warnings.length > 0 && !o.confirmWarnings) refuse(deps, 'WARNINGS_NOT_CONFIRMED', `${checked.fileName}: ${checked.warnings.length} warning(s) need --confirm-warnings`, checked.warnings);
+      const lines = [`${checked.fileName}: ${c.rows} rows, all valid${checked.warnings.length ? `, ${checked.warnings.length} warning(s) confirmed` : ''}; SHA-256 ${checked.sha256}`];
+      for (const f of checked.funding) {
+        if (f.shortfall) lines.push(`  warning: ${f.currencyCode} needs ${f.required.amount}, available ${f.available?.amount ?? '?'} (short by ${f.shortfall.amount})`);
+      }
+      // Warnings are confirmed by row; the file-level one ("already submitted") is row 0.
+      let view = await desk.call('batches', 'submit', { validationId: checked.validationId, confirmedWarningRows: [...new Set(checked.warnings.map((w) => w.rowNumber))], ...(o.currencies ? { currencyCodes: o.currencies } : {}) });
+      lines.push(`Batch ${view.id} submitted: ${view.progress.total} payouts`);
+      if (o.wait) {
+        if (!deps.json()) deps.io.stdout(`${lines.splice(0).join('\n')}\n`);
+        view = await follow(deps, desk, view, o.timeout);
+      }
+      deps.print([...lines, ...summaryLines(view), ...outcome(deps, desk, view, o.wait)], view);
+    });
+
+  batch
+    .command('resume <batchId>')
+    .description('carry on sending a paused or interrupted batch (same ids, nothing paid twice) and follow it')
+    .option('--no-wait', 'return at once, without printing progress')
+    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600)
+    .action(async (batchId: string, o: { wait: boolean; timeout: number }) => {
+      const desk = deps.desk();
+      let view = await desk.call('batches', 'resume', { batchId });
+      if (o.wait) view = await follow(deps, desk, view, o.timeout);
+      deps.print([...summaryLines(view), ...outcome(deps, desk, view, o.wait)], view);
+    });
+
+  batch
+    .command('pause <batchId>')
+    .description('stop sending a running batch; payouts already sent keep being tracked')
+    .action(async (batchId: string) => {
+      const view = await deps.desk().call('batches', 'pause', { batchId });
+      deps.print(summaryLines(view), view);
+    });
+
+  batch
+    .command('cancel <batchId>')
+    .description('cancel the unsent rows of a batch; payouts the gateway already has stay and are tracked')
+    .action(async (batchId: string) => {
+      const view = await deps.desk().call('batches', 'cancel', { batchId });
+      deps.print(summaryLines(view), view);
+    });
+
+  batch
+    .command('status <batchId>')
+    .description('progress, totals and counts per status of a batch (from the journal)')
+    .option('--rows', 'list every row with its status')
+    .action(async (batchId: string, o: { rows?: boolean }) => {
+      const desk = deps.desk();
+      const view = await desk.call('batches', 'get', { batchId });
+      const rows = await desk.call('batches', 'results', { batchId });
+      const counts = countsOf(rows);
+      const human = [
+        ...summaryLines(view),
+        `  by status: ${Object.entries(counts.byStatus).map(([k, n]) => `${k} ${n}`).join(', ') || '-'}`,
+        `  by local state: ${Object.entries(counts.byLocalState).map(([k, n]) => `${k} ${n}`).join(', ') || '-'}`,
+        ...(o.rows ? table([['ROW', 'ID', 'STATUS', 'AMOUNT', 'CUR', 'FEE', 'REASON'], ...rows.map((r) => [String(r.rowNumber), r.idPayout, r.status, r.money.amount, r.money.currencyCode, r.fee?.amount ?? '-', r.failureReason ?? ''])]) : []),
+      ];
+      deps.print(human, { ...view, counts, ...(o.rows ? { rows } : {}) });
+    });
+
+  batch
+    .command('list')
+    .description('batches of this profile, newest first')
+    .option('--limit <n>', 'at most this many (1-1000)', intOption('limit'), 20)
+    .action(async (o: { limit: number }) => {
+      const page = await deps.desk().call('batches', 'list', { limit: o.limit });
+      const rows = page.items.map((b) => [b.createdAt, b.id, b.progress.state, `${b.progress.done}/${b.progress.total}`, String(b.progress.failed), b.fileName]);
+      deps.print(page.items.length === 0 ? ['No batches yet.'] : table([['CREATED', 'ID', 'STATE', 'FINAL', 'FAILED', 'FILE'], ...rows]), page);
+    });
+
+  batch
+    .command('export <batchId>')
+    .description('the results CSV of a batch: every row with its status, fee, failure reason and processing time')
+    .option('--out <file>', 'write to this file instead of standard output')
+    .option('--force', 'overwrite the --out file if it exists')
+    .action(async (batchId: string, o: { out?: string; force?: boolean }) => {
+      const file = await deps.desk().call('batches', 'exportResults', { batchId });
+      await writeOut(deps, o.out, o.force, file, { batchId, fileName: file.fileName });
+    });
+}

@@ -1,0 +1,216 @@
+// CLI: `payouts create|get|list`, over the same payouts and history services as the UI
+// (main/ipc/areas/payments.ts): validate (domain rules, id fixed) → create (journalled, sent once) →
+// optionally wait for a final status. Amounts stay decimal strings; no float ever touches them.
+// Exit codes: 0 accepted (or, with --wait, SUCCESS); 1 an error, a refusal or a failed payout;
+// 3 not done yet (gateway unreachable, or --wait timed out): the payout is journalled, run again with --id.
+import { type Command, InvalidArgumentError } from 'commander';
+import type { HistoryFilters, PaymentDetail, PayoutInput } from '../../preload/api';
+import type { CliDeps, CliDesk } from '../cli';
+import { parseMinor } from '../domain/money';
+import { DeskError } from '../ipc/services';
+import { intOption } from './profiles';
+
+export const PENDING_EXIT = 3;
+const LOCAL_END_STATES = new Set(['REJECTED', 'CANCELLED', 'MISMATCH']);
+
+export function currencyCode(value: string): string {
+  const code = value.trim().toUpperCase();
+  if (!/^[A-Z]{3}$/.test(code)) throw new InvalidArgumentError('must be a three-letter code such as EUR');
+  return code;
+}
+
+export function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** Ctrl-C while a command waits stops the waiting, not the process: the engine then stops cleanly and nothing is lost. */
+export function interrupted(): { readonly stop: boolean; done(): void } {
+  const state = { stop: false, done: () => process.off('SIGINT', onSignal) };
+  const onSignal = () => void (state.stop = true);
+  process.once('SIGINT', onSignal);
+  return state;
+}
+
+// ---- history filters, shared with `history export` ----------------------------------------------
+
+const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
+
+/** A date (YYYY-MM-DD, UTC) or an ISO time; a bare --to date includes that whole day. */
+function timeOption(label: string, endOfDay: boolean) {
+  return (value: string): string => {
+    const ms = Date.parse(value);
+    if (Number.isNaN(ms)) throw new InvalidArgumentError(`${label} must be a date (2024-05-31) or an ISO time`);
+    return new Date(/^\d{4}-\d{2}-\d{2}$/.test(value.trim()) && endOfDay ? ms + 86_400_000 : ms).toISOString();
+  };
+}
+
+export function addFilterOptions(command: Command): Command {
+  return command
+    .option('--status <statuses>', 'comma-separated statuses, e.g. SUCCESS,FAILED', (v) => list(v).map((s) => s.toUpperCase()))
+    .option('--currency <codes>', 'comma-separated currency codes', (v) => list(v).map(currencyCode))
+    .option('--from <date>', 'created at or after (date or ISO time, UTC)', timeOption('--from', false))
+    .option('--to <date>', 'created before (ISO time), or on or before a date', timeOption('--to', true))
+    .option('--batch <batchId>', 'only the payouts of this batch')
+    .option('--search <text>', 'id, account name or number, e-mail or reference');
+}
+
+export interface FilterOptions { status?: string[]; currency?: string[]; from?: string; to?: string; batch?: string; search?: string }
+
+export function filtersFrom(o: FilterOptions, kinds?: ('payout' | 'payin')[]): HistoryFilters {
+  return {
+    ...(kinds ? { kinds } : {}),
+    ...(o.status?.length ? { statuses: o.status } : {}),
+    ...(o.currency?.length ? { currencyCodes: o.currency } : {}),
+    ...(o.from ? { from: o.from } : {}),
+    ...(o.to ? { to: o.to } : {}),
+    ...(o.batch ? { batchId: o.batch } : {}),
+    ...(o.search ? { search: o.search } : {}),
+  };
+}
+
+// ---- a payout as text ----------------------------------------------------------------------------
+
+const money = (m: { amount: string; currencyCode: string } | null) => (m ? `${m.amount} ${m.currencyCode}` : '-');
+
+export function detailLines(d: PaymentDetail): string[] {
+  const label = d.kind === 'payout' ? 'Payout' : 'Payin';
+  return [
+    `${label} ${d.id}  ${d.status}${d.final ? ' (final)' : ''}  [local state ${d.localState}]${d.isTest ? '  TEST' : ''}`,
+    `  Amount:    ${money(d.money)}   fee ${money(d.fee)}`,
+    `  Account:   ${d.accountName}, ${d.accountNumber}   e-mail ${d.emailAddress}`,
+    `  Created:   ${d.createdAt}   updated ${d.updatedAt}${d.processedAt ? `   processed ${d.processedAt}` : ''}`,
+    ...(d.batchId ? [`  Batch:     ${d.batchId}`] : []),
+    ...(d.failureReason ? [`  Reason:    ${d.failureReason}`] : []),
+    'Status history:',
+    ...d.events.map((e) => `  ${e.observedAt}  ${e.status.padEnd(12)} ${e.source}`),
+  ];
+}
+
+const ended = (d: PaymentDetail) => d.final || LOCAL_END_STATES.has(d.localState);
+
+/**
+ * Waits until the payout is at the gateway ('accepted') or final ('final'), reading it from the
+ * gateway every `everyMs` through the engine's poller (the same path as the background poll).
+ */
+async function waitFor(desk: CliDesk, id: string, until: 'accepted' | 'final', timeoutMs: number, onEvent: (line: string) => void): Promise<PaymentDetail> {
+  const engine = await desk.runtime.engineFor(desk.profile.id);
+  const deadline = Date.now() + timeoutMs;
+  const signal = interrupted();
+  let detail = await desk.call('payouts', 'get', { idPayout: id });
+  let shown = detail.events.length;
+  try {
+    const reached = (d: PaymentDetail) => ended(d) || (until === 'accepted' && d.localState === 'ACCEPTED');
+    while (!reached(detail) && Date.now() < deadline && !signal.stop) {
+      await sleep(Math.min(until === 'final' ? 2_000 : 250, deadline - Date.now()));
+      // Offline or refused for a moment: keep waiting; the journal keeps the last known status.
+      if (until === 'final' && detail.localState === 'ACCEPTED') await engine.refreshPayment('payout', id).catch(() => undefined);
+      detail = await desk.call('payouts', 'get', { idPayout: id });
+      for (const e of detail.events.slice(shown)) onEvent(`  ${e.observedAt}  ${e.status.padEnd(12)} ${e.source}`);
+      shown = detail.events.length;
+    }
+  } finally {
+    signal.done();
+  }
+  return detail;
+}
+
+/** A rerun with a known --id must describe the same payment; otherwise the id is a mistake. */
+function sameDetails(d: PaymentDetail, input: PayoutInput): boolean {
+  const decimals = d.money.amount.split('.')[1]?.length ?? 0;
+  try {
+    return d.money.currencyCode === input.currencyCode && parseMinor(d.money.amount, decimals) === parseMinor(input.amount, decimals)
+      && d.accountNumber === input.accountNumber.trim() && d.accountName === input.accountName.trim();
+  } catch {
+    return false;
+  }
+}
+
+export function registerPayoutCommands(program: Command, deps: CliDeps): void {
+  const payouts = program.command('payouts').description('single payouts: create, get, list');
+
+  payouts
+    .command('create')
+    .description('validate, journal (id fixed first) and send one payout; the same --id is never paid twice')
+    .requiredOption('--amount <decimal>', 'amount in major units, a plain decimal such as 1250.50')
+    .requiredOption('--currency <code>', 'currency code, e.g. EUR', currencyCode)
+    .requiredOption('--account-name <name>', 'beneficiary name')
+    .requiredOption('--account-number <number>', 'beneficiary account number (e.g. IBAN)')
+    .requiredOption('--operator <code>', 'payment operator code (see "operators")')
+    .requiredOption('--email <address>', 'beneficiary e-mail address')
+    .option('--method <code>', 'payment method code', 'BANK_TRANSFER')
+    .option('--callback-url <url>', 'status callback URL (default: the profile setting)')
+    .option('--id <idPayout>', 'payout id (default: a new UUID); run again with the same id to resume, never to pay twice')
+    .option('--reference <text>', 'your reference, kept in the journal (never sent)')
+    .option('--wait', 'wait until the gateway reports a final status (exit 1 unless SUCCESS)')
+    .option('--timeout <secs>', 'with --wait: stop waiting after this many seconds', intOption('timeout'), 300)
+    .action(async (o: { amount: string; currency: string; accountName: string; accountNumber: string; operator: string; email: string; method: string; callbackUrl?: string; id?: string; reference?: string; wait?: boolean; timeout: number }) => {
+      const desk = deps.desk();
+      const input: PayoutInput = {
+        amount: o.amount.trim(), currencyCode: o.currency, accountName: o.accountName, accountNumber: o.accountNumber,
+        paymentOperatorCode: o.operator, paymentMethodCode: o.method, emailAddress: o.email,
+        ...(o.callbackUrl ? { callbackUrl: o.callbackUrl } : {}), ...(o.id !== undefined ? { idPayout: o.id } : {}), ...(o.reference ? { reference: o.reference } : {}),
+      };
+      const checked = await desk.call('payouts', 'validate', input);
+      const known = !checked.valid && o.id !== undefined && checked.issues.every((i) => i.code === 'ID_EXISTS');
+      if (!checked.valid && !known) {
+        const issues = checked.issues.map((i) => `${i.field}: ${i.message}`).join('; ');
+        throw new DeskError('VALIDATION', `The payout is not valid; nothing was sent. ${issues}`, false, checked.issues);
+      }
+      let detail: PaymentDetail;
+      const lines: string[] = [];
+      if (known) {
+        detail = await desk.call('payouts', 'get', { idPayout: o.id! });
+        if (!sameDetails(detail, input)) throw new DeskError('ID_EXISTS', `payout ${o.id} is already in the journal with other details (${money(detail.money)} to ${detail.accountNumber}); nothing was sent`);
+        lines.push(`Payout ${detail.id} is already in the journal; it is not sent a second time.`);
+        // Interrupted before the gateway had it: the engine's recovery sends it now, with the same id.
+        if (detail.localState === 'QUEUED' || detail.localState === 'SENDING') detail = await waitFor(desk, detail.id, 'accepted', 15_000, () => undefined);
+      } else {
+        detail = await desk.call('payouts', 'create', { ...input, idPayout: checked.preview!.idPayout });
+      }
+      lines.push(`Payout ${detail.id}: ${detail.status}${detail.localState === 'ACCEPTED' ? ' (the gateway has it)' : ` (local state ${detail.localState})`}`);
+      lines.push(`  ${money(detail.money)} to ${detail.accountName}, ${detail.accountNumber}`);
+      if (o.wait && !ended(detail) && detail.localState !== 'QUEUED') {
+        if (!deps.json()) deps.io.stdout(`${lines.splice(0).join('\n')}\nWaiting for a final status…\n`);
+        detail = await waitFor(desk, detail.id, 'final', o.timeout * 1000, (line) => !deps.json() && deps.io.stdout(`${line}\n`));
+      }
+      if (detail.localState === 'QUEUED' || detail.localState === 'SENDING') {
+        lines.push(`Not sent yet: the gateway did not answer. It stays queued with its id; run again with --id ${detail.id} to send it.`);
+        deps.setExitCode(PENDING_EXIT);
+      } else if (ended(detail)) {
+        lines.push(`Final: ${detail.status}${detail.fee ? `, fee ${money(detail.fee)}` : ''}${detail.failureReason ? ` (${detail.failureReason})` : ''}`);
+        if (detail.status !== 'SUCCESS') deps.setExitCode(1);
+      } else if (o.wait) {
+        lines.push(`Still ${detail.status} after ${o.timeout} s; check later with: payouts get ${detail.id} --refresh`);
+        deps.setExitCode(PENDING_EXIT);
+      }
+      deps.print(lines, detail);
+    });
+
+  payouts
+    .command('get <idPayout>')
+    .description('one payout from the journal with its status history')
+    .option('--refresh', 'read its status from the gateway first')
+    .action(async (idPayout: string, o: { refresh?: boolean }) => {
+      const desk = deps.desk();
+      let detail = await desk.call('payouts', 'get', { idPayout });
+      if (o.refresh && detail.localState === 'ACCEPTED') {
+        await (await desk.runtime.engineFor(desk.profile.id)).refreshPayment('payout', idPayout);
+        detail = await desk.call('payouts', 'get', { idPayout });
+      }
+      deps.print(detailLines(detail), detail);
+    });
+
+  addFilterOptions(payouts.command('list').description('payouts from the journal, newest first'))
+    .option('--limit <n>', 'at most this many (1-1000)', intOption('limit'), 50)
+    .action(async (o: FilterOptions & { limit: number }) => {
+      const page = await deps.desk().call('history', 'query', { filters: filtersFrom(o, ['payout']), sort: { field: 'createdAt', direction: 'desc' }, limit: o.limit });
+      const rows = page.items.map((r) => [r.createdAt, r.id, r.status, r.money.amount, r.money.currencyCode, r.accountName, r.batchId ?? '-']);
+      deps.print(
+        page.items.length === 0 ? ['No payouts match.'] : [...table([['CREATED', 'ID', 'STATUS', 'AMOUNT', 'CUR', 'ACCOUNT', 'BATCH'], ...rows]), `${page.items.length} of ${page.total} shown`],
+        page,
+      );
+    });
+}
