@@ -318,17 +318,30 @@ export class Journal {
     return this.stmt('SELECT 1 FROM batches WHERE sha256 = ? LIMIT 1').get(sha256) !== undefined;
   }
 
-  /** The most recent account number used for each (account name, e-mail) pair that has been paid before. */
+  /**
+   * The most recent account number paid to each beneficiary name, and to each e-mail, on their own (case
+   * and outer spaces ignored): a known name with a new e-mail and a new account is exactly the fraud case.
+   * A name match comes back with an empty e-mail, an e-mail match with an empty name.
+   */
   knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): { accountName: string; emailAddress: string; accountNumber: string }[] {
-    const query = this.stmt(`SELECT account_number FROM payments WHERE kind = 'payout' AND account_name = ? AND email_address = ? ORDER BY created_at DESC LIMIT 1`);
+    const byName = this.stmt(`SELECT account_number FROM payments WHERE kind = 'payout' AND lower(trim(account_name)) = lower(trim(?)) ORDER BY created_at DESC LIMIT 1`);
+    const byEmail = this.stmt(`SELECT account_number FROM payments WHERE kind = 'payout' AND lower(trim(email_address)) = lower(trim(?)) ORDER BY created_at DESC LIMIT 1`);
     const out: { accountName: string; emailAddress: string; accountNumber: string }[] = [];
-    const seen = new Set<string>();
+    const names = new Set<string>();
+    const emails = new Set<string>();
     for (const k of keys) {
-      const key = `${k.accountName}\u0000${k.emailAddress}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const row = query.get(k.accountName, k.emailAddress) as { account_number: string } | undefined;
-      if (row) out.push({ accountName: k.accountName, emailAddress: k.emailAddress, accountNumber: row.account_number });
+      const name = k.accountName.trim().toLowerCase();
+      if (name && !names.has(name)) {
+        names.add(name);
+        const row = byName.get(k.accountName) as { account_number: string } | undefined;
+        if (row) out.push({ accountName: k.accountName, emailAddress: '', accountNumber: row.account_number });
+      }
+      const email = k.emailAddress.trim().toLowerCase();
+      if (email && !emails.has(email)) {
+        emails.add(email);
+        const row = byEmail.get(k.emailAddress) as { account_number: string } | undefined;
+        if (row) out.push({ accountName: '', emailAddress: k.emailAddress, accountNumber: row.account_number });
+      }
     }
     return out;
   }

@@ -135,6 +135,14 @@ const MIGRATIONS: readonly Migration[] = [
       END;
     `);
   },
+  // 2: beneficiaries are looked up by name or by e-mail on their own, ignoring case and outer spaces
+  //    (the "bank details changed" warning of the CSV import).
+  (db) => {
+    db.exec(`
+      CREATE INDEX payments_payee_name ON payments (lower(trim(account_name)), created_at) WHERE kind = 'payout';
+      CREATE INDEX payments_payee_email ON payments (lower(trim(email_address)), created_at) WHERE kind = 'payout';
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

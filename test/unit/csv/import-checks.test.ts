@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { importPayoutCsv } from '../../../main/csv/import';
 import { MAX_CSV_BYTES, MAX_CSV_ROWS, type CsvJournalLookup } from '../../../main/csv/types';
+import { payout, tempJournal } from '../journal/helpers';
 
 const enc = (text: string): Uint8Array => new TextEncoder().encode(text);
 const HEADER = 'idPayout,amount,currencyCode,accountName,accountNumber,paymentOperatorCode,paymentMethodCode,emailAddress';
@@ -185,5 +186,32 @@ describe('file-level edge cases', () => {
   it('only blank lines is an empty file; a blank-only data area has no rows', async () => {
     await expect(importPayoutCsv(enc('\r\n\r\n  \r\n'))).rejects.toMatchObject({ code: 'EMPTY_FILE' });
     await expect(importPayoutCsv(enc(`${HEAD}\n,,,,,\n\n`))).rejects.toMatchObject({ code: 'NO_ROWS' });
+  });
+});
+
+describe('bank details changed, against a real journal', () => {
+  it('warns when a known name or a known e-mail comes with another account, whatever the case and spacing', async () => {
+    const t = tempJournal();
+    try {
+      t.journal.insertPayment('payout', payout('paid-1', { accountName: 'Jane Example', emailAddress: 'jane@example.com', accountNumber: 'DE89370400440532013000' }));
+      const r = await importPayoutCsv(
+        file(
+          // Same person, new e-mail and new account: the invoice-fraud pattern.
+          'N-1,10.00,EUR,jane example ,DE44500105175407324931,EU_SEPA,BANK_TRANSFER,jane@fraud.example',
+          // Another name, the known e-mail, a new account.
+          'N-2,11.00,EUR,J. Example,DE44500105175407324931,EU_SEPA,BANK_TRANSFER,JANE@example.com',
+          // Same person, same account as before: nothing to say.
+          'N-3,12.00,EUR,Jane Example,DE89 3704 0044 0532 0130 00,EU_SEPA,BANK_TRANSFER,jane@example.com',
+        ),
+        { journal: t.journal },
+      );
+      expect(r.errors).toEqual([]);
+      expect(r.warnings.map((w) => [w.rowNumber, w.column, w.code])).toEqual([
+        [2, 'accountNumber', 'BANK_DETAILS_CHANGED'],
+        [3, 'accountNumber', 'BANK_DETAILS_CHANGED'],
+      ]);
+    } finally {
+      t.dispose();
+    }
   });
 });

@@ -130,17 +130,24 @@ describe('batches', () => {
 });
 
 describe('CSV lookup', () => {
-  it('answers existing ids and the last account number paid to a known beneficiary', () => {
+  it('answers existing ids and the last account number paid to a known name and to a known e-mail, each on its own', () => {
     let clock = 1;
     t = tempJournal({ now: () => clock++ });
     const j = t.journal;
     j.insertPayment('payout', payout('k1', { accountNumber: 'OLD-1' }));
     j.insertPayment('payout', payout('k2', { accountNumber: 'NEW-2' }));
+    j.insertPayment('payout', payout('k3', { accountName: 'Bob Other', emailAddress: 'bob@example.com', accountNumber: 'BOB-3' }));
     expect(j.existingPayoutIds(['k1', 'zz', 'k2'])).toEqual(new Set(['k1', 'k2']));
     expect(j.knownBeneficiaryAccounts([
-      { accountName: 'Ada Lovelace', emailAddress: 'ada@example.com' },
+      // Same name in other case and spacing, new e-mail: found by name.
+      { accountName: '  ada LOVELACE ', emailAddress: 'ada@new.example' },
+      // Unknown name, known e-mail: found by e-mail.
+      { accountName: 'Robert Other', emailAddress: 'BOB@example.com' },
       { accountName: 'Nobody', emailAddress: 'no@example.com' },
-    ])).toEqual([{ accountName: 'Ada Lovelace', emailAddress: 'ada@example.com', accountNumber: 'NEW-2' }]);
+    ])).toEqual([
+      { accountName: '  ada LOVELACE ', emailAddress: '', accountNumber: 'NEW-2' },
+      { accountName: '', emailAddress: 'BOB@example.com', accountNumber: 'BOB-3' },
+    ]);
   });
 });
 
