@@ -176,7 +176,8 @@ async function parseInto(chunks: string[], sink: RecordSink, delimiter: CsvDelim
   if (parseError) throw parserErrorToFileError(parseError, sink.rowsSeen + 1);
 }
 
-function totalsOf(rows: readonly CsvValidRow[]): CsvCurrencyTotal[] {
+/** Exact totals per currency, sorted by currency code. */
+export function totalsOf(rows: readonly CsvValidRow[]): CsvCurrencyTotal[] {
   const totals = new Map<string, CsvCurrencyTotal>();
   for (const { payout } of rows) {
     const total = totals.get(payout.currencyCode) ?? { currencyCode: payout.currencyCode, amountMinor: 0, count: 0 };

@@ -4,9 +4,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { basename, extname } from 'node:path';
 import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../../preload/api';
 import { exportBatchResultsCsv } from '../../csv/export';
-import { importPayoutCsv, importPayoutCsvFile } from '../../csv/import';
+import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../../csv/import';
 import { payoutCsvTemplate } from '../../csv/template';
-import type { CsvImportOptions, CsvImportResult } from '../../csv/types';
+import type { CsvCurrencyTotal, CsvImportOptions, CsvImportResult } from '../../csv/types';
 import { newPaymentId } from '../../domain/ids';
 import { batchProgress } from '../../engine';
 import type { Journal, PaymentRecord } from '../../journal';
@@ -69,15 +69,10 @@ function isFailed(p: PaymentRecord): boolean {
 export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): AreaService<'batches'> {
   const pending = new Map<string, PendingValidation>();
 
-  const fundingOf = async (profileId: string, result: CsvImportResult, decimalsOf: DecimalsOf): Promise<CurrencyFunding[]> => {
-    const codes = result.totals.map((t) => t.currencyCode);
-    try {
-      await (await rt.engineFor(profileId)).refreshBalances(codes);
-    } catch {
-      // Offline: the last stored balances are used, and shown with their age on the balances screen.
-    }
+  /** Totals per currency against the last known available balance (no snapshot: not known, not blocked). */
+  const fundingFrom = (profileId: string, totals: readonly CsvCurrencyTotal[], decimalsOf: DecimalsOf): CurrencyFunding[] => {
     const latest = rt.journalFor(profileId).latestBalances();
-    return result.totals.map((t) => {
+    return totals.map((t) => {
       const snap = latest.find((b) => b.currencyCode === t.currencyCode);
       const short = snap ? t.amountMinor - snap.availableMinor : 0;
       return {
@@ -88,6 +83,16 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
         shortfall: short > 0 ? money(short, t.currencyCode, decimalsOf) : null,
       };
     });
+  };
+
+  const fundingOf = async (profileId: string, result: CsvImportResult, decimalsOf: DecimalsOf): Promise<CurrencyFunding[]> => {
+    const codes = result.totals.map((t) => t.currencyCode);
+    try {
+      await (await rt.engineFor(profileId)).refreshBalances(codes);
+    } catch {
+      // Offline: the last stored balances are used, and shown with their age on the balances screen.
+    }
+    return fundingFrom(profileId, result.totals, decimalsOf);
   };
 
   return {
@@ -147,6 +152,12 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
       }
       const rows = result.rows.filter((r) => !currencyCodes || currencyCodes.includes(r.payout.currencyCode));
       if (rows.length === 0) throw new DeskError('EMPTY_BATCH', 'No rows are left to send for the chosen currencies');
+      // The same rule the review shows: a currency the balance cannot cover blocks the batch, here too.
+      const short = fundingFrom(profile.id, totalsOf(rows), currencies.decimalsOf(profile.id)).filter((f) => f.shortfall);
+      if (short.length > 0) {
+        const text = short.map((f) => `${f.currencyCode} short by ${f.shortfall?.amount} (needs ${f.required.amount}, available ${f.available?.amount})`).join('; ');
+        throw new DeskError('INSUFFICIENT_BALANCE', `${text}; nothing was sent. Send only the funded currencies, or top up and validate again`);
+      }
       // Taken out before sending: the same validation can never be submitted twice.
       pending.delete(validationId);
       const engine = await rt.engineFor(profile.id);

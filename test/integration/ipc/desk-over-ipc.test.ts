@@ -161,6 +161,25 @@ describe('the desk over IPC against the demo sandbox', () => {
     expect(retry.progress.total).toBe(1);
   });
 
+  it('refuses a batch the balance cannot cover, and sends only the funded currencies when asked', async () => {
+    const csv = [
+      'amount,currencyCode,accountName,accountNumber,paymentOperatorCode,emailAddress',
+      '9000000.00,EUR,Big Supplier,DE89370400440532013000,EU_SEPA,big@example.com',
+      '7.00,USD,Small Supplier,DE89370400440532013000,US_ACH,small@example.com',
+    ].join('\n');
+    const checked = await call('batches:validateFile', { source: { kind: 'bytes', fileName: 'too-much.csv', bytes: new TextEncoder().encode(csv) } });
+    expect(checked.errors).toEqual([]);
+    const eur = checked.funding.find((f) => f.currencyCode === 'EUR');
+    expect(eur?.shortfall).not.toBeNull();
+    const rows = checked.warnings.map((w) => w.rowNumber);
+    const refused = await handlers['batches:submit']({ validationId: checked.validationId, confirmedWarningRows: rows });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'INSUFFICIENT_BALANCE' } });
+    expect(refused.ok ? '' : refused.error.message).toMatch(/^EUR short by [\d.]+ \(needs 9000000\.00, available [\d.]+\); nothing was sent/);
+    // The validation is still there: the user can choose to send the funded currencies only.
+    const usdOnly = await call('batches:submit', { validationId: checked.validationId, confirmedWarningRows: rows, currencyCodes: ['USD'] });
+    expect(usdOnly.progress.total).toBe(1);
+  });
+
   it('answers history, balances and audit from the journal', async () => {
     const failed = await call('history:query', { filters: { statuses: ['FAILED'] }, limit: 10 });
     expect(failed.items.map((r) => r.id)).toContain('b-2');
