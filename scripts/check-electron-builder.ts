@@ -52,7 +52,7 @@ export function packagingPolicyProblems(config: Configuration, projectDir: strin
 
   if (!targetNames(config.win?.target).includes('nsis')) problems.push('win.target must include nsis');
   if (config.nsis?.perMachine !== false) problems.push('nsis.perMachine must be false (per-user install)');
-  if (config.nsis?.oneClick !== false) problems.push('nsis.oneClick must be false (the user sees where it installs)');
+  if (config.nsis?.oneClick !== true) problems.push('nsis.oneClick must be true (an assisted installer offers an all-users install)');
   if (config.win?.cscLink || config.cscLink || config.cscKeyPassword) {
     problems.push('signing credentials must come from environment variables, not the config file');
   }
