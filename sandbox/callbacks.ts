@@ -1,5 +1,5 @@
 // Status-change callbacks: POST JSON to the payment's callbackUrl, retried with capped exponential backoff
-// until a 2xx answer or maxAttempts. Callbacks only say "this changed"; the receiver reads the status with GET.
+// until a 2xx answer (or maxAttempts, when the config sets one). Callbacks only say "this changed"; the receiver reads the status with GET.
 import type { CallbackRetry } from './config';
 import type { TimerSet } from './timers';
 
@@ -81,7 +81,7 @@ export class CallbackDispatcher {
 
   private scheduleRetry(record: CallbackRecord): void {
     const done = record.attempts.length;
-    if (done >= this.retry.maxAttempts) {
+    if (this.retry.maxAttempts !== null && done >= this.retry.maxAttempts) {
       record.gaveUp = true;
       return;
     }

@@ -74,7 +74,8 @@ export const TimingsSchema = z
 
 export const CallbackRetrySchema = z
   .object({
-    maxAttempts: z.number().int().min(1).max(50).default(8),
+    // null (the default): retried until a 2xx, as the gateway does; a number caps it (for tests).
+    maxAttempts: z.number().int().min(1).max(1_000).nullable().default(null),
     initialDelayMs: z.number().int().min(0).default(500),
     factor: z.number().min(1).max(10).default(2),
     maxDelayMs: z.number().int().min(0).default(60_000),

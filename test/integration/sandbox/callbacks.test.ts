@@ -62,6 +62,19 @@ describe('callbacks', () => {
     expect(gaps[1]).toBeGreaterThanOrEqual(75);
   });
 
+  it('with no maxAttempts (the default) keeps retrying until the receiver answers 2xx', async () => {
+    receiver = await callbackReceiver([...Array<number>(12).fill(503), 200]);
+    client = await startWithClient({
+      timings: { payoutPendingMs: 10, payoutProcessingMs: 60_000, payinExpiryMs: 60_000 },
+      callbackRetry: { maxAttempts: null, initialDelayMs: 5, factor: 1, maxDelayMs: 5, timeoutMs: 1_000 },
+    });
+    const token = await client.token();
+    await client.request('POST', '/payouts/cb-forever-1', { token, body: { ...payoutBody(), callbackUrl: receiver.url } });
+    const record = await waitFor(() => client?.sandbox.state().callbacks.find((c) => c.delivered), 5_000, 'delivered callback');
+    expect(record.attempts).toHaveLength(13);
+    expect(record.gaveUp).toBe(false);
+  });
+
   it('gives up after maxAttempts and records every attempt, also for an unreachable receiver', async () => {
     client = await startWithClient({
       timings: { payoutPendingMs: 10, payoutProcessingMs: 60_000, payinExpiryMs: 60_000 },
