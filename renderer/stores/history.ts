@@ -7,7 +7,8 @@ import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
 import { registerAreaStore } from './session';
 
-export const HISTORY_PAGE_SIZE = 200;
+// About five screenfuls: the first answer is small and quick, scrolling rarely waits.
+export const HISTORY_PAGE_SIZE = 100;
 
 export const useHistoryStore = defineStore('history', () => {
   const filters = ref<HistoryFilters>({});
@@ -22,6 +23,8 @@ export const useHistoryStore = defineStore('history', () => {
   let generation = 0;
   let unsubscribe: Unsubscribe | undefined;
   let staleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The rows the table last asked for, fetched again once a fresh first page has replaced the cache. */
+  let wanted = { start: 0, end: 0 };
 
   function query(offset: number, limit: number): HistoryQuery {
     return { offset, limit, filters: cleanFilters(), sort: sort.value };
@@ -40,7 +43,8 @@ export const useHistoryStore = defineStore('history', () => {
     return out;
   }
 
-  async function fetchPage(page: number, gen: number): Promise<void> {
+  /** `fresh`: the first page of new filters, which replaces the whole cache when it arrives. */
+  async function fetchPage(page: number, gen: number, fresh = false): Promise<void> {
     if (inFlight.has(page)) return;
     inFlight.add(page);
     try {
@@ -51,15 +55,21 @@ export const useHistoryStore = defineStore('history', () => {
         return;
       }
       total.value = r.data.total;
-      pages.value.set(page, r.data.items);
-      triggerRef(pages);
+      if (fresh) {
+        pages.value = new Map([[page, r.data.items]]);
+      } else {
+        pages.value.set(page, r.data.items);
+        triggerRef(pages);
+      }
     } finally {
       inFlight.delete(page);
     }
   }
 
-  /** Makes sure rows [start, end) are loaded or on their way. */
+  /** Makes sure rows [start, end) are loaded or on their way (while apply() waits for its first page, it asks afterwards). */
   function ensureRange(start: number, end: number): void {
+    wanted = { start, end };
+    if (loading.value || !loaded.value) return;
     const first = Math.max(0, Math.floor(start / HISTORY_PAGE_SIZE));
     const last = Math.floor(Math.max(start, end - 1) / HISTORY_PAGE_SIZE);
     for (let p = first; p <= last; p++) if (!pages.value.has(p)) void fetchPage(p, generation);
@@ -69,19 +79,25 @@ export const useHistoryStore = defineStore('history', () => {
     return pages.value.get(Math.floor(index / HISTORY_PAGE_SIZE))?.[index % HISTORY_PAGE_SIZE];
   }
 
-  /** Starts over with the current filters: the first page decides the total. */
+  /**
+   * Starts over with the current filters: the first page decides the total. The rows on screen stay
+   * until it arrives, so the table never flashes empty.
+   */
   async function apply(): Promise<void> {
-    generation++;
+    const gen = ++generation;
     inFlight.clear();
-    pages.value = new Map();
     error.value = null;
     loading.value = true;
     try {
-      await fetchPage(0, generation);
-      loaded.value = true;
+      await fetchPage(0, gen, true);
     } finally {
-      loading.value = false;
+      // A newer apply() owns the flags now.
+      if (gen === generation) {
+        loaded.value = true;
+        loading.value = false;
+      }
     }
+    if (gen === generation) ensureRange(wanted.start, wanted.end);
   }
 
   /** Status changes arrive while the table is open: refresh the cached pages, at most twice a second. */
