@@ -100,7 +100,9 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
       journal.recordObservation('payin', idPayin, { status: 'PENDING', source: 'create', isFinal: false, raw: created.raw, nextPollAt: Date.now() + profile.pollIntervalSecs * 1000 });
     } catch (error) {
       if (isGatewayError(error, 'conflict')) return observe(rt, profile, idPayin);
-      if (isGatewayError(error) && !error.retryable) journal.markLocalFinal('payin', idPayin, 'REJECTED', error.message);
+      // Refused outright (validation, auth, version): nothing was stored. A garbled 2xx may have been stored,
+      // so like a 5xx it stays SENDING and is read back with GET.
+      if (isGatewayError(error) && !error.retryable && error.kind !== 'bad-response') journal.markLocalFinal('payin', idPayin, 'REJECTED', error.message);
       else journal.markUncertain('payin', idPayin, error instanceof Error ? error.message : String(error));
       throw error;
     }
