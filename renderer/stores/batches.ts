@@ -1,7 +1,7 @@
 // Batch payouts: the validated file, the warnings confirmed, the running batch's progress and past batches.
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { BatchProgress, BatchResultRow, BatchValidation, BatchView, Unsubscribe } from '../../preload/api';
+import type { BatchProgress, BatchResultRow, BatchValidation, BatchView, CsvIssueView, Unsubscribe } from '../../preload/api';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
 import { registerAreaStore } from './session';
@@ -21,9 +21,15 @@ export async function fileToBase64(file: Blob): Promise<string> {
   return btoa(binary);
 }
 
+/** One warning's confirmation key: a row can carry several warnings, each confirmed on its own. */
+export function warningKey(w: Pick<CsvIssueView, 'rowNumber' | 'code'>): string {
+  return `${w.rowNumber}:${w.code}`;
+}
+
 export const useBatchesStore = defineStore('batches', () => {
   const validation = ref<BatchValidation | null>(null);
-  const confirmedWarnings = ref<Set<number>>(new Set());
+  /** Confirmed warnings by warningKey (row and code), so one tick never confirms two warnings. */
+  const confirmedWarnings = ref<Set<string>>(new Set());
   const onlyFunded = ref(false);
   const current = ref<BatchView | null>(null);
   const results = ref<BatchResultRow[]>([]);
@@ -39,7 +45,14 @@ export const useBatchesStore = defineStore('batches', () => {
     () => validation.value?.funding.filter((f) => f.shortfall === null).map((f) => f.currencyCode) ?? [],
   );
   const warningRows = computed(() => [...new Set(validation.value?.warnings.map((w) => w.rowNumber) ?? [])]);
-  const allWarningsConfirmed = computed(() => warningRows.value.every((r) => confirmedWarnings.value.has(r)));
+  /** Rows whose every warning is confirmed: only these go to main as confirmed (row 0 is the file itself). */
+  const confirmedRows = computed(() => {
+    const warnings = validation.value?.warnings ?? [];
+    return warningRows.value.filter((row) =>
+      warnings.every((w) => w.rowNumber !== row || confirmedWarnings.value.has(warningKey(w))),
+    );
+  });
+  const allWarningsConfirmed = computed(() => confirmedRows.value.length === warningRows.value.length);
   /** Why the batch cannot be submitted yet; empty when it can. */
   const blockers = computed(() => {
     const v = validation.value;
@@ -51,8 +64,9 @@ export const useBatchesStore = defineStore('batches', () => {
       out.push(`Not enough balance in ${shortfalls.value.map((s) => s.currencyCode).join(', ')}.`);
     }
     if (onlyFunded.value && fundedCurrencies.value.length === 0) out.push('No currency is funded.');
+    // A file submitted before is one more warning to confirm (row 0), not a blocker: sending it again
+    // on purpose is allowed once the user has ticked it.
     if (!allWarningsConfirmed.value) out.push('Confirm every warning first.');
-    if (v.alreadySubmitted) out.push('This exact file was submitted before.');
     return out;
   });
   const rowsToSend = computed(() => {
@@ -105,11 +119,15 @@ export const useBatchesStore = defineStore('batches', () => {
     return r;
   }
 
-  function confirmWarning(rowNumber: number, confirmed: boolean): void {
+  function confirmWarning(warning: Pick<CsvIssueView, 'rowNumber' | 'code'>, confirmed: boolean): void {
     const next = new Set(confirmedWarnings.value);
-    if (confirmed) next.add(rowNumber);
-    else next.delete(rowNumber);
+    if (confirmed) next.add(warningKey(warning));
+    else next.delete(warningKey(warning));
     confirmedWarnings.value = next;
+  }
+
+  function isWarningConfirmed(warning: Pick<CsvIssueView, 'rowNumber' | 'code'>): boolean {
+    return confirmedWarnings.value.has(warningKey(warning));
   }
 
   async function submit() {
@@ -118,7 +136,7 @@ export const useBatchesStore = defineStore('batches', () => {
     listen();
     const r = await desk().batches.submit({
       validationId: v.validationId,
-      confirmedWarningRows: [...confirmedWarnings.value],
+      confirmedWarningRows: confirmedRows.value,
       ...(onlyFunded.value ? { currencyCodes: fundedCurrencies.value } : {}),
     });
     if (r.ok) {
@@ -212,11 +230,13 @@ export const useBatchesStore = defineStore('batches', () => {
     shortfalls,
     fundedCurrencies,
     warningRows,
+    confirmedRows,
     allWarningsConfirmed,
     blockers,
     rowsToSend,
     validateFile,
     confirmWarning,
+    isWarningConfirmed,
     submit,
     control,
     open,
