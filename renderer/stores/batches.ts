@@ -30,6 +30,8 @@ export const useBatchesStore = defineStore('batches', () => {
   const validation = ref<BatchValidation | null>(null);
   /** Confirmed warnings by warningKey (row and code), so one tick never confirms two warnings. */
   const confirmedWarnings = ref<Set<string>>(new Set());
+  /** Set by the menu's "Import CSV batch…"; the upload card opens its file picker when it sees it. */
+  const pickerRequested = ref(false);
   const onlyFunded = ref(false);
   const current = ref<BatchView | null>(null);
   const results = ref<BatchResultRow[]>([]);
@@ -128,6 +130,17 @@ export const useBatchesStore = defineStore('batches', () => {
 
   function isWarningConfirmed(warning: Pick<CsvIssueView, 'rowNumber' | 'code'>): boolean {
     return confirmedWarnings.value.has(warningKey(warning));
+  }
+
+  function requestPicker(): void {
+    pickerRequested.value = true;
+  }
+
+  /** True once per request: the caller opens the file picker. */
+  function takePickerRequest(): boolean {
+    const requested = pickerRequested.value;
+    pickerRequested.value = false;
+    return requested;
   }
 
   async function submit() {
@@ -232,11 +245,14 @@ export const useBatchesStore = defineStore('batches', () => {
     warningRows,
     confirmedRows,
     allWarningsConfirmed,
+    pickerRequested,
     blockers,
     rowsToSend,
     validateFile,
     confirmWarning,
     isWarningConfirmed,
+    requestPicker,
+    takePickerRequest,
     submit,
     control,
     open,

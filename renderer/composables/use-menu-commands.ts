@@ -1,0 +1,95 @@
+// The application menu (main/shell/menu.ts) only says what the user chose; this is the one place in the
+// renderer that acts on it, through the same stores and calls as the screens' own buttons.
+import { onBeforeUnmount, onMounted, ref } from 'vue';
+import { useRouter } from 'vue-router';
+import type { AppInfo, MenuCommand, Unsubscribe } from '../../preload/api';
+import { desk } from '../desk';
+import { saveFile } from '../lib/save-file';
+import { useBatchesStore } from '../stores/batches';
+import { useHistoryStore } from '../stores/history';
+import { useNotifyStore } from '../stores/notify';
+import { useSessionStore } from '../stores/session';
+import { useAction } from './use-action';
+
+export function useMenuCommands() {
+  const router = useRouter();
+  const notify = useNotifyStore();
+  const session = useSessionStore();
+  const batches = useBatchesStore();
+  const history = useHistoryStore();
+  const aboutOpen = ref(false);
+  const about = ref<AppInfo | null>(null);
+
+  const exportHistory = useAction(() => history.exportFiltered());
+  const exportBatch = useAction((batchId: string) => desk().batches.exportResults({ batchId }));
+  const openDataFolder = useAction(() => desk().app.openDataFolder());
+  const loadInfo = useAction(() => desk().app.info());
+
+  async function importCsv(): Promise<void> {
+    if (!session.activeProfile) {
+      notify.push('info', 'Create or choose a profile first; batches belong to a profile.');
+      return;
+    }
+    // Like "New batch": the open batch keeps running and stays under "Past batches".
+    if (batches.current) batches.reset();
+    batches.requestPicker();
+    if (router.currentRoute.value.name !== 'batches') await router.push({ name: 'batches' });
+  }
+
+  async function exportCurrent(): Promise<void> {
+    const screen = router.currentRoute.value.name;
+    if (screen === 'history' && session.activeProfile) {
+      if (history.total === 0) {
+        notify.push('info', 'No payment matches the filters: there is nothing to export.');
+        return;
+      }
+      const file = await exportHistory.run();
+      if (file) saveFile(file);
+      return;
+    }
+    if (screen === 'batches' && session.activeProfile) {
+      const batchId = batches.current?.id;
+      if (!batchId) {
+        notify.push('info', 'Open a batch (under "Past batches") to export its results.');
+        return;
+      }
+      const file = await exportBatch.run(batchId);
+      if (file) saveFile(file);
+      return;
+    }
+    notify.push('info', 'There is nothing to export on this screen. History and Batches export their rows.');
+  }
+
+  async function showDataFolder(): Promise<void> {
+    const r = await openDataFolder.run();
+    if (r) notify.push('info', `Data folder: ${r.path}`);
+  }
+
+  async function showAbout(): Promise<void> {
+    const info = (await loadInfo.run()) ?? session.info;
+    if (!info) return;
+    about.value = info;
+    aboutOpen.value = true;
+  }
+
+  async function run(command: MenuCommand): Promise<void> {
+    switch (command) {
+      case 'import-csv':
+        return importCsv();
+      case 'export':
+        return exportCurrent();
+      case 'open-data-folder':
+        return showDataFolder();
+      case 'about':
+        return showAbout();
+    }
+  }
+
+  let unsubscribe: Unsubscribe | undefined;
+  onMounted(() => {
+    unsubscribe = desk().events.menuCommand(({ command }) => void run(command));
+  });
+  onBeforeUnmount(() => unsubscribe?.());
+
+  return { aboutOpen, about, run };
+}
