@@ -12,10 +12,24 @@ test('a single payout is validated live, reviewed, confirmed and followed to SUC
   await page.getByTestId('payout-account-number').locator('input').fill('DE89370400440532013000');
   await page.getByTestId('payout-email').locator('input').fill('ada@example.com');
   await expect(page.getByTestId('review-payout')).toBeEnabled();
+
+  // Review right after an edit (Enter within the 200 ms before the live validation runs): the review opens
+  // only with a preview of the edited form, never with the previous one, so Send posts what it shows.
+  const amount = page.getByTestId('payout-amount').locator('input');
+  const review = page.getByTestId('payout-review');
+  for (const [typed, shown] of [['999.99', '999.99'], ['1250.50', '1,250.50']] as const) {
+    await amount.fill(typed);
+    await amount.press('Enter');
+    await expect(review).toBeVisible();
+    // Read once, no retry: a stale preview shown first and corrected later is the bug.
+    expect(await review.getByTestId('review-amount').textContent()).toContain(shown);
+    expect(await review.getByTestId('review-body').textContent()).toContain(`"amount": ${Number(typed)}`);
+    await review.getByRole('button', { name: 'Back' }).click();
+    await expect(review).toBeHidden();
+  }
   await shot(page, 'new-payout');
 
   await page.getByTestId('review-payout').click();
-  const review = page.getByTestId('payout-review');
   await expect(review.getByTestId('review-amount')).toContainText('1,250.50');
   await expect(review.getByTestId('review-body')).toContainText('"amount": 1250.5');
   await expect(review.getByTestId('review-body')).toContainText('DE89370400440532013000');
