@@ -1,5 +1,8 @@
 // Every typed error provoked for real through the sandbox (its fault switches, its rules), with the
 // retry behaviour the engine relies on: creates are not repeated by the client, GETs are.
+import diagnostics from 'node:diagnostics_channel';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../sandbox/index';
 import { GatewayClient } from '../../../main/gateway/client';
@@ -15,6 +18,17 @@ async function failure(p: Promise<unknown>): Promise<GatewayError> {
     throw e;
   }
   throw new Error('expected a GatewayError');
+}
+
+/** Every answer the HTTP server on `port` gave (method, path, status), seen from inside this process. */
+function answersOn(port: number) {
+  const seen: string[] = [];
+  const onFinish = (message: unknown) => {
+    const { server, request, response } = message as { server: Server; request: IncomingMessage; response: ServerResponse };
+    if ((server.address() as AddressInfo | null)?.port === port) seen.push(`${request.method} ${request.url} ${response.statusCode}`);
+  };
+  diagnostics.subscribe('http.server.response.finish', onFinish);
+  return { seen, stop: () => diagnostics.unsubscribe('http.server.response.finish', onFinish) };
 }
 
 let f: SandboxFixture;
@@ -141,12 +155,58 @@ describe('credentials', () => {
     await g.sandbox.close();
     // Same address, new token signing key: the cached token is now invalid (401), a new one works.
     const restarted = await startSandbox({ tokens: { signingSecret: 'b'.repeat(40) } }, { port });
+    const answers = answersOn(port);
     try {
       restarted.registerPublicKey('DEMO-MERCHANT', pem);
       expect((await c.merchantInfo()).channelName).toBe('Demo Store');
+      // Exactly: the call with the old token (401), one token request, the same call once more (200).
+      expect(answers.seen).toEqual(['GET /merchant-info 401', 'POST /auth-tokens 200', 'GET /merchant-info 200']);
+      // The fresh token is cached: the next call needs no other token request.
+      expect((await c.merchantInfo()).channelName).toBe('Demo Store');
+      expect(answers.seen.filter((a) => a.startsWith('POST /auth-tokens'))).toHaveLength(1);
     } finally {
+      answers.stop();
       g.ctx.close();
       await restarted.close();
+    }
+  });
+
+  it('refreshes once, then gives a clear error when the fresh token is refused too: one token request, two tries', async () => {
+    // Tokens come from a second gateway whose signing key the API gateway does not know, so every
+    // token the desk gets is refused there with 401 INVALID_TOKEN; a small proxy routes the calls.
+    const g = await sandboxFixture();
+    const issuer = await startSandbox({ tokens: { signingSecret: 'c'.repeat(40) } });
+    issuer.registerPublicKey('DEMO-MERCHANT', await g.ctx.keys.publicKeyPem(g.profileId));
+    const proxy = createServer((req, res) => {
+      const target = req.url?.startsWith('/auth-tokens') ? issuer.url : g.sandbox.url;
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+        void fetch(`${target}${req.url}`, { method: req.method, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) })
+          .then(async (answer) => res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(await answer.text()))
+          .catch(() => res.destroy());
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const api = answersOn(g.sandbox.port);
+    const tokens = answersOn(issuer.port);
+    try {
+      g.ctx.profiles.update(g.profileId, { baseUrl: proxyUrl });
+      const err = await failure(g.ctx.gatewayFor(g.profileId).getPayout('never-reached'));
+      expect(err).toMatchObject({ kind: 'unauthorized', status: 401, code: 'INVALID_TOKEN' });
+      expect(err.message).toMatch(/freshly issued token was refused too/);
+      expect(err.message).not.toMatch(/eyJ/);
+      // The first token, then exactly one refresh; the call tried exactly twice.
+      expect(tokens.seen).toEqual(['POST /auth-tokens 200', 'POST /auth-tokens 200']);
+      expect(api.seen).toEqual(['GET /payouts/never-reached 401', 'GET /payouts/never-reached 401']);
+    } finally {
+      api.stop();
+      tokens.stop();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await issuer.close();
+      await g.close();
     }
   });
 });

@@ -106,12 +106,24 @@ describe('typed errors', () => {
 
   it('refreshes the token once on 401, then gives a clear unauthorized error without the token', async () => {
     const c = f.ctx.gatewayFor(f.profileId);
+    const bearer = (r: { headers: Record<string, unknown> }) => String(r.headers.authorization);
+    await c.decodedTokenClaims(); // a cached token to start from
     const tokensBefore = gw.count('POST /auth-tokens');
     expect((await c.getPayout('expired-token')).status).toBe('PROCESSING');
     expect(gw.count('POST /auth-tokens')).toBe(tokensBefore + 1);
+    const expiredTries = gw.requestsTo('GET /payouts/:id').filter((r) => r.url.endsWith('/expired-token'));
+    expect(expiredTries).toHaveLength(2);
+    expect(bearer(expiredTries[1]!)).not.toBe(bearer(expiredTries[0]!)); // the retry carries the fresh token
 
+    // Refused with the fresh token too: exactly one more token request, exactly two tries, then the error.
+    const tokensBefore401 = gw.count('POST /auth-tokens');
     const err = await failure(c.getPayout('always-401'));
+    expect(gw.count('POST /auth-tokens')).toBe(tokensBefore401 + 1);
+    const tries = gw.requestsTo('GET /payouts/:id').filter((r) => r.url.endsWith('/always-401'));
+    expect(tries).toHaveLength(2);
+    expect(bearer(tries[1]!)).not.toBe(bearer(tries[0]!));
     expect(err.kind).toBe('unauthorized');
+    expect(err.status).toBe(401);
     expect(err.message).toMatch(/freshly issued token was refused/);
     expect(err.message).not.toMatch(/eyJ/);
     expect(err.message).toContain('[REDACTED]');
