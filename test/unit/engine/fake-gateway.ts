@@ -25,6 +25,9 @@ export class FakeGateway implements PayoutGatewayPort {
   balancesResult: GatewayBalanceRead[] = [];
   /** Time each create takes. */
   createDelayMs = 0;
+  /** Time each GET takes; getsDone counts the GETs that have answered (or failed). */
+  getDelayMs = 0;
+  getsDone = 0;
 
   failCreates(count: number, kind: GatewayErrorKind, afterStore = false, retryAfterMs?: number): void {
     for (let i = 0; i < count; i++) this.createFaults.push({ kind, afterStore, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
@@ -52,10 +55,15 @@ export class FakeGateway implements PayoutGatewayPort {
   async getPayout(idPayout: string): Promise<GatewayStatusRead> {
     await Promise.resolve();
     this.getCalls++;
-    if (this.offline) throw this.error('network');
-    const p = this.stored.get(idPayout);
-    if (!p) throw this.error('not-found');
-    return { status: p.status, amountMinor: p.request.amountMinor, currencyCode: p.request.currencyCode, raw: { process: { status: p.status } } };
+    try {
+      if (this.getDelayMs > 0) await new Promise((r) => setTimeout(r, this.getDelayMs));
+      if (this.offline) throw this.error('network');
+      const p = this.stored.get(idPayout);
+      if (!p) throw this.error('not-found');
+      return { status: p.status, amountMinor: p.request.amountMinor, currencyCode: p.request.currencyCode, raw: { process: { status: p.status } } };
+    } finally {
+      this.getsDone++;
+    }
   }
 
   async getPayin(idPayin: string): Promise<GatewayStatusRead> {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { backoffDelay, pollInterval } from '../../../main/engine';
+import { tempJournal } from '../journal/helpers';
 import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
 
 let f: EngineFixture | undefined;
@@ -54,6 +55,46 @@ describe('status poller', () => {
     expect(f.gateway.getCalls).toBe(calls);
   });
 
+  it('polls an old payment at the longer interval: next poll = now + pollInterval(age), on success and when offline', async () => {
+    const T0 = Date.UTC(2026, 2, 1, 9, 0, 0);
+    let clock = T0;
+    const now = () => clock;
+    f = engineFixture({ now, pollIntervalMs: 10_000, pollTickMs: 5 }, undefined, tempJournal({ now }));
+    const j = f.t.journal;
+    await f.engine.submitPayout(draft('old'));
+    expect(j.getPayment('payout', 'old')).toMatchObject({ state: 'ACCEPTED', acceptedAt: T0, nextPollAt: T0 + 10_000 });
+    clock = T0 + 30 * 60_000 - 20_000;
+    await f.engine.submitPayout(draft('young'));
+
+    // Half an hour later: 'old' is 30 min old (12 × the base), 'young' 20 s old (the base); both are due.
+    clock = T0 + 30 * 60_000;
+    f.gateway.setStatus('PROCESSING');
+    await f.engine.start();
+    await until(() => j.getPayment('payout', 'old')?.status === 'PROCESSING' && j.getPayment('payout', 'young')?.status === 'PROCESSING');
+    expect(j.getPayment('payout', 'old')?.nextPollAt).toBe(clock + 120_000);
+    expect(j.getPayment('payout', 'young')?.nextPollAt).toBe(clock + 10_000);
+
+    // The clock stands still: nothing is due, nothing is read.
+    const reads = f.gateway.getCalls;
+    await new Promise((r) => setTimeout(r, 60));
+    expect(f.gateway.getCalls).toBe(reads);
+
+    // 10 s on, only the young one is read again.
+    clock += 10_000;
+    await until(() => f!.gateway.getCalls === reads + 1);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(f.gateway.getCalls).toBe(reads + 1);
+    expect(j.getPayment('payout', 'young')?.nextPollAt).toBe(clock + 10_000);
+    expect(j.getPayment('payout', 'old')?.nextPollAt).toBe(T0 + 30 * 60_000 + 120_000);
+
+    // When the old one is due but the gateway cannot be reached, it is retried at the long interval too, never failed.
+    f.gateway.offline = true;
+    clock = T0 + 32 * 60_000;
+    const dueAt = clock;
+    await until(() => (j.getPayment('payout', 'old')?.nextPollAt ?? 0) > dueAt);
+    expect(j.getPayment('payout', 'old')).toMatchObject({ state: 'ACCEPTED', status: 'PROCESSING', isFinal: false, nextPollAt: dueAt + 120_000 });
+  });
+
   it('announces each status change once', async () => {
     f = engineFixture();
     const seen: string[] = [];
@@ -81,6 +122,38 @@ describe('callback listener', () => {
     expect(res.status).toBe(200);
     await until(() => f!.t.journal.getPayment('payout', 'cb')?.status === 'SUCCESS');
     expect(f.t.journal.timeline('payout', 'cb').at(-1)).toMatchObject({ status: 'SUCCESS', source: 'callback' });
+  });
+
+  it('answers 200 before the slow GET it triggers has finished, for a non-final and for a final payment', async () => {
+    f = engineFixture({ callbackListen: { host: '127.0.0.1', port: 0 }, pollIntervalMs: 60_000 });
+    await f.engine.start();
+    const url = f.engine.callbackUrl!;
+    await f.engine.submitPayout(draft('slow-cb'));
+    await f.engine.submitPayout(draft('final-cb'));
+    const j = f.t.journal;
+    f.gateway.setStatus('SUCCESS');
+    await f.engine.refreshPayment('payout', 'final-cb'); // final: a later callback is read at once, inside the handler
+    expect(j.getPayment('payout', 'final-cb')?.isFinal).toBe(true);
+    f.gateway.getDelayMs = 400;
+    const callback = (body: object) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+    for (const id of ['slow-cb', 'final-cb']) {
+      f.gateway.stored.get(id)!.status = 'RETURNED';
+      const started = f.gateway.getCalls;
+      const done = f.gateway.getsDone;
+      const sentAt = Date.now();
+      const res = await callback({ eventType: 'PAYOUT_STATUS_CHANGED', idPayout: id, sentAt: new Date().toISOString() });
+      const answeredAfter = Date.now() - sentAt;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ received: true });
+      // The answer came while the GET was still waiting on the gateway (or had not started yet).
+      expect(f.gateway.getsDone).toBe(done);
+      expect(answeredAfter).toBeLessThan(400);
+      await until(() => f!.gateway.getCalls > started);
+      await until(() => j.getPayment('payout', id)?.status === 'RETURNED', 3_000);
+      expect(f.gateway.getsDone).toBeGreaterThan(done);
+      expect(j.timeline('payout', id).at(-1)).toMatchObject({ status: 'RETURNED', source: 'callback' });
+    }
   });
 
   it('records unknown event types, unknown payments and unreadable bodies without failing', async () => {
