@@ -20,6 +20,9 @@ const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----
 const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g;
 // Authorization header values, in "Authorization: Bearer x" or JSON '"authorization":"Bearer x"' form.
 const AUTH_HEADER = /(authorization["']?\s*[:=]\s*["']?)(?:bearer|basic)?\s*[^\s"',}]+/gi;
+// A Bearer credential on its own ("Bearer x" logged without the Authorization name before it); any
+// token shape, not only JWTs, since a gateway may issue opaque tokens.
+const BEARER = /\b(bearer\s+)[A-Za-z0-9._~+/-]+=*/gi;
 // "secret": "…" or secret=… in text that happens to contain serialized bodies.
 const SECRET_FIELD = /((?:secret|password|passphrase|x-signature)["']?\s*[:=]\s*["']?)[^\s"',}]+/gi;
 
@@ -29,10 +32,17 @@ export function redactText(text: string): string {
     .replace(PEM_BLOCK, REDACTED)
     .replace(JWT, REDACTED)
     .replace(AUTH_HEADER, `$1${REDACTED}`)
+    .replace(BEARER, `$1${REDACTED}`)
     .replace(SECRET_FIELD, `$1${REDACTED}`);
 }
 
-const SENSITIVE_KEY = /^(secret|password|passphrase|token|accesstoken|access_token|authorization|x-signature|privatekey|private_key|wrapkey)$/i;
+// Matched against the key lower-cased without '-' and '_', at its end, so prefixed names are caught
+// too (merchantSecret, client_secret, refreshToken, x-signature), as SECRET_FIELD already does in text.
+const SENSITIVE_KEY = /(secret|password|passphrase|token|apikey|authorization|signature|privatekey|privatekeypem|wrapkey)s?$/;
+
+function isSensitiveKey(key: string): boolean {
+  return SENSITIVE_KEY.test(key.toLowerCase().replace(/[-_]/g, ''));
+}
 
 /** Deep copy of structured log fields with sensitive keys masked and every string redacted. */
 export function redactFields(value: unknown, depth = 0): unknown {
@@ -43,7 +53,8 @@ export function redactFields(value: unknown, depth = 0): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[k] = SENSITIVE_KEY.test(k) ? REDACTED : redactFields(v, depth + 1);
+      // A flag (hasSecret: true) carries nothing secret and stays readable.
+      out[k] = isSensitiveKey(k) && typeof v !== 'boolean' ? REDACTED : redactFields(v, depth + 1);
     }
     return out;
   }
