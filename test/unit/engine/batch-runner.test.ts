@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BatchProgressEvent } from '../../../main/engine';
+import type { PayoutRequest } from '../../../main/engine/ports';
 import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
+import { FakeGateway } from './fake-gateway';
 
 let f: EngineFixture;
 afterEach(async () => f?.dispose());
@@ -20,6 +22,55 @@ describe('batch runner', () => {
     const last = events.at(-1)!;
     expect(last).toMatchObject({ batchId: batch.id, state: 'COMPLETED', total: 40, sent: 40, pending: 40, etaSeconds: 0 });
     expect(events.some((e) => e.ratePerSec > 0)).toBe(true);
+  });
+
+  it('mid-run progress carries counts per state, the rate and a time left that fits it (injected clock)', async () => {
+    // Each create takes 100 ms of the injected clock: 10 per second, one at a time.
+    let clock = Date.UTC(2026, 3, 1, 8, 0, 0);
+    class TenPerSecond extends FakeGateway {
+      override async createPayout(idPayout: string, request: PayoutRequest): Promise<{ raw: unknown }> {
+        clock += 100;
+        return super.createPayout(idPayout, request);
+      }
+    }
+    f = engineFixture({ concurrency: 1, now: () => clock }, new TenPerSecond());
+    const events: (BatchProgressEvent & { at: number })[] = [];
+    let startedAt = 0;
+    f.engine.on('batch-progress', (e) => events.push({ ...e, at: clock }));
+    startedAt = clock;
+    const batch = f.engine.submitBatch({ fileName: 'eta.csv', sha256: 'e1', rows: rows(60) });
+    expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
+
+    expect(events[0]).toMatchObject({ state: 'RUNNING', total: 60, sent: 0, ratePerSec: 0, etaSeconds: null });
+    const mid = events.filter((e) => e.state === 'RUNNING' && e.sent > 0 && e.sent < 60);
+    // One event per 200 ms of run time at most: 60 creates over 6 s give about 30.
+    expect(mid.length).toBeGreaterThanOrEqual(25);
+    expect(mid.length).toBeLessThanOrEqual(31);
+    for (const e of mid) {
+      const unsent = 60 - e.sent;
+      const { byState } = e.counts;
+      expect(Object.values(byState).reduce((a, b) => a + b, 0)).toBe(60);
+      expect(byState).toMatchObject({ ACCEPTED: e.sent, QUEUED: unsent, SENDING: 0, REJECTED: 0, CANCELLED: 0 });
+      expect(e).toMatchObject({ total: 60, pending: 60, done: 0, failed: 0 });
+      expect(e.ratePerSec).toBeGreaterThan(0);
+      expect(e.etaSeconds).not.toBeNull();
+      expect(e.etaSeconds!).toBeGreaterThan(0);
+      expect(e.etaSeconds).toBe(Math.ceil(unsent / e.ratePerSec));
+      if (e.at - startedAt >= 1_000) {
+        // Past the first second the figures are the real ones: 10 per second, and the time the rest needs at that pace.
+        expect(e.ratePerSec).toBeGreaterThanOrEqual(9.5);
+        expect(e.ratePerSec).toBeLessThanOrEqual(10.5);
+        expect(e.etaSeconds!).toBeGreaterThanOrEqual(Math.floor(unsent / 10.5));
+        expect(e.etaSeconds!).toBeLessThanOrEqual(Math.ceil(unsent / 9.5));
+      } else {
+        // In the first second the rate is taken over a full second, so time left is over- never under-estimated.
+        expect(e.etaSeconds!).toBeGreaterThanOrEqual(unsent / 10);
+      }
+    }
+    // Time left only shrinks while the pace holds.
+    const afterFirstSecond = mid.filter((e) => e.at - startedAt >= 1_000).map((e) => e.etaSeconds!);
+    expect(afterFirstSecond).toEqual([...afterFirstSecond].sort((a, b) => b - a));
+    expect(events.at(-1)).toMatchObject({ state: 'COMPLETED', sent: 60, etaSeconds: 0 });
   });
 
   it('refuses the whole batch when a row is invalid, naming the row, and stores nothing', async () => {
@@ -46,6 +97,32 @@ describe('batch runner', () => {
     f.engine.resumeBatch(batch.id);
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
     expect([...f.gateway.stored.keys()].sort()).toEqual(rows(10).map((r) => r.idPayout).sort());
+  });
+
+  it('pause while creates are on the wire: they end ACCEPTED, and resume never sends them again', async () => {
+    f = engineFixture({ concurrency: 4 });
+    f.gateway.createDelayMs = 150;
+    const batch = f.engine.submitBatch({ fileName: 'w.csv', sha256: 'ww', rows: rows(20, 'w') });
+    // Four rows committed SENDING, their creates not answered yet.
+    await until(() => f.t.journal.batchCounts(batch.id).byState.SENDING === 4);
+    const onTheWire = f.t.journal.batchPayments(batch.id).filter((p) => p.state === 'SENDING').map((p) => p.id);
+    expect(f.gateway.createCalls.size).toBe(0);
+    const paused = await f.engine.pauseBatch(batch.id);
+    expect(paused.state).toBe('PAUSED');
+    // The pause waited for those answers: each is ACCEPTED, nothing else was sent.
+    for (const id of onTheWire) expect(f.t.journal.getPayment('payout', id)).toMatchObject({ state: 'ACCEPTED', status: 'ACCEPTED', attempts: 1 });
+    expect([...f.gateway.stored.keys()].sort()).toEqual([...onTheWire].sort());
+    expect(f.t.journal.batchCounts(batch.id).byState).toMatchObject({ ACCEPTED: 4, SENDING: 0, QUEUED: 16 });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(f.gateway.createCalls.size).toBe(4);
+
+    f.gateway.createDelayMs = 0;
+    f.engine.resumeBatch(batch.id);
+    expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
+    expect(f.gateway.stored.size).toBe(20);
+    expect([...f.gateway.createCalls.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+    expect(f.gateway.createCalls.size).toBe(20);
+    for (const id of onTheWire) expect(f.t.journal.timeline('payout', id).map((e) => `${e.status}/${e.source}`)).toEqual(['QUEUED/local', 'ACCEPTED/create']);
   });
 
   it('cancel never cancels a payout the gateway stored before answering 5xx: it is read back and tracked', async () => {
