@@ -50,6 +50,57 @@ describe('history queries', () => {
     expect(j.history({ text: 'a"b' }).total).toBe(0); // quotes cannot break the search syntax
   });
 
+  it('filters by batch together with free text and a date range, sorted and paged', () => {
+    let clock = 1_000;
+    t = tempJournal({ now: () => clock });
+    const j = t.journal;
+    j.insertPayment('payout', payout('s1', { amountMinor: 300, accountName: 'Grace Single' }));
+    clock = 2_000;
+    j.createBatch({
+      id: 'b-june', fileName: 'june.csv', sha256: 'june',
+      rows: [
+        payout('j1', { amountMinor: 500, accountName: 'Grace Hopper' }),
+        payout('j2', { amountMinor: 1_500, accountName: 'Ada Lovelace' }),
+        payout('j3', { amountMinor: 250, accountName: 'Grace Kelly' }),
+        payout('j4', { amountMinor: 9_000, currencyCode: 'USD', accountName: 'Grace Jones' }),
+        payout('j5', { amountMinor: 700, accountName: 'Alan Turing' }),
+      ],
+    });
+    clock = 3_000;
+    j.createBatch({
+      id: 'b-july', fileName: 'july.csv', sha256: 'july',
+      rows: [payout('k1', { amountMinor: 800, accountName: 'Grace Hopper' }), payout('k2', { amountMinor: 100, accountName: 'Grace Murray' })],
+    });
+    clock = 6_000; // a row of the June batch stored later
+    j.insertPayment('payout', payout('j6', { amountMinor: 1_200, accountName: 'Grace Late', batchId: 'b-june', rowNumber: 6 }));
+    const ids = (q: Parameters<typeof j.history>[0]) => j.history(q).rows.map((r) => r.id);
+
+    expect(j.history({ batchId: 'b-june' }).total).toBe(6);
+    expect(ids({ batchId: 'b-june', text: 'grace', sortBy: 'id', sortDir: 'asc' })).toEqual(['j1', 'j3', 'j4', 'j6']);
+    // Batch + text + date range, sorted by amount and paged two at a time.
+    const june = { batchId: 'b-june', text: 'grace', from: 2_000, to: 6_000, sortBy: 'amountMinor', pageSize: 2 } as const;
+    const first = j.history({ ...june, sortDir: 'asc', page: 0 });
+    expect(first).toMatchObject({ total: 3, page: 0, pageSize: 2 });
+    expect(first.rows.map((r) => r.id)).toEqual(['j3', 'j1']);
+    const second = j.history({ ...june, sortDir: 'asc', page: 1 });
+    expect(second).toMatchObject({ total: 3, page: 1 });
+    expect(second.rows.map((r) => r.id)).toEqual(['j4']);
+    expect(ids({ ...june, sortDir: 'desc', page: 0 })).toEqual(['j4', 'j1']);
+    expect(ids({ ...june, page: 2 })).toEqual([]);
+    // The range's ends: `from` is inclusive, `to` exclusive.
+    expect(ids({ batchId: 'b-june', text: 'grace', from: 6_000 })).toEqual(['j6']);
+    expect(ids({ batchId: 'b-june', text: 'grace', to: 2_000 })).toEqual([]);
+    // The other batch's matching rows and the single payout never leak in, and vice versa.
+    expect(ids({ batchId: 'b-july', text: 'grace', from: 2_000, to: 6_000, sortBy: 'amountMinor', sortDir: 'asc' })).toEqual(['k2', 'k1']);
+    expect(ids({ batchId: 'b-july', text: 'single' })).toEqual([]);
+    // Short text (the LIKE path) and a currency narrow inside the batch as well.
+    expect(ids({ batchId: 'b-june', text: 'ke' })).toEqual(['j3']);
+    expect(ids({ batchId: 'b-june', text: 'grace', currencyCode: 'usd' })).toEqual(['j4']);
+    expect(ids({ batchId: 'no-such-batch', text: 'grace' })).toEqual([]);
+    // Exports use the same filter, in creation order.
+    expect([...j.iterateHistory({ batchId: 'b-june', text: 'grace', from: 2_000, to: 6_000 })].map((r) => r.id)).toEqual(['j1', 'j3', 'j4']);
+  });
+
   it('totals pending outgoing payouts per currency, leaving out final and incoming ones', () => {
     seed();
     expect(t.journal.pendingPayoutTotals()).toEqual([
