@@ -1,6 +1,6 @@
-// Versioning, routing and parsing stages of the sandbox pipeline.
+// Versioning, routing and parsing stages of the sandbox pipeline, and the headers of the interface's table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCode, payoutBody, startWithClient, type SandboxClient } from './helpers';
+import { errorCode, payoutBody, rsaKeys, signBody, startWithClient, type SandboxClient } from './helpers';
 
 let client: SandboxClient;
 let token: string;
@@ -102,5 +102,75 @@ describe('routing and parsing', () => {
     const response = await client.request('POST', '/merchant-info', { token, body: { merchantCode: 'x' } });
     expect(response.status).toBe(400);
     expect(errorCode(response)).toBe('BODY_NOT_ALLOWED');
+  });
+});
+
+// One test per row of the interface's header table (spec §4) that the sandbox enforces. X-API-Version
+// is covered above; Accept is not checked by the sandbox (docs/gateway-notes.md, Endpoints).
+describe('headers on API calls (spec §4 header table)', () => {
+  it('Authorization: only "Bearer <token>" is accepted; the token without the scheme or under another scheme is 401', async () => {
+    const send = (authorization?: string) =>
+      fetch(`${client.sandbox.url}/currencies`, { headers: { 'x-api-version': '2', ...(authorization ? { authorization } : {}) } });
+    expect((await send(`Bearer ${token}`)).status).toBe(200);
+    const missing = await send();
+    expect(missing.status).toBe(401);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('MISSING_TOKEN');
+    for (const wrong of [token, `Basic ${token}`, `Token ${token}`, 'Bearer', `Bearer ${token} extra`]) {
+      const response = await send(wrong);
+      expect(response.status, wrong.slice(0, 12)).toBe(401);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('INVALID_TOKEN');
+    }
+  });
+
+  it('Authorization is not needed on token generation calls (they authenticate by X-SIGNATURE)', async () => {
+    const response = await client.signedTokenRequest('/auth-tokens', { merchantCode: client.merchantCode, validitySecs: 60, operations: ['GET /currencies'], timestamp: Date.now() });
+    expect(response.status).toBe(200);
+  });
+
+  it('Content-Type: a body without it is refused with 415 and stores nothing; application/json with a charset is fine', async () => {
+    const body = new TextEncoder().encode(JSON.stringify(payoutBody()));
+    // A byte body: fetch adds no Content-Type of its own.
+    const bare = await fetch(`${client.sandbox.url}/payouts/no-ctype-1`, {
+      method: 'POST',
+      headers: { 'x-api-version': '2', authorization: `Bearer ${token}` },
+      body,
+    });
+    expect(bare.status).toBe(415);
+    expect(((await bare.json()) as { error: { code: string } }).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(client.sandbox.state().payouts.some((p) => p.idPayout === 'no-ctype-1')).toBe(false);
+
+    const charset = await client.request('POST', '/payouts/ctype-charset-1', { token, body: payoutBody(), headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(charset.status).toBe(201);
+    // Calls without a body need no Content-Type.
+    expect((await client.request('GET', '/payouts/ctype-charset-1', { token })).status).toBe(200);
+  });
+
+  it('Content-Type: a correctly signed token request sent as text/plain is refused with 415', async () => {
+    const raw = JSON.stringify({ merchantCode: client.merchantCode, validitySecs: 60, operations: ['GET /currencies'], timestamp: Date.now() });
+    const response = await client.request('POST', '/auth-tokens', {
+      body: raw,
+      headers: { 'content-type': 'text/plain', 'x-signature': signBody(raw, client.keys.privateKey) },
+    });
+    expect(response.status).toBe(415);
+    expect(errorCode(response)).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('X-SIGNATURE: required on both token generation calls; missing, wrong or over other bytes is 401', async () => {
+    const general = { merchantCode: client.merchantCode, validitySecs: 60, operations: ['GET /currencies'], timestamp: Date.now() };
+    const byAction = { merchantCode: client.merchantCode, validitySecs: 60, action: 'PAYIN_INFO', idPayment: 'sig-payin-1', timestamp: Date.now() };
+    for (const [path, body] of [['/auth-tokens', general], ['/auth-tokens-by-action', byAction]] as const) {
+      // This merchant has no deprecated secret: without X-SIGNATURE nothing proves who is asking.
+      const missing = await client.request('POST', path, { body });
+      expect(missing.status, path).toBe(401);
+      expect(errorCode(missing)).toBe('MISSING_CREDENTIALS');
+      const stranger = await client.signedTokenRequest(path, body, { key: rsaKeys().privateKey });
+      expect(stranger.status, path).toBe(401);
+      expect(errorCode(stranger)).toBe('INVALID_SIGNATURE');
+      const otherBytes = await client.signedTokenRequest(path, body, { rawBody: JSON.stringify({ ...body, validitySecs: 61 }), signature: signBody(JSON.stringify(body), client.keys.privateKey) });
+      expect(otherBytes.status, path).toBe(401);
+      expect(errorCode(otherBytes)).toBe('INVALID_SIGNATURE');
+      const signed = await client.signedTokenRequest(path, body);
+      expect(signed.status, path).toBe(200);
+    }
   });
 });
