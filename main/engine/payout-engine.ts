@@ -84,7 +84,19 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     const finalStatuses = options.finalStatuses ?? DEFAULT_FINAL_STATUSES;
     const pollIntervalMs = options.pollIntervalMs ?? 10_000;
     const onError = (e: unknown) => this.emit('background-error', e instanceof Error ? e : new Error(String(e)));
-    const onStatus = (e: EngineEvents['status-changed'][0]) => this.emit('status-changed', e);
+    const onStatus = (e: EngineEvents['status-changed'][0]) => {
+      this.emit('status-changed', e);
+      // A batch is COMPLETED once every row is sent; its payouts settle afterwards. Each one that
+      // settles changes the batch's counts, so progress is reported then too (a running batch
+      // reports its own), and "all final" can be seen by listeners (the batch-finished notification).
+      if (e.batchId && (e.final || e.source === 'local') && !this.runs.has(e.batchId)) {
+        try {
+          this.emit('batch-progress', batchProgress(this.journal, e.batchId));
+        } catch (error) {
+          onError(error);
+        }
+      }
+    };
     this.sender = new PayoutSender({
       journal: this.journal,
       gateway: this.gateway,

@@ -75,7 +75,8 @@ export class PayoutSender {
         if (!isGatewayError(e)) throw e;
         if (e.kind === 'validation') {
           journal.markLocalFinal('payout', id, 'REJECTED', e.message, { status: e.status, code: e.code });
-          this.emit(row, 'REJECTED', 'local', false);
+          // Final, as the journal records it (a MISMATCH below is not: it waits for a person).
+          this.emit(row, 'REJECTED', 'local', true);
           return 'rejected';
         }
         // Back to QUEUED only when nothing can have been stored; otherwise the row stays SENDING, so

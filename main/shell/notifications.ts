@@ -4,9 +4,19 @@ import type { BatchProgress, DeskNotification, PaymentStatusChanged } from '../.
 
 const FAILURE_STATUSES = new Set(['FAILED', 'REJECTED', 'CANCELLED', 'EXPIRED', 'RETURNED']);
 
-export function notificationForBatch(progress: BatchProgress, previousState: string | undefined): DeskNotification | null {
-  const ended = progress.state === 'COMPLETED' || progress.state === 'FAILED' || progress.state === 'CANCELLED';
-  if (!ended || previousState === progress.state) return null;
+/**
+ * A batch has finished for the user when it is cancelled or stopped, or when it is COMPLETED (every
+ * row sent) and none of its payouts is still pending at the gateway: "finished" with a failure count
+ * that can still grow would tell the user the wrong thing.
+ */
+function hasFinished(progress: BatchProgress): boolean {
+  if (progress.state === 'COMPLETED') return progress.pending === 0;
+  return progress.state === 'FAILED' || progress.state === 'CANCELLED';
+}
+
+/** `notifiedState`: the state this batch was last notified for, if any (one notification per end). */
+export function notificationForBatch(progress: BatchProgress, notifiedState: string | undefined): DeskNotification | null {
+  if (!hasFinished(progress) || notifiedState === progress.state) return null;
   const word = progress.state === 'COMPLETED' ? 'finished' : progress.state === 'CANCELLED' ? 'cancelled' : 'stopped';
   return {
     level: progress.failed > 0 || progress.state !== 'COMPLETED' ? 'warning' : 'success',
@@ -20,13 +30,15 @@ export function notificationForPayment(change: PaymentStatusChanged): DeskNotifi
   return { level: 'error', title: `${change.kind === 'payin' ? 'Payin' : 'Payout'} ${change.status.toLowerCase()}`, body: `Payment ${change.id}` };
 }
 
-/** Remembers each batch's last state so one batch gives one "finished" notification. */
+/** Remembers which batches were notified, so one batch gives one "finished" notification. */
 export function createNotificationPolicy() {
-  const lastState = new Map<string, string>();
+  const notified = new Map<string, string>();
   return {
     onBatchProgress(progress: BatchProgress): DeskNotification | null {
-      const note = notificationForBatch(progress, lastState.get(progress.batchId));
-      lastState.set(progress.batchId, progress.state);
+      // Running again (resumed): its next end is news again.
+      if (progress.state === 'QUEUED' || progress.state === 'RUNNING' || progress.state === 'PAUSED') notified.delete(progress.batchId);
+      const note = notificationForBatch(progress, notified.get(progress.batchId));
+      if (note) notified.set(progress.batchId, progress.state);
       return note;
     },
     onPaymentStatus(change: PaymentStatusChanged): DeskNotification | null {
