@@ -1,8 +1,17 @@
 import { expect, openWithDemo, shot, test } from './support/journey';
 
 test('the signing key is rotated, the old key kept on standby then retired, and the audit chain verifies', async ({ page, desk }) => {
+  // The renderer's test origin is not a secure context, so it has no clipboard: record what is copied.
+  await page.addInitScript(() => {
+    const copied: string[] = [];
+    Object.assign(window, { __copied: copied });
+    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: async (text: string) => void copied.push(text) } });
+  });
   await openWithDemo(page, desk, 'settings');
   await page.getByTestId('tab-keys').click();
+  // Let the tab's slide finish (the window has a fixed height meanwhile): clicking during it scrolls
+  // the page, and the guide's screenshot would start under the app bar.
+  await expect(page.locator('.v-window__container').first()).not.toHaveAttribute('style', /height/);
   const activeBefore = await page.getByTestId('key-active').getByTestId('key-fingerprint').textContent();
   await page.getByTestId('rotate-key').click();
   await page.getByTestId('rotate-confirm').click();
@@ -12,6 +21,13 @@ test('the signing key is rotated, the old key kept on standby then retired, and 
   const activeAfter = page.getByTestId('key-active').getByTestId('key-fingerprint');
   await expect(activeAfter).not.toHaveText(activeBefore ?? '');
   await shot(page, 'settings-keys');
+
+  // The key letter can be copied as well as saved: the text main makes for the new key.
+  await page.getByTestId('key-active').getByTestId('copy-key-letter').click();
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __copied: string[] }).__copied.length)).toBe(1);
+  const letter = await page.evaluate(() => (window as unknown as { __copied: string[] }).__copied[0] ?? '');
+  expect(letter).toContain((await activeAfter.textContent()) ?? '-');
+  expect(letter).toContain('BEGIN PUBLIC KEY');
 
   // The desk now signs with the new key; the demo gateway has it registered (a real merchant sends
   // the key letter first), so the connection still works.
