@@ -1,9 +1,11 @@
 // Bytes → text. Spreadsheets write CSV in a handful of encodings; we recognise them from the BOM,
 // try strict UTF-8 next, and fall back to Windows-1252 (what Excel's plain "CSV" writes on Western
 // Windows). Anything that still looks binary is refused with a file error rather than guessed at.
+import { TimeSlicer } from './time-slice';
 import { CsvFileError, type CsvEncoding } from './types';
 
-const DECODE_CHUNK_BYTES = 1024 * 1024;
+/** Bytes decoded (and checked) at a time, a millisecond or two of work; the event loop gets a turn every few pieces. */
+const DECODE_CHUNK_BYTES = 256 * 1024;
 
 export interface DecodedCsv {
   encoding: CsvEncoding;
@@ -91,6 +93,7 @@ async function decodeWith(
   yieldNow: () => Promise<void>,
 ): Promise<string[]> {
   const decoder = new TextDecoder(candidate.label, { fatal: true, ignoreBOM: true });
+  const slicer = new TimeSlicer(yieldNow, 1);
   const chunks: string[] = [];
   let seen = 0;
   for (let start = candidate.skip; start < bytes.length; start += DECODE_CHUNK_BYTES) {
@@ -107,12 +110,12 @@ async function decodeWith(
     }
     seen += text.length;
     if (text) chunks.push(text);
-    await yieldNow();
+    if (slicer.due()) await slicer.pause();
   }
   return chunks;
 }
 
-/** Decodes a CSV file's bytes, yielding between megabyte pieces. Throws CsvFileError for binary or undecodable input. */
+/** Decodes a CSV file's bytes, yielding to the event loop every few milliseconds. Throws CsvFileError for binary or undecodable input. */
 export async function decodeCsvBytes(bytes: Uint8Array, yieldNow: () => Promise<void>): Promise<DecodedCsv> {
   refuseKnownBinary(bytes);
   const candidate = pickCandidate(bytes);

@@ -1,6 +1,7 @@
 // Checks against what the desk has already paid: ids the journal holds (errors) and beneficiaries whose
 // account number differs from the one used before (warnings: the classic sign of invoice fraud).
 import { accountKey } from './account-number';
+import { TimeSlicer } from './time-slice';
 import type { CsvIssue, CsvJournalLookup, CsvValidRow } from './types';
 
 const LOOKUP_BATCH = 2000;
@@ -28,13 +29,19 @@ export async function checkAgainstJournal(
 ): Promise<JournalCheckOutcome> {
   const errors: CsvIssue[] = [];
   const warnings: CsvIssue[] = [];
+  // Every loop below runs over up to 100,000 rows: in time slices, so the event loop keeps turning.
+  const slicer = new TimeSlicer(yieldNow);
 
   // 1. Ids the file brought with it must be new to the journal (generated ids are fresh UUIDs).
-  const given = rows.filter((r) => !r.idGenerated).map((r) => r.payout.idPayout);
+  const given: string[] = [];
+  for (const row of rows) {
+    if (!row.idGenerated) given.push(row.payout.idPayout);
+    if (slicer.due()) await slicer.pause();
+  }
   const existing = new Set<string>();
   for (let i = 0; i < given.length; i += LOOKUP_BATCH) {
     for (const id of journal.existingPayoutIds(given.slice(i, i + LOOKUP_BATCH))) existing.add(id);
-    await yieldNow();
+    await slicer.pause();
   }
   const kept: CsvValidRow[] = [];
   for (const row of rows) {
@@ -48,6 +55,7 @@ export async function checkAgainstJournal(
     } else {
       kept.push(row);
     }
+    if (slicer.due()) await slicer.pause();
   }
 
   // 2. Known beneficiaries (same name or same e-mail) paid to another account before.
@@ -57,6 +65,7 @@ export async function checkAgainstJournal(
       accountName: payout.accountName,
       emailAddress: payout.emailAddress,
     });
+    if (slicer.due()) await slicer.pause();
   }
   const byName = new Map<string, Set<string>>();
   const byEmail = new Map<string, Set<string>>();
@@ -72,22 +81,27 @@ export async function checkAgainstJournal(
       if (known.accountName) remember(byName, personKey(known.accountName), account);
       if (known.emailAddress) remember(byEmail, personKey(known.emailAddress), account);
     }
-    await yieldNow();
+    await slicer.pause();
   }
-  for (const { payout, rowNumber } of kept) {
-    const account = accountKey(payout.accountNumber);
-    const earlier = new Set([
-      ...(byName.get(personKey(payout.accountName)) ?? []),
-      ...(byEmail.get(personKey(payout.emailAddress)) ?? []),
-    ]);
-    if (earlier.size > 0 && !earlier.has(account)) {
-      const before = [...earlier].map(lastDigits).join(', ');
-      warnings.push({
-        rowNumber,
-        column: columnOf('accountNumber'),
-        code: 'BANK_DETAILS_CHANGED',
-        message: `bank details changed: ${payout.accountName} <${payout.emailAddress}> was paid to account ${before} before, this row pays to ${lastDigits(payout.accountNumber)}; confirm the new details with the beneficiary through a known phone number before sending (changed bank details are a classic sign of invoice fraud)`,
-      });
+  // Most beneficiaries are new to the journal: nothing to compare, so nothing is computed for them.
+  if (byName.size > 0 || byEmail.size > 0) {
+    for (const { payout, rowNumber } of kept) {
+      const namedBefore = byName.get(personKey(payout.accountName));
+      const mailedBefore = byEmail.get(personKey(payout.emailAddress));
+      if (namedBefore || mailedBefore) {
+        const account = accountKey(payout.accountNumber);
+        const earlier = new Set([...(namedBefore ?? []), ...(mailedBefore ?? [])]);
+        if (!earlier.has(account)) {
+          const before = [...earlier].map(lastDigits).join(', ');
+          warnings.push({
+            rowNumber,
+            column: columnOf('accountNumber'),
+            code: 'BANK_DETAILS_CHANGED',
+            message: `bank details changed: ${payout.accountName} <${payout.emailAddress}> was paid to account ${before} before, this row pays to ${lastDigits(payout.accountNumber)}; confirm the new details with the beneficiary through a known phone number before sending (changed bank details are a classic sign of invoice fraud)`,
+          });
+        }
+      }
+      if (slicer.due()) await slicer.pause();
     }
   }
   return { rows: kept, errors, warnings };
