@@ -3,9 +3,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { basename, extname } from 'node:path';
 import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../../preload/api';
+import { decodeBase64InSlices } from '../../csv/base64';
 import { exportBatchResultsCsv } from '../../csv/export';
 import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../../csv/import';
 import { payoutCsvTemplate } from '../../csv/template';
+import { mapInSlices, yieldToEventLoop } from '../../csv/time-slice';
 import type { CsvCurrencyTotal, CsvImportOptions, CsvImportResult } from '../../csv/types';
 import { newPaymentId } from '../../domain/ids';
 import { batchProgress } from '../../engine';
@@ -40,7 +42,26 @@ function batchView(journal: Journal, batchId: string, profileId: string, decimal
   };
 }
 
-async function readSource(source: BatchFileSource, options: CsvImportOptions): Promise<CsvImportResult> {
+/** A file source with base64 already decoded (see decodedSource). */
+type DecodedSource = Exclude<BatchFileSource, { kind: 'base64' }>;
+
+/**
+ * Base64 is checked and decoded a slice at a time (the schema checks only its length), so a 50 MB file does not
+ * hold the main process. Text that is not base64 is refused as the schema would have refused it, before any
+ * other work.
+ */
+async function decodedSource(source: BatchFileSource): Promise<DecodedSource> {
+  if (source.kind !== 'base64') return source;
+  const bytes = await decodeBase64InSlices(source.base64, yieldToEventLoop);
+  if (!bytes) {
+    throw new DeskError('INVALID_ARGUMENT', 'batches:validateFile: invalid arguments', false, [
+      { field: 'source.base64', code: 'INVALID_FORMAT', message: 'is not base64' },
+    ]);
+  }
+  return { kind: 'bytes', fileName: source.fileName, bytes };
+}
+
+async function readSource(source: DecodedSource, options: CsvImportOptions): Promise<CsvImportResult> {
   switch (source.kind) {
     case 'path': {
       // Only CSV-like files: a path from the renderer must not turn the importer into a file reader.
@@ -50,8 +71,6 @@ async function readSource(source: BatchFileSource, options: CsvImportOptions): P
     }
     case 'bytes':
       return importPayoutCsv(source.bytes, { ...options, fileName: source.fileName });
-    case 'base64':
-      return importPayoutCsv(new Uint8Array(Buffer.from(source.base64, 'base64')), { ...options, fileName: source.fileName });
   }
 }
 
@@ -100,6 +119,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
       return { fileName: 'payout-batch-template.csv', mimeType: 'text/csv', content: payoutCsvTemplate() };
     },
     async validateFile({ source, decimalComma }) {
+      const input = await decodedSource(source);
       const profile = rt.activeProfile();
       const journal = rt.journalFor(profile.id);
       const client = rt.ctx.gatewayFor(profile.id);
@@ -112,7 +132,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
       } catch {
         // Offline: rows are checked with ISO decimals and without the operator list.
       }
-      const result = await readSource(source, options);
+      const result = await readSource(input, options);
       const decimalsOf = currencies.decimalsOf(profile.id);
       const validationId = randomUUID();
       pending.set(validationId, { profileId: profile.id, result });
@@ -124,11 +144,12 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
         encoding: result.encoding,
         delimiter: result.delimiter,
         counts: result.counts,
-        rows: result.rows.map(({ rowNumber, payout: p }) => ({
+        // Up to 100,000 rows: built in time slices, so the main process keeps answering meanwhile.
+        rows: await mapInSlices(result.rows, ({ rowNumber, payout: p }) => ({
           rowNumber, idPayout: p.idPayout, money: money(p.amountMinor, p.currencyCode, decimalsOf), accountName: p.accountName,
           accountNumber: p.accountNumber, paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode,
           emailAddress: p.emailAddress, callbackUrl: p.callbackUrl ?? null, reference: p.reference ?? null,
-        })),
+        }), yieldToEventLoop),
         errors: result.errors,
         warnings: result.warnings,
         funding: await fundingOf(profile.id, result, decimalsOf),
