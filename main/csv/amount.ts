@@ -84,7 +84,11 @@ function splitDecimal(text: string, d: DecimalSeparator): { whole: string; fract
     const whole = text.slice(0, at);
     const fraction = text.slice(at + 1);
     if (fraction.includes(other)) {
-      return fail('AMOUNT_DECIMAL_SEPARATOR', `"${text}" uses ${sepName(other)} for decimals, but this file uses ${sepName(d)}; write it like ${example}`);
+      return fail(
+        'AMOUNT_DECIMAL_SEPARATOR',
+        `"${text}" uses ${sepName(other)} for decimals, but this file uses ${sepName(d)}; write it like ${example}` +
+          (d === '.' ? ' (or import with the decimal-comma option)' : ''),
+      );
     }
     if (!/^\d+$/.test(fraction) || whole === '') {
       return fail('AMOUNT_FORMAT', `"${text}" is not a number; write it like ${example}`);

@@ -51,6 +51,15 @@ function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+/** The size is rounded up, so a file just over the limit never reads "50.0 MB; the limit is 50 MB". */
+function fileTooLarge(size: number): CsvFileError {
+  const mb = (Math.ceil((size / 1024 / 1024) * 10) / 10).toFixed(1);
+  return new CsvFileError(
+    'FILE_TOO_LARGE',
+    `The file is ${mb} MB; the limit is ${MAX_CSV_BYTES / 1024 / 1024} MB per file. Split it into smaller files.`,
+  );
+}
+
 /** Receives parsed records in order and turns them into rows; remembers the first whole-file problem. */
 class RecordSink {
   rowsSeen = 0;
@@ -212,12 +221,7 @@ export function totalsOf(rows: readonly CsvValidRow[]): CsvCurrencyTotal[] {
 export async function importPayoutCsv(bytes: Uint8Array, options: CsvImportOptions = {}): Promise<CsvImportResult> {
   const checked = optionsSchema.safeParse(options);
   if (!checked.success) throw new TypeError(`invalid CSV import options: ${checked.error.message}`);
-  if (bytes.length > MAX_CSV_BYTES) {
-    throw new CsvFileError(
-      'FILE_TOO_LARGE',
-      `The file is ${(bytes.length / 1024 / 1024).toFixed(1)} MB; the limit is ${MAX_CSV_BYTES / 1024 / 1024} MB per file. Split it into smaller files.`,
-    );
-  }
+  if (bytes.length > MAX_CSV_BYTES) throw fileTooLarge(bytes.length);
   const sha256 = await sha256Hex(bytes);
   await yieldNow(); // each stage slices its own work; a turn between stages keeps two slices from adding up
   const decoded = await decodeCsvBytes(bytes, yieldNow);
@@ -283,12 +287,7 @@ export async function importPayoutCsvFile(path: string, options: CsvImportOption
   try {
     const info = await stat(path);
     if (!info.isFile()) throw new CsvFileError('READ_FAILED', `${path} is not a file.`);
-    if (info.size > MAX_CSV_BYTES) {
-      throw new CsvFileError(
-        'FILE_TOO_LARGE',
-        `The file is ${(info.size / 1024 / 1024).toFixed(1)} MB; the limit is ${MAX_CSV_BYTES / 1024 / 1024} MB per file. Split it into smaller files.`,
-      );
-    }
+    if (info.size > MAX_CSV_BYTES) throw fileTooLarge(info.size);
     bytes = await readFile(path);
   } catch (error) {
     if (error instanceof CsvFileError) throw error;
