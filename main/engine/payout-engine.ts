@@ -68,6 +68,8 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   private readonly balances: BalanceWatcher;
   private readonly listener: CallbackListener;
   private readonly runs = new Map<string, BatchRun>();
+  /** Pending "a payout of this finished batch settled" reports, one per batch at a time. */
+  private readonly settleReports = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly singles = new Map<string, Promise<SendOutcome>>();
   private singlesAbort = new AbortController();
   private readonly now: () => number;
@@ -89,13 +91,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
       // A batch is COMPLETED once every row is sent; its payouts settle afterwards. Each one that
       // settles changes the batch's counts, so progress is reported then too (a running batch
       // reports its own), and "all final" can be seen by listeners (the batch-finished notification).
-      if (e.batchId && (e.final || e.source === 'local') && !this.runs.has(e.batchId)) {
-        try {
-          this.emit('batch-progress', batchProgress(this.journal, e.batchId));
-        } catch (error) {
-          onError(error);
-        }
-      }
+      if (e.batchId && (e.final || e.source === 'local') && !this.runs.has(e.batchId)) this.reportSettled(e.batchId, onError);
     };
     this.sender = new PayoutSender({
       journal: this.journal,
@@ -148,6 +144,8 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     await Promise.allSettled([...this.runs.values()].map((r) => r.done));
     await Promise.allSettled([...this.singles.values()]);
     this.balances.stop();
+    for (const timer of this.settleReports.values()) clearTimeout(timer);
+    this.settleReports.clear();
     await Promise.all([this.poller.stop(), this.listener.stop(), this.balances.settle()]);
   }
 
@@ -277,6 +275,24 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
       .finally(() => {
         if (this.runs.get(batchId) === run) this.runs.delete(batchId);
       });
+  }
+
+  /**
+   * Counting a batch's states reads all its rows, so settlements coming in quick succession are
+   * reported together, once per 200 ms; the report after the last one always comes.
+   */
+  private reportSettled(batchId: string, onError: (e: unknown) => void): void {
+    if (this.settleReports.has(batchId)) return;
+    const timer = setTimeout(() => {
+      this.settleReports.delete(batchId);
+      try {
+        this.emit('batch-progress', batchProgress(this.journal, batchId));
+      } catch (error) {
+        onError(error);
+      }
+    }, 200);
+    timer.unref?.();
+    this.settleReports.set(batchId, timer);
   }
 
   private async stopRun(batchId: string): Promise<void> {
