@@ -75,6 +75,16 @@ export function createDeskRuntime(ctx: AppContext, events: DeskEvents, log: Logg
     return journal;
   };
 
+  /** The state with its profile's payouts still waiting to be sent (they wait while offline). */
+  const withQueued = (state: ConnectionState): ConnectionState => {
+    if (!state.profileId || !ctx.profiles.find(state.profileId)) return state;
+    try {
+      return { ...state, queued: journalFor(state.profileId).unsentPayments('payout').length };
+    } catch {
+      return state;
+    }
+  };
+
   const setConnection: DeskRuntime['setConnection'] = (profileId, patch) => {
     const profile = ctx.profiles.find(profileId);
     const environment: Environment | null = profile?.environment ?? null;
@@ -82,7 +92,7 @@ export function createDeskRuntime(ctx: AppContext, events: DeskEvents, log: Logg
     if (connection.profileId !== profileId) next.channelName = patch.channelName ?? null;
     if (next.status !== connection.status || connection.profileId !== profileId) next.since = new Date().toISOString();
     connection = next;
-    if (ctx.profiles.currentId() === profileId) events.emit('connectionChanged', connection);
+    if (ctx.profiles.currentId() === profileId) events.emit('connectionChanged', withQueued(connection));
   };
 
   const wire = (profileId: string, engine: PayoutEngine): void => {
@@ -140,7 +150,7 @@ export function createDeskRuntime(ctx: AppContext, events: DeskEvents, log: Logg
       engines.delete(profileId);
       if (engine && !provided.engineFor) await (await engine.catch(() => null))?.stop();
     },
-    connection: () => connection,
+    connection: () => withQueued(connection),
     setConnection,
     async close() {
       for (const id of [...engines.keys()]) await this.reset(id);
