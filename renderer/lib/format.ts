@@ -1,37 +1,48 @@
 // Display formatting for the renderer. Amounts arrive from main as decimal strings and are handed to
 // Intl.NumberFormat as strings: modern Intl parses a numeric string as an exact decimal, so no float
-// ever stands between the journal and the screen.
+// ever stands between the journal and the screen. The fraction digits come from the string itself
+// (main writes every amount with the gateway's decimals for its currency), never from ISO 4217: a
+// currency the gateway keeps with more decimals than ISO would otherwise be rounded on screen.
 
 const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+/** Intl accepts at most 100 fraction digits; a longer string is shown as received. */
+const MAX_INTL_FRACTION_DIGITS = 100;
 
 const formatters = new Map<string, Intl.NumberFormat>();
 
-function amountFormatter(currencyCode: string, decimals: number | undefined): Intl.NumberFormat {
-  const key = `${currencyCode}/${decimals ?? ''}`;
+function amountFormatter(currencyCode: string, fractionDigits: number): Intl.NumberFormat {
+  const key = `${currencyCode}/${fractionDigits}`;
   let f = formatters.get(key);
   if (!f) {
-    const base: Intl.NumberFormatOptions = { style: 'currency', currency: currencyCode, currencyDisplay: 'code' };
-    if (decimals !== undefined) {
-      base.minimumFractionDigits = decimals;
-      base.maximumFractionDigits = decimals;
-    }
+    const digits = { minimumFractionDigits: fractionDigits, maximumFractionDigits: fractionDigits };
     try {
-      f = new Intl.NumberFormat(undefined, base);
+      f = new Intl.NumberFormat(undefined, { style: 'currency', currency: currencyCode, currencyDisplay: 'code', ...digits });
     } catch {
       // An unknown currency code: show the number and the code side by side instead.
-      f = new Intl.NumberFormat(undefined, { minimumFractionDigits: decimals ?? 0, maximumFractionDigits: decimals ?? 20 });
+      f = new Intl.NumberFormat(undefined, digits);
     }
     formatters.set(key, f);
   }
   return f;
 }
 
-/** "1250.5" + "EUR" → "EUR 1,250.50" in the user's locale. Unparseable input is shown as received. */
-export function formatAmount(amount: string | undefined | null, currencyCode: string | undefined | null, decimals?: number): string {
+/** Digits after the decimal point of a plain decimal string ("12.500" → 3, "7" → 0). */
+export function fractionDigitsOf(text: string): number {
+  const dot = text.indexOf('.');
+  return dot < 0 ? 0 : text.length - dot - 1;
+}
+
+/**
+ * "1250.50" + "EUR" → "EUR 1,250.50" in the user's locale, with exactly the fraction digits of the
+ * string: "10.125" KWD keeps its three, "100" JPY none. `minDecimals` only pads ("1250.5" with 2 →
+ * "1,250.50"); nothing is ever rounded away. Unparseable input is shown as received.
+ */
+export function formatAmount(amount: string | undefined | null, currencyCode: string | undefined | null, minDecimals?: number): string {
   if (amount === undefined || amount === null || amount === '') return '—';
   const text = amount.trim();
-  if (!PLAIN_DECIMAL.test(text)) return `${amount} ${currencyCode ?? ''}`.trim();
-  const formatter = amountFormatter(currencyCode ?? 'XXX', decimals);
+  const digits = Math.max(fractionDigitsOf(text), minDecimals ?? 0);
+  if (!PLAIN_DECIMAL.test(text) || digits > MAX_INTL_FRACTION_DIGITS) return `${amount} ${currencyCode ?? ''}`.trim();
+  const formatter = amountFormatter(currencyCode ?? 'XXX', digits);
   const formatted = formatter.format(text as Intl.StringNumericLiteral);
   return formatter.resolvedOptions().style === 'currency' ? formatted : `${formatted} ${currencyCode ?? ''}`.trim();
 }
