@@ -26,6 +26,10 @@ export function notificationForBatch(progress: BatchProgress, notifiedState: str
 }
 
 export function notificationForPayment(change: PaymentStatusChanged): DeskNotification | null {
+  // The gateway holds our id with another amount or currency: not final, not a failure, but a person must look.
+  if (change.status.toUpperCase() === 'MISMATCH') {
+    return { level: 'warning', title: 'Payout needs attention', body: `The gateway holds payment ${change.id} with a different amount or currency` };
+  }
   if (!change.final || !FAILURE_STATUSES.has(change.status.toUpperCase())) return null;
   return { level: 'error', title: `${change.kind === 'payin' ? 'Payin' : 'Payout'} ${change.status.toLowerCase()}`, body: `Payment ${change.id}` };
 }
@@ -42,8 +46,8 @@ export function createNotificationPolicy() {
       return note;
     },
     onPaymentStatus(change: PaymentStatusChanged): DeskNotification | null {
-      // Payments inside a batch are summarised by the batch notification instead.
-      return change.batchId ? null : notificationForPayment(change);
+      // Payments inside a batch are summarised by the batch notification instead, except a mismatch.
+      return change.batchId && change.status.toUpperCase() !== 'MISMATCH' ? null : notificationForPayment(change);
     },
   };
 }

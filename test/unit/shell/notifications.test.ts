@@ -19,6 +19,12 @@ describe('notificationForPayment', () => {
     expect(notificationForPayment(change({ status }))).toEqual({ level: 'error', title: `Payout ${status.toLowerCase()}`, body: 'Payment p-1' });
   });
 
+  it('a MISMATCH (the gateway holds our id with other money) warns, also inside a batch', () => {
+    const note = { level: 'warning', title: 'Payout needs attention', body: 'The gateway holds payment p-1 with a different amount or currency' };
+    expect(notificationForPayment(change({ status: 'MISMATCH', final: false }))).toEqual(note);
+    expect(createNotificationPolicy().onPaymentStatus(change({ status: 'MISMATCH', final: false, batchId: 'b-1' }))).toEqual(note);
+  });
+
   it('a failed payin says payin', () => {
     expect(notificationForPayment(change({ kind: 'payin', id: 'in-9' }))).toEqual({ level: 'error', title: 'Payin failed', body: 'Payment in-9' });
   });
