@@ -1,10 +1,11 @@
 // Batch payouts: the validated file, the warnings confirmed, the running batch's progress and past batches.
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
-import type { BatchProgress, BatchResultRow, BatchValidation, BatchView, CsvIssueView, Unsubscribe } from '../../preload/api';
+import { computed, ref, shallowRef } from 'vue';
+import type { BatchFileSource, BatchProgress, BatchResultRow, BatchValidation, BatchView, CsvIssueView, Unsubscribe } from '../../preload/api';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
-import { registerAreaStore } from './session';
+import { DEFAULT_FINAL_STATUSES } from '../../main/domain/status';
+import { registerAreaStore, useSessionStore } from './session';
 
 const FINISHED: ReadonlySet<string> = new Set(['COMPLETED', 'CANCELLED', 'FAILED']);
 
@@ -12,13 +13,34 @@ export function isBatchFinished(state: string): boolean {
   return FINISHED.has(state);
 }
 
-/** Reads a File as base64 in chunks (the bridge carries text; big files must not block the UI thread). */
-export async function fileToBase64(file: Blob): Promise<string> {
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  let binary = '';
-  const chunk = 0x8000;
-  for (let i = 0; i < bytes.length; i += chunk) binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
-  return btoa(binary);
+/**
+ * How amounts in the file are read: 'auto' lets main decide (decimal comma when the file is separated
+ * by ";", a point otherwise); the other two override it.
+ */
+export type DecimalMode = 'auto' | 'comma' | 'point';
+
+export function decimalCommaOf(mode: DecimalMode): boolean | undefined {
+  return mode === 'comma' ? true : mode === 'point' ? false : undefined;
+}
+
+/**
+ * The file as it goes to main: its raw bytes. Reading a Blob into an ArrayBuffer happens off the UI
+ * thread, and the bytes cross IPC as a structured clone, so even a 50 MB file builds no string here.
+ */
+export async function fileSource(file: Blob & { name: string }): Promise<BatchFileSource> {
+  return { kind: 'bytes', fileName: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
+}
+
+/**
+ * Whether "retry failed rows" sends this row again. Mirrors main's rule (final and not SUCCESS): rows
+ * the gateway refused (REJECTED) or never got (CANCELLED) are final locally; accepted ones are final
+ * when their status is one of the profile's final statuses.
+ */
+export function isRetryable(row: Pick<BatchResultRow, 'status' | 'localState'>, finalStatuses: readonly string[]): boolean {
+  const status = row.status.toUpperCase();
+  if (status === 'SUCCESS') return false;
+  if (row.localState === 'REJECTED' || row.localState === 'CANCELLED') return true;
+  return row.localState === 'ACCEPTED' && finalStatuses.some((f) => f.toUpperCase() === status);
 }
 
 /** One warning's confirmation key: a row can carry several warnings, each confirmed on its own. */
@@ -28,6 +50,12 @@ export function warningKey(w: Pick<CsvIssueView, 'rowNumber' | 'code'>): string 
 
 export const useBatchesStore = defineStore('batches', () => {
   const validation = ref<BatchValidation | null>(null);
+  /** The file behind `validation`, kept so a change of the decimal separator can read it again. */
+  const file = shallowRef<File | null>(null);
+  /** The user's choice of decimal separator; stays for the next file. */
+  const decimalMode = ref<DecimalMode>('auto');
+  /** The choice `validation` was read with (may lag decimalMode while a new validation runs or failed). */
+  const validatedDecimalMode = ref<DecimalMode>('auto');
   /** Confirmed warnings by warningKey (row and code), so one tick never confirms two warnings. */
   const confirmedWarnings = ref<Set<string>>(new Set());
   /** Set by the menu's "Import CSV batch…"; the upload card opens its file picker when it sees it. */
@@ -42,6 +70,12 @@ export const useBatchesStore = defineStore('batches', () => {
   let unsubscribeStatus: Unsubscribe | undefined;
   let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
+  const session = useSessionStore();
+  /** The rows "retry failed rows" would send again, as the results show them now. */
+  const retryRows = computed(() => {
+    const finals = session.activeProfile?.settings.finalStatuses ?? DEFAULT_FINAL_STATUSES;
+    return results.value.filter((r) => isRetryable(r, finals));
+  });
   const shortfalls = computed(() => validation.value?.funding.filter((f) => f.shortfall !== null) ?? []);
   const fundedCurrencies = computed(
     () => validation.value?.funding.filter((f) => f.shortfall === null).map((f) => f.currencyCode) ?? [],
@@ -108,17 +142,26 @@ export const useBatchesStore = defineStore('batches', () => {
     });
   }
 
-  async function validateFile(file: File) {
-    const base64 = await fileToBase64(file);
-    const r = await desk().batches.validateFile({ source: { kind: 'base64', fileName: file.name, base64 } });
+  async function validateFile(next: File) {
+    const mode = decimalMode.value;
+    const decimalComma = decimalCommaOf(mode);
+    const r = await desk().batches.validateFile({ source: await fileSource(next), ...(decimalComma !== undefined ? { decimalComma } : {}) });
     if (r.ok) {
       validation.value = r.data;
+      file.value = next;
+      validatedDecimalMode.value = mode;
       confirmedWarnings.value = new Set();
       onlyFunded.value = false;
       current.value = null;
       results.value = [];
     }
     return r;
+  }
+
+  /** Reads the same file again with the current decimal separator (a new validation: warnings are confirmed anew). */
+  async function revalidate() {
+    if (!file.value) throw new Error('no file to read again');
+    return validateFile(file.value);
   }
 
   function confirmWarning(warning: Pick<CsvIssueView, 'rowNumber' | 'code'>, confirmed: boolean): void {
@@ -155,6 +198,7 @@ export const useBatchesStore = defineStore('batches', () => {
     if (r.ok) {
       current.value = r.data;
       validation.value = null;
+      file.value = null;
       void loadPast();
     }
     return r;
@@ -164,7 +208,11 @@ export const useBatchesStore = defineStore('batches', () => {
     const id = current.value?.id;
     if (!id) throw new Error('no batch');
     const r = await desk().batches[kind]({ batchId: id });
-    if (r.ok && current.value?.id === id) current.value = r.data;
+    if (r.ok && current.value?.id === id) {
+      current.value = r.data;
+      // A cancel returns once the unsent rows are CANCELLED: show them now.
+      if (isBatchFinished(r.data.progress.state)) await loadResults(id);
+    }
     return r;
   }
 
@@ -179,6 +227,7 @@ export const useBatchesStore = defineStore('batches', () => {
     if (r.ok) {
       current.value = r.data;
       validation.value = null;
+      file.value = null;
       results.value = [];
       if (isBatchFinished(r.data.progress.state)) await loadResults(batchId);
     }
@@ -209,6 +258,7 @@ export const useBatchesStore = defineStore('batches', () => {
 
   function reset(): void {
     validation.value = null;
+    file.value = null;
     current.value = null;
     results.value = [];
     confirmedWarnings.value = new Set();
@@ -228,11 +278,15 @@ export const useBatchesStore = defineStore('batches', () => {
     clearTimeout(refreshTimer);
     refreshTimer = undefined;
     reset();
+    decimalMode.value = 'auto';
     past.value = [];
   }
 
   return {
     validation,
+    file,
+    decimalMode,
+    validatedDecimalMode,
     confirmedWarnings,
     onlyFunded,
     current,
@@ -240,6 +294,7 @@ export const useBatchesStore = defineStore('batches', () => {
     past,
     pastLoading,
     pastError,
+    retryRows,
     shortfalls,
     fundedCurrencies,
     warningRows,
@@ -249,6 +304,7 @@ export const useBatchesStore = defineStore('batches', () => {
     blockers,
     rowsToSend,
     validateFile,
+    revalidate,
     confirmWarning,
     isWarningConfirmed,
     requestPicker,

@@ -9,7 +9,20 @@ test('a 50-row CSV with 3 bad rows is fixed, re-uploaded, reviewed, submitted, f
   await openWithDemo(page, desk, 'batches');
   await expect(page.getByTestId('batch-drop-zone')).toBeVisible();
 
+  // The template: its file name, the canonical header, and an example row that imports cleanly.
+  const templateDownload = page.waitForEvent('download');
+  await page.getByTestId('batch-template').click();
+  const template = await templateDownload;
+  expect(template.suggestedFilename()).toBe('payout-batch-template.csv');
+  const templateText = await readFile(await template.path(), 'utf8');
+  expect(templateText.split('\r\n')[0]).toBe(
+    'idPayout,amount,currencyCode,accountName,accountNumber,paymentOperatorCode,paymentMethodCode,emailAddress,callbackUrl,reference',
+  );
   const input = page.getByTestId('batch-file-input');
+  await input.setInputFiles({ name: 'payout-batch-template.csv', mimeType: 'text/csv', buffer: Buffer.from(templateText) });
+  await expect(page.getByTestId('count-valid')).toContainText('1 valid');
+  await expect(page.getByTestId('count-invalid')).toContainText('0');
+
   await input.setInputFiles({ name: 'suppliers-march.csv', mimeType: 'text/csv', buffer: Buffer.from(payoutCsv(50, BROKEN_ROWS)) });
   await expect(page.getByTestId('count-rows')).toContainText('50');
   await expect(page.getByTestId('count-invalid')).toContainText('3');
@@ -39,6 +52,19 @@ test('a 50-row CSV with 3 bad rows is fixed, re-uploaded, reviewed, submitted, f
   await review.getByTestId('submit-batch').click();
 
   await expect(page.getByTestId('batch-progress')).toBeVisible();
+  // Pause at once (10 creates/s: the 50 rows take ~5 s to send). Rows the runner already claimed (up to
+  // twice the rate) still go out while the chip says PAUSING…; once PAUSED, sending stops and stays stopped.
+  await page.getByTestId('batch-pause').click();
+  await expect(page.getByTestId('batch-state')).toHaveText('PAUSED');
+  const sentWhenPaused = Number(await page.getByTestId('progress-sent').textContent());
+  expect(sentWhenPaused).toBeLessThan(50);
+  expect((await desk.sandboxState()).payoutCount).toBe(sentWhenPaused);
+  await shot(page, 'batch-paused');
+  await page.waitForTimeout(1500);
+  await expect(page.getByTestId('progress-sent')).toHaveText(String(sentWhenPaused));
+  expect((await desk.sandboxState()).payoutCount, 'nothing reaches the gateway while paused').toBe(sentWhenPaused);
+  await page.getByTestId('batch-resume').click();
+  await expect(page.getByTestId('batch-state')).not.toHaveText('PAUSED');
   await shot(page, 'batch-progress');
   // Every payout reaches a final gateway status, not merely "sent".
   await expect(page.getByTestId('progress-done')).toHaveText('50', { timeout: 150_000 });
@@ -121,3 +147,54 @@ async function submitReviewed(page: Page, rows: number): Promise<void> {
   await review.getByTestId('submit-batch').click();
   await expect(page.getByTestId('batch-progress')).toBeVisible();
 }
+
+test('a running batch is cancelled: unsent rows are CANCELLED, accepted ones finish, and the retry lists them before sending', async ({ page, desk }) => {
+  test.setTimeout(60_000);
+  await openWithDemo(page, desk, 'batches');
+  await page.getByTestId('batch-file-input').setInputFiles({ name: 'cancel-me.csv', mimeType: 'text/csv', buffer: Buffer.from(payoutCsv(80)) });
+  await expect(page.getByTestId('count-valid')).toContainText('80');
+  await submitReviewed(page, 80);
+
+  // Let a few go out, then cancel the rest. At 10 creates/s most of the 80 are still queued; the ones
+  // already claimed by the runner (up to twice the rate) still go out after the click.
+  await expect.poll(async () => Number(await page.getByTestId('progress-sent').textContent()), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+  await page.getByTestId('batch-cancel').click();
+  await page.getByTestId('batch-cancel-confirm').click();
+  await expect(page.getByTestId('batch-state')).toHaveText('CANCELLED');
+  const results = page.getByTestId('batch-results');
+  const cancelledChip = results.getByTestId('results-count-CANCELLED');
+  await expect(cancelledChip).toBeVisible();
+  const cancelled = Number((await cancelledChip.textContent())?.replace(/\D/g, ''));
+  const accepted = 80 - cancelled;
+  expect(cancelled).toBeGreaterThan(0);
+  expect(accepted).toBeGreaterThanOrEqual(3);
+  // The gateway has exactly the accepted ones, and they keep going to a final status after the cancel.
+  expect((await desk.sandboxState()).payoutCount).toBe(accepted);
+  await expect(results.getByTestId('results-count-SUCCESS')).toHaveText(`SUCCESS: ${accepted}`, { timeout: 30_000 });
+  await expect(cancelledChip).toHaveText(`CANCELLED: ${cancelled}`);
+  await expect(page.getByTestId('progress-pending')).toHaveText('0');
+
+  // The retry shows every row it sends again, with the count and the exact totals, and sends nothing before the confirm.
+  const batchId = (await call<{ items: { id: string; fileName: string }[] }>(desk.handlers, 'batches:list', { limit: 10 })).items.find(
+    (b) => b.fileName === 'cancel-me.csv',
+  )?.id;
+  const rows = await call<{ status: string; money: { amount: string } }[]>(desk.handlers, 'batches:results', { batchId });
+  const cancelledCents = rows.filter((r) => r.status === 'CANCELLED').reduce((sum, r) => sum + Number(r.money.amount.replace('.', '')), 0);
+  const expectedTotal = `EUR ${(Math.floor(cancelledCents / 100)).toLocaleString('en-US')}.${String(cancelledCents % 100).padStart(2, '0')}`;
+
+  await results.getByTestId('batch-retry-failed').click();
+  const retry = page.getByTestId('batch-retry-review');
+  await expect(retry).toContainText(`Send ${cancelled} failed row(s) again?`);
+  await expect(retry.getByTestId('batch-retry-total-EUR')).toHaveText(`${cancelled} × EUR = ${expectedTotal}`);
+  await expect(retry.getByTestId('batch-retry-confirm')).toBeDisabled();
+  await shot(page, 'batch-retry-review');
+  await retry.getByTestId('batch-retry-back').click();
+  await expect(retry).toBeHidden();
+  expect((await desk.sandboxState()).payoutCount, 'Back sends nothing').toBe(accepted);
+
+  await results.getByTestId('batch-retry-failed').click();
+  await retry.getByTestId('confirm-retry').locator('input').check();
+  await retry.getByTestId('batch-retry-confirm').click();
+  await expect(page.getByTestId('batch-progress')).toContainText('cancel-me-retry.csv');
+  await expect.poll(async () => (await desk.sandboxState()).payoutCount, { timeout: 30_000 }).toBe(80);
+});
