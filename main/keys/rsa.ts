@@ -83,7 +83,7 @@ export function assertUsableRsa(key: KeyObject): void {
   const type = key.asymmetricKeyType;
   if (type !== 'rsa') {
     const label = type === 'rsa-pss' ? 'RSA-PSS' : (type ?? 'unknown').toUpperCase();
-    throw new KeyMaterialError('KEY_NOT_RSA', `Only RSA keys are accepted (SHA256withRSA); this is a ${label} key`);
+    throw new KeyMaterialError('KEY_NOT_RSA', `Only RSA keys are accepted (SHA256withRSA); this key is ${label}`);
   }
   const bits = rsaBits(key);
   if (bits < MIN_RSA_BITS) {

@@ -217,7 +217,7 @@ describe('keys import and profiles use', () => {
     const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     const notRsa = await run(['keys', 'import', pemFile('ec.pem', ec)]);
     expect(notRsa.code).toBe(1);
-    expect(notRsa.err).toMatch(/^error: Only RSA keys are accepted \(SHA256withRSA\); this is a EC key/);
+    expect(notRsa.err).toMatch(/^error: Only RSA keys are accepted \(SHA256withRSA\); this key is EC/);
     const ed = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     expect((await run(['keys', 'import', pemFile('ed.pem', ed)])).err).toMatch(/Only RSA keys are accepted.*ED25519/);
     const small = rsa(1024).export({ type: 'pkcs1', format: 'pem' }).toString();
