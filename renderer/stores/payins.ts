@@ -3,6 +3,7 @@ import { defineStore } from 'pinia';
 import { ref, shallowRef } from 'vue';
 import type { HistoryRow, JsonValue, PayinInput, PayinView, PaymentOptionView, Unsubscribe } from '../../preload/api';
 import { desk } from '../desk';
+import { errorFromException, type DeskError } from '../lib/errors';
 import { registerAreaStore } from './session';
 
 export const usePayinsStore = defineStore('payins', () => {
@@ -10,6 +11,9 @@ export const usePayinsStore = defineStore('payins', () => {
   const current = ref<PayinView | null>(null);
   const accountData = shallowRef<JsonValue | null>(null);
   const recent = ref<HistoryRow[]>([]);
+  const recentLoading = ref(false);
+  const recentLoaded = ref(false);
+  const recentError = ref<DeskError | null>(null);
   let unsubscribe: Unsubscribe | undefined;
 
   async function loadOptions(amount: string, currencyCode: string) {
@@ -60,8 +64,19 @@ export const usePayinsStore = defineStore('payins', () => {
   }
 
   async function loadRecent(): Promise<void> {
-    const r = await desk().history.query({ limit: 10, filters: { kinds: ['payin'] } });
-    if (r.ok) recent.value = r.data.items;
+    recentLoading.value = true;
+    try {
+      const r = await desk().history.query({ limit: 10, filters: { kinds: ['payin'] } });
+      if (r.ok) {
+        recent.value = r.data.items;
+        recentLoaded.value = true;
+        recentError.value = null;
+      } else recentError.value = r.error;
+    } catch (e) {
+      recentError.value = errorFromException(e);
+    } finally {
+      recentLoading.value = false;
+    }
   }
 
   async function hydrate(): Promise<void> {
@@ -81,9 +96,11 @@ export const usePayinsStore = defineStore('payins', () => {
     current.value = null;
     accountData.value = null;
     recent.value = [];
+    recentLoaded.value = false;
+    recentError.value = null;
   }
 
-  return { options, current, accountData, recent, loadOptions, create, open, refresh, markPaidDemo, loadAccountData, hydrate, dehydrate };
+  return { options, current, accountData, recent, recentLoading, recentLoaded, recentError, loadRecent, loadOptions, create, open, refresh, markPaidDemo, loadAccountData, hydrate, dehydrate };
 });
 
 registerAreaStore(usePayinsStore);

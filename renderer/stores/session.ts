@@ -107,6 +107,16 @@ export const useSessionStore = defineStore('session', () => {
     return r;
   }
 
+  /** Re-reads the profile list and hands back the result, for screens with their own error state. */
+  async function reloadProfiles() {
+    const r = await desk().profiles.list();
+    if (r.ok) {
+      profiles.value = r.data.profiles;
+      activeProfileId.value = r.data.activeProfileId;
+    }
+    return r;
+  }
+
   /** Re-reads the profile list (after settings or key changes). */
   async function refreshProfiles(): Promise<void> {
     await loadProfiles().catch((e: unknown) => notify.error(e instanceof Error ? e.message : String(e)));
@@ -128,5 +138,6 @@ export const useSessionStore = defineStore('session', () => {
     use,
     testConnection,
     refreshProfiles,
+    reloadProfiles,
   };
 });

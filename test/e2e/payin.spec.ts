@@ -3,6 +3,7 @@ import { expect, openWithDemo, selectOption, shot, test } from './support/journe
 test('a payin is created, paid in the sandbox and shown as SUCCESS with its account data', async ({ page, desk }) => {
   test.setTimeout(90_000);
   await openWithDemo(page, desk, 'payins');
+  await expect(page.getByTestId('payin-recent-state').getByTestId('state-empty')).toContainText('No payin yet');
   await selectOption(page, 'payin-currency', 'EUR');
   await page.getByTestId('payin-amount-input').locator('input').fill('49.90');
   await page.getByTestId('payin-options').click();
@@ -18,6 +19,7 @@ test('a payin is created, paid in the sandbox and shown as SUCCESS with its acco
   await expect(card.getByTestId('payin-reference')).not.toHaveText('—');
   await expect(card.getByTestId('payin-amount')).toContainText('49.90');
   await expect(card.getByTestId('payin-status')).toHaveText('PENDING');
+  await expect(page.getByTestId('payin-recent')).toContainText('Grace Hopper');
   await shot(page, 'payins');
 
   await page.getByTestId('payin-mark-paid').click();
