@@ -1,5 +1,5 @@
-import type { PaymentDetail, PayoutValidation } from '../../preload/api';
-import { germanIban } from './support/csv-fixtures';
+import type { BatchValidation, BatchView, PaymentDetail, PayoutValidation } from '../../preload/api';
+import { germanIban, payoutCsv } from './support/csv-fixtures';
 import { call, expect, openWithDemo, shot, test } from './support/journey';
 import type { DeskHarness } from './support/desk-bridge';
 
@@ -17,7 +17,14 @@ async function payout(desk: DeskHarness, amount: string, currencyCode: string, a
   return call<PaymentDetail>(desk.handlers, 'payouts:create', { ...input, idPayout: v.preview.idPayout });
 }
 
-test('History filters by status, currency and kind, and searches by name', async ({ page, desk }) => {
+/** A local calendar day as the date inputs take it (yyyy-mm-dd), `offset` days from today. */
+function localDay(offset: number): string {
+  const d = new Date();
+  d.setDate(d.getDate() + offset);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+test('History filters by status, currency, kind, batch and date range, searches by name, and the detail shows fee, processed time, test flag and raw answer', async ({ page, desk }) => {
   test.setTimeout(90_000);
   await openWithDemo(page, desk, 'balances');
   await payout(desk, '10.00', 'EUR', 'Alice Alpha', '370400440532011111');
@@ -73,4 +80,60 @@ test('History filters by status, currency and kind, and searches by name', async
   });
   expect(text).toContain('Alice Alpha');
   expect(text).not.toContain('Carol Charlie');
+
+  // A batch of two next to the four single payouts: the batch filter shows exactly its rows.
+  const validation = await call<BatchValidation>(desk.handlers, 'batches:validateFile', {
+    source: { kind: 'bytes', fileName: 'history-batch.csv', bytes: Buffer.from(payoutCsv(2)) },
+  });
+  const batch = await call<BatchView>(desk.handlers, 'batches:submit', { validationId: validation.validationId, confirmedWarningRows: [] });
+  await page.reload();
+  await expect(page.getByTestId('history-total')).toContainText('6 payments');
+  await page.getByTestId('filter-batch').click();
+  await page.getByRole('option', { name: `history-batch.csv (${batch.id.slice(0, 8)})` }).click();
+  await expect(rows).toHaveCount(2);
+  await expect(rows.filter({ hasText: 'Supplier 01 GmbH' })).toHaveCount(1);
+  await expect(rows.filter({ hasText: 'Supplier 02 GmbH' })).toHaveCount(1);
+  await expect(page.getByTestId('history-total')).toContainText('2 payments');
+
+  // Date range (whole local days), together with the batch filter, then alone.
+  const from = page.getByTestId('filter-from').locator('input');
+  const to = page.getByTestId('filter-to').locator('input');
+  await from.fill(localDay(0));
+  await to.fill(localDay(0));
+  await expect(page.getByTestId('history-total')).toContainText('2 payments');
+  await from.fill(localDay(1));
+  await to.fill(localDay(1));
+  await expect(page.getByTestId('state-empty')).toBeVisible();
+  await page.getByTestId('filter-clear').click();
+  await expect(rows).toHaveCount(6);
+  await to.fill(localDay(-1));
+  await expect(page.getByTestId('state-empty')).toBeVisible();
+  await from.fill(localDay(-1));
+  await to.fill(localDay(0));
+  await expect(page.getByTestId('history-total')).toContainText('6 payments');
+  await expect(rows).toHaveCount(6);
+  await shot(page, 'history-filtered');
+
+  // The detail drawer of a paid payout: fee (EUR 0.25 + 0.5 % of 10.00), processed time, test flag, raw gateway answer.
+  await page.getByTestId('filter-clear').click();
+  await page.getByTestId('history-search').locator('input').fill('Alice Alpha');
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first().getByTestId('history-status')).toHaveText('SUCCESS', { timeout: 30_000 });
+  await rows.first().click();
+  const drawer = page.getByTestId('history-drawer');
+  await expect(drawer.getByTestId('detail-status')).toHaveText('SUCCESS');
+  await expect(drawer.getByTestId('detail-fee')).toHaveText('EUR 0.30');
+  await expect(drawer.getByTestId('detail-processed')).not.toHaveText('—');
+  await expect(drawer.getByTestId('detail-processed')).toContainText(String(new Date().getFullYear()));
+  await expect(drawer.getByTestId('detail-test')).toHaveText('yes (test)');
+  await expect(drawer.getByTestId('detail-test-chip')).toBeVisible();
+  await drawer.getByTestId('detail-raw-panel').getByRole('button', { name: 'Raw gateway response' }).click();
+  const raw = drawer.getByTestId('detail-raw');
+  await expect(raw).toBeVisible();
+  const rawJson = JSON.parse((await raw.textContent()) ?? 'null') as unknown;
+  const rawText = JSON.stringify(rawJson);
+  expect(rawText).toContain('SUCCESS');
+  expect(rawText).toContain('"isTest":true');
+  expect(rawText).toMatch(/"processedAt":"[^"]+"/);
+  await shot(page, 'history-detail-success');
 });
