@@ -1,7 +1,7 @@
-// A CSV file sent as base64 (the renderer reads the picked file and sends it as text). At the 50 MB limit
-// that is 67 M characters: one regular expression over it, or one Buffer.from, holds the main process's
-// event loop for 100 ms or more. So the text is checked and decoded a slice at a time, with a turn of the
-// event loop between slices.
+// A CSV file sent over IPC as base64 (the contract takes it beside raw bytes, for callers that can only send
+// text). At the 50 MB limit that is 67 M characters: one regular expression over it, or one Buffer.from,
+// holds the main process's event loop for 100 ms or more. So the text is checked and decoded a slice at a
+// time, with a turn of the event loop between slices.
 
 /** Characters per slice: a multiple of 4, so each slice decodes to whole bytes on its own (about 1 ms of work). */
 export const BASE64_SLICE_CHARS = 1024 * 1024;

@@ -1,7 +1,7 @@
 // batches:validateFile through the handler map main/ipc.ts registers (argument guard → schema → service),
 // with the real batches service, CSV importer and SQLite journal; the runtime around them is a small fake
-// (one profile, operators and currencies answered at once, no gateway, no engine). Covers the file as the
-// renderer sends it (base64, checked and decoded in slices by the service, not by a schema regex).
+// (one profile, operators and currencies answered at once, no gateway, no engine). Covers the base64 source,
+// which the service checks and decodes in slices (the schema checks only its length), against raw bytes.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
