@@ -25,7 +25,7 @@ export function gatewayPortFor(ctx: AppContext, profileId: string): PayoutGatewa
     return cached.client;
   };
   return {
-    createPayout: (id, request) => client().createPayout(id, request),
+    createPayout: (id, request, options) => client().createPayout(id, request, options),
     getPayout: (id) => client().getPayout(id),
     getPayin: (id) => client().getPayin(id),
     balances: (codes) => client().balances(codes),

@@ -3,7 +3,7 @@
 // the same id and capped backoff (never marked failed), and a SENDING row of unknown outcome is
 // resolved with GET before anything is sent again.
 import { isFinalStatus } from '../domain/status';
-import { GatewayError, isGatewayError } from '../gateway/errors';
+import { GatewayError, isGatewayError, SendCancelledError } from '../gateway/errors';
 import type { Journal, PaymentKind, PaymentRecord } from '../journal';
 import type { StatusSource } from '../domain/status';
 import type { StatusChangedEvent } from './events';
@@ -121,14 +121,23 @@ export class PayoutSender {
         if (!isGatewayError(e, 'not-found')) throw e;
       }
     }
-    // Never start a new request after pause or cancel; one already on the wire is seen through.
+    // SENDING is committed when the rate slot is ours, right before the request leaves: a pause or
+    // cancel while it waits for the slot sends nothing and leaves the row QUEUED. One already on the
+    // wire is seen through.
     if (signal?.aborted) return 'aborted';
-    if (!journal.markSending('payout', row.id)) return 'not-unsent';
+    let given: 'aborted' | 'not-unsent' = 'aborted';
+    const beforeSend = (): boolean => {
+      if (signal?.aborted) given = 'aborted';
+      else if (!journal.markSending('payout', row.id)) given = 'not-unsent';
+      else return true;
+      return false;
+    };
     try {
-      const created = await gateway.createPayout(row.id, payoutRequestOf(row));
+      const created = await gateway.createPayout(row.id, payoutRequestOf(row), { beforeSend });
       this.deps.onConnection('online', null);
       return this.accept(row, { raw: created.raw }, 'create');
     } catch (e) {
+      if (e instanceof SendCancelledError) return given;
       if (!isGatewayError(e, 'conflict')) throw e;
       // 409: the gateway already has this id (an earlier attempt got through). Read it and carry on.
       this.deps.onConnection('online', null);

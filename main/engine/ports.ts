@@ -30,8 +30,11 @@ export interface LimiterUsagePort {
 }
 
 export interface PayoutGatewayPort {
-  /** POST /payouts/{id}: resolves on any 2xx; 409 throws kind 'conflict'. Never retried inside. */
-  createPayout(idPayout: string, request: PayoutRequest): Promise<{ raw: unknown }>;
+  /**
+   * POST /payouts/{id}: resolves on any 2xx; 409 throws kind 'conflict'. `beforeSend` runs once the
+   * rate slot is ours, right before the request leaves; false → SendCancelledError, nothing sent.
+   */
+  createPayout(idPayout: string, request: PayoutRequest, options?: { beforeSend?: () => boolean }): Promise<{ raw: unknown }>;
   /** GET /payouts/{id} on the limiter's 'status' lane; unknown id throws kind 'not-found'. */
   getPayout(idPayout: string): Promise<GatewayStatusRead>;
   getPayin(idPayin: string): Promise<GatewayStatusRead>;

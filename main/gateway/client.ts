@@ -84,10 +84,11 @@ export class GatewayClient {
 
   // ---- payouts -------------------------------------------------------------------------------
 
-  async createPayout(idPayout: string, p: R.PayoutRequest): Promise<R.PayoutCreated> {
+  /** `beforeSend`: see GatewayRequest; a false answer ends the call with SendCancelledError, nothing sent. */
+  async createPayout(idPayout: string, p: R.PayoutRequest, options: { beforeSend?: () => boolean } = {}): Promise<R.PayoutCreated> {
     const path = `/payouts/${this.checkedId(idPayout, 'idPayout')}`;
     const body = await this.paymentBody(p);
-    const res = await this.call({ method: 'POST', path, body, lane: 'create', idempotent: false, operation: 'createPayout', idRoute: false });
+    const res = await this.call({ method: 'POST', path, body, lane: 'create', idempotent: false, operation: 'createPayout', idRoute: false, ...options });
     const data = this.read(R.PayoutCreatedSchema, res, 'createPayout');
     const money = await this.money(data.paymentRequested?.money, 'createPayout', res.status);
     return { idPayout: data.paymentMethodResponse.idPayout, ...money, paymentMethodCode: data.paymentMethodResponse.paymentMethodCode, raw: res.data };

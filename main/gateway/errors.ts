@@ -41,3 +41,14 @@ export class GatewayError extends Error {
 export function isGatewayError(e: unknown, kind?: GatewayErrorKind): e is GatewayError {
   return e instanceof GatewayError && (kind === undefined || e.kind === kind);
 }
+
+/**
+ * A request given up by its own `beforeSend` (see GatewayRequest): it never left this machine. Not a
+ * GatewayError, so nothing retries it.
+ */
+export class SendCancelledError extends Error {
+  constructor(operation: string) {
+    super(`${operation}: not sent (cancelled before sending)`);
+    this.name = 'SendCancelledError';
+  }
+}

@@ -6,7 +6,7 @@
 // - POST creates are never retried here: the engine owns that decision (DESIGN.md §4).
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import type { Logger } from '../log';
-import { GatewayError } from './errors';
+import { GatewayError, SendCancelledError } from './errors';
 import { errorFromResponse, errorFromTransport, type ErrorContext } from './error-mapping';
 import type { Lane, RateLimiter } from './rate-limiter';
 
@@ -21,6 +21,11 @@ export interface GatewayRequest extends ErrorContext {
   lane: Lane;
   /** Safe to repeat on time-out / network / 5xx. */
   idempotent: boolean;
+  /**
+   * Called once the rate slot is ours, right before each try leaves: false gives the request up
+   * (SendCancelledError) without sending it. Lets a caller commit "sending" only when it really is.
+   */
+  beforeSend?: () => boolean;
 }
 
 export interface GatewayResponse {
@@ -70,6 +75,7 @@ export class GatewayTransport {
       try {
         return await this.once(request, authorization);
       } catch (e) {
+        if (e instanceof SendCancelledError) throw e;
         const error = e instanceof GatewayError ? e : errorFromTransport(e, request, this.options.timeoutMs);
         if (error.kind === 'rate-limited' && !retried429) {
           retried429 = true;
@@ -97,6 +103,7 @@ export class GatewayTransport {
     if (authorization) headers.Authorization = `Bearer ${authorization}`;
 
     const response = await this.options.limiter.run(request.lane, async () => {
+      if (request.beforeSend && !request.beforeSend()) throw new SendCancelledError(request.operation);
       const started = performance.now();
       let res: AxiosResponse<string>;
       try {

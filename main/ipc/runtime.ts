@@ -45,7 +45,7 @@ export class NoProfileError extends Error {
 /** A gateway port that always asks the context for the profile's current client (rebuilt on rotation). */
 function liveGateway(ctx: AppContext, profileId: string): PayoutGatewayPort {
   return {
-    createPayout: (id, request) => ctx.gatewayFor(profileId).createPayout(id, request),
+    createPayout: (id, request, options) => ctx.gatewayFor(profileId).createPayout(id, request, options),
     getPayout: (id) => ctx.gatewayFor(profileId).getPayout(id),
     getPayin: (id) => ctx.gatewayFor(profileId).getPayin(id),
     balances: (codes) => ctx.gatewayFor(profileId).balances(codes),

@@ -28,9 +28,9 @@ describe('batch runner', () => {
     // Each create takes 100 ms of the injected clock: 10 per second, one at a time.
     let clock = Date.UTC(2026, 3, 1, 8, 0, 0);
     class TenPerSecond extends FakeGateway {
-      override async createPayout(idPayout: string, request: PayoutRequest): Promise<{ raw: unknown }> {
+      override async createPayout(idPayout: string, request: PayoutRequest, options?: { beforeSend?: () => boolean }): Promise<{ raw: unknown }> {
         clock += 100;
-        return super.createPayout(idPayout, request);
+        return super.createPayout(idPayout, request, options);
       }
     }
     f = engineFixture({ concurrency: 1, now: () => clock }, new TenPerSecond());
@@ -101,7 +101,7 @@ describe('batch runner', () => {
 
   it('pause while creates are on the wire: they end ACCEPTED, and resume never sends them again', async () => {
     f = engineFixture({ concurrency: 4 });
-    f.gateway.createDelayMs = 150;
+    f.gateway.wireDelayMs = 150;
     const batch = f.engine.submitBatch({ fileName: 'w.csv', sha256: 'ww', rows: rows(20, 'w') });
     // Four rows committed SENDING, their creates not answered yet.
     await until(() => f.t.journal.batchCounts(batch.id).byState.SENDING === 4);
@@ -116,13 +116,35 @@ describe('batch runner', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(f.gateway.createCalls.size).toBe(4);
 
-    f.gateway.createDelayMs = 0;
+    f.gateway.wireDelayMs = 0;
     f.engine.resumeBatch(batch.id);
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
     expect(f.gateway.stored.size).toBe(20);
     expect([...f.gateway.createCalls.entries()].filter(([, n]) => n !== 1)).toEqual([]);
     expect(f.gateway.createCalls.size).toBe(20);
     for (const id of onTheWire) expect(f.t.journal.timeline('payout', id).map((e) => `${e.status}/${e.source}`)).toEqual(['QUEUED/local', 'ACCEPTED/create']);
+  });
+
+  it('pause or cancel while creates wait for a rate slot sends none of them: they stay QUEUED (SENDING is claimed only with the slot)', async () => {
+    f = engineFixture({ concurrency: 4 });
+    f.gateway.createDelayMs = 150; // every create waits this long for its slot
+    const batch = f.engine.submitBatch({ fileName: 's.csv', sha256: 'ss', rows: rows(12, 's') });
+    await until(() => f.t.journal.batchCounts(batch.id).byState.QUEUED === 12 && f.t.journal.getBatch(batch.id)?.state === 'RUNNING');
+    await new Promise((r) => setTimeout(r, 30)); // four are waiting for a slot now
+    const paused = await f.engine.pauseBatch(batch.id);
+    expect(paused.state).toBe('PAUSED');
+    expect(f.gateway.stored.size).toBe(0);
+    expect(f.t.journal.batchCounts(batch.id).byState).toMatchObject({ QUEUED: 12, SENDING: 0 });
+
+    f.engine.resumeBatch(batch.id);
+    await until(() => f.gateway.stored.size >= 1, 3_000);
+    const cancelled = await f.engine.cancelBatch(batch.id);
+    const counts = f.t.journal.batchCounts(batch.id).byState;
+    // Only what had its slot (and was on its way) reached the gateway; the rest is cancelled, nothing in between.
+    expect(counts.ACCEPTED).toBe(f.gateway.stored.size);
+    expect(counts.CANCELLED).toBe(12 - f.gateway.stored.size);
+    expect(counts.QUEUED + counts.SENDING).toBe(0);
+    expect(cancelled.state).toBe('CANCELLED');
   });
 
   it('cancel never cancels a payout the gateway stored before answering 5xx: it is read back and tracked', async () => {

@@ -1,6 +1,6 @@
 // An in-memory gateway for engine unit tests: stores payouts by id (409 on repeats), and lets a test
 // script failures — before or after storing — to drive the engine's retry and recovery paths.
-import { GatewayError, type GatewayErrorKind } from '../../../main/gateway/errors';
+import { GatewayError, SendCancelledError, type GatewayErrorKind } from '../../../main/gateway/errors';
 import type { GatewayBalanceRead, GatewayStatusRead, LimiterUsagePort, PayoutGatewayPort, PayoutRequest } from '../../../main/engine/ports';
 
 export interface StoredPayout {
@@ -23,8 +23,10 @@ export class FakeGateway implements PayoutGatewayPort {
   usage: LimiterUsagePort = { inWindow: 0, limit: 10, queued: { token: 0, create: 0, status: 0, list: 0 } };
   readonly limiter = { usage: () => this.usage };
   balancesResult: GatewayBalanceRead[] = [];
-  /** Time each create takes. */
+  /** Time each create waits before it is sent (as for a rate slot): a pause or cancel can still stop it. */
   createDelayMs = 0;
+  /** Time each create is on the wire (after it was sent, before the gateway has it). */
+  wireDelayMs = 0;
   /** Time each GET takes; getsDone counts the GETs that have answered (or failed). */
   getDelayMs = 0;
   getsDone = 0;
@@ -40,8 +42,11 @@ export class FakeGateway implements PayoutGatewayPort {
     return new GatewayError(kind, `fake ${kind}`, { ...(status ? { status } : {}), ...code, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
   }
 
-  async createPayout(idPayout: string, request: PayoutRequest): Promise<{ raw: unknown }> {
+  async createPayout(idPayout: string, request: PayoutRequest, options: { beforeSend?: () => boolean } = {}): Promise<{ raw: unknown }> {
+    // The delay stands for the wait for a rate slot; beforeSend runs when it is over, as in the real client.
     await new Promise((r) => (this.createDelayMs > 0 ? setTimeout(r, this.createDelayMs) : r(undefined)));
+    if (options.beforeSend && !options.beforeSend()) throw new SendCancelledError('createPayout');
+    if (this.wireDelayMs > 0) await new Promise((r) => setTimeout(r, this.wireDelayMs));
     this.createCalls.set(idPayout, (this.createCalls.get(idPayout) ?? 0) + 1);
     if (this.offline) throw this.error('network');
     const fault = this.createFaults.shift();
