@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { basename, extname } from 'node:path';
 import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../../preload/api';
 import { decodeBase64InSlices } from '../../csv/base64';
-import { exportBatchResultsCsv } from '../../csv/export';
+import { exportBatchResultsCsvAsync } from '../../csv/export';
 import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../../csv/import';
 import { payoutCsvTemplate } from '../../csv/template';
 import { mapInSlices, yieldToEventLoop } from '../../csv/time-slice';
@@ -233,7 +233,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
       const journal = rt.journalFor(profile.id);
       const batch = journal.getBatch(batchId);
       if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
-      const content = exportBatchResultsCsv(
+      const content = await exportBatchResultsCsvAsync(
         journal.batchPayments(batchId).map((p) => ({
           payout: {
             idPayout: p.id, amountMinor: p.amountMinor, currencyCode: p.currencyCode, accountName: p.accountName, accountNumber: p.accountNumber,

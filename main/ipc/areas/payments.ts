@@ -1,12 +1,13 @@
 // payouts:*, history:* and balances:*. Reads come from the journal (they work offline); only
 // creates, code lists and balance refreshes need the gateway.
 import type { BalanceView, FieldIssue, HistoryFilters, HistoryQuery as ContractQuery, PayoutInput, PayoutPreview } from '../../../preload/api';
-import { exportHistoryCsv } from '../../csv/export';
+import { exportHistoryCsvAsync, type HistoryExportRow } from '../../csv/export';
+import { TimeSlicer, yieldToEventLoop } from '../../csv/time-slice';
 import { DEFAULT_PAYMENT_METHOD, validatePayout, type PayoutDraft } from '../../domain/payout';
 import { newPaymentId } from '../../domain/ids';
 import { MoneyError, parseMinor } from '../../domain/money';
 import { amountLiteral, minifiedJson } from '../../gateway/json-body';
-import type { HistoryFilter, HistoryQuery, HistorySortKey, Journal } from '../../journal';
+import type { HistoryFilter, HistoryQuery, HistorySortKey, Journal, PaymentRecord } from '../../journal';
 import type { Profile } from '../../profiles/profile-schema';
 import type { DeskRuntime } from '../runtime';
 import { DeskError, type AreaService } from '../services';
@@ -162,16 +163,26 @@ export function historyService(rt: DeskRuntime, currencies: CurrencyCache): Area
     },
     async export({ filters }) {
       const profile = rt.activeProfile();
-      const rows = [...rt.journalFor(profile.id).iterateHistory(journalFilter(filters))].map((p) => ({
-        kind: p.kind, id: p.id, createdAt: iso(p.createdAt), processedAt: p.processedAt, status: p.status,
-        amountMinor: p.amountMinor, currencyCode: p.currencyCode, feeMinor: p.feeMinor, feeCurrencyCode: p.feeCurrencyCode,
-        accountName: p.accountName, accountNumber: p.accountNumber, emailAddress: p.emailAddress,
-        paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode, reference: p.reference,
-        batchId: p.batchId, failureReason: p.failureReason, isTest: p.isTest,
-      }));
-      const content = exportHistoryCsv(rows);
+      // Read and written in time slices: a 100,000-row export must not stall the main process.
+      const rows: HistoryExportRow[] = [];
+      const slicer = new TimeSlicer(yieldToEventLoop);
+      for (const p of rt.journalFor(profile.id).iterateHistory(journalFilter(filters))) {
+        rows.push(historyExportRow(p));
+        if (slicer.due()) await slicer.pause();
+      }
+      const content = await exportHistoryCsvAsync(rows);
       return { fileName: `payout-desk-history-${profile.id}-${new Date().toISOString().slice(0, 10)}.csv`, mimeType: 'text/csv', content };
     },
+  };
+}
+
+function historyExportRow(p: PaymentRecord): HistoryExportRow {
+  return {
+    kind: p.kind, id: p.id, createdAt: iso(p.createdAt), processedAt: p.processedAt, status: p.status,
+    amountMinor: p.amountMinor, currencyCode: p.currencyCode, feeMinor: p.feeMinor, feeCurrencyCode: p.feeCurrencyCode,
+    accountName: p.accountName, accountNumber: p.accountNumber, emailAddress: p.emailAddress,
+    paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode, reference: p.reference,
+    batchId: p.batchId, failureReason: p.failureReason, isTest: p.isTest,
   };
 }
 
