@@ -1,9 +1,9 @@
 // Electron entry. Reads as a list of features; each lives in its own module and is tested there.
 // Only this file, window.ts, ipc.ts and main/shell/** import electron.
 import { join } from 'node:path';
-import { app, BrowserWindow, Menu, Notification, protocol, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, Menu, Notification, protocol, session, shell } from 'electron';
 import electronLog from 'electron-log/main';
-import { EVENT_CHANNELS } from '../preload/api';
+import { EVENT_CHANNELS, type MenuCommand } from '../preload/api';
 import { createAppContext } from './context';
 import { DemoMode } from './demo/demo-mode';
 import { forwardEventsToWindow, registerIpcHandlers, type SenderTrust } from './ipc';
@@ -72,10 +72,25 @@ async function start(): Promise<void> {
         appName: app.getName(),
         platform: process.platform,
         isPackaged: app.isPackaged,
-        send: (command) => mainWindow?.webContents.send(EVENT_CHANNELS.menuCommand, { command }),
+        send: (command) => void sendMenuCommand(command),
       }),
     ),
   );
+
+  // A menu click gives the page no user gesture, so it cannot open its own file picker: for Import CSV
+  // main asks with the system dialog and hands the page the chosen path (checked again in batches:validateFile).
+  async function sendMenuCommand(command: MenuCommand): Promise<void> {
+    const window = mainWindow;
+    if (!window) return;
+    if (command !== 'import-csv') return window.webContents.send(EVENT_CHANNELS.menuCommand, { command });
+    const choice = await dialog.showOpenDialog(window, {
+      title: 'Import CSV batch',
+      properties: ['openFile'],
+      filters: [{ name: 'CSV files', extensions: ['csv', 'tsv', 'txt'] }],
+    });
+    const path = choice.filePaths[0];
+    if (!choice.canceled && path) window.webContents.send(EVENT_CHANNELS.menuCommand, { command, path });
+  }
 
   const policy = createNotificationPolicy();
   const notify = (note: ReturnType<typeof policy.onBatchProgress>) => {

@@ -674,7 +674,8 @@ export interface EventContract {
   paymentStatusChanged: PaymentStatusChanged;
   connectionChanged: ConnectionState;
   notification: DeskNotification;
-  menuCommand: { command: MenuCommand };
+  /** `path`: for import-csv, the file the user chose in main's own open dialog (menus have no page gesture for a picker). */
+  menuCommand: { command: MenuCommand; path?: string };
 }
 export type EventName = keyof EventContract;
 

@@ -24,16 +24,19 @@ export function useMenuCommands() {
   const exportBatch = useAction((batchId: string) => desk().batches.exportResults({ batchId }));
   const openDataFolder = useAction(() => desk().app.openDataFolder());
   const loadInfo = useAction(() => desk().app.info());
+  const validatePath = useAction((path: string) => batches.validateFile({ path }));
 
-  async function importCsv(): Promise<void> {
+  /** `path`: main already asked the user for the file (its own dialog); otherwise the page's picker opens. */
+  async function importCsv(path?: string): Promise<void> {
     if (!session.activeProfile) {
       notify.push('info', 'Create or choose a profile first; batches belong to a profile.');
       return;
     }
     // Like "New batch": the open batch keeps running and stays under "Past batches".
     if (batches.current) batches.reset();
-    batches.requestPicker();
+    if (!path) batches.requestPicker();
     if (router.currentRoute.value.name !== 'batches') await router.push({ name: 'batches' });
+    if (path) await validatePath.run(path);
   }
 
   async function exportCurrent(): Promise<void> {
@@ -72,10 +75,10 @@ export function useMenuCommands() {
     aboutOpen.value = true;
   }
 
-  async function run(command: MenuCommand): Promise<void> {
+  async function run(command: MenuCommand, path?: string): Promise<void> {
     switch (command) {
       case 'import-csv':
-        return importCsv();
+        return importCsv(path);
       case 'export':
         return exportCurrent();
       case 'open-data-folder':
@@ -87,7 +90,7 @@ export function useMenuCommands() {
 
   let unsubscribe: Unsubscribe | undefined;
   onMounted(() => {
-    unsubscribe = desk().events.menuCommand(({ command }) => void run(command));
+    unsubscribe = desk().events.menuCommand(({ command, path }) => void run(command, path));
   });
   onBeforeUnmount(() => unsubscribe?.());
 

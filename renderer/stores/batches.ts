@@ -27,6 +27,9 @@ export function decimalCommaOf(mode: DecimalMode): boolean | undefined {
  * The file as it goes to main: its raw bytes. Reading a Blob into an ArrayBuffer happens off the UI
  * thread, and the bytes cross IPC as a structured clone, so even a 50 MB file builds no string here.
  */
+/** A file dropped or picked in the page, or one chosen in main's open dialog (menu: Import CSV). */
+export type BatchInput = File | { path: string };
+
 export async function fileSource(file: Blob & { name: string }): Promise<BatchFileSource> {
   return { kind: 'bytes', fileName: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
 }
@@ -51,7 +54,8 @@ export function warningKey(w: Pick<CsvIssueView, 'rowNumber' | 'code'>): string 
 export const useBatchesStore = defineStore('batches', () => {
   const validation = ref<BatchValidation | null>(null);
   /** The file behind `validation`, kept so a change of the decimal separator can read it again. */
-  const file = shallowRef<File | null>(null);
+  /** What the validation on screen was read from: a dropped or picked file, or a path chosen in main's dialog. */
+  const file = shallowRef<BatchInput | null>(null);
   /** The user's choice of decimal separator; stays for the next file. */
   const decimalMode = ref<DecimalMode>('auto');
   /** The choice `validation` was read with (may lag decimalMode while a new validation runs or failed). */
@@ -142,10 +146,11 @@ export const useBatchesStore = defineStore('batches', () => {
     });
   }
 
-  async function validateFile(next: File) {
+  async function validateFile(next: BatchInput) {
     const mode = decimalMode.value;
     const decimalComma = decimalCommaOf(mode);
-    const r = await desk().batches.validateFile({ source: await fileSource(next), ...(decimalComma !== undefined ? { decimalComma } : {}) });
+    const source: BatchFileSource = next instanceof Blob ? await fileSource(next) : { kind: 'path', path: next.path };
+    const r = await desk().batches.validateFile({ source, ...(decimalComma !== undefined ? { decimalComma } : {}) });
     if (r.ok) {
       validation.value = r.data;
       file.value = next;

@@ -1,6 +1,7 @@
 // The application menu only emits `menuCommand`; here the event is emitted through the same desk events
 // the app forwards to its window, and the renderer must act on it.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { PaymentDetail, PayoutValidation } from '../../preload/api';
 import { payoutCsv } from './support/csv-fixtures';
 import { call, expect, openWithDemo, test } from './support/journey';
@@ -75,4 +76,14 @@ test('Import CSV from the menu without a user gesture focuses "Choose file…" i
   await expect(page).toHaveURL(/#\/batches$/);
   await expect(page.getByTestId('snackbar')).toContainText('Choose the payout CSV');
   await expect(page.getByTestId('batch-pick')).toBeFocused();
+});
+
+test('Import CSV with the path main chose in its own dialog validates that file on the Batches screen', async ({ page, desk }) => {
+  await openWithDemo(page, desk, 'history');
+  const path = join(desk.home, 'from-dialog.csv');
+  await writeFile(path, payoutCsv(4));
+  desk.events.emit('menuCommand', { command: 'import-csv', path });
+  await expect(page).toHaveURL(/#\/batches$/);
+  await expect(page.getByTestId('count-rows')).toContainText('4');
+  await expect(page.getByTestId('count-valid')).toContainText('4');
 });
