@@ -352,7 +352,8 @@ export interface BatchesContract {
   results: { args: { batchId: string }; result: BatchResultRow[] };
   exportResults: { args: { batchId: string }; result: FileContent };
   /** Failed rows become a new batch with new payout ids. */
-  retryFailed: { args: { batchId: string }; result: BatchView };
+  /** `idPayouts`: the failed rows the user reviewed; refused unless they are exactly the batch's failed rows now. */
+  retryFailed: { args: { batchId: string; idPayouts: string[] }; result: BatchView };
 }
 
 // ---------------------------------------------------------------- balances

@@ -146,7 +146,7 @@ export const ARG_SCHEMAS: SchemaMap = {
     get: byBatch,
     results: byBatch,
     exportResults: byBatch,
-    retryFailed: byBatch,
+    retryFailed: z.strictObject({ batchId, idPayouts: z.array(paymentId).min(1).max(100_000) }),
   },
   balances: {
     get: none,

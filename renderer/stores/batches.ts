@@ -242,7 +242,8 @@ export const useBatchesStore = defineStore('batches', () => {
   async function retryFailed() {
     const id = current.value?.id;
     if (!id) throw new Error('no batch');
-    const r = await desk().batches.retryFailed({ batchId: id });
+    // The rows the dialog listed, so main sends exactly those or nothing.
+    const r = await desk().batches.retryFailed({ batchId: id, idPayouts: retryRows.value.map((row) => row.idPayout) });
     if (r.ok) {
       current.value = r.data;
       results.value = [];

@@ -247,13 +247,18 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
       );
       return { fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-results.csv`, mimeType: 'text/csv', content };
     },
-    async retryFailed({ batchId }) {
+    async retryFailed({ batchId, idPayouts }) {
       const profile = rt.activeProfile();
       const engine = await rt.engineFor(profile.id);
       const batch = engine.journal.getBatch(batchId);
       if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       const failed = engine.journal.batchPayments(batchId).filter(isFailed);
       if (failed.length === 0) throw new DeskError('NOTHING_TO_RETRY', 'No row of this batch failed');
+      // Exactly what the user reviewed, or nothing: a row that settled since then changes the set.
+      const reviewed = new Set(idPayouts);
+      if (reviewed.size !== failed.length || failed.some((p) => !reviewed.has(p.id))) {
+        throw new DeskError('RETRY_ROWS_CHANGED', `The failed rows changed since they were reviewed (${failed.length} now, ${reviewed.size} reviewed); nothing was sent. Review them again`);
+      }
       // New ids: a failed payout is final at the gateway, so the retry is a new payment.
       const rows = failed.map((p) => ({
         idPayout: newPaymentId(), amountMinor: p.amountMinor, currencyCode: p.currencyCode, accountName: p.accountName,
@@ -262,6 +267,10 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
         reference: p.reference ?? `retry of ${p.id}`, rowNumber: p.rowNumber ?? undefined,
       }));
       const sha256 = createHash('sha256').update(`retry:${batchId}:${failed.map((p) => p.id).join(',')}`).digest('hex');
+      // The same failures sent again a second time would pay them twice (each retry gets new ids).
+      if (engine.journal.batchFileSubmitted(sha256)) {
+        throw new DeskError('ALREADY_RETRIED', 'These failed rows were already sent again as a retry batch; nothing was sent. See that batch under Past batches');
+      }
       const retry = engine.submitBatch({ fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-retry.csv`, sha256, rows });
       return batchView(engine.journal, retry.id, profile.id, currencies.decimalsOf(profile.id));
     },

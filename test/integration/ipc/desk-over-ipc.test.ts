@@ -157,7 +157,10 @@ describe('the desk over IPC against the demo sandbox', () => {
     await expect(handlers['batches:submit']({ validationId: twice.validationId, confirmedWarningRows: [] })).resolves.toMatchObject({ ok: false, error: { code: 'WARNINGS_NOT_CONFIRMED' } });
     const resent = await call('batches:submit', { validationId: twice.validationId, confirmedWarningRows: twice.warnings.map((w) => w.rowNumber) });
     expect(resent.progress.total).toBe(1);
-    const retry = await call('batches:retryFailed', { batchId: batch.id });
+    // Only exactly the failed rows, and only once.
+    await expect(handlers['batches:retryFailed']({ batchId: batch.id, idPayouts: ['b-2', 'b-1'] })).resolves.toMatchObject({ ok: false, error: { code: 'RETRY_ROWS_CHANGED' } });
+    const retry = await call('batches:retryFailed', { batchId: batch.id, idPayouts: ['b-2'] });
+    await expect(handlers['batches:retryFailed']({ batchId: batch.id, idPayouts: ['b-2'] })).resolves.toMatchObject({ ok: false, error: { code: 'ALREADY_RETRIED' } });
     expect(retry.progress.total).toBe(1);
   });
 
