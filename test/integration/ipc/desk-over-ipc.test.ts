@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArgsOf, BatchProgress, Channel, IpcHandlerMap, PaymentDetail, ResultOf } from '../../../preload/api';
+import type { ArgsOf, BatchProgress, IpcHandlerMap, PaymentDetail } from '../../../preload/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { DemoMode } from '../../../main/demo/demo-mode';
 import { createDeskServices } from '../../../main/ipc/areas';
@@ -14,6 +14,7 @@ import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/ipc/runtime';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { createCapturingLogger } from '../../../main/log';
+import { callerOf, until } from './ipc-helpers';
 
 let home = '';
 let ctx: AppContext;
@@ -23,20 +24,7 @@ let events: DeskEvents;
 let handlers: IpcHandlerMap;
 const log = createCapturingLogger();
 
-async function call<C extends Channel>(channel: C, args?: ArgsOf<C>): Promise<ResultOf<C>> {
-  const result = await handlers[channel](args);
-  if (!result.ok) throw new Error(`${channel} failed: ${result.error.code} ${result.error.message}`);
-  return result.data as ResultOf<C>;
-}
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > end) return value;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const call = callerOf(() => handlers);
 
 const payout = (overrides: Partial<ArgsOf<'payouts:validate'>> = {}): ArgsOf<'payouts:validate'> => ({
   amount: '1250.50', currencyCode: 'EUR', accountName: 'Jane Doe', accountNumber: 'DE89370400440532013000',
