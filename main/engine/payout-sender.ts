@@ -79,9 +79,11 @@ export class PayoutSender {
           this.emit(row, 'REJECTED', 'local', true);
           return 'rejected';
         }
-        // Back to QUEUED only when nothing can have been stored; otherwise the row stays SENDING, so
-        // the next step is a GET and a cancel can never cancel a payout the gateway already holds.
-        if (row.state === 'QUEUED' && certainlyNotStored(e)) journal.markRetrying('payout', id, e.message);
+        // Back to QUEUED only when nothing can have been stored (never claimed for sending this time, e.g.
+        // the token request failed, or refused); otherwise the row stays SENDING, so the next step is a
+        // GET and a cancel can never cancel a payout the gateway already holds.
+        const claimed = journal.getPayment('payout', id)?.state === 'SENDING';
+        if (!claimed || (row.state === 'QUEUED' && certainlyNotStored(e))) journal.markRetrying('payout', id, e.message);
         else journal.markUncertain('payout', id, e.message);
         if (HALTING.has(e.kind)) throw new EngineHaltError(e);
         if (e.kind === 'network' || e.kind === 'timeout') this.deps.onConnection('offline', e.message);

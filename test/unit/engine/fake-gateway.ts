@@ -16,6 +16,8 @@ export class FakeGateway implements PayoutGatewayPort {
   getCalls = 0;
   /** Faults applied to the next create calls, in order. */
   readonly createFaults: Fault[] = [];
+  /** Faults thrown before a create is sent (as a failed token request would be), in order. */
+  readonly preSendFaults: GatewayErrorKind[] = [];
   /** When set, every call fails like a closed port. */
   offline = false;
   /** Initial status of a stored payout. */
@@ -45,6 +47,8 @@ export class FakeGateway implements PayoutGatewayPort {
   async createPayout(idPayout: string, request: PayoutRequest, options: { beforeSend?: () => boolean } = {}): Promise<{ raw: unknown }> {
     // The delay stands for the wait for a rate slot; beforeSend runs when it is over, as in the real client.
     await new Promise((r) => (this.createDelayMs > 0 ? setTimeout(r, this.createDelayMs) : r(undefined)));
+    const preSend = this.preSendFaults.shift();
+    if (preSend) throw this.error(preSend);
     if (options.beforeSend && !options.beforeSend()) throw new SendCancelledError('createPayout');
     if (this.wireDelayMs > 0) await new Promise((r) => setTimeout(r, this.wireDelayMs));
     this.createCalls.set(idPayout, (this.createCalls.get(idPayout) ?? 0) + 1);

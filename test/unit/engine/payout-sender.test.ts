@@ -73,6 +73,17 @@ describe('single payout', () => {
     expect(f.t.journal.getPayment('payout', 'unsure')?.state).toBe('SENDING');
   });
 
+  it('a failure before the create was sent (e.g. its token request timed out) leaves the payout QUEUED with the reason', async () => {
+    f = engineFixture({ backoff: { baseMs: 60_000, capMs: 60_000 } });
+    f.gateway.preSendFaults.push('timeout');
+    void f.engine.submitPayout(draft('pre')).catch(() => undefined);
+    await until(() => f.t.journal.getPayment('payout', 'pre')?.lastError === 'fake timeout');
+    expect(f.t.journal.getPayment('payout', 'pre')).toMatchObject({ state: 'QUEUED', attempts: 0 });
+    // Nothing reached the gateway.
+    expect(f.gateway.createCalls.has('pre')).toBe(false);
+    expect(f.gateway.stored.size).toBe(0);
+  });
+
   it('marks a payout the gateway refuses as invalid REJECTED, with the gateway message', async () => {
     f = engineFixture();
     f.gateway.failCreates(1, 'validation');
