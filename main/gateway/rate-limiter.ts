@@ -23,6 +23,8 @@ export interface RateLimiterUsage {
   limit: number;
   queued: Record<Lane, number>;
   pausedForMs: number;
+  /** Milliseconds since the lane last had a request released; null if it never had one. */
+  msSinceRelease: Record<Lane, number | null>;
 }
 
 export interface RateLimiterStats {
@@ -39,32 +41,38 @@ export interface RateLimiterStats {
 }
 
 interface Waiter {
+  lane: Lane;
   release: (done: () => void) => void;
 }
 
-interface Slot {
-  releasedAt: number;
-  /** When the request's answer arrived; undefined while it is in flight. */
-  doneAt?: number;
-}
 
 export class RateLimiter {
   readonly limit: number;
   readonly windowMs: number;
   readonly marginMs: number;
   private readonly now: () => number;
-  /** Slots in flight or still inside the window after their answer. */
-  private slots: Slot[] = [];
+  /** Requests released and not yet answered: each holds a slot. */
+  private inFlight = 0;
+  /**
+   * Answer times of finished requests still inside the window, oldest first from `doneHead`. The
+   * clock only moves forward, so appending keeps them sorted and expiry pops from the front: O(1)
+   * per request however high the limit (a limit of 1,000/s keeps about a thousand here).
+   */
+  private doneAt: number[] = [];
+  private doneHead = 0;
   private readonly queues: Record<Lane, Waiter[]> = { token: [], create: [], status: [], list: [] };
   private pausedUntil = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = 0;
   private released = 0;
+  private readonly laneReleasedAt: Record<Lane, number | null> = { token: null, create: null, status: null, list: null };
   private firstReleaseAt: number | undefined;
   private lastReleaseAt: number | undefined;
   /** Release times of the first and of the latest `limit` requests (for the steady-rate figure). */
   private readonly firstReleases: number[] = [];
+  /** Ring buffer of the latest `limit` release times; `latestNext` is where the next one goes. */
   private readonly latestReleases: number[] = [];
+  private latestNext = 0;
 
   constructor(options: RateLimiterOptions) {
     if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('rate limit must be a positive integer');
@@ -90,7 +98,7 @@ export class RateLimiter {
    */
   acquire(lane: Lane): Promise<() => void> {
     return new Promise<() => void>((resolve) => {
-      this.queues[lane].push({ release: resolve });
+      this.queues[lane].push({ lane, release: resolve });
       this.pump();
     });
   }
@@ -106,11 +114,22 @@ export class RateLimiter {
     const now = this.now();
     this.expire(now);
     return {
-      inWindow: this.slots.length,
+      inWindow: this.taken(),
       limit: this.limit,
       queued: { token: this.queues.token.length, create: this.queues.create.length, status: this.queues.status.length, list: this.queues.list.length },
       pausedForMs: Math.max(0, Math.round(this.pausedUntil - now)),
+      msSinceRelease: {
+        token: this.sinceRelease('token', now),
+        create: this.sinceRelease('create', now),
+        status: this.sinceRelease('status', now),
+        list: this.sinceRelease('list', now),
+      },
     };
+  }
+
+  private sinceRelease(lane: Lane, now: number): number | null {
+    const at = this.laneReleasedAt[lane];
+    return at === null ? null : Math.max(0, now - at);
   }
 
   /** Counters for benchmarks and tests: how fast the limiter actually let requests through. */
@@ -123,19 +142,24 @@ export class RateLimiter {
     return { released, firstReleaseAt, lastReleaseAt, ...(sustainedPerSec !== undefined ? { sustainedPerSec } : {}) };
   }
 
+  /** Slots in flight or still inside the window after their answer. */
+  private taken(): number {
+    return this.inFlight + this.doneAt.length - this.doneHead;
+  }
+
   private expire(now: number): void {
     const span = this.windowMs + this.marginMs;
-    if (this.slots.some((slot) => slot.doneAt !== undefined && slot.doneAt + span <= now)) {
-      this.slots = this.slots.filter((slot) => slot.doneAt === undefined || slot.doneAt + span > now);
+    while (this.doneHead < this.doneAt.length && this.doneAt[this.doneHead]! + span <= now) this.doneHead++;
+    // Drop the expired front now and then rather than shifting on every expiry.
+    if (this.doneHead > 1024 && this.doneHead * 2 > this.doneAt.length) {
+      this.doneAt = this.doneAt.slice(this.doneHead);
+      this.doneHead = 0;
     }
   }
 
   /** When the next finished slot leaves the window; undefined if every slot is still in flight. */
   private nextExpiry(): number | undefined {
-    let earliest: number | undefined;
-    for (const slot of this.slots) {
-      if (slot.doneAt !== undefined && (earliest === undefined || slot.doneAt < earliest)) earliest = slot.doneAt;
-    }
+    const earliest = this.doneAt[this.doneHead];
     return earliest === undefined ? undefined : earliest + this.windowMs + this.marginMs;
   }
 
@@ -156,29 +180,34 @@ export class RateLimiter {
     while (this.hasWaiters()) {
       if (now < this.pausedUntil) return this.wakeAt(this.pausedUntil);
       this.expire(now);
-      if (this.slots.length >= this.limit) {
+      if (this.taken() >= this.limit) {
         // All slots busy: wake when a finished one expires; an in-flight one calls pump() when it finishes.
         const at = this.nextExpiry();
         if (at !== undefined) this.wakeAt(at);
         return;
       }
       const waiter = this.nextWaiter()!;
-      const slot: Slot = { releasedAt: now };
-      this.slots.push(slot);
+      this.inFlight += 1;
       this.released += 1;
       this.firstReleaseAt ??= now;
       this.lastReleaseAt = now;
+      this.laneReleasedAt[waiter.lane] = now;
       if (this.firstReleases.length < this.limit) this.firstReleases.push(now);
-      this.latestReleases.push(now);
-      if (this.latestReleases.length > this.limit) this.latestReleases.shift();
-      waiter.release(() => this.finish(slot));
+      this.latestReleases[this.latestNext] = now;
+      this.latestNext = (this.latestNext + 1) % this.limit;
+      let finished = false;
+      waiter.release(() => {
+        if (finished) return;
+        finished = true;
+        this.finish();
+      });
       now = this.now();
     }
   }
 
-  private finish(slot: Slot): void {
-    if (slot.doneAt !== undefined) return;
-    slot.doneAt = this.now();
+  private finish(): void {
+    this.inFlight -= 1;
+    this.doneAt.push(this.now());
     this.pump();
   }
 

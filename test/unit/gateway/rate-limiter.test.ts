@@ -90,6 +90,48 @@ describe('RateLimiter', () => {
     expect(limiter.stats().sustainedPerSec).toBeCloseTo(2000 / 1010, 6);
   });
 
+  it('tells per lane how long ago it last let a request go (the poller waits while creates flow)', async () => {
+    let t = 0;
+    const limiter = new RateLimiter({ limit: 10, windowMs: 1000, marginMs: 10, now: () => t });
+    expect(limiter.usage().msSinceRelease).toEqual({ token: null, create: null, status: null, list: null });
+    t = 100;
+    (await limiter.acquire('create'))();
+    t = 250;
+    (await limiter.acquire('status'))();
+    t = 400;
+    expect(limiter.usage().msSinceRelease).toEqual({ token: null, create: 300, status: 150, list: null });
+    // Answers do not count as releases: only a new request of the lane resets its figure.
+    t = 1_500;
+    expect(limiter.usage().msSinceRelease.create).toBe(1_400);
+  });
+
+  it('counts a high limit exactly: a full window holds the next request until answers leave it, however many leave at once', async () => {
+    let t = 0;
+    const limiter = new RateLimiter({ limit: 2000, windowMs: 1000, marginMs: 10, now: () => t });
+    for (let i = 0; i < 1100; i++) (await limiter.acquire('create'))(); // answered at 0
+    t = 5;
+    for (let i = 0; i < 900; i++) (await limiter.acquire('create'))(); // answered at 5
+    expect(limiter.usage().inWindow).toBe(2000);
+    let released = false;
+    void limiter.acquire('create').then((done) => {
+      released = true;
+      done();
+    });
+    await sleep(10);
+    expect(released).toBe(false);
+    expect(limiter.usage().queued.create).toBe(1);
+
+    // The 1,100 answers of t = 0 leave together (the limiter drops them from its list in one go).
+    t = 1010;
+    const next = await limiter.acquire('create');
+    await sleep(0);
+    expect(released).toBe(true);
+    expect(limiter.usage()).toMatchObject({ inWindow: 902, queued: { create: 0 } }); // 900 of t = 5, two since
+    next();
+    t = 1015;
+    expect(limiter.usage().inWindow).toBe(2);
+  });
+
   it('rejects a limit that is not a positive integer', () => {
     expect(() => new RateLimiter({ limit: 0 })).toThrow(/positive integer/);
   });
