@@ -5,6 +5,7 @@
 // - idempotent calls (GETs, token requests) are retried a bounded number of times on time-out, network or 5xx;
 // - POST creates are never retried here: the engine owns that decision (DESIGN.md §4).
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import { getProxyForUrl } from 'proxy-from-env';
 import type { Logger } from '../log';
 import { GatewayError, SendCancelledError } from './errors';
 import { errorFromResponse, errorFromTransport, type ErrorContext } from './error-mapping';
@@ -61,6 +62,10 @@ export class GatewayTransport {
       transformResponse: [(data: unknown) => data],
       validateStatus: () => true,
       maxRedirects: 0,
+      // axios reads the proxy variables (HTTPS_PROXY, NO_PROXY, …) on every request; every request
+      // goes to one base URL, so ask once. Without a proxy for it, say so and skip the per-request
+      // look-up (about a fifth of axios' own time per request); with one, axios applies it as before.
+      ...(getProxyForUrl(options.baseUrl) === '' ? { proxy: false as const } : {}),
     });
   }
 
