@@ -88,7 +88,7 @@ export class CallbackListener {
     const targets: [PaymentKind, string | undefined][] = [['payout', idPayout], ['payin', idPayin]];
     for (const [kind, id] of targets) {
       if (!id) continue;
-      if (!journal.getPayment(kind, id)) {
+      if (!journal.paymentState(kind, id)) {
         journal.audit({ actor: 'gateway', action: 'callback.unknown-payment', subject: id, details: { kind, eventType: eventType ?? null } });
         continue;
       }

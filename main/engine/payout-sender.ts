@@ -102,7 +102,7 @@ export class PayoutSender {
     if (!row || row.state !== 'SENDING') return null;
     try {
       const read = await this.deps.gateway.getPayout(id);
-      return this.accept(row, read, 'poll');
+      return await this.accept(row, read, 'poll');
     } catch (e) {
       if (isGatewayError(e, 'not-found')) {
         this.deps.journal.markRetrying('payout', id, 'not found at the gateway after an interrupted send; will be sent again');
@@ -118,7 +118,7 @@ export class PayoutSender {
     if (row.state === 'SENDING') {
       // An earlier send ended without a clear answer (crash, cut connection): ask before sending.
       try {
-        return this.accept(row, await gateway.getPayout(row.id), 'poll');
+        return await this.accept(row, await gateway.getPayout(row.id), 'poll');
       } catch (e) {
         if (!isGatewayError(e, 'not-found')) throw e;
       }
@@ -137,18 +137,18 @@ export class PayoutSender {
     try {
       const created = await gateway.createPayout(row.id, payoutRequestOf(row), { beforeSend });
       this.deps.onConnection('online', null);
-      return this.accept(row, { raw: created.raw }, 'create');
+      return await this.accept(row, { raw: created.raw }, 'create');
     } catch (e) {
       if (e instanceof SendCancelledError) return given;
       if (!isGatewayError(e, 'conflict')) throw e;
       // 409: the gateway already has this id (an earlier attempt got through). Read it and carry on.
       this.deps.onConnection('online', null);
-      return this.accept(row, await gateway.getPayout(row.id), 'poll');
+      return await this.accept(row, await gateway.getPayout(row.id), 'poll');
     }
   }
 
   /** Records what the gateway holds; a different amount or currency under our id is a MISMATCH. */
-  accept(row: PaymentRecord, read: GatewayStatusRead, source: StatusSource): 'accepted' | 'mismatch' {
+  async accept(row: PaymentRecord, read: GatewayStatusRead, source: StatusSource): Promise<'accepted' | 'mismatch'> {
     const { journal } = this.deps;
     if (
       (read.amountMinor !== undefined && read.amountMinor !== row.amountMinor) ||
@@ -161,7 +161,7 @@ export class PayoutSender {
     }
     const status = (read.status ?? 'ACCEPTED').toUpperCase();
     const final = isFinalStatus(status, this.deps.finalStatuses);
-    journal.recordObservation('payout', row.id, {
+    await journal.recordObservationSoon('payout', row.id, {
       status,
       source,
       isFinal: final,

@@ -65,7 +65,7 @@ export class StatusPoller {
    * budget that creates leave free like any poll; a final one (a later change, e.g. a return) is read at once.
    */
   async nudge(kind: PaymentKind, id: string, source: StatusSource = 'callback'): Promise<void> {
-    const p = this.deps.journal.getPayment(kind, id);
+    const p = this.deps.journal.paymentState(kind, id);
     if (!p || p.state !== 'ACCEPTED') return;
     if (p.isFinal || !this.running) {
       await this.refresh(kind, id, source);
@@ -130,7 +130,7 @@ export class StatusPoller {
     const status = (read.status ?? before.gatewayStatus ?? 'ACCEPTED').toUpperCase();
     const final = isFinalStatus(status, this.deps.finalStatuses);
     const now = this.deps.now();
-    const { changed } = journal.recordObservation(kind, id, {
+    const { changed } = await journal.recordObservationSoon(kind, id, {
       status,
       source,
       isFinal: final,

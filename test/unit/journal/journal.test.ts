@@ -59,7 +59,7 @@ describe('payment life', () => {
     clock = 5_000;
     const done = j.recordObservation('payout', 'p-2', { status: 'success', source: 'callback', isFinal: true, feeMinor: 150, feeCurrencyCode: 'EUR', raw: { process: { status: 'SUCCESS' } } });
     expect(done.changed).toBe(true);
-    expect(done.payment).toMatchObject({ state: 'ACCEPTED', status: 'SUCCESS', isFinal: true, feeMinor: 150, acceptedAt: 3_000, finalAt: 5_000, nextPollAt: null });
+    expect(j.getPayment('payout', 'p-2')).toMatchObject({ state: 'ACCEPTED', status: 'SUCCESS', isFinal: true, feeMinor: 150, acceptedAt: 3_000, finalAt: 5_000, nextPollAt: null });
     expect(j.markSending('payout', 'p-2')).toBe(false);
     expect(j.timeline('payout', 'p-2').map((e) => [e.status, e.source, e.observedAt])).toEqual([
       ['QUEUED', 'local', 1_000],
@@ -68,6 +68,32 @@ describe('payment life', () => {
       ['SUCCESS', 'callback', 5_000],
     ]);
     expect(j.timeline('payout', 'p-2')[3]?.raw).toEqual({ process: { status: 'SUCCESS' } });
+  });
+
+  it('commits the observations of one turn together: each resolves once stored, a failing one fails alone, order is kept', async () => {
+    t = tempJournal();
+    const j = t.journal;
+    for (const id of ['g-1', 'g-2']) {
+      j.insertPayment('payout', payout(id));
+      j.markSending('payout', id);
+    }
+    const first = j.recordObservationSoon('payout', 'g-1', { status: 'PENDING', source: 'create', isFinal: false });
+    const unknown = j.recordObservationSoon('payout', 'no-such-id', { status: 'PENDING', source: 'create', isFinal: false });
+    const second = j.recordObservationSoon('payout', 'g-2', { status: 'PENDING', source: 'create', isFinal: false });
+    const later = j.recordObservationSoon('payout', 'g-1', { status: 'SUCCESS', source: 'callback', isFinal: true });
+    // Not stored yet: until the commit a payment keeps its earlier state (a crash here means a GET on restart).
+    expect(j.getPayment('payout', 'g-1')?.state).toBe('SENDING');
+
+    await expect(unknown).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(Promise.all([first, second, later])).resolves.toEqual([{ changed: true }, { changed: true }, { changed: true }]);
+    expect(j.getPayment('payout', 'g-1')).toMatchObject({ state: 'ACCEPTED', status: 'SUCCESS', isFinal: true });
+    expect(j.getPayment('payout', 'g-2')).toMatchObject({ state: 'ACCEPTED', status: 'PENDING', isFinal: false });
+    expect(j.timeline('payout', 'g-1').map((e) => [e.status, e.source])).toEqual([
+      ['QUEUED', 'local'],
+      ['PENDING', 'create'],
+      ['SUCCESS', 'callback'],
+    ]);
+    expect(j.getPayment('payout', 'no-such-id')).toBeUndefined();
   });
 
   it('never writes secret-looking fields of a raw response into the journal', () => {
