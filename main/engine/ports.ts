@@ -27,6 +27,8 @@ export interface LimiterUsagePort {
   inWindow: number;
   limit: number;
   queued: Readonly<Record<string, number>>;
+  /** Milliseconds since a request of each lane was last released (null: never). */
+  msSinceRelease?: Readonly<Record<string, number | null>>;
 }
 
 export interface PayoutGatewayPort {

@@ -1,7 +1,11 @@
 // Reads non-final payments with GET on the limiter's 'status' lane, spending only the budget creates
-// leave free: while any create waits for a slot, the poller starts nothing. Intervals grow with a
-// payment's age (timing.pollInterval); a final status ends polling. Every observation goes to the
-// journal; identical consecutive observations from the same source are folded there.
+// leave free: while any create waits for a slot, or creates are flowing (one left within the last
+// `createsQuietMs`), the poller starts nothing. A batch thus gets the whole rate budget and this
+// process's time, and statuses (callbacks included) are read as soon as sending pauses or ends. At
+// the gateway's usual 10/s the two rules coincide: a sending batch always has a create waiting.
+// Intervals grow with a payment's age (timing.pollInterval); a final status ends polling. Every
+// observation goes to the journal; identical consecutive observations from the same source are
+// folded there.
 import { isFinalStatus, type StatusSource } from '../domain/status';
 import { isGatewayError } from '../gateway/errors';
 import type { Journal, PaymentKind, PaymentRecord } from '../journal';
@@ -18,6 +22,8 @@ export interface PollerDeps {
   tickMs?: number;
   /** Most GETs in flight at once (default: half the rate limit, at least 1). */
   maxInFlight?: number;
+  /** How long after the last create the poller keeps waiting (default 1000 ms: one rate window). */
+  createsQuietMs?: number;
   now: () => number;
   onStatus: (e: StatusChangedEvent) => void;
   onError: (e: Error) => void;
@@ -83,6 +89,8 @@ export class StatusPoller {
   private freeBudget(): number {
     const usage = this.deps.gateway.limiter.usage();
     if ((usage.queued.create ?? 0) > 0 || (usage.queued.token ?? 0) > 0) return 0;
+    const sinceCreate = usage.msSinceRelease?.create;
+    if (sinceCreate !== undefined && sinceCreate !== null && sinceCreate < (this.deps.createsQuietMs ?? 1000)) return 0;
     const queued = Object.values(usage.queued).reduce((a, b) => a + b, 0);
     const maxInFlight = this.deps.maxInFlight ?? Math.max(1, Math.floor(usage.limit / 2));
     return Math.max(0, Math.min(usage.limit - usage.inWindow - queued, maxInFlight - this.inFlight.size));

@@ -41,6 +41,20 @@ describe('status poller', () => {
     await until(() => f!.gateway.getCalls > before);
   });
 
+  it('leaves a fast batch the rate budget too: no GET while creates are flowing, polls as soon as they stop', async () => {
+    f = engineFixture();
+    await f.engine.submitPayout(draft('flowing'));
+    // Nothing waits for a slot (the limit is high), but a create left 200 ms ago: the batch is still sending.
+    f.gateway.usage = { inWindow: 40, limit: 1000, queued: { token: 0, create: 0, status: 0, list: 0 }, msSinceRelease: { token: null, create: 200, status: null, list: null } };
+    const before = f.gateway.getCalls;
+    await f.engine.start();
+    await new Promise((r) => setTimeout(r, 120));
+    expect(f.gateway.getCalls).toBe(before);
+    // No create for over a second (one rate window): the batch paused or ended, statuses are read.
+    f.gateway.usage = { ...f.gateway.usage, msSinceRelease: { token: null, create: 1_200, status: null, list: null } };
+    await until(() => f!.gateway.getCalls > before);
+  });
+
   it('stops polling at a final status, also an unknown-yet-configured one', async () => {
     f = engineFixture({ finalStatuses: ['PAID_OUT'] });
     await f.engine.start();
