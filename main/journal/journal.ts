@@ -104,7 +104,10 @@ export class Journal {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    // Observations still waiting for their turn's commit are stored, not dropped, on the way out.
+    if (this.pendingObservations.length > 0) this.commitPendingObservations();
+    this.db.close();
   }
 
   // ---- payments: writes ----

@@ -96,6 +96,18 @@ describe('payment life', () => {
     expect(j.getPayment('payout', 'no-such-id')).toBeUndefined();
   });
 
+  it('stores observations still waiting for their commit when the journal is closed (a quit right after answers arrive)', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('q-1'));
+    t.journal.markSending('payout', 'q-1');
+    const stored = t.journal.recordObservationSoon('payout', 'q-1', { status: 'PENDING', source: 'create', isFinal: false });
+    t.journal.close();
+    await expect(stored).resolves.toEqual({ changed: true });
+    const again = openJournal(t.file);
+    expect(again.getPayment('payout', 'q-1')).toMatchObject({ state: 'ACCEPTED', status: 'PENDING' });
+    again.close();
+  });
+
   it('never writes secret-looking fields of a raw response into the journal', () => {
     t = tempJournal();
     t.journal.insertPayment('payout', payout('p-s'));
