@@ -45,7 +45,6 @@ interface Waiter {
   release: (done: () => void) => void;
 }
 
-
 export class RateLimiter {
   readonly limit: number;
   readonly windowMs: number;
@@ -68,7 +67,7 @@ export class RateLimiter {
   private readonly laneReleasedAt: Record<Lane, number | null> = { token: null, create: null, status: null, list: null };
   private firstReleaseAt: number | undefined;
   private lastReleaseAt: number | undefined;
-  /** Release times of the first and of the latest `limit` requests (for the steady-rate figure). */
+  /** Release times of the first `limit` requests (with the latest ones below: the steady-rate figure). */
   private readonly firstReleases: number[] = [];
   /** Ring buffer of the latest `limit` release times; `latestNext` is where the next one goes. */
   private readonly latestReleases: number[] = [];

@@ -92,6 +92,8 @@ export class Journal {
   }
 
   private readonly statements = new Map<string, Database.Statement>();
+  /** Observations waiting for their turn's commit (recordObservationSoon). */
+  private pendingObservations: PendingObservation[] = [];
 
   /** Prepared once per SQL text: preparing costs more than running these small statements. */
   private stmt(sql: string): Database.Statement {
@@ -278,10 +280,10 @@ export class Journal {
     });
   }
 
-  private pendingObservations: PendingObservation[] = [];
 
   private commitPendingObservations(): void {
     const pending = this.pendingObservations;
+    if (pending.length === 0) return; // close() already committed them
     this.pendingObservations = [];
     const outcomes: ({ changed: boolean } | { error: unknown })[] = [];
     try {
