@@ -64,10 +64,22 @@ export const OutcomeRuleSchema = z
   })
   .strict();
 
+/** Paid can still change: a payout matching a return rule becomes SUCCESS as usual, then RETURNED. */
+export const ReturnRuleSchema = z
+  .object({
+    /** A payout whose account number ends with this text is returned `timings.payoutReturnMs` after SUCCESS. */
+    accountNumberEndsWith: z.string().min(1),
+    /** Shown as process.failureReason once the payout is RETURNED. */
+    returnReason: z.string().min(1),
+  })
+  .strict();
+
 export const TimingsSchema = z
   .object({
     payoutPendingMs: z.number().int().min(0).default(1_000),
     payoutProcessingMs: z.number().int().min(0).default(2_000),
+    /** Time from SUCCESS to RETURNED for a payout matching a return rule. */
+    payoutReturnMs: z.number().int().min(0).default(5_000),
     payinExpiryMs: z.number().int().min(1).default(15 * 60_000),
   })
   .strict();
@@ -158,6 +170,12 @@ export const SandboxConfigSchema = z
     outcomeRules: z
       .array(OutcomeRuleSchema)
       .prefault([{ accountNumberEndsWith: '0000', failureReason: 'ACCOUNT_REJECTED' }]),
+    /** Checked only for payouts that would succeed: an outcome rule or missing funds fail them first. */
+    returnRules: z
+      .array(ReturnRuleSchema)
+      .prefault([{ accountNumberEndsWith: '9999', returnReason: 'ACCOUNT_CLOSED' }]),
+    /** Reason of a return made with POST /_sandbox/payouts/:id/return when the request names none. */
+    manualReturnReason: z.string().min(1).default('RETURNED_BY_BANK'),
     /** Reason given when a payout cannot be covered by the available balance. */
     insufficientFundsReason: z.string().min(1).default('INSUFFICIENT_FUNDS'),
     callbackRetry: CallbackRetrySchema.prefault({}),
@@ -204,6 +222,7 @@ export type CurrencyConfig = z.output<typeof CurrencyConfigSchema>;
 export type FeeRule = z.output<typeof FeeRuleSchema>;
 export type PaymentOperatorConfig = z.output<typeof PaymentOperatorConfigSchema>;
 export type OutcomeRule = z.output<typeof OutcomeRuleSchema>;
+export type ReturnRule = z.output<typeof ReturnRuleSchema>;
 export type Timings = z.output<typeof TimingsSchema>;
 export type CallbackRetry = z.output<typeof CallbackRetrySchema>;
 

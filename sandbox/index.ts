@@ -20,7 +20,15 @@ import { TimerSet } from './timers';
 import { currencyOf } from './views';
 
 export { defaultSandboxConfig, loadSandboxConfigFile, parseSandboxConfig } from './config';
-export type { SandboxConfig, SandboxConfigInput, MerchantConfig, FeeRule, Timings, OutcomeRule } from './config';
+export type {
+  SandboxConfig,
+  SandboxConfigInput,
+  MerchantConfig,
+  FeeRule,
+  Timings,
+  OutcomeRule,
+  ReturnRule,
+} from './config';
 export type { FaultConfig } from './faults';
 export type { SandboxState, PayoutStateEntry, PayinStateEntry } from './state';
 export type { CallbackRecord, CallbackPayload, CallbackEventType } from './callbacks';
@@ -34,6 +42,8 @@ export type SandboxHandle = {
   setFaults(faults: Partial<FaultConfig>): void;
   registerPublicKey(merchantCode: string, pem: string): void;
   markPayinPaid(idPayin: string): void;
+  /** SUCCESS → RETURNED now; without a reason the config's manualReturnReason is used. */
+  returnPayout(idPayout: string, reason?: string): void;
   /** Adds (negative: removes) available funds, in minor units. */
   fund(merchantCode: string, currencyCode: string, amountMinor: number): void;
 };
@@ -98,6 +108,7 @@ export async function startSandbox(config?: SandboxConfigInput, opts: StartOptio
     setFaults: (faults) => void ctx.faults.update(faults),
     registerPublicKey: (merchantCode, pem) => void ctx.store.registerPublicKey(merchantCode, pem),
     markPayinPaid: (idPayin) => void ctx.lifecycle.markPayinPaid(idPayin),
+    returnPayout: (idPayout, reason) => void ctx.lifecycle.returnPayout(idPayout, reason),
     fund: (merchantCode, currencyCode, amountMinor) => {
       currencyOf(ctx.config, currencyCode);
       ctx.store.fund(merchantCode, currencyCode, amountMinor);

@@ -1,5 +1,6 @@
-// Timed state machines. Payouts: PENDING → PROCESSING → SUCCESS | FAILED. Payins: PENDING → SUCCESS | FAILED
-// (when paid) or EXPIRED (timer). Every status change after creation sends a callback when a URL was given.
+// Timed state machines. Payouts: PENDING → PROCESSING → SUCCESS | FAILED, then SUCCESS → RETURNED (return rule
+// timer or admin route). Payins: PENDING → SUCCESS | FAILED (when paid) or EXPIRED (timer). Every status change
+// after creation sends a callback when a URL was given.
 import { randomInt } from 'node:crypto';
 import type { SandboxConfig, PaymentOperatorConfig } from './config';
 import type { CallbackDispatcher } from './callbacks';
@@ -38,6 +39,8 @@ export type NewPayin = Pick<
 export class PaymentLifecycle {
   /** Failure decided at creation, applied when processing ends. */
   private readonly plannedPayoutFailures = new Map<string, string>();
+  /** Return decided at creation (return rule), applied payoutReturnMs after SUCCESS. */
+  private readonly plannedPayoutReturns = new Map<string, string>();
 
   constructor(
     private readonly store: SandboxStore,
@@ -58,6 +61,8 @@ export class PaymentLifecycle {
       reservedMinor = total;
       const rule = this.outcomeFor(input.account);
       if (rule) this.plannedPayoutFailures.set(input.idPayout, rule);
+      const returnReason = rule ? undefined : this.returnFor(input.account);
+      if (returnReason) this.plannedPayoutReturns.set(input.idPayout, returnReason);
     } else {
       this.plannedPayoutFailures.set(input.idPayout, this.config.insufficientFundsReason);
     }
@@ -120,6 +125,20 @@ export class PaymentLifecycle {
     return record;
   }
 
+  /** SUCCESS → RETURNED now (admin route / handle). Only a SUCCESS payout can be returned. */
+  returnPayout(idPayout: string, reason?: string): PayoutRecord {
+    const record = this.store.payouts.get(idPayout);
+    if (!record) throw new SandboxError('NOT_FOUND', `payout ${idPayout} does not exist`);
+    if (record.status !== 'SUCCESS') {
+      throw new SandboxError(
+        'INVALID_STATE',
+        `payout ${idPayout} is ${record.status}; only SUCCESS payouts can be returned`,
+      );
+    }
+    this.applyReturn(record, reason ?? this.config.manualReturnReason);
+    return record;
+  }
+
   private finishPayout(record: PayoutRecord): void {
     const balance = this.store.balance(record.merchantCode, record.currencyCode);
     const failure = this.plannedPayoutFailures.get(record.idPayout);
@@ -132,12 +151,28 @@ export class PaymentLifecycle {
     }
     record.reservedMinor = 0;
     this.setPayoutStatus(record, failure ? 'FAILED' : 'SUCCESS');
+    const returnReason = this.plannedPayoutReturns.get(record.idPayout);
+    this.plannedPayoutReturns.delete(record.idPayout);
+    if (!failure && returnReason) {
+      this.timers.after(this.config.timings.payoutReturnMs, () => {
+        // The admin route may have returned it already; a payout is returned once.
+        if (record.status === 'SUCCESS') this.applyReturn(record, returnReason);
+      });
+    }
+  }
+
+  /** The beneficiary's bank sent the money back: the amount is available again, the fee stays charged. */
+  private applyReturn(record: PayoutRecord, reason: string): void {
+    this.store.balance(record.merchantCode, record.currencyCode).availableMinor += record.amountMinor;
+    record.failureReason = reason;
+    this.setPayoutStatus(record, 'RETURNED');
   }
 
   private setPayoutStatus(record: PayoutRecord, status: PayoutStatusValue): void {
     const now = Date.now();
     record.status = status;
-    if (status === 'SUCCESS' || status === 'FAILED') record.processedAt = now;
+    // processedAt follows the latest final status: a return moves it to the time of the return.
+    if (status === 'SUCCESS' || status === 'FAILED' || status === 'RETURNED') record.processedAt = now;
     record.history.push({ status, at: new Date(now).toISOString() });
     if (record.callbackUrl) {
       this.callbacks.send(record.callbackUrl, 'PAYOUT_STATUS_CHANGED', record.idPayout, status);
@@ -157,5 +192,10 @@ export class PaymentLifecycle {
   private outcomeFor(account: Account): string | undefined {
     const rule = this.config.outcomeRules.find((r) => account.accountNumber.endsWith(r.accountNumberEndsWith));
     return rule?.failureReason;
+  }
+
+  private returnFor(account: Account): string | undefined {
+    const rule = this.config.returnRules.find((r) => account.accountNumber.endsWith(r.accountNumberEndsWith));
+    return rule?.returnReason;
   }
 }

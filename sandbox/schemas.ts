@@ -84,3 +84,6 @@ export const TokenByOperationsSchema = z
 export const FundBodySchema = z
   .object({ currencyCode: z.string().regex(/^[A-Z]{3}$/), amount: z.number() })
   .strict();
+
+/** Optional body of POST /_sandbox/payouts/:id/return; without a reason the config's manualReturnReason is used. */
+export const ReturnBodySchema = z.object({ reason: z.string().trim().min(1).max(140).optional() }).strict();

@@ -7,7 +7,7 @@ import { SandboxError } from './errors';
 export type Account = { accountName: string; accountNumber: string };
 export type StatusChange = { status: string; at: string };
 
-export const PAYOUT_STATUSES = ['PENDING', 'PROCESSING', 'SUCCESS', 'FAILED'] as const;
+export const PAYOUT_STATUSES = ['PENDING', 'PROCESSING', 'SUCCESS', 'FAILED', 'RETURNED'] as const;
 export type PayoutStatusValue = (typeof PAYOUT_STATUSES)[number];
 export const PAYIN_STATUSES = ['PENDING', 'SUCCESS', 'EXPIRED', 'FAILED'] as const;
 export type PayinStatusValue = (typeof PAYIN_STATUSES)[number];

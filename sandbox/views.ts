@@ -77,7 +77,8 @@ export function payoutCreatedView(config: SandboxConfig, p: PayoutRecord) {
 }
 
 export function payoutStatusView(config: SandboxConfig, p: PayoutRecord, isTest: boolean) {
-  // A failed payout charges no fee; while in flight the fee shown is the one reserved.
+  // A failed payout charges no fee; while in flight the fee shown is the one reserved. A returned payout keeps
+  // the fee it was charged on SUCCESS: only the amount comes back.
   const fee = p.status === 'FAILED' ? 0 : p.feeMinor;
   return {
     paymentRequested: { money: wireMoney(config, p.amountMinor, p.currencyCode) },

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { requestFacts, type RouteRules, type SandboxContext } from '../context';
 import { SandboxError, parseOr400 } from '../errors';
 import { FaultPatchSchema } from '../faults';
-import { FundBodySchema } from '../schemas';
+import { FundBodySchema, ReturnBodySchema } from '../schemas';
 import { snapshotState } from '../state';
 import { currencyOf, wireMoney } from '../views';
 import { minorFromWire } from '../money';
@@ -44,6 +44,13 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): 
   app.post<{ Params: { id: string } }>('/_sandbox/payins/:id/pay', { config: ADMIN_NONE }, async (request) => {
     const record = ctx.lifecycle.markPayinPaid(request.params.id);
     return { idPayin: record.idPayin, status: record.status, failureReason: record.failureReason };
+  });
+
+  // The body is optional: the pipeline has parsed it when one was sent (json stays undefined otherwise).
+  app.post<{ Params: { id: string } }>('/_sandbox/payouts/:id/return', { config: ADMIN_JSON }, async (request) => {
+    const body = parseOr400(ReturnBodySchema, requestFacts(request).json ?? {}, 'return request');
+    const record = ctx.lifecycle.returnPayout(request.params.id, body.reason);
+    return { idPayout: record.idPayout, status: record.status, failureReason: record.failureReason };
   });
 
   app.post<{ Params: CodeParams }>('/_sandbox/merchants/:code/balances', { config: ADMIN_JSON }, async (request) => {
