@@ -2,6 +2,7 @@
 // process, the CLI, the tests and the benchmarks. No singletons: each context owns its database
 // connection, its key store and one rate limiter per merchant.
 import { join } from 'node:path';
+import type { AxiosAdapter } from 'axios';
 import { GatewayClient } from './gateway/client';
 import { RateLimiterRegistry, type RateLimiter } from './gateway/rate-limiter';
 import type { TokenCredentials } from './gateway/token-manager';
@@ -18,6 +19,8 @@ export interface AppContextOptions {
   keyStore?: KeyStore;
   fetchTimeoutMs?: number;
   logger?: Logger;
+  /** What carries gateway requests; default real HTTP. The simulation's in-process gateway goes here. */
+  httpAdapter?: AxiosAdapter;
 }
 
 export interface AppContext {
@@ -69,6 +72,7 @@ export function createAppContext(options: AppContextOptions): AppContext {
         limiter: limiterFor(profile),
         logger,
         ...(options.fetchTimeoutMs !== undefined ? { timeoutMs: options.fetchTimeoutMs } : {}),
+        ...(options.httpAdapter ? { adapter: options.httpAdapter } : {}),
       });
       clients.set(profileId, { client, stamp });
       return client;

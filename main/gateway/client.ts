@@ -1,6 +1,7 @@
 // The gateway client: one typed function per endpoint of the interface. Requests carry exact
 // amounts (minor units → JSON number literal by currency decimals); answers are read tolerantly
 // and converted back to minor units. Authorization is refreshed once on 401.
+import type { AxiosAdapter } from 'axios';
 import type { JWTPayload } from 'jose';
 import type { z } from 'zod';
 import { currencyDecimals } from '../domain/currencies';
@@ -27,6 +28,8 @@ export interface GatewayClientDeps {
   retryBackoffMs?: number;
   /** Operations the general token asks for; default: everything this app does (appOperations). */
   tokenOperations?: string[];
+  /** What carries the requests; default axios' HTTP (see TransportOptions.adapter). */
+  adapter?: AxiosAdapter;
 }
 
 export interface PayinTokenRequest {
@@ -66,6 +69,7 @@ export class GatewayClient {
       limiter: deps.limiter,
       logger: this.logger,
       ...(deps.retryBackoffMs !== undefined ? { retryBackoffMs: deps.retryBackoffMs } : {}),
+      ...(deps.adapter ? { adapter: deps.adapter } : {}),
     });
     this.tokens = new TokenManager({
       merchantCode: deps.profile.merchantCode,

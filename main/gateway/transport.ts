@@ -4,7 +4,7 @@
 // - a 429 means "not processed": any call waits Retry-After (the limiter pauses everyone) and tries once more;
 // - idempotent calls (GETs, token requests) are retried a bounded number of times on time-out, network or 5xx;
 // - POST creates are never retried here: the engine owns that decision (DESIGN.md §4).
-import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import axios, { type AxiosAdapter, type AxiosInstance, type AxiosResponse } from 'axios';
 import { getProxyForUrl } from 'proxy-from-env';
 import type { Logger } from '../log';
 import { GatewayError, SendCancelledError } from './errors';
@@ -45,6 +45,8 @@ export interface TransportOptions {
   idempotentRetries?: number;
   /** Base backoff between those attempts (default 250 ms, doubled each time). */
   retryBackoffMs?: number;
+  /** What carries requests (default: axios' own HTTP). The simulation puts its gateway model here. */
+  adapter?: AxiosAdapter;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -66,6 +68,7 @@ export class GatewayTransport {
       // goes to one base URL, so ask once. Without a proxy for it, say so and skip the per-request
       // look-up (about a fifth of axios' own time per request); with one, axios applies it as before.
       ...(getProxyForUrl(options.baseUrl) === '' ? { proxy: false as const } : {}),
+      ...(options.adapter ? { adapter: options.adapter } : {}),
     });
   }
 

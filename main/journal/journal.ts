@@ -1,7 +1,6 @@
 // The journal: one SQLite file per profile, the single source of truth for every payment, batch,
 // status observation, balance snapshot and audit entry. Every state change is committed before the
 // engine acts on it (DESIGN.md §4). No token, key or secret is ever written here.
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -161,7 +160,7 @@ export class Journal {
   /** Stores a batch and all its rows as QUEUED in one transaction: all or nothing. */
   createBatch(input: BatchInput): BatchRecord {
     if (input.rows.length === 0) throw new JournalError('EMPTY_BATCH', 'a batch needs at least one payout');
-    const id = input.id ?? randomUUID();
+    const id = input.id ?? globalThis.crypto.randomUUID();
     const at = this.now();
     const totals = totalsOf(input.rows);
     this.durably(() => {

@@ -1,0 +1,44 @@
+// npm run simulate -- --seeds N [--from S] [--steps K]   runs seeds S..S+N-1 (default 1..200, 200 steps)
+// npm run simulate -- --seed S [--steps K]               replays one seed exactly and prints its history
+// --kind TEXT counts only violations whose kind contains TEXT (e.g. "missing").
+// A failing seed is shortened to the fewest steps that still fail, and printed with what happened.
+import { parseArgs } from 'node:util';
+import { report, runSeed, shorten } from './run';
+
+const { values } = parseArgs({
+  options: {
+    seeds: { type: 'string', default: '200' },
+    from: { type: 'string', default: '1' },
+    seed: { type: 'string' },
+    steps: { type: 'string', default: '200' },
+    'keep-going': { type: 'boolean', default: false },
+    'no-shorten': { type: 'boolean', default: false },
+    /** Only violations whose kind contains this text count (to look for one kind of breach). */
+    kind: { type: 'string' },
+  },
+});
+
+const steps = Number(values.steps);
+const seeds = values.seed !== undefined ? [Number(values.seed)] : Array.from({ length: Number(values.seeds) }, (_, i) => Number(values.from) + i);
+let failed = 0;
+let stepsRun = 0;
+const started = performance.now();
+for (const seed of seeds) {
+  const result = await runSeed(seed, steps);
+  stepsRun += result.stats.steps;
+  if (values.kind !== undefined) {
+    const wanted = result.violations.filter((v) => v.kind.includes(values.kind ?? ''));
+    result.violations = wanted.length > 0 ? [...wanted, ...result.violations.filter((v) => !wanted.includes(v))] : [];
+  }
+  if (result.violations.length === 0) {
+    if (values.seed !== undefined) console.log(`seed ${seed}: no violation in ${result.stats.steps} steps (${result.stats.payouts} payouts, ${Math.round(result.stats.simulatedMs / 60_000)} simulated minutes)`);
+    continue;
+  }
+  failed++;
+  const shown = values['no-shorten'] ? result : await shorten(result);
+  console.log(report(shown));
+  if (!values['keep-going']) break;
+}
+const seconds = (performance.now() - started) / 1000;
+console.log(`simulate: ${seeds.length} seed(s) of ${steps} steps, ${failed} failed; ${stepsRun} steps in ${seconds.toFixed(1)} s (${(seeds.length / seconds).toFixed(1)} seeds/s, ${Math.round(stepsRun / seconds)} steps/s)`);
+process.exitCode = failed > 0 ? 1 : 0;

@@ -1,0 +1,110 @@
+// The promises the desk makes, checked against the gateway model (what really happened) and the
+// person's record (what was asked and acknowledged):
+// 1 no intent has more than one attempt the gateway paid or may still pay;
+// 2 every id the gateway stored is in the journal, with what the person asked for;
+// 3 every intent the person confirmed ends resolved and visible (at quiescence);
+// 4 nothing leaves after a pause, cancel or hold was acknowledged;
+// 5 at quiescence the journal says what the gateway says, for every id;
+// 6 the audit chain verifies.
+import type { Journal, PaymentRecord } from '../../main/journal';
+import { MAY_PAY, type GatewayModel } from './gateway-model';
+import type { Person } from './person';
+
+export interface Violation {
+  invariant: 1 | 2 | 3 | 4 | 5 | 6;
+  /** What kind of breach, so a shortened history keeps failing the same way. */
+  kind: string;
+  message: string;
+}
+
+/** Local states that stand for "a person must look at this", shown as such (not silently stuck). */
+const SHOWN_FOR_A_PERSON = new Set(['MISMATCH', 'HELD', 'UNKNOWN', 'MISSING']);
+/** Local states in which nothing was paid, final. */
+const NOT_PAID_FINAL = new Set(['REJECTED', 'CANCELLED', 'DISCARDED']);
+
+export function payoutsOf(journal: Journal): PaymentRecord[] {
+  return [...journal.iterateHistory({ kind: 'payout' })];
+}
+
+export class InvariantChecker {
+  private arrivalsSeen = 0;
+
+  constructor(
+    private readonly model: GatewayModel,
+    private readonly person: Person,
+  ) {}
+
+  /** Checks 1, 2, 4 and 6: they must hold after every step. */
+  always(journal: Journal, now: number): Violation[] {
+    const violations: Violation[] = [];
+    const payouts = payoutsOf(journal);
+    const byId = new Map(payouts.map((p) => [p.id, p]));
+
+    const mayPay = new Map<string, string[]>();
+    for (const g of this.model.payouts.values()) {
+      if (!MAY_PAY.has(this.model.statusOf(g, now))) continue;
+      mayPay.set(g.accountNumber, [...(mayPay.get(g.accountNumber) ?? []), g.id]);
+    }
+    for (const [account, ids] of mayPay) {
+      if (ids.length > 1) violations.push({ invariant: 1, kind: 'paid twice', message: `intent ${account} has ${ids.length} attempts the gateway paid or may pay: ${ids.join(', ')}` });
+    }
+
+    for (const g of this.model.payouts.values()) {
+      const p = byId.get(g.id);
+      const intent = this.person.intentOfAccount(g.accountNumber);
+      if (!p) violations.push({ invariant: 2, kind: 'unknown id', message: `the gateway stored ${g.id}, which the journal does not know` });
+      else if (p.amountMinor !== g.amountMinor || p.accountNumber !== g.accountNumber) {
+        violations.push({ invariant: 2, kind: 'other money', message: `the gateway stored ${g.id} with other money or payee than the journal` });
+      }
+      if (!intent || intent.amountMinor !== g.amountMinor) violations.push({ invariant: 2, kind: 'not asked for', message: `the gateway stored ${g.id}, which no intent of the person asked for` });
+    }
+
+    for (const arrival of this.model.arrivals.slice(this.arrivalsSeen)) {
+      const p = byId.get(arrival.id);
+      const subjects = [arrival.id, ...(p?.batchId ? [p.batchId] : [])];
+      const ack = this.person.acks.find((a) => subjects.includes(a.subject) && a.at <= arrival.at && (a.liftedAt === null || a.liftedAt > arrival.at));
+      if (ack) violations.push({ invariant: 4, kind: `left after ${ack.kind}`, message: `${arrival.id} reached the gateway at ${arrival.at} after a ${ack.kind} of ${ack.subject} was acknowledged at ${ack.at}` });
+    }
+    this.arrivalsSeen = this.model.arrivals.length;
+
+    const audit = journal.verifyAudit();
+    if (!audit.ok) violations.push({ invariant: 6, kind: 'audit', message: `the audit chain does not verify: ${JSON.stringify(audit)}` });
+    return violations;
+  }
+
+  /** Checks 3 and 5, once everything that can settle has settled. */
+  atQuiescence(journal: Journal, now: number): Violation[] {
+    const violations: Violation[] = [];
+    const payouts = payoutsOf(journal);
+    const paused = (p: PaymentRecord) => p.batchId !== null && journal.getBatch(p.batchId)?.state === 'PAUSED';
+
+    for (const p of payouts) {
+      const g = this.model.payouts.get(p.id);
+      const visible = g && !this.model.hidden(g, now) ? g : undefined;
+      const shown = `${p.id} is ${p.state}/${p.status} in the journal`;
+      if (visible) {
+        const status = this.model.statusOf(visible, now);
+        if (p.state !== 'ACCEPTED' || p.gatewayStatus !== status) violations.push({ invariant: 5, kind: `${p.state}/${p.gatewayStatus ?? '-'} vs ${status}`, message: `${shown}, the gateway has it ${status}` });
+      } else if (g?.forgotten) {
+        if (p.state !== 'MISSING') violations.push({ invariant: 5, kind: 'missing not shown', message: `${shown}; the gateway no longer knows it, and the desk does not say so` });
+      } else if (p.state === 'ACCEPTED') {
+        violations.push({ invariant: 5, kind: 'accepted, unknown at gateway', message: `${shown}, the gateway has no such payout` });
+      } else if (!NOT_PAID_FINAL.has(p.state) && !SHOWN_FOR_A_PERSON.has(p.state) && !paused(p)) {
+        violations.push({ invariant: 5, kind: 'unsent, not held', message: `${shown} and was never sent, yet nothing holds it back` });
+      }
+    }
+
+    const attempts = new Map<string, PaymentRecord[]>();
+    for (const p of payouts) attempts.set(p.accountNumber, [...(attempts.get(p.accountNumber) ?? []), p]);
+    for (const intent of this.person.intents) {
+      if (!intent.confirmed) continue;
+      const mine = attempts.get(intent.accountNumber) ?? [];
+      if (mine.length === 0) violations.push({ invariant: 3, kind: 'lost', message: `intent ${intent.accountNumber} was confirmed and is nowhere in the journal` });
+      for (const p of mine) {
+        const resolved = p.isFinal || NOT_PAID_FINAL.has(p.state) || SHOWN_FOR_A_PERSON.has(p.state) || paused(p);
+        if (!resolved) violations.push({ invariant: 3, kind: `unresolved ${p.state}`, message: `intent ${intent.accountNumber}: attempt ${p.id} is still ${p.state}/${p.status}` });
+      }
+    }
+    return violations;
+  }
+}

@@ -1,0 +1,68 @@
+// What the simulated person knows and intends: every intent (what they asked to pay: one payee and
+// amount, with an account number of its own, so every gateway payment can be traced back to the
+// intent it pays), the batches they submitted, and what the desk acknowledged to them (a pause, a
+// cancel, a hold) from which moment on. The invariants are checked against this record.
+import type { Outcome } from './steps';
+
+export interface Intent {
+  no: number;
+  accountNumber: string;
+  accountName: string;
+  amountMinor: number;
+  /** The person asked the desk to pay it (a create or a submitted batch row the desk took). */
+  confirmed: boolean;
+  /** The desk's answer left the person believing nothing was kept: they will enter it again. */
+  reenter: boolean;
+}
+
+export interface Acknowledgement {
+  kind: 'pause' | 'cancel' | 'hold';
+  /** A batch id (pause, cancel) or a payout id (hold). */
+  subject: string;
+  at: number;
+  /** Set when the person lifted it again (resume, release). */
+  liftedAt: number | null;
+}
+
+const SUFFIX: Record<Outcome, string> = { pays: '1234', fails: '0000', returns: '9999' };
+
+export class Person {
+  readonly intents: Intent[] = [];
+  readonly batches: string[] = [];
+  readonly acks: Acknowledgement[] = [];
+  private ids = 0;
+
+  newIntent(outcome: Outcome, amountMinor: number): Intent {
+    const no = this.intents.length + 1;
+    const intent: Intent = {
+      no,
+      accountNumber: `SIM-${no}-${SUFFIX[outcome]}`,
+      accountName: `Payee ${no}`,
+      amountMinor,
+      confirmed: false,
+      reenter: false,
+    };
+    this.intents.push(intent);
+    return intent;
+  }
+
+  intentOfAccount(accountNumber: string): Intent | undefined {
+    const no = Number(/^SIM-(\d+)-/.exec(accountNumber)?.[1]);
+    return Number.isInteger(no) ? this.intents[no - 1] : undefined;
+  }
+
+  /** The id a person's screen would have generated (deterministic, so runs replay exactly). */
+  newPayoutId(prefix: string): string {
+    this.ids++;
+    return `${prefix}${this.ids}`;
+  }
+
+  acknowledge(kind: Acknowledgement['kind'], subject: string, at: number): void {
+    if (this.acks.some((a) => a.kind === kind && a.subject === subject && a.liftedAt === null)) return;
+    this.acks.push({ kind, subject, at, liftedAt: null });
+  }
+
+  lift(kind: Acknowledgement['kind'], subject: string, at: number): void {
+    for (const a of this.acks) if (a.kind === kind && a.subject === subject && a.liftedAt === null) a.liftedAt = at;
+  }
+}

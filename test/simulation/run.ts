@@ -1,0 +1,138 @@
+// One simulated history from start to quiescence, with the invariants checked after every step, and
+// the shortening of a failing history to the fewest steps that still fail.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import FakeTimers from '@sinonjs/fake-timers';
+import { MemoryKeyStore } from '../../main/keys/key-store';
+import { GatewayModel } from './gateway-model';
+import { InvariantChecker, type Violation } from './invariants';
+import { Person } from './person';
+import { Prng } from './prng';
+import { prepareHome } from './sim-desk';
+import { describeStep, drawHistory, type Step } from './steps';
+import { World } from './world';
+
+export interface RunResult {
+  seed: number;
+  steps: Step[];
+  violations: Violation[];
+  /** Index of the step after which the first violation was seen; steps.length for quiescence. */
+  failedAt: number | null;
+  /** What happened, in order (person, desk and gateway lines), for a failure report. */
+  log: string[];
+  stats: { steps: number; payouts: number; simulatedMs: number };
+}
+
+const START = Date.UTC(2026, 10, 2, 9, 0, 0);
+/** A RAM-backed folder where there is one: the journals are real SQLite files, only faster to sync. */
+const SCRATCH = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+
+export async function runHistory(seed: number, steps: Step[]): Promise<RunResult> {
+  const home = mkdtempSync(join(SCRATCH, 'desk-sim-'));
+  const clock = FakeTimers.install({
+    now: START,
+    toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'Date', 'performance'],
+  });
+  const keyStore = new MemoryKeyStore();
+  // Ids the desk makes itself (retry rows, batches) come from the seed too, so a run replays exactly.
+  const uuids = new Prng(seed).fork(2);
+  const hex = (n: number) => Array.from({ length: n }, () => uuids.int(0, 15).toString(16)).join('');
+  const randomUUID = crypto.randomUUID;
+  crypto.randomUUID = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}` as ReturnType<typeof randomUUID>;
+  const model = new GatewayModel(new Prng(seed).fork(1));
+  const person = new Person();
+  const checker = new InvariantChecker(model, person);
+  let world: World | undefined;
+  const result: RunResult = { seed, steps, violations: [], failedAt: null, log: [], stats: { steps: 0, payouts: 0, simulatedMs: 0 } };
+  try {
+    await prepareHome(home, keyStore);
+    world = new World(clock, home, keyStore, model, person);
+    await world.during(world.desk.engine());
+    for (const [index, step] of steps.entries()) {
+      await world.execute(step);
+      await world.advance(step.after);
+      await world.afterStep();
+      result.stats.steps++;
+      const violations = checker.always(world.desk.journal(), clock.now);
+      if (violations.length > 0) {
+        result.violations = violations;
+        result.failedAt = index;
+        break;
+      }
+    }
+    if (result.failedAt === null) {
+      await world.quiesce();
+      const journal = world.desk.journal();
+      const violations = [...checker.always(journal, clock.now), ...checker.atQuiescence(journal, clock.now)];
+      if (violations.length > 0) {
+        result.violations = violations;
+        result.failedAt = steps.length;
+      }
+    }
+    result.stats.payouts = model.payouts.size;
+    result.stats.simulatedMs = clock.now - START;
+    return result;
+  } finally {
+    result.log = mergeLogs(world?.log ?? [], model.trace);
+    if (world && world.alive) {
+      const closing = world.desk.quit();
+      let closed = false;
+      void closing.finally(() => (closed = true)).catch(() => undefined);
+      for (let i = 0; !closed && i < 200; i++) await clock.tickAsync(100);
+    }
+    clock.uninstall();
+    crypto.randomUUID = randomUUID;
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+export function runSeed(seed: number, stepCount: number): Promise<RunResult> {
+  return runHistory(seed, drawHistory(seed, stepCount));
+}
+
+/**
+ * The shortest history found that still breaks an invariant of the same number: whole chunks of steps
+ * are dropped while the failure stays, then single steps (delta debugging, one pass per chunk size).
+ */
+export async function shorten(failure: RunResult, budget = 400): Promise<RunResult> {
+  const first = failure.violations[0];
+  let best = failure;
+  let steps = failure.steps.slice(0, (failure.failedAt ?? failure.steps.length) + 1);
+  let runs = 0;
+  const stillFails = async (candidate: Step[]): Promise<RunResult | null> => {
+    runs++;
+    const r = await runHistory(failure.seed, candidate);
+    return r.violations.some((v) => v.invariant === first?.invariant && v.kind === first.kind) ? r : null;
+  };
+  const trimmed = await stillFails(steps);
+  if (trimmed) best = trimmed;
+  else steps = failure.steps;
+  for (let chunk = Math.max(1, Math.floor(steps.length / 2)); chunk >= 1 && runs < budget; chunk = Math.floor(chunk / 2)) {
+    for (let start = 0; start < steps.length && runs < budget; ) {
+      const candidate = [...steps.slice(0, start), ...steps.slice(start + chunk)];
+      const r = candidate.length > 0 ? await stillFails(candidate) : null;
+      if (r) {
+        steps = candidate;
+        best = r;
+      } else start += chunk;
+    }
+  }
+  return best;
+}
+
+export function report(r: RunResult): string {
+  const lines = [`seed ${r.seed}: ${r.violations.length} violation(s) after step ${r.failedAt === r.steps.length ? 'quiescence' : (r.failedAt ?? 0) + 1} of ${r.steps.length}`];
+  for (const v of r.violations) lines.push(`  invariant ${v.invariant} (${v.kind}): ${v.message}`);
+  lines.push('  history:');
+  r.steps.forEach((s, i) => lines.push(`    ${i + 1}. ${describeStep(s)}`));
+  lines.push('  what happened:');
+  for (const line of r.log) lines.push(`    ${line}`);
+  return lines.join('\n');
+}
+
+function mergeLogs(a: string[], b: string[]): string[] {
+  const at = (line: string) => Number(line.split(' ', 1)[0]);
+  return [...a, ...b].map((line, i) => ({ line, i })).sort((x, y) => at(x.line) - at(y.line) || x.i - y.i).map(({ line }) => `${new Date(at(line)).toISOString().slice(11, 23)} ${line.slice(line.indexOf(' ') + 1)}`);
+}

@@ -1,0 +1,78 @@
+// One run of the desk "process" in the simulation, on the production wiring: the app context, the
+// DeskRuntime and the desk services the IPC handlers and the CLI use, over real SQLite files in a
+// data folder that survives crashes. Only the network is replaced (the gateway model's adapter).
+import { createAppContext, type AppContext } from '../../main/context';
+import type { PayoutEngine } from '../../main/engine';
+import { createDeskServices } from '../../main/ipc/areas';
+import { createDeskEvents } from '../../main/ipc/events';
+import { createDeskRuntime, type DeskRuntime } from '../../main/ipc/runtime';
+import type { DeskServices } from '../../main/ipc/services';
+import type { Journal } from '../../main/journal';
+import type { MemoryKeyStore } from '../../main/keys/key-store';
+import { silentLogger } from '../../main/log';
+import type { GatewayModel } from './gateway-model';
+
+export const SIM_PROFILE = 'sim';
+const SIM_SECRET = 'simulated-merchant-secret';
+
+export interface SimDesk {
+  readonly generation: number;
+  readonly ctx: AppContext;
+  readonly runtime: DeskRuntime;
+  readonly services: DeskServices;
+  /** The profile's journal, as this desk process has it open. */
+  journal(): Journal;
+  /** Crashed or quit: this process does nothing more. */
+  readonly dead: boolean;
+  /** The started engine (started on first use, like the app does at launch). */
+  engine(): Promise<PayoutEngine>;
+  /** An abrupt end: nothing more is written, no answer reaches it, nothing is flushed. */
+  crash(): void;
+  /** The user quits: the runtime closes as the app does. */
+  quit(): Promise<void>;
+}
+
+/** Creates the data folder's profile once (a merchant secret in the keychain; no key files to read). */
+export async function prepareHome(home: string, keyStore: MemoryKeyStore): Promise<void> {
+  const ctx = createAppContext({ home, keyStore });
+  try {
+    ctx.profiles.add({ id: SIM_PROFILE, name: 'Simulation', baseUrl: 'https://gateway.sim.invalid', merchantCode: 'SIM-MERCHANT', useDeprecatedSecret: true });
+    ctx.profiles.setCurrent(SIM_PROFILE);
+    await ctx.keys.setDeprecatedSecret(SIM_PROFILE, SIM_SECRET);
+  } finally {
+    ctx.close();
+  }
+}
+
+export function openSimDesk(home: string, keyStore: MemoryKeyStore, model: GatewayModel, generation: number): SimDesk {
+  const ctx = createAppContext({ home, keyStore, httpAdapter: model.adapter(generation), fetchTimeoutMs: 15_000 });
+  const events = createDeskEvents();
+  const runtime = createDeskRuntime(ctx, events, silentLogger);
+  const services = createDeskServices(runtime, { name: 'Payout Desk (simulation)', version: 'sim', platform: 'sim', demoAvailable: false }, null);
+  let dead = false;
+  return {
+    get dead() {
+      return dead;
+    },
+    generation,
+    ctx,
+    runtime,
+    services,
+    journal: () => runtime.journalFor(SIM_PROFILE),
+    engine: () => runtime.engineFor(SIM_PROFILE),
+    crash() {
+      dead = true;
+      model.disconnect(generation);
+      const journal = runtime.journalFor(SIM_PROFILE);
+      // Closing the connection directly drops what close() would flush: a crash stores nothing more.
+      if (journal.db.open) journal.db.close();
+      // Its timers would keep firing into a closed journal; a dead process has none.
+      void runtime.reset(SIM_PROFILE).catch(() => undefined);
+    },
+    async quit() {
+      dead = true;
+      await runtime.close();
+      ctx.close();
+    },
+  };
+}

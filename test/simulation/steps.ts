@@ -1,0 +1,106 @@
+// The simulated history: a list of steps drawn from a seed. A step names what a person or the gateway
+// does; where it acts on something that exists only at run time (a batch, a payout), it carries a
+// number in [0, 1) that picks among what exists then. So any sub-list of a history is itself a valid
+// history, which is what lets a failure be shortened to the few steps that still make it fail.
+import type { CreateFault } from './gateway-model';
+import { Prng } from './prng';
+
+export type Outcome = 'pays' | 'fails' | 'returns';
+
+export type Step =
+  | { kind: 'single'; outcome: Outcome; after: number }
+  | { kind: 'batch'; outcomes: Outcome[]; after: number }
+  | { kind: 'pause' | 'resume' | 'cancel' | 'retry'; pick: number; after: number }
+  | { kind: 'release' | 'discard'; pick: number; after: number }
+  | { kind: 'wrong-key' | 'fix-key' | 'crash' | 'quit' | 'crash-on-next-create' | 'reenter'; after: number }
+  | { kind: 'create-faults'; faults: CreateFault[]; after: number }
+  | { kind: 'rate-burst'; ms: number; after: number }
+  | { kind: 'hide' | 'forget' | 'return'; pick: number; ms: number; after: number }
+  | { kind: 'wait'; ms: number; after: number };
+
+export type StepKind = Step['kind'];
+
+const FAULTS: readonly CreateFault[] = ['store-no-answer', 'fail-before-store', 'server-error-after-store', 'reset-after-store', 'land-late'];
+
+/** How often each step is drawn (relative weights). */
+const WEIGHTS: readonly [StepKind, number][] = [
+  ['single', 10],
+  ['batch', 8],
+  ['pause', 4],
+  ['resume', 4],
+  ['cancel', 3],
+  ['retry', 6],
+  ['release', 3],
+  ['discard', 1],
+  ['wrong-key', 2],
+  ['fix-key', 3],
+  ['crash', 3],
+  ['crash-on-next-create', 2],
+  ['quit', 1],
+  ['reenter', 3],
+  ['create-faults', 8],
+  ['rate-burst', 2],
+  ['hide', 2],
+  ['forget', 1],
+  ['return', 3],
+  ['wait', 10],
+];
+const TOTAL_WEIGHT = WEIGHTS.reduce((sum, [, w]) => sum + w, 0);
+
+function outcome(rng: Prng): Outcome {
+  const r = rng.next();
+  return r < 0.25 ? 'fails' : r < 0.4 ? 'returns' : 'pays';
+}
+
+function drawKind(rng: Prng): StepKind {
+  let r = rng.next() * TOTAL_WEIGHT;
+  for (const [kind, weight] of WEIGHTS) {
+    r -= weight;
+    if (r < 0) return kind;
+  }
+  return 'wait';
+}
+
+export function drawStep(rng: Prng): Step {
+  const kind = drawKind(rng);
+  // Mostly a short pause between two actions, sometimes a long one (statuses settle meanwhile).
+  const after = rng.chance(0.15) ? rng.int(5_000, 60_000) : rng.int(0, 1_500);
+  switch (kind) {
+    case 'single':
+      return { kind, outcome: outcome(rng), after };
+    case 'batch':
+      return { kind, outcomes: Array.from({ length: rng.int(1, 6) }, () => outcome(rng)), after };
+    case 'pause':
+    case 'resume':
+    case 'cancel':
+    case 'retry':
+    case 'release':
+    case 'discard':
+      return { kind, pick: rng.next(), after };
+    case 'create-faults':
+      return { kind, faults: Array.from({ length: rng.int(1, 3) }, () => rng.pick(FAULTS)), after };
+    case 'rate-burst':
+      return { kind, ms: rng.int(500, 5_000), after };
+    case 'hide':
+    case 'forget':
+    case 'return':
+      return { kind, pick: rng.next(), ms: rng.int(1_000, 120_000), after };
+    case 'wait':
+      return { kind, ms: rng.int(1_000, 120_000), after };
+    default:
+      return { kind, after };
+  }
+}
+
+export function drawHistory(seed: number, steps: number): Step[] {
+  const rng = new Prng(seed);
+  return Array.from({ length: steps }, () => drawStep(rng));
+}
+
+export function describeStep(step: Step): string {
+  const { kind, after, ...rest } = step;
+  const detail = Object.entries(rest)
+    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(3) : String(v)}`)
+    .join(' ');
+  return `${kind}${detail ? ` ${detail}` : ''}${after ? ` (then ${after} ms)` : ''}`;
+}

@@ -1,0 +1,292 @@
+// Carries out the steps of a history: the person acts through the same IPC handlers the renderer
+// calls (schemas, services, error mapping), the gateway model misbehaves when told, and the desk
+// process crashes, quits and starts again over the same files. Time is the fake clock's: the desk's
+// timers, back-offs, polls and the model's latencies all run on it, so a run depends on its steps only.
+import type { Clock } from '@sinonjs/fake-timers';
+import { PAYOUT_CSV_FIELDS } from '../../main/csv/headers';
+import { createIpcHandlers } from '../../main/ipc/handlers';
+import type { MemoryKeyStore } from '../../main/keys/key-store';
+import type { IpcHandlerMap, Result } from '../../preload/api';
+import type { GatewayModel } from './gateway-model';
+import type { Intent, Person } from './person';
+import { payoutsOf } from './invariants';
+import { openSimDesk, type SimDesk } from './sim-desk';
+import type { Outcome, Step } from './steps';
+
+/** Longest a person waits for one answer before giving up on it (the desk may have crashed meanwhile). */
+const PATIENCE_MS = 60_000;
+const TICK_MS = 50;
+
+type Settled<T> = { settled: true; value: T } | { settled: false };
+
+/** Statuses the results screen offers for "retry failed rows" when the desk does not say itself. */
+const FAILED_LOOKING = new Set(['FAILED', 'REJECTED', 'CANCELLED', 'EXPIRED', 'RETURNED']);
+
+export class World {
+  desk: SimDesk;
+  private handlers: IpcHandlerMap;
+  private generation = 1;
+  private batchFiles = 0;
+  readonly log: string[] = [];
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly home: string,
+    private readonly keyStore: MemoryKeyStore,
+    readonly model: GatewayModel,
+    readonly person: Person,
+  ) {
+    this.desk = openSimDesk(home, keyStore, model, this.generation);
+    this.handlers = createIpcHandlers(this.desk.services);
+  }
+
+  get now(): number {
+    return this.clock.now;
+  }
+
+  get alive(): boolean {
+    return !this.desk.dead;
+  }
+
+  /** Lets `ms` of simulated time pass. */
+  async advance(ms: number): Promise<void> {
+    await this.clock.tickAsync(ms);
+  }
+
+  /** Waits for `work` while time passes, as a person would, up to PATIENCE_MS. */
+  async during<T>(work: Promise<T>, patienceMs = PATIENCE_MS): Promise<Settled<T>> {
+    let outcome: Settled<T> = { settled: false };
+    work.then(
+      (value) => (outcome = { settled: true, value }),
+      () => undefined,
+    );
+    await this.clock.tickAsync(0);
+    for (let waited = 0; !outcome.settled && waited < patienceMs && this.alive; waited += TICK_MS) await this.clock.tickAsync(TICK_MS);
+    return outcome;
+  }
+
+  async call<T>(channel: keyof IpcHandlerMap, args: unknown): Promise<Result<T> | null> {
+    const handler = this.handlers[channel] as (a: unknown) => Promise<Result<T>>;
+    const answer = await this.during(handler(args));
+    return answer.settled ? answer.value : null;
+  }
+
+  /** The desk process starts (again) over the same data folder, and starts its engine as the app does. */
+  async start(): Promise<void> {
+    this.generation++;
+    this.desk = openSimDesk(this.home, this.keyStore, this.model, this.generation);
+    this.handlers = createIpcHandlers(this.desk.services);
+    await this.during(this.desk.engine());
+  }
+
+  async crash(): Promise<void> {
+    this.log.push(`${this.now} desk crashed`);
+    this.desk.crash();
+    await this.start();
+  }
+
+  async execute(step: Step): Promise<void> {
+    switch (step.kind) {
+      case 'single':
+        return this.single(this.person.newIntent(step.outcome, this.amount()));
+      case 'batch':
+        return this.batch(step.outcomes);
+      case 'pause':
+      case 'resume':
+      case 'cancel':
+        return this.control(step.kind, step.pick);
+      case 'retry':
+        return this.retry(step.pick);
+      case 'release':
+      case 'discard':
+        return this.decideHeld(step.kind, step.pick);
+      case 'wrong-key':
+        this.model.keyRefused = true;
+        return;
+      case 'fix-key':
+        this.model.keyRefused = false;
+        return;
+      case 'crash':
+        return this.crash();
+      case 'crash-on-next-create':
+        this.model.onCreateArrived = () => {
+          this.model.onCreateArrived = null;
+          this.log.push(`${this.now} desk crashed as a create reached the gateway`);
+          this.desk.crash();
+        };
+        return;
+      case 'quit': {
+        const desk = this.desk;
+        const closing = desk.quit();
+        // Quitting waits for the requests on the wire; time passes meanwhile.
+        let closed = false;
+        void closing.finally(() => (closed = true));
+        for (let waited = 0; !closed && waited < PATIENCE_MS; waited += TICK_MS) await this.clock.tickAsync(TICK_MS);
+        return this.start();
+      }
+      case 'reenter':
+        return this.reenter();
+      case 'create-faults':
+        this.model.createFaults.push(...step.faults);
+        return;
+      case 'rate-burst':
+        this.model.rateBurstUntil = this.now + step.ms;
+        return;
+      case 'hide':
+      case 'forget':
+      case 'return':
+        return this.gatewayChange(step.kind, step.pick, step.ms);
+      case 'wait':
+        return this.advance(step.ms);
+    }
+  }
+
+  /** A crash armed for a create that never came, or a desk that crashed during a step, is started again. */
+  async afterStep(): Promise<void> {
+    if (!this.alive) await this.start();
+  }
+
+  private amount(): number {
+    return 100 + ((this.person.intents.length * 7919) % 100_000);
+  }
+
+  private payoutInput(intent: Intent, idPayout: string) {
+    return {
+      idPayout,
+      amount: `${Math.trunc(intent.amountMinor / 100)}.${String(intent.amountMinor % 100).padStart(2, '0')}`,
+      currencyCode: 'EUR',
+      accountName: intent.accountName,
+      accountNumber: intent.accountNumber,
+      paymentOperatorCode: 'EU_SEPA',
+      paymentMethodCode: 'BANK_TRANSFER',
+      emailAddress: `payee${intent.no}@example.com`,
+      reference: `intent ${intent.no}`,
+    };
+  }
+
+  private async single(intent: Intent): Promise<void> {
+    const id = this.person.newPayoutId('p');
+    const answer = await this.call<{ state?: string }>('payouts:create', this.payoutInput(intent, id));
+    this.log.push(`${this.now} person sent single ${id} for intent ${intent.no}: ${describe(answer)}`);
+    intent.confirmed = true;
+    if (answer === null) {
+      // No answer (the desk went down): the person looks for it after the restart.
+      await this.afterStep();
+      intent.reenter = !this.desk.journal().getPayment('payout', id);
+    } else if (answer.ok) {
+      if (answer.data.state === 'HELD') this.person.acknowledge('hold', id, this.now);
+    } else if (answer.error.code === 'PAYOUT_HELD') {
+      this.person.acknowledge('hold', id, this.now);
+    } else {
+      // The desk did not say the payout is kept: a person enters it again once things look fixed.
+      intent.reenter = true;
+    }
+  }
+
+  private async reenter(): Promise<void> {
+    if (this.model.keyRefused) return;
+    for (const intent of this.person.intents.filter((i) => i.reenter)) {
+      intent.reenter = false;
+      await this.single(intent);
+    }
+  }
+
+  private async batch(outcomes: Outcome[]): Promise<void> {
+    const intents = outcomes.map((o) => this.person.newIntent(o, this.amount()));
+    this.batchFiles++;
+    const lines = [PAYOUT_CSV_FIELDS.join(',')];
+    for (const intent of intents) {
+      const input = this.payoutInput(intent, this.person.newPayoutId('b'));
+      lines.push(PAYOUT_CSV_FIELDS.map((f) => (f in input ? String(input[f as keyof typeof input]) : '')).join(','));
+    }
+    const bytes = new TextEncoder().encode(`${lines.join('\r\n')}\r\n`);
+    const validation = await this.call<{ validationId: string; warnings: { rowNumber: number }[]; errors: unknown[] }>('batches:validateFile', {
+      source: { kind: 'bytes', fileName: `sim-${this.batchFiles}.csv`, bytes },
+    });
+    if (!validation?.ok || validation.data.errors.length > 0) {
+      this.log.push(`${this.now} person's file ${this.batchFiles} did not validate: ${describe(validation)}`);
+      return;
+    }
+    const submitted = await this.call<{ id: string }>('batches:submit', {
+      validationId: validation.data.validationId,
+      confirmedWarningRows: [...new Set(validation.data.warnings.map((w) => w.rowNumber))],
+    });
+    this.log.push(`${this.now} person submitted file ${this.batchFiles} (${intents.length} rows): ${describe(submitted)}`);
+    if (submitted?.ok) {
+      this.person.batches.push(submitted.data.id);
+      for (const intent of intents) intent.confirmed = true;
+    } else if (submitted === null) {
+      await this.afterStep();
+      const known = new Set(payoutsOf(this.desk.journal()).map((p) => p.accountNumber));
+      for (const intent of intents) intent.confirmed = known.has(intent.accountNumber);
+    }
+  }
+
+  private batchesIn(states: string[]): string[] {
+    const journal = this.desk.journal();
+    return this.person.batches.filter((id) => states.includes(journal.getBatch(id)?.state ?? ''));
+  }
+
+  private async control(verb: 'pause' | 'resume' | 'cancel', pick: number): Promise<void> {
+    const candidates = this.batchesIn(verb === 'pause' ? ['RUNNING'] : verb === 'resume' ? ['PAUSED'] : ['RUNNING', 'PAUSED']);
+    const batchId = candidates[Math.floor(pick * candidates.length)];
+    if (!batchId) return;
+    const answer = await this.call(`batches:${verb}`, { batchId });
+    this.log.push(`${this.now} person ${verb}d batch ${batchId}: ${describe(answer)}`);
+    if (!answer?.ok) return;
+    if (verb === 'resume') this.person.lift('pause', batchId, this.now);
+    else this.person.acknowledge(verb, batchId, this.now);
+  }
+
+  private async retry(pick: number): Promise<void> {
+    const batchId = this.person.batches[Math.floor(pick * this.person.batches.length)];
+    if (!batchId) return;
+    const results = await this.call<{ idPayout: string; status: string; retryable?: boolean }[]>('batches:results', { batchId });
+    if (!results?.ok) return;
+    const rows = results.data.filter((r) => r.retryable ?? FAILED_LOOKING.has(r.status.toUpperCase()));
+    if (rows.length === 0) return;
+    const answer = await this.call<{ id: string }>('batches:retryFailed', { batchId, idPayouts: rows.map((r) => r.idPayout) });
+    this.log.push(`${this.now} person retried ${rows.length} failed row(s) of ${batchId} (${rows.map((r) => r.idPayout).join(', ')}): ${describe(answer)}`);
+    if (answer?.ok) this.person.batches.push(answer.data.id);
+  }
+
+  private async decideHeld(verb: 'release' | 'discard', pick: number): Promise<void> {
+    const channel = `payouts:${verb}` as keyof IpcHandlerMap;
+    if (!(channel in this.handlers)) return;
+    const held = payoutsOf(this.desk.journal()).filter((p) => p.state === 'HELD');
+    const p = held[Math.floor(pick * held.length)];
+    if (!p) return;
+    const answer = await this.call(channel, { idPayout: p.id });
+    this.log.push(`${this.now} person ${verb}d held ${p.id}: ${describe(answer)}`);
+    if (answer?.ok && verb === 'release') this.person.lift('hold', p.id, this.now);
+  }
+
+  private gatewayChange(kind: 'hide' | 'forget' | 'return', pick: number, ms: number): void {
+    const now = this.now;
+    const stored = [...this.model.payouts.values()].filter((p) => (kind === 'return' ? this.model.statusOf(p, now) === 'SUCCESS' : !p.forgotten));
+    const p = stored[Math.floor(pick * stored.length)];
+    if (!p) return;
+    if (kind === 'return') this.model.returnPayout(p.id, now);
+    else if (kind === 'forget') p.forgotten = true;
+    else p.hiddenUntil = now + ms;
+    this.log.push(`${now} gateway ${kind === 'hide' ? `hides ${p.id} for ${ms} ms` : kind === 'forget' ? `forgets ${p.id}` : `returns ${p.id}`}`);
+  }
+
+  /** Faults end, the person fixes the key and re-enters what they believe was not kept; then time passes. */
+  async quiesce(): Promise<void> {
+    this.model.createFaults.length = 0;
+    this.model.rateBurstUntil = 0;
+    this.model.onCreateArrived = null;
+    this.model.keyRefused = false;
+    for (const p of this.model.payouts.values()) p.hiddenUntil = 0;
+    await this.afterStep();
+    await this.reenter();
+    await this.advance(45 * 60_000);
+  }
+}
+
+function describe(answer: Result<unknown> | null): string {
+  if (answer === null) return 'no answer';
+  if (answer.ok) return 'ok';
+  return `${answer.error.code}: ${answer.error.message}`;
+}
