@@ -253,7 +253,7 @@ export class World {
   private async decideHeld(verb: 'release' | 'discard', pick: number): Promise<void> {
     const channel = `payouts:${verb}` as keyof IpcHandlerMap;
     if (!(channel in this.handlers)) return;
-    const held = payoutsOf(this.desk.journal()).filter((p) => p.state === 'HELD');
+    const held = payoutsOf(this.desk.journal()).filter((p) => (p.state as string) === 'HELD');
     const p = held[Math.floor(pick * held.length)];
     if (!p) return;
     const answer = await this.call(channel, { idPayout: p.id });
