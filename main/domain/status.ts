@@ -4,6 +4,15 @@
 
 export const DEFAULT_FINAL_STATUSES = ['SUCCESS', 'FAILED', 'REJECTED', 'CANCELLED', 'EXPIRED', 'RETURNED'] as const;
 
+/**
+ * Final gateway statuses in which no money left the merchant (or it came back): only an intent whose
+ * every attempt ended in one of these may be tried again under a new id.
+ */
+export const NOT_PAID_STATUSES = ['FAILED', 'REJECTED', 'CANCELLED', 'EXPIRED', 'RETURNED'] as const;
+
+/** Final statuses that can still change later (a paid payout can be returned): read again for a while. */
+export const RECHECKED_STATUSES = ['SUCCESS'] as const;
+
 /** Client-side life of a payout before the gateway reports its own status. */
 export const LOCAL_STATES = ['DRAFT', 'QUEUED', 'SENDING', 'ACCEPTED'] as const;
 export type LocalState = (typeof LOCAL_STATES)[number];

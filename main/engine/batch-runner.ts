@@ -73,9 +73,9 @@ export class BatchRun {
     const batch = journal.getBatch(this.batchId);
     if (halt) journal.setBatchState(this.batchId, 'PAUSED', halt.message);
     else if (!this.abort.signal.aborted && batch?.state === 'RUNNING') {
-      const left = journal.unsentPayments('payout', this.batchId).length;
-      // Rows left unsent without a stop (a failing row) keep the batch RUNNING so a resume picks them up.
-      if (left === 0) journal.setBatchState(this.batchId, 'COMPLETED');
+      // Rows sending can still move (a failing row) keep the batch RUNNING so a resume picks them up;
+      // unknown rows whose re-send was refused are settled by reads alone, not by this run.
+      if (journal.sendableCount(this.batchId) === 0) journal.setBatchState(this.batchId, 'COMPLETED');
     }
     this.progress(true);
     const final = journal.getBatch(this.batchId);
@@ -106,7 +106,7 @@ export function batchProgress(journal: Journal, batchId: string, ratePerSec = 0)
   const batch = journal.getBatch(batchId);
   if (!batch) throw new Error(`no batch ${batchId} in the journal`);
   const counts = journal.batchCounts(batchId);
-  const unsent = counts.byState.QUEUED + counts.byState.SENDING;
+  const unsent = counts.byState.QUEUED + counts.byState.SENDING + counts.byState.UNKNOWN;
   return {
     batchId,
     state: batch.state,

@@ -3,9 +3,10 @@
 // emits events for the UI. Every decision it takes is first written to the journal, so stopping it
 // at any moment (quit or crash) loses nothing and pays nothing twice: start() picks up from there.
 import { EventEmitter } from 'node:events';
-import { DEFAULT_FINAL_STATUSES } from '../domain/status';
+import { newPaymentId } from '../domain/ids';
+import { DEFAULT_FINAL_STATUSES, NOT_PAID_STATUSES } from '../domain/status';
 import { validatePayout, type FieldProblem, type PayoutDraft } from '../domain/payout';
-import type { BalanceSnapshot, BatchRecord, Journal, NewPayment, PaymentKind, PaymentRecord } from '../journal';
+import { JournalError, type BalanceSnapshot, type BatchRecord, type Journal, type NewPayment, type PaymentKind, type PaymentRecord } from '../journal';
 import { BalanceWatcher } from './balance-watcher';
 import { BatchRun, batchProgress } from './batch-runner';
 import { CallbackListener } from './callback-listener';
@@ -34,11 +35,13 @@ export interface PayoutEngineOptions {
   /** Balance refresh period; no timer when absent. */
   balancesIntervalMs?: number | null;
   balanceCurrencies?: readonly string[];
+  /** When an accepted payout answering 404 is flagged MISSING (default: 3 reads over 15 minutes). */
+  missingRule?: { reads: number; spanMs: number };
   now?: () => number;
   random?: () => number;
 }
 
-export type EngineErrorCode = 'VALIDATION' | 'NOT_FOUND' | 'BAD_STATE';
+export type EngineErrorCode = 'VALIDATION' | 'NOT_FOUND' | 'BAD_STATE' | 'PAYOUT_HELD' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED';
 
 export class EngineError extends Error {
   constructor(
@@ -107,6 +110,8 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     this.poller = new StatusPoller({
       journal: this.journal, gateway: this.gateway, finalStatuses, pollIntervalMs, now: this.now, onStatus, onError,
       onConnection: (state, message) => this.setConnection(state, message),
+      resolveUnknown: (id) => this.sender.resolveUncertain(id),
+      ...(options.missingRule ? { missingRule: options.missingRule } : {}),
       ...(options.pollTickMs ? { tickMs: options.pollTickMs } : {}),
     });
     this.balances = new BalanceWatcher({ journal: this.journal, gateway: this.gateway, currencies: options.balanceCurrencies ?? [], now: this.now, onError, onConnection: (state, message) => this.setConnection(state, message) });
@@ -155,15 +160,45 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
 
   /**
    * Validates, stores (QUEUED, id fixed) and sends one payout. Waits up to `waitMs` for the gateway's
-   * answer, then returns the journal's record either way; sending goes on in the background.
+   * answer, then returns the journal's record either way; sending goes on in the background. When it
+   * cannot be sent for a reason a person must fix, it is HELD and PAYOUT_HELD says why.
    */
   async submitPayout(draft: PayoutDraft, opts: { waitMs?: number; actor?: string } = {}): Promise<PaymentRecord> {
     const problems = this.validate(draft);
     if (problems.length > 0) throw new EngineError('VALIDATION', problems.map((p) => p.message).join('; '), [{ rowNumber: null, problems }]);
     this.journal.insertPayment('payout', this.toNewPayment(draft), opts.actor ?? 'user');
-    // A halt (credentials refused…) is thrown to the caller; the payout stays QUEUED with the reason.
-    await waitAtMost(this.sendSingle(draft.idPayout), opts.waitMs ?? 15_000);
-    return this.mustGet('payout', draft.idPayout);
+    return this.sendAndReport(draft.idPayout, opts.waitMs ?? 15_000);
+  }
+
+  /** A person releases a held payout after fixing the cause: it is sent now, as submitPayout sends. */
+  async releasePayout(id: string, opts: { waitMs?: number; actor?: string } = {}): Promise<PaymentRecord> {
+    const p = this.mustGet('payout', id);
+    if (!this.journal.releaseHeld('payout', id, opts.actor ?? 'user')) throw new EngineError('BAD_STATE', `payout ${id} is ${p.state.toLowerCase()}, not held`);
+    return this.sendAndReport(id, opts.waitMs ?? 15_000);
+  }
+
+  /** A person decides a held payout is not to be sent: DISCARDED, final, nothing sent. */
+  discardPayout(id: string, opts: { actor?: string; reason?: string } = {}): PaymentRecord {
+    const p = this.mustGet('payout', id);
+    if (!this.journal.discardHeld('payout', id, opts.actor ?? 'user', opts.reason ?? 'discarded by a person while held')) {
+      throw new EngineError('BAD_STATE', `payout ${id} is ${p.state.toLowerCase()}, not held`);
+    }
+    const record = this.mustGet('payout', id);
+    this.emit('status-changed', { kind: 'payout', id, status: 'DISCARDED', previousStatus: p.status, final: true, source: 'local', observedAt: this.now(), batchId: p.batchId });
+    return record;
+  }
+
+  private async sendAndReport(id: string, waitMs: number): Promise<PaymentRecord> {
+    try {
+      await waitAtMost(this.sendSingle(id), waitMs);
+    } catch (error) {
+      if (!(error instanceof EngineHaltError)) throw error;
+    }
+    const record = this.mustGet('payout', id);
+    if (record.state === 'HELD') {
+      throw new EngineError('PAYOUT_HELD', `Payout ${id} was not sent and is held: ${record.lastError ?? 'a person must act'}. Fix the cause, then release it (or discard it); it will not be sent before.`);
+    }
+    return record;
   }
 
   /** Stores a whole batch (all rows valid, or nothing is stored) and starts sending it. */
@@ -193,6 +228,30 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     if (batch.state !== 'RUNNING') this.journal.setBatchState(batchId, 'RUNNING', null, actor);
     this.startRun(batchId);
     return this.mustGetBatch(batchId);
+  }
+
+  /**
+   * "Retry failed rows": the attempts a person reviewed, sent again as new attempts of the same intents,
+   * if and only if they are exactly the batch's retryable attempts (see Journal.retryableAttempts).
+   */
+  retryFailed(batchId: string, reviewedIds: readonly string[], actor = 'user'): BatchRecord {
+    const batch = this.mustGetBatch(batchId);
+    try {
+      const retry = this.journal.retryBatch({
+        batchId, reviewedIds, notPaid: NOT_PAID_STATUSES, actor, newId: newPaymentId,
+        fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-retry.csv`,
+      });
+      this.startRun(retry.id);
+      return retry;
+    } catch (error) {
+      if (error instanceof JournalError && (error.code === 'NOTHING_TO_RETRY' || error.code === 'RETRY_ROWS_CHANGED')) throw new EngineError(error.code, error.message);
+      throw error;
+    }
+  }
+
+  /** Ids of the batch's attempts "retry failed rows" would send again now. */
+  retryableIds(batchId: string): Set<string> {
+    return new Set(this.journal.retryableAttempts(batchId, NOT_PAID_STATUSES).map((p) => p.id));
   }
 
   async pauseBatch(batchId: string, actor = 'user'): Promise<BatchRecord> {
@@ -241,15 +300,20 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   // ---- internals ----
 
   private async recover(): Promise<void> {
+    // What was on the wire when the desk stopped has an unknown outcome: read back before anything else.
+    this.journal.markInterruptedSendsUnknown('payout', 'the desk stopped while it was being sent');
     for (const batch of this.journal.batchesIn(['PAUSED', 'CANCELLED'])) await this.settleUnsent(batch.id, batch.state === 'CANCELLED');
     for (const batch of this.journal.batchesIn(['RUNNING'])) this.startRun(batch.id);
     for (const p of this.journal.unsentPayments('payout')) if (p.batchId === null) void this.sendSingle(p.id).catch(() => undefined);
   }
 
-  /** SENDING rows of a stopped batch are resolved with GET; a cancelled batch's unsent rows are cancelled. */
+  /**
+   * Unknown rows of a stopped batch are read with GET (never sent again while it is stopped); a cancelled
+   * batch's QUEUED rows, which the gateway certainly does not have, are cancelled.
+   */
   private async settleUnsent(batchId: string, cancel = true): Promise<void> {
     for (const p of this.journal.unsentPayments('payout', batchId)) {
-      if (p.state === 'SENDING') await this.sender.resolveUncertain(p.id);
+      if (p.state === 'SENDING' || p.state === 'UNKNOWN') await this.sender.resolveUncertain(p.id);
     }
     const batch = this.journal.getBatch(batchId);
     if (cancel && batch?.state === 'CANCELLED') {

@@ -8,19 +8,28 @@ import type { Journal, PaymentKind, PaymentRecord } from '../journal';
 import type { StatusSource } from '../domain/status';
 import type { StatusChangedEvent } from './events';
 import type { GatewayStatusRead, PayoutGatewayPort, PayoutRequest } from './ports';
-import { backoffDelay, sleep, type BackoffOptions } from './timing';
+import { backoffDelay, nextReadAt, sleep, type BackoffOptions } from './timing';
 
-export type SendOutcome = 'accepted' | 'rejected' | 'mismatch' | 'aborted' | 'not-unsent';
+export type SendOutcome = 'accepted' | 'rejected' | 'mismatch' | 'unknown' | 'aborted' | 'not-unsent';
 
-/** The gateway refuses every request (credentials, permissions, API version): sending must stop. */
+/**
+ * Sending must stop until a person acts: the gateway refuses us (credentials, permissions, API version)
+ * or the desk itself cannot send (no key, keychain locked, profile misconfigured). `reason` is what the
+ * person is shown.
+ */
 export class EngineHaltError extends Error {
-  constructor(readonly gatewayError: GatewayError) {
-    super(`sending stopped: ${gatewayError.message}`);
+  constructor(
+    readonly reason: string,
+    readonly gatewayError: GatewayError | null = null,
+  ) {
+    super(`sending stopped: ${reason}`);
     this.name = 'EngineHaltError';
   }
 }
 
 const HALTING = new Set(['unauthorized', 'forbidden', 'unsupported-version']);
+/** Errors of the desk's own setup that a person must fix (key custody, keychain, profile). */
+const SETUP_ERRORS = new Set(['KeyCustodyError', 'KeyStoreError', 'ProfileError']);
 /** Connection failures that happen before a request can reach the gateway. */
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
 
@@ -31,6 +40,12 @@ const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOS
  */
 function certainlyNotStored(e: GatewayError): boolean {
   return HALTING.has(e.kind) || e.kind === 'rate-limited' || (e.kind === 'network' && NEVER_CONNECTED.has(e.code));
+}
+
+/** The reason a person must fix before this can be sent, or null for a passing or unexpected failure. */
+function mustBeFixed(e: unknown): string | null {
+  if (isGatewayError(e)) return HALTING.has(e.kind) ? e.message : null;
+  return e instanceof Error && SETUP_ERRORS.has(e.name) ? e.message : null;
 }
 
 export interface SenderDeps {
@@ -61,31 +76,53 @@ export function payoutRequestOf(p: PaymentRecord): PayoutRequest {
 export class PayoutSender {
   constructor(private readonly deps: SenderDeps) {}
 
-  /** Sends until accepted, rejected or aborted. Throws EngineHaltError when the gateway refuses us. */
+  /**
+   * Sends until accepted, rejected, unknown with re-sends refused, or aborted. Throws EngineHaltError when
+   * a person must fix something first; a single payout is then HELD, a batch row stays QUEUED (its batch
+   * pauses). The rules on outcomes (DESIGN.md §4) are all here and in the journal's guards:
+   * - a try with no definitive answer makes the payout UNKNOWN; from then on only a GET that finds it, or
+   *   the gateway taking a re-send of the same id, settles it; it is never rejected or cancelled;
+   * - a 4xx is final (REJECTED) only for an id with no earlier try of unknown outcome.
+   */
   async send(id: string, signal?: AbortSignal): Promise<SendOutcome> {
     const { journal } = this.deps;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) return 'aborted';
       const row = journal.getPayment('payout', id);
       if (!row) throw new Error(`payout ${id} is not in the journal`);
-      if (row.state !== 'QUEUED' && row.state !== 'SENDING') return 'not-unsent';
+      if (row.state !== 'QUEUED' && row.state !== 'SENDING' && row.state !== 'UNKNOWN') return 'not-unsent';
+      const unknownBefore = row.state !== 'QUEUED' || row.unknownSince !== null;
       try {
         return await this.attempt(row, signal);
       } catch (e) {
-        if (!isGatewayError(e)) throw e;
-        if (e.kind === 'validation') {
-          journal.markLocalFinal('payout', id, 'REJECTED', e.message, { status: e.status, code: e.code });
-          // Final, as the journal records it (a MISMATCH below is not: it waits for a person).
-          this.emit(row, 'REJECTED', 'local', true);
-          return 'rejected';
-        }
-        // Back to QUEUED only when nothing can have been stored (never claimed for sending this time, e.g.
-        // the token request failed, or refused); otherwise the row stays SENDING, so the next step is a
-        // GET and a cancel can never cancel a payout the gateway already holds.
         const claimed = journal.getPayment('payout', id)?.state === 'SENDING';
-        if (!claimed || (row.state === 'QUEUED' && certainlyNotStored(e))) journal.markRetrying('payout', id, e.message);
-        else journal.markUncertain('payout', id, e.message);
-        if (HALTING.has(e.kind)) throw new EngineHaltError(e);
+        const fix = mustBeFixed(e);
+        if (fix !== null) {
+          if (claimed && !(isGatewayError(e) && certainlyNotStored(e))) journal.markUnknown('payout', id, fix, this.deps.now() + this.deps.pollIntervalMs);
+          else if (row.batchId === null && !unknownBefore) journal.markHeld('payout', id, fix);
+          else journal.markRetrying('payout', id, fix);
+          throw new EngineHaltError(fix, isGatewayError(e) ? e : null);
+        }
+        if (!isGatewayError(e)) {
+          // A fault of the desk itself: a request that may have left is of unknown outcome.
+          if (claimed) journal.markUnknown('payout', id, `the desk failed while sending: ${e instanceof Error ? e.message : String(e)}`, this.deps.now() + this.deps.pollIntervalMs);
+          throw e;
+        }
+        if (e.kind === 'validation') {
+          if (!unknownBefore && journal.markLocalFinal('payout', id, 'REJECTED', e.message, { status: e.status, code: e.code })) {
+            this.emit(row, 'REJECTED', 'local', true);
+            return 'rejected';
+          }
+          // An earlier try of this id may still land: its refusal of a re-send proves nothing.
+          journal.markUnknown('payout', id, `${e.message}; an earlier send of this id has no answer yet, so it is checked with GET`, this.deps.now() + this.deps.pollIntervalMs, true);
+          this.emit(row, 'UNKNOWN', 'local', false);
+          return 'unknown';
+        }
+        if (!claimed || certainlyNotStored(e)) journal.markRetrying('payout', id, e.message);
+        else {
+          journal.markUnknown('payout', id, e.message, this.deps.now() + this.deps.pollIntervalMs);
+          this.emit(row, 'UNKNOWN', 'local', false);
+        }
         if (e.kind === 'network' || e.kind === 'timeout') this.deps.onConnection('offline', e.message);
         const delay = backoffDelay(attempt, this.deps.backoff, e.details.retryAfterMs ?? 0, this.deps.random);
         if (!(await sleep(delay, signal))) return 'aborted';
@@ -94,19 +131,20 @@ export class PayoutSender {
   }
 
   /**
-   * Resolves a SENDING row without sending: found at the gateway → ACCEPTED; not found → back to
-   * QUEUED (nothing was stored). Returns null when the gateway could not be asked.
+   * Settles an unknown (or interrupted) payout without sending: found at the gateway → its status; not
+   * found → it stays UNKNOWN and is read again later (an earlier send may still land). Returns null when
+   * the gateway could not be asked.
    */
-  async resolveUncertain(id: string): Promise<'accepted' | 'mismatch' | 'queued' | null> {
+  async resolveUncertain(id: string): Promise<'accepted' | 'mismatch' | 'unknown' | null> {
     const row = this.deps.journal.getPayment('payout', id);
-    if (!row || row.state !== 'SENDING') return null;
+    if (!row || (row.state !== 'SENDING' && row.state !== 'UNKNOWN')) return null;
     try {
       const read = await this.deps.gateway.getPayout(id);
       return await this.accept(row, read, 'poll');
     } catch (e) {
       if (isGatewayError(e, 'not-found')) {
-        this.deps.journal.markRetrying('payout', id, 'not found at the gateway after an interrupted send; will be sent again');
-        return 'queued';
+        this.deps.journal.markUnknown('payout', id, 'not found at the gateway yet; an earlier send may still land, so it is read again', this.deps.now() + this.deps.pollIntervalMs);
+        return 'unknown';
       }
       if (isGatewayError(e)) return null;
       throw e;
@@ -115,17 +153,19 @@ export class PayoutSender {
 
   private async attempt(row: PaymentRecord, signal?: AbortSignal): Promise<SendOutcome> {
     const { journal, gateway } = this.deps;
-    if (row.state === 'SENDING') {
+    if (row.state === 'SENDING' || row.state === 'UNKNOWN') {
       // An earlier send ended without a clear answer (crash, cut connection): ask before sending.
       try {
         return await this.accept(row, await gateway.getPayout(row.id), 'poll');
       } catch (e) {
         if (!isGatewayError(e, 'not-found')) throw e;
       }
+      // Not there (yet). The same id may be sent again unless the gateway already refused a re-send.
+      if (!journal.resendAllowed('payout', row.id)) return 'unknown';
     }
     // SENDING is committed when the rate slot is ours, right before the request leaves: a pause or
-    // cancel while it waits for the slot sends nothing and leaves the row QUEUED. One already on the
-    // wire is seen through.
+    // cancel while it waits for the slot sends nothing and leaves the row as it was. One already on
+    // the wire is seen through.
     if (signal?.aborted) return 'aborted';
     let given: 'aborted' | 'not-unsent' = 'aborted';
     const beforeSend = (): boolean => {
@@ -143,7 +183,14 @@ export class PayoutSender {
       if (!isGatewayError(e, 'conflict')) throw e;
       // 409: the gateway already has this id (an earlier attempt got through). Read it and carry on.
       this.deps.onConnection('online', null);
-      return await this.accept(row, await gateway.getPayout(row.id), 'poll');
+      try {
+        return await this.accept(row, await gateway.getPayout(row.id), 'poll');
+      } catch (readError) {
+        if (!isGatewayError(readError, 'not-found')) throw readError;
+        // It says it has the id but shows nothing: only reads settle this one now.
+        journal.markUnknown('payout', row.id, 'the gateway says it has this id but answers "not found" for it', this.deps.now() + this.deps.pollIntervalMs, true);
+        return 'unknown';
+      }
     }
   }
 
@@ -161,6 +208,7 @@ export class PayoutSender {
     }
     const status = (read.status ?? 'ACCEPTED').toUpperCase();
     const final = isFinalStatus(status, this.deps.finalStatuses);
+    const now = this.deps.now();
     await journal.recordObservationSoon('payout', row.id, {
       status,
       source,
@@ -171,7 +219,7 @@ export class PayoutSender {
       processedAt: read.processedAt,
       isTest: read.isTest,
       raw: read.raw,
-      nextPollAt: final ? null : this.deps.now() + this.deps.pollIntervalMs,
+      nextPollAt: nextReadAt({ status, final, now, ageMs: 0, finalAt: row.finalAt, baseMs: this.deps.pollIntervalMs }),
     });
     this.emit(row, status, source, final);
     return 'accepted';

@@ -11,7 +11,7 @@ import { isGatewayError } from '../gateway/errors';
 import type { Journal, PaymentKind, PaymentRecord } from '../journal';
 import type { StatusChangedEvent } from './events';
 import type { GatewayStatusRead, PayoutGatewayPort } from './ports';
-import { pollInterval } from './timing';
+import { nextReadAt, pollInterval } from './timing';
 
 export interface PollerDeps {
   journal: Journal;
@@ -29,7 +29,15 @@ export interface PollerDeps {
   onError: (e: Error) => void;
   /** A read reached the gateway (online) or could not (offline). */
   onConnection?: (state: 'online' | 'offline', message: string | null) => void;
+  /** Reads an UNKNOWN payout back (PayoutSender.resolveUncertain): found → its status, else still unknown. */
+  resolveUnknown?: (id: string) => Promise<unknown>;
+  /** When an accepted payout answering 404 becomes MISSING (default: 3 reads over at least 15 minutes). */
+  missingRule?: { reads: number; spanMs: number };
 }
+
+const DEFAULT_MISSING_RULE = { reads: 3, spanMs: 15 * 60_000 };
+/** Local states whose payments are read with GET. */
+const READ_STATES = new Set(['ACCEPTED', 'MISSING']);
 
 export class StatusPoller {
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -72,7 +80,7 @@ export class StatusPoller {
    */
   async nudge(kind: PaymentKind, id: string, source: StatusSource = 'callback'): Promise<void> {
     const p = this.deps.journal.paymentState(kind, id);
-    if (!p || p.state !== 'ACCEPTED') return;
+    if (!p || !READ_STATES.has(p.state)) return;
     if (p.isFinal || !this.running) {
       await this.refresh(kind, id, source);
       return;
@@ -122,7 +130,15 @@ export class StatusPoller {
   private async read(kind: PaymentKind, id: string, source: StatusSource): Promise<void> {
     const { journal, gateway } = this.deps;
     const before = journal.getPayment(kind, id);
-    if (!before || before.state !== 'ACCEPTED') return;
+    if (!before) return;
+    if (before.state === 'UNKNOWN' && kind === 'payout' && this.deps.resolveUnknown) {
+      await this.deps.resolveUnknown(id).catch((e: unknown) => this.deps.onError(e instanceof Error ? e : new Error(String(e))));
+      if (journal.paymentState(kind, id)?.state === 'UNKNOWN' && (journal.getPayment(kind, id)?.nextPollAt ?? 0) <= this.deps.now()) {
+        journal.setNextPoll(kind, id, this.deps.now() + this.deps.pollIntervalMs);
+      }
+      return;
+    }
+    if (!READ_STATES.has(before.state)) return;
     let read: GatewayStatusRead;
     try {
       read = kind === 'payout' ? await gateway.getPayout(id) : await gateway.getPayin(id);
@@ -131,6 +147,13 @@ export class StatusPoller {
       if (isGatewayError(e, 'network') || isGatewayError(e, 'timeout')) this.deps.onConnection?.('offline', e.message);
       // Offline, rate-limited or the gateway lost track: try again later, never mark anything failed.
       const retryAt = this.deps.now() + pollInterval(this.ageOf(before), this.deps.pollIntervalMs);
+      if (isGatewayError(e, 'not-found') && kind === 'payout') {
+        // Accepted once, now unknown to the gateway: after a while a person must be told (MISSING).
+        if (journal.recordNotFound(kind, id, retryAt, this.deps.missingRule ?? DEFAULT_MISSING_RULE)) {
+          this.deps.onStatus({ kind, id, status: 'MISSING', previousStatus: before.status, final: false, source: 'local', observedAt: this.deps.now(), batchId: before.batchId });
+        }
+        return;
+      }
       journal.setNextPoll(kind, id, retryAt);
       if (!isGatewayError(e)) this.deps.onError(e instanceof Error ? e : new Error(String(e)));
       return;
@@ -148,7 +171,9 @@ export class StatusPoller {
       processedAt: read.processedAt,
       isTest: read.isTest,
       raw: read.raw,
-      nextPollAt: final ? null : now + pollInterval(this.ageOf(before), this.deps.pollIntervalMs),
+      nextPollAt: kind === 'payout'
+        ? nextReadAt({ status, final, now, ageMs: this.ageOf(before), finalAt: before.finalAt, baseMs: this.deps.pollIntervalMs })
+        : final ? null : now + pollInterval(this.ageOf(before), this.deps.pollIntervalMs),
     });
     if (changed) {
       this.deps.onStatus({ kind, id, status, previousStatus: before.status, final, source, observedAt: now, batchId: before.batchId });

@@ -1,4 +1,5 @@
-// Waiting rules of the engine: capped exponential backoff for sends, growing poll intervals.
+// Waiting rules of the engine: capped exponential backoff for sends, growing poll intervals, rechecks.
+import { RECHECKED_STATUSES } from '../domain/status';
 
 export interface BackoffOptions {
   /** First retry delay (default 500 ms). */
@@ -28,6 +29,21 @@ export function backoffDelay(attempt: number, options: BackoffOptions, retryAfte
 export function pollInterval(ageMs: number, baseMs: number): number {
   const factor = ageMs < 60_000 ? 1 : ageMs < 600_000 ? 3 : ageMs < 3_600_000 ? 12 : 60;
   return Math.min(baseMs * factor, Math.max(baseMs, 3_600_000));
+}
+
+/** After a paid payout's final status, when it is read again: it may still be returned. */
+const RECHECK_AFTER_MS = [60_000, 600_000, 3_600_000, 6 * 3_600_000, 24 * 3_600_000, 72 * 3_600_000, 7 * 24 * 3_600_000];
+
+/**
+ * When a payment is next read with GET, given what was just observed: soon while it moves, on the
+ * recheck schedule (from `finalAt`) while a final status may still change, never after that.
+ */
+export function nextReadAt(o: { status: string; final: boolean; now: number; ageMs: number; finalAt: number | null; baseMs: number }): number | null {
+  if (!o.final) return o.now + pollInterval(o.ageMs, o.baseMs);
+  if (!(RECHECKED_STATUSES as readonly string[]).includes(o.status)) return null;
+  const from = o.finalAt ?? o.now;
+  const delay = RECHECK_AFTER_MS.find((d) => from + d > o.now);
+  return delay === undefined ? null : from + delay;
 }
 
 /** Resolves after `ms`, or at once (false) when the signal aborts. */

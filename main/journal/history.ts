@@ -116,7 +116,7 @@ export function pendingPayoutTotals(db: Database.Database): CurrencyTotal[] {
   const rows = db
     .prepare(
       `SELECT currency_code, SUM(amount_minor) AS total, COUNT(*) AS n FROM payments
-       WHERE kind = 'payout' AND is_final = 0 AND state IN ('QUEUED', 'SENDING', 'ACCEPTED')
+       WHERE kind = 'payout' AND is_final = 0 AND state IN ('QUEUED', 'SENDING', 'UNKNOWN', 'HELD', 'ACCEPTED')
        GROUP BY currency_code ORDER BY currency_code`,
     )
     .all() as { currency_code: string; total: number; n: number }[];

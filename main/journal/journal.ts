@@ -1,6 +1,7 @@
 // The journal: one SQLite file per profile, the single source of truth for every payment, batch,
 // status observation, balance snapshot and audit entry. Every state change is committed before the
 // engine acts on it (DESIGN.md §4). No token, key or secret is ever written here.
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,10 +16,11 @@ import type {
   AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from './types';
+import { PAYMENT_STATES } from './types';
 
 export class JournalError extends Error {
   constructor(
-    readonly code: 'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH',
+    readonly code: 'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED',
     message: string,
     readonly ids: string[] = [],
   ) {
@@ -70,7 +72,7 @@ interface PendingObservation {
 }
 
 /** States of a payment the gateway may not have yet. */
-export const UNSENT_STATES: readonly PaymentState[] = ['QUEUED', 'SENDING'];
+export const UNSENT_STATES: readonly PaymentState[] = ['QUEUED', 'SENDING', 'UNKNOWN'];
 const CHUNK = 500;
 
 export class Journal {
@@ -124,18 +126,27 @@ export class Journal {
     }
   }
 
-  private insertRow(kind: PaymentKind, p: NewPayment, at: number): void {
+  private insertRow(kind: PaymentKind, p: NewPayment, at: number, intentId: string | null): void {
     this.stmt(
-        `INSERT INTO payments (kind, id, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
+        `INSERT INTO payments (kind, id, intent_id, retry_of, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
           payment_operator_code, payment_method_code, email_address, callback_url, reference, state, status,
           created_at, updated_at, details_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', 'QUEUED', ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', 'QUEUED', ?, ?, ?)`,
       )
       .run(
-        kind, p.id, p.batchId ?? null, p.rowNumber ?? null, p.amountMinor, p.currencyCode, p.accountName, p.accountNumber,
+        kind, p.id, intentId, p.retryOf ?? null, p.batchId ?? null, p.rowNumber ?? null, p.amountMinor, p.currencyCode, p.accountName, p.accountNumber,
         p.paymentOperatorCode, p.paymentMethodCode, p.emailAddress, p.callbackUrl ?? null, p.reference ?? null,
         at, at, p.details === undefined ? null : canonicalJson(p.details),
       );
+  }
+
+  /** The intent a new payout is an attempt of: the one given (a retry), else a new one. Payins have none. */
+  private intentFor(kind: PaymentKind, p: NewPayment, source: 'single' | 'batch' | 'retry', at: number, actor: string): string | null {
+    if (kind !== 'payout') return null;
+    if (p.intentId) return p.intentId;
+    const id = globalThis.crypto.randomUUID();
+    this.stmt('INSERT INTO intents (id, source, created_at, actor) VALUES (?, ?, ?, ?)').run(id, source, at, actor);
+    return id;
   }
 
   private refuseExisting(kind: PaymentKind, ids: string[]): void {
@@ -150,7 +161,7 @@ export class Journal {
     const at = this.now();
     this.durably(() => {
       this.refuseExisting(kind, [p.id]);
-      this.insertRow(kind, p, at);
+      this.insertRow(kind, p, at, this.intentFor(kind, p, 'single', at, actor));
       this.appendStatusEvent(kind, p.id, 'QUEUED', 'local', at, null);
       appendAudit(this.db, at, { actor, action: `${kind}.queued`, subject: p.id, details: { amountMinor: p.amountMinor, currencyCode: p.currencyCode, batchId: p.batchId ?? null } });
     });
@@ -159,55 +170,173 @@ export class Journal {
 
   /** Stores a batch and all its rows as QUEUED in one transaction: all or nothing. */
   createBatch(input: BatchInput): BatchRecord {
+    let id = '';
+    this.durably(() => (id = this.insertBatch(input)));
+    return this.mustGetBatch(id);
+  }
+
+  /** The body of createBatch, for use inside a transaction that is already open. */
+  private insertBatch(input: BatchInput): string {
     if (input.rows.length === 0) throw new JournalError('EMPTY_BATCH', 'a batch needs at least one payout');
     const id = input.id ?? globalThis.crypto.randomUUID();
     const at = this.now();
     const totals = totalsOf(input.rows);
-    this.durably(() => {
-      const ids = input.rows.map((r) => r.id);
-      const seen = new Set<string>();
-      const repeated = ids.filter((x) => (seen.has(x) ? true : (seen.add(x), false)));
-      if (repeated.length > 0) throw new JournalError('DUPLICATE_ID', `the batch repeats payout ids: ${repeated.slice(0, 5).join(', ')}`, repeated);
-      this.refuseExisting('payout', ids);
-      this.stmt(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?)`)
-        .run(id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, at);
-      input.rows.forEach((row, i) => {
-        this.insertRow('payout', { ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1 }, at);
-        this.appendStatusEvent('payout', row.id, 'QUEUED', 'local', at, null);
-      });
-      appendAudit(this.db, at, { actor: input.actor ?? 'user', action: 'batch.submitted', subject: id, details: { fileName: input.fileName, sha256: input.sha256, rows: input.rows.length, totals } });
+    const ids = input.rows.map((r) => r.id);
+    const seen = new Set<string>();
+    const repeated = ids.filter((x) => (seen.has(x) ? true : (seen.add(x), false)));
+    if (repeated.length > 0) throw new JournalError('DUPLICATE_ID', `the batch repeats payout ids: ${repeated.slice(0, 5).join(', ')}`, repeated);
+    this.refuseExisting('payout', ids);
+    this.stmt(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?)`)
+      .run(id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, at);
+    input.rows.forEach((row, i) => {
+      this.insertRow('payout', { ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1 }, at, this.intentFor('payout', row, row.retryOf ? 'retry' : 'batch', at, input.actor ?? 'user'));
+      this.appendStatusEvent('payout', row.id, 'QUEUED', 'local', at, null);
     });
-    return this.mustGetBatch(id);
+    appendAudit(this.db, at, { actor: input.actor ?? 'user', action: 'batch.submitted', subject: id, details: { fileName: input.fileName, sha256: input.sha256, rows: input.rows.length, totals } });
+    return id;
   }
 
   /** Commits SENDING right before the HTTP call. False when the payment is no longer unsent. */
   markSending(kind: PaymentKind, id: string): boolean {
     const at = this.now();
-    const result = this.stmt(`UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING')`)
+    const result = this.stmt(`UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING', 'UNKNOWN')`)
       .run(at, kind, id);
     return result.changes === 1;
   }
 
-  /** A retryable failure: back to QUEUED (never failed), with the reason shown to the user. */
+  /**
+   * The gateway certainly did not store this try (429, refused, never connected): back to QUEUED with
+   * the reason, unless an earlier try of the id is of unknown outcome; then it stays UNKNOWN.
+   */
   markRetrying(kind: PaymentKind, id: string, message: string): void {
-    this.stmt(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', last_error = ?, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING')`)
-      .run(message, this.now(), kind, id);
+    this.stmt(
+      `UPDATE payments SET state = CASE WHEN unknown_since IS NULL THEN 'QUEUED' ELSE 'UNKNOWN' END, status = CASE WHEN unknown_since IS NULL THEN 'QUEUED' ELSE 'UNKNOWN' END,
+         last_error = ?, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING', 'UNKNOWN')`,
+    ).run(message, this.now(), kind, id);
   }
 
-  /** The outcome of the last send is unknown: stays SENDING so the next step is a GET. */
+  /** Payins: the outcome of the last send is unknown; stays SENDING so the next step is a GET. */
   markUncertain(kind: PaymentKind, id: string, message: string): void {
     this.stmt(`UPDATE payments SET last_error = ?, updated_at = ? WHERE kind = ? AND id = ? AND state = 'SENDING'`)
       .run(message, this.now(), kind, id);
   }
 
-  /** A final local outcome (REJECTED by validation, MISMATCH with what the gateway holds). */
-  markLocalFinal(kind: PaymentKind, id: string, state: 'REJECTED' | 'MISMATCH', message: string, raw?: unknown, actor = 'engine'): void {
+  /**
+   * A send of this id ended with no definitive answer (time-out, reset, 5xx, a crash, or an answer to a
+   * later try of an id whose earlier try is unknown): UNKNOWN until a GET finds it or a re-send of the
+   * same id is taken. `refuseResend`: the gateway refused a re-send, so only GETs settle it from now on.
+   * It is read with GET from `nextPollAt` on.
+   */
+  markUnknown(kind: PaymentKind, id: string, message: string, nextPollAt: number, refuseResend = false): void {
     const at = this.now();
     this.db.transaction(() => {
-      this.stmt(`UPDATE payments SET state = ?, status = ?, is_final = ?, last_error = ?, final_at = ?, updated_at = ? WHERE kind = ? AND id = ?`)
-        .run(state, state, state === 'REJECTED' ? 1 : 0, message, at, at, kind, id);
+      const before = this.stmt('SELECT state FROM payments WHERE kind = ? AND id = ?').get(kind, id) as { state: PaymentState } | undefined;
+      if (!before || !['QUEUED', 'SENDING', 'UNKNOWN'].includes(before.state)) return;
+      this.stmt(
+        `UPDATE payments SET state = 'UNKNOWN', status = 'UNKNOWN', unknown_since = COALESCE(unknown_since, ?), last_error = ?, next_poll_at = ?,
+           resend_refused = MAX(resend_refused, ?), updated_at = ? WHERE kind = ? AND id = ?`,
+      ).run(at, message, nextPollAt, refuseResend ? 1 : 0, at, kind, id);
+      if (before.state !== 'UNKNOWN') this.appendStatusEvent(kind, id, 'UNKNOWN', 'local', at, { message });
+    })();
+  }
+
+  /** Whether a re-send of an unknown payout is still allowed (false once the gateway refused one). */
+  resendAllowed(kind: PaymentKind, id: string): boolean {
+    const row = this.stmt('SELECT resend_refused FROM payments WHERE kind = ? AND id = ?').get(kind, id) as { resend_refused: number } | undefined;
+    return row?.resend_refused === 0;
+  }
+
+  /** SENDING rows left by a process that stopped mid-send: their outcome is unknown. */
+  markInterruptedSendsUnknown(kind: PaymentKind, message: string): number {
+    let count = 0;
+    for (const row of this.stmt(`SELECT id FROM payments WHERE kind = ? AND state = 'SENDING'`).all(kind) as { id: string }[]) {
+      this.markUnknown(kind, row.id, message, this.now());
+      count++;
+    }
+    return count;
+  }
+
+  /**
+   * Holds a payout that could not be sent for a reason a person must fix. Only one the gateway certainly
+   * does not have (never of unknown outcome): it leaves only when a person releases it.
+   */
+  markHeld(kind: PaymentKind, id: string, reason: string, actor = 'engine'): boolean {
+    const at = this.now();
+    return this.db.transaction((): boolean => {
+      const changed = this.stmt(`UPDATE payments SET state = 'HELD', status = 'HELD', last_error = ?, next_poll_at = NULL, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING') AND unknown_since IS NULL`)
+        .run(reason, at, kind, id).changes === 1;
+      if (changed) {
+        this.appendStatusEvent(kind, id, 'HELD', 'local', at, { message: reason });
+        appendAudit(this.db, at, { actor, action: `${kind}.held`, subject: id, details: { reason } });
+      }
+      return changed;
+    })();
+  }
+
+  /** A person releases a held payout after the fix: QUEUED again, to be sent. False if it is not held. */
+  releaseHeld(kind: PaymentKind, id: string, actor: string): boolean {
+    const at = this.now();
+    return this.db.transaction((): boolean => {
+      const changed = this.stmt(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', updated_at = ? WHERE kind = ? AND id = ? AND state = 'HELD'`).run(at, kind, id).changes === 1;
+      if (changed) {
+        this.appendStatusEvent(kind, id, 'QUEUED', 'local', at, { message: 'released by a person' });
+        appendAudit(this.db, at, { actor, action: `${kind}.released`, subject: id, details: {} });
+      }
+      return changed;
+    })();
+  }
+
+  /** A person decides a held payout is not sent at all: DISCARDED, final; nothing was sent. */
+  discardHeld(kind: PaymentKind, id: string, actor: string, reason: string): boolean {
+    const at = this.now();
+    return this.db.transaction((): boolean => {
+      const changed = this.stmt(`UPDATE payments SET state = 'DISCARDED', status = 'DISCARDED', is_final = 1, final_at = ?, last_error = ?, updated_at = ? WHERE kind = ? AND id = ? AND state = 'HELD'`)
+        .run(at, reason, at, kind, id).changes === 1;
+      if (changed) {
+        this.appendStatusEvent(kind, id, 'DISCARDED', 'local', at, { message: reason });
+        appendAudit(this.db, at, { actor, action: `${kind}.discarded`, subject: id, details: { reason } });
+      }
+      return changed;
+    })();
+  }
+
+  /**
+   * A status read of an accepted payout answered 404. After `reads` such answers spanning at least
+   * `spanMs`, the payout is MISSING (true is returned once, when it becomes so); until then it keeps its
+   * state and is read again at `nextPollAt`.
+   */
+  recordNotFound(kind: PaymentKind, id: string, nextPollAt: number, rule: { reads: number; spanMs: number }): boolean {
+    const at = this.now();
+    return this.db.transaction((): boolean => {
+      this.stmt(`UPDATE payments SET not_found_since = COALESCE(not_found_since, ?), not_found_reads = not_found_reads + 1, next_poll_at = ?, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('ACCEPTED', 'MISSING')`)
+        .run(at, nextPollAt, at, kind, id);
+      const row = this.stmt('SELECT state, not_found_since, not_found_reads FROM payments WHERE kind = ? AND id = ?').get(kind, id) as
+        | { state: PaymentState; not_found_since: number | null; not_found_reads: number }
+        | undefined;
+      if (!row || row.state !== 'ACCEPTED' || row.not_found_since === null) return false;
+      if (row.not_found_reads < rule.reads || at - row.not_found_since < rule.spanMs) return false;
+      this.stmt(`UPDATE payments SET state = 'MISSING', status = 'MISSING', is_final = 0, updated_at = ? WHERE kind = ? AND id = ?`).run(at, kind, id);
+      const message = `the gateway has answered "not found" ${row.not_found_reads} times since ${new Date(row.not_found_since).toISOString()}`;
+      this.appendStatusEvent(kind, id, 'MISSING', 'local', at, { message });
+      appendAudit(this.db, at, { actor: 'engine', action: `${kind}.missing`, subject: id, details: { message } });
+      return true;
+    })();
+  }
+
+  /**
+   * A final local outcome (REJECTED by validation, MISMATCH with what the gateway holds). A payout with a
+   * send of unknown outcome is never REJECTED: the earlier send may still land, so it stays UNKNOWN (see
+   * markUnknown) and false is returned.
+   */
+  markLocalFinal(kind: PaymentKind, id: string, state: 'REJECTED' | 'MISMATCH', message: string, raw?: unknown, actor = 'engine'): boolean {
+    const at = this.now();
+    return this.db.transaction((): boolean => {
+      const changed = this.stmt(`UPDATE payments SET state = ?, status = ?, is_final = ?, last_error = ?, final_at = ?, next_poll_at = NULL, updated_at = ? WHERE kind = ? AND id = ? AND (? = 'MISMATCH' OR unknown_since IS NULL)`)
+        .run(state, state, state === 'REJECTED' ? 1 : 0, message, at, at, kind, id, state).changes === 1;
+      if (!changed) return false;
       this.appendStatusEvent(kind, id, state, 'local', at, { message, response: raw ?? null });
       appendAudit(this.db, at, { actor, action: `${kind}.${state.toLowerCase()}`, subject: id, details: { message } });
+      return true;
     })();
   }
 
@@ -245,7 +374,7 @@ export class Journal {
           `UPDATE payments SET state = 'ACCEPTED', gateway_status = ?, status = ?, is_final = ?,
              fee_minor = COALESCE(?, fee_minor), fee_currency_code = COALESCE(?, fee_currency_code),
              failure_reason = COALESCE(?, failure_reason), processed_at = COALESCE(?, processed_at),
-             is_test = COALESCE(?, is_test), last_error = NULL,
+             is_test = COALESCE(?, is_test), last_error = NULL, unknown_since = NULL, resend_refused = 0, not_found_since = NULL, not_found_reads = 0,
              accepted_at = COALESCE(accepted_at, ?), final_at = CASE WHEN ? = 1 THEN COALESCE(final_at, ?) ELSE NULL END,
              next_poll_at = ?, updated_at = ?
            WHERE kind = ? AND id = ?`,
@@ -253,7 +382,7 @@ export class Journal {
         .run(
           status, status, obs.isFinal ? 1 : 0, obs.feeMinor ?? null, obs.feeCurrencyCode ?? null, obs.failureReason ?? null,
           obs.processedAt ?? null, obs.isTest === undefined ? null : obs.isTest ? 1 : 0,
-          at, obs.isFinal ? 1 : 0, at, obs.isFinal ? null : (obs.nextPollAt ?? null), at, kind, id,
+          at, obs.isFinal ? 1 : 0, at, obs.nextPollAt ?? null, at, kind, id,
         );
       const last = this.stmt('SELECT status, source FROM status_events WHERE kind = ? AND id = ? ORDER BY seq DESC LIMIT 1')
         .get(kind, id) as { status: string; source: string } | undefined;
@@ -335,24 +464,27 @@ export class Journal {
     return p;
   }
 
-  /** Payments not yet known to the gateway (QUEUED or SENDING), oldest first; optionally of one batch. */
+  /**
+   * Payments the gateway may not have yet (QUEUED, SENDING, UNKNOWN; not HELD), oldest first; optionally
+   * of one batch.
+   */
   unsentPayments(kind: PaymentKind, batchId?: string): PaymentRecord[] {
     const rows = (batchId === undefined
-      ? this.stmt(`SELECT * FROM payments WHERE kind = ? AND state IN ('QUEUED', 'SENDING') ORDER BY created_at, pk`).all(kind)
-      : this.stmt(`SELECT * FROM payments WHERE kind = ? AND batch_id = ? AND state IN ('QUEUED', 'SENDING') ORDER BY row_number, pk`).all(kind, batchId)) as PaymentRow[];
+      ? this.stmt(`SELECT * FROM payments WHERE kind = ? AND state IN ('QUEUED', 'SENDING', 'UNKNOWN') ORDER BY created_at, pk`).all(kind)
+      : this.stmt(`SELECT * FROM payments WHERE kind = ? AND batch_id = ? AND state IN ('QUEUED', 'SENDING', 'UNKNOWN') ORDER BY row_number, pk`).all(kind, batchId)) as PaymentRow[];
     return rows.map(toPayment);
   }
 
-  /** Accepted, non-final payments whose next poll is due, soonest first. */
+  /** Payments of a batch that sending can still move: unsent, or unknown with a re-send still allowed. */
+  sendableCount(batchId: string): number {
+    const row = this.stmt(`SELECT COUNT(*) AS n FROM payments WHERE batch_id = ? AND (state IN ('QUEUED', 'SENDING') OR (state = 'UNKNOWN' AND resend_refused = 0))`).get(batchId) as { n: number };
+    return row.n;
+  }
+
+  /** Payments whose next status read is due (accepted and moving, unknown, missing, or paid and re-read), soonest first. */
   duePolls(now: number, limit: number): PaymentRecord[] {
-    const rows = this.stmt(`SELECT * FROM payments WHERE state = 'ACCEPTED' AND is_final = 0 AND next_poll_at <= ? ORDER BY next_poll_at LIMIT ?`)
-      .all(now, limit) as PaymentRow[];
+    const rows = this.stmt(`SELECT * FROM payments WHERE next_poll_at <= ? ORDER BY next_poll_at LIMIT ?`).all(now, limit) as PaymentRow[];
     return rows.map(toPayment);
-  }
-
-  nextPollTime(): number | null {
-    const row = this.stmt(`SELECT MIN(next_poll_at) AS t FROM payments WHERE state = 'ACCEPTED' AND is_final = 0`).get() as { t: number | null };
-    return row.t;
   }
 
   /** Every currency this journal has seen, for balance refreshes. */
@@ -444,7 +576,7 @@ export class Journal {
   batchCounts(id: string): BatchCounts {
     const rows = this.stmt('SELECT state, status, is_final, COUNT(*) AS n FROM payments WHERE batch_id = ? GROUP BY state, status, is_final')
       .all(id) as { state: PaymentState; status: string; is_final: number; n: number }[];
-    const byState: Record<PaymentState, number> = { QUEUED: 0, SENDING: 0, ACCEPTED: 0, REJECTED: 0, CANCELLED: 0, MISMATCH: 0 };
+    const byState = Object.fromEntries(PAYMENT_STATES.map((state) => [state, 0])) as Record<PaymentState, number>;
     const byStatus: Record<string, number> = {};
     const c = { total: 0, sent: 0, final: 0, failed: 0, pending: 0 };
     for (const r of rows) {
@@ -454,14 +586,72 @@ export class Journal {
       const accepted = r.state === 'ACCEPTED';
       if (accepted) c.sent += r.n;
       if (accepted && r.is_final === 1) c.final += r.n;
-      if ((accepted && r.is_final === 1 && r.status !== 'SUCCESS') || r.state === 'REJECTED' || r.state === 'MISMATCH') c.failed += r.n;
-      if (r.state === 'QUEUED' || r.state === 'SENDING' || (accepted && r.is_final === 0)) c.pending += r.n;
+      if ((accepted && r.is_final === 1 && r.status !== 'SUCCESS') || ['REJECTED', 'MISMATCH', 'MISSING', 'DISCARDED'].includes(r.state)) c.failed += r.n;
+      if (['QUEUED', 'SENDING', 'UNKNOWN', 'HELD'].includes(r.state) || (accepted && r.is_final === 0)) c.pending += r.n;
     }
     return { ...c, byState, byStatus };
   }
 
   batchPayments(id: string): PaymentRecord[] {
     return (this.stmt('SELECT * FROM payments WHERE batch_id = ? ORDER BY row_number, pk').all(id) as PaymentRow[]).map(toPayment);
+  }
+
+  // ---- intents and retries ----
+
+  /** Every attempt of an intent, oldest first. */
+  intentAttempts(intentId: string): PaymentRecord[] {
+    return (this.stmt('SELECT * FROM payments WHERE intent_id = ? ORDER BY pk').all(intentId) as PaymentRow[]).map(toPayment);
+  }
+
+  /** The attempt that retried this one, if any. */
+  retriedAs(id: string): string | null {
+    const row = this.stmt(`SELECT id FROM payments WHERE kind = 'payout' AND retry_of = ? ORDER BY pk LIMIT 1`).get(id) as { id: string } | undefined;
+    return row?.id ?? null;
+  }
+
+  /**
+   * The attempts of a batch that may be retried now (DESIGN.md §4, per intent): the latest attempt of its
+   * intent, and every attempt of that intent final in a state that moved no money, by the gateway's word
+   * (a final gateway status in `notPaid`, or refused, cancelled before sending, discarded while held).
+   * Retrying makes a newer attempt, so the same failure is never retried twice.
+   */
+  retryableAttempts(batchId: string, notPaid: readonly string[]): PaymentRecord[] {
+    const settledUnpaid = (alias: string) =>
+      `((${alias}.state = 'ACCEPTED' AND ${alias}.is_final = 1 AND ${alias}.gateway_status IN (${notPaid.map(() => '?').join(', ')})) OR ${alias}.state IN ('REJECTED', 'CANCELLED', 'DISCARDED'))`;
+    const rows = this.db.prepare(
+      `SELECT p.* FROM payments p
+        WHERE p.kind = 'payout' AND p.batch_id = ? AND p.intent_id IS NOT NULL AND ${settledUnpaid('p')}
+          AND NOT EXISTS (SELECT 1 FROM payments q WHERE q.intent_id = p.intent_id AND q.pk <> p.pk AND (q.pk > p.pk OR NOT ${settledUnpaid('q')}))
+        ORDER BY p.row_number, p.pk`,
+    ).all(batchId, ...notPaid, ...notPaid) as PaymentRow[];
+    return rows.map(toPayment);
+  }
+
+  /**
+   * Retries exactly the attempts a person reviewed, as one new batch of new attempts of the same intents
+   * (new ids, linked both ways), in one transaction with the check that they are still the retryable
+   * ones. Throws RETRY_ROWS_CHANGED when the reviewed ids are not exactly those.
+   */
+  retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; newId: () => string; actor: string }): BatchRecord {
+    const source = this.mustGetBatch(input.batchId);
+    let created = '';
+    this.durably(() => {
+      const retryable = this.retryableAttempts(input.batchId, input.notPaid);
+      const reviewed = new Set(input.reviewedIds);
+      if (retryable.length === 0) throw new JournalError('NOTHING_TO_RETRY', 'No row of this batch can be retried now', []);
+      if (reviewed.size !== retryable.length || retryable.some((p) => !reviewed.has(p.id))) {
+        throw new JournalError('RETRY_ROWS_CHANGED', `The rows to retry changed since they were reviewed (${retryable.length} now, ${reviewed.size} reviewed)`, retryable.map((p) => p.id));
+      }
+      const rows: NewPayment[] = retryable.map((p) => ({
+        id: input.newId(), intentId: p.intentId ?? undefined, retryOf: p.id, amountMinor: p.amountMinor, currencyCode: p.currencyCode,
+        accountName: p.accountName, accountNumber: p.accountNumber, paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode,
+        emailAddress: p.emailAddress, callbackUrl: p.callbackUrl ?? undefined, reference: p.reference ?? undefined, rowNumber: p.rowNumber ?? undefined,
+        ...(p.details ? { details: p.details } : {}),
+      }));
+      const sha256 = createHash('sha256').update(`retry:${source.id}:${rows.map((r) => r.retryOf).join(',')}:${rows.map((r) => r.id).join(',')}`).digest('hex');
+      created = this.insertBatch({ fileName: input.fileName, sha256, rows, actor: input.actor });
+    });
+    return this.mustGetBatch(created);
   }
 
   // ---- balances ----

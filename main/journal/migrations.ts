@@ -143,6 +143,39 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX payments_payee_email ON payments (lower(trim(email_address)), created_at) WHERE kind = 'payout';
     `);
   },
+  // 3: payment intents (what a person asked to pay; each payout is one attempt of one), outcomes that
+  //    are unknown, payouts held for a person, payouts the gateway stopped knowing, and re-reads of
+  //    paid payouts (a SUCCESS can still be returned). Every payout polled is found by next_poll_at.
+  (db) => {
+    db.exec(`
+      CREATE TABLE intents (
+        id TEXT PRIMARY KEY,
+        source TEXT NOT NULL CHECK (source IN ('single', 'batch', 'retry', 'existing')),
+        created_at INTEGER NOT NULL,
+        actor TEXT NOT NULL
+      );
+      ALTER TABLE payments ADD COLUMN intent_id TEXT REFERENCES intents (id);
+      ALTER TABLE payments ADD COLUMN retry_of TEXT;
+      ALTER TABLE payments ADD COLUMN unknown_since INTEGER;
+      ALTER TABLE payments ADD COLUMN resend_refused INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE payments ADD COLUMN not_found_since INTEGER;
+      ALTER TABLE payments ADD COLUMN not_found_reads INTEGER NOT NULL DEFAULT 0;
+
+      -- Payouts from before intents: one intent each, named by the payout.
+      INSERT INTO intents (id, source, created_at, actor) SELECT id, 'existing', created_at, 'migration' FROM payments WHERE kind = 'payout';
+      UPDATE payments SET intent_id = id WHERE kind = 'payout';
+      -- A send interrupted before this version has an unknown outcome.
+      UPDATE payments SET state = 'UNKNOWN', status = 'UNKNOWN', unknown_since = updated_at, next_poll_at = updated_at WHERE state = 'SENDING' AND kind = 'payout';
+
+      CREATE INDEX payments_intent ON payments (intent_id, pk) WHERE intent_id IS NOT NULL;
+      CREATE INDEX payments_retry_of ON payments (retry_of) WHERE retry_of IS NOT NULL;
+      DROP INDEX payments_poll;
+      CREATE INDEX payments_poll ON payments (next_poll_at) WHERE next_poll_at IS NOT NULL;
+      UPDATE payments SET next_poll_at = NULL WHERE NOT (state = 'ACCEPTED' AND is_final = 0) AND state <> 'UNKNOWN';
+      DROP INDEX payments_unsent;
+      CREATE INDEX payments_unsent ON payments (state) WHERE state IN ('QUEUED', 'SENDING', 'UNKNOWN', 'HELD');
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

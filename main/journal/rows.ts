@@ -34,12 +34,20 @@ export interface PaymentRow {
   final_at: number | null;
   next_poll_at: number | null;
   details_json: string | null;
+  intent_id: string | null;
+  retry_of: string | null;
+  unknown_since: number | null;
+  resend_refused: number;
+  not_found_since: number | null;
+  not_found_reads: number;
 }
 
 export function toPayment(r: PaymentRow): PaymentRecord {
   return {
     kind: r.kind,
     id: r.id,
+    intentId: r.intent_id,
+    retryOf: r.retry_of,
     batchId: r.batch_id,
     rowNumber: r.row_number,
     amountMinor: r.amount_minor,
@@ -61,6 +69,8 @@ export function toPayment(r: PaymentRow): PaymentRecord {
     processedAt: r.processed_at,
     isTest: r.is_test === null ? null : r.is_test === 1,
     lastError: r.last_error,
+    unknownSince: r.unknown_since,
+    notFoundSince: r.not_found_since,
     attempts: r.attempts,
     createdAt: r.created_at,
     updatedAt: r.updated_at,

@@ -6,19 +6,28 @@ export const PAYMENT_KINDS = ['payout', 'payin'] as const;
 export type PaymentKind = (typeof PAYMENT_KINDS)[number];
 
 /**
- * Client-side life of a payment (DESIGN.md §4). QUEUED: stored, not yet (successfully) sent.
- * SENDING: committed right before the HTTP call; after a crash it is resolved with GET.
+ * Client-side life of a payment (DESIGN.md §4). QUEUED: stored, never sent, or certainly not stored by
+ * the gateway. SENDING: committed right before the HTTP call. UNKNOWN: a send ended with no definitive
+ * answer (time-out, reset, 5xx, a crash): only a GET that finds it, or a re-send of the same id that
+ * the gateway takes, settles it; never cancelled, rejected or retried under a new id.
  * ACCEPTED: the gateway has it; from here `gatewayStatus` tells the rest.
+ * HELD: it could not be sent for a reason a person must fix (credentials refused, no key…); it leaves
+ * only when a person releases it. DISCARDED: a held payout a person chose not to send: final.
+ * MISSING: the gateway accepted it and now answers 404 for it: a person must look.
  * REJECTED: the gateway refused the request itself (validation), nothing was created: final.
  * CANCELLED: the user cancelled it before it was sent: final.
  * MISMATCH: the gateway holds a payment under this id with a different amount or currency: needs a person.
  */
-export const PAYMENT_STATES = ['QUEUED', 'SENDING', 'ACCEPTED', 'REJECTED', 'CANCELLED', 'MISMATCH'] as const;
+export const PAYMENT_STATES = ['QUEUED', 'SENDING', 'UNKNOWN', 'ACCEPTED', 'HELD', 'DISCARDED', 'MISSING', 'REJECTED', 'CANCELLED', 'MISMATCH'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
 export interface PaymentRecord {
   kind: PaymentKind;
   id: string;
+  /** The intent this payout is an attempt of (null for payins). */
+  intentId: string | null;
+  /** The earlier attempt of the same intent this one retries. */
+  retryOf: string | null;
   batchId: string | null;
   rowNumber: number | null;
   amountMinor: number;
@@ -43,6 +52,10 @@ export interface PaymentRecord {
   processedAt: string | null;
   isTest: boolean | null;
   lastError: string | null;
+  /** When a send of this id first ended with no definitive answer (null: never). */
+  unknownSince: number | null;
+  /** Since when status reads answer 404 (an accepted payout the gateway may have lost). */
+  notFoundSince: number | null;
   attempts: number;
   createdAt: number;
   updatedAt: number;
@@ -68,6 +81,9 @@ export interface NewPayment {
   batchId?: string | undefined;
   rowNumber?: number | undefined;
   details?: Record<string, unknown> | undefined;
+  /** An existing intent (a retry); default: a new intent of its own. */
+  intentId?: string | undefined;
+  retryOf?: string | undefined;
 }
 
 /** One observation of a gateway status, as the engine hands it to the journal. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EngineError, EngineHaltError } from '../../../main/engine';
+import { EngineError } from '../../../main/engine';
 import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
 
 let f: EngineFixture;
@@ -65,12 +65,12 @@ describe('single payout', () => {
     expect(offline).toEqual(['offline', 'online']);
   });
 
-  it('after a 5xx on create the outcome is unknown: the payout stays SENDING, never back to QUEUED', async () => {
+  it('after a 5xx on create the outcome is unknown: the payout is UNKNOWN, never back to QUEUED', async () => {
     f = engineFixture({ backoff: { baseMs: 60_000, capMs: 60_000 } });
     f.gateway.failCreates(1, 'server', false);
     void f.engine.submitPayout(draft('unsure')).catch(() => undefined);
     await until(() => f.t.journal.getPayment('payout', 'unsure')?.lastError === 'fake server');
-    expect(f.t.journal.getPayment('payout', 'unsure')?.state).toBe('SENDING');
+    expect(f.t.journal.getPayment('payout', 'unsure')).toMatchObject({ state: 'UNKNOWN', status: 'UNKNOWN' });
   });
 
   it('a failure before the create was sent (e.g. its token request timed out) leaves the payout QUEUED with the reason', async () => {
@@ -92,11 +92,11 @@ describe('single payout', () => {
     expect(f.gateway.stored.size).toBe(0);
   });
 
-  it('stops and says why when the gateway refuses the credentials; the payout stays queued', async () => {
+  it('stops and says why when the gateway refuses the credentials; the payout is held with that reason', async () => {
     f = engineFixture();
     f.gateway.failCreates(1, 'unauthorized');
-    await expect(f.engine.submitPayout(draft('auth'))).rejects.toBeInstanceOf(EngineHaltError);
-    expect(f.t.journal.getPayment('payout', 'auth')).toMatchObject({ state: 'QUEUED', lastError: 'fake unauthorized' });
+    await expect(f.engine.submitPayout(draft('auth'))).rejects.toMatchObject({ code: 'PAYOUT_HELD', message: expect.stringContaining('fake unauthorized') });
+    expect(f.t.journal.getPayment('payout', 'auth')).toMatchObject({ state: 'HELD', lastError: 'fake unauthorized' });
   });
 
   it('flags a payout whose id the gateway holds with a different amount instead of accepting it', async () => {
