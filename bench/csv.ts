@@ -12,12 +12,12 @@ import type { BatchFileSource, BatchValidation } from '../preload/api';
 import { exportBatchResultsCsvAsync } from '../main/csv/export';
 import { importPayoutCsv } from '../main/csv/import';
 import type { CsvImportOptions } from '../main/csv/types';
-import { batchesService } from '../main/ipc/areas/batches';
-import { decimalsFrom } from '../main/ipc/areas/convert';
-import type { CurrencyCache } from '../main/ipc/areas/currency-cache';
+import { batchesService } from '../main/desk/batches';
+import { decimalsFrom } from '../main/desk/convert';
+import type { CurrencyCache } from '../main/desk/currency-cache';
 import { createIpcHandlers } from '../main/ipc/handlers';
-import type { DeskRuntime } from '../main/ipc/runtime';
-import type { DeskServices } from '../main/ipc/services';
+import type { DeskRuntime } from '../main/desk/runtime';
+import type { DeskServices } from '../main/desk/services';
 import { openJournal } from '../main/journal';
 
 const ROWS = 100_000;

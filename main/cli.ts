@@ -9,11 +9,11 @@ import { Command, CommanderError } from 'commander';
 import type { Area, Channel, Verb } from '../preload/api';
 import { createAppContext, type AppContext } from './context';
 import { GatewayError } from './gateway/errors';
-import { createDeskServices } from './ipc/areas';
-import { createDeskEvents, type DeskEvents } from './ipc/events';
-import { createDeskRuntime, type DeskRuntime } from './ipc/runtime';
+import { createDeskServices } from './desk';
+import { createDeskEvents, type DeskEvents } from './desk/events';
+import { createDeskRuntime, type DeskRuntime } from './desk/runtime';
 import { createIpcHandlers } from './ipc/handlers';
-import { DeskError, type AreaArgs, type AreaResult, type DeskServices } from './ipc/services';
+import { DeskError, type AreaArgs, type AreaResult, type DeskServices } from './desk/services';
 import { KeytarKeyStore, type KeyStore } from './keys/key-store';
 import { createLogger, redactText, silentLogger, type Logger } from './log';
 import type { Profile } from './profiles/profile-schema';
@@ -34,7 +34,7 @@ export interface CliIo {
   stderr(text: string): void;
 }
 
-/** The UI's own services (main/ipc/areas) over the CLI's data folder, acting on the chosen profile. */
+/** The UI's own services (main/desk) over the CLI's data folder, acting on the chosen profile. */
 export interface CliDesk {
   readonly profile: Profile;
   readonly runtime: DeskRuntime;

@@ -1,4 +1,4 @@
-// CLI: `audit verify|list` over the UI's audit service (main/ipc/areas/app.ts). The audit log is
+// CLI: `audit verify|list` over the UI's audit service (main/desk/audit.ts). The audit log is
 // hash-chained (main/journal/audit-log.ts): verify walks the chain and names the first bad entry;
 // a broken chain exits 1.
 import type { Command } from 'commander';

@@ -1,5 +1,5 @@
 // CLI: `batch submit|resume|pause|cancel|status|list|export`, over the UI's batches service
-// (main/ipc/areas/batches.ts): the file goes through the same importer and checks, is refused while
+// (main/desk/batches.ts): the file goes through the same importer and checks, is refused while
 // any row is invalid, and warnings (duplicates, file already submitted, bank details changed) need
 // --confirm-warnings. Progress is printed until every row is final unless --no-wait.
 // Exit codes: 0 every row SUCCESS; 1 an error, a refusal, or rows that failed; 3 stopped waiting
@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { type Command } from 'commander';
 import type { BatchResultRow, BatchValidation, BatchView, CsvIssueView } from '../../preload/api';
 import type { CliDeps, CliDesk } from '../cli';
-import { DeskError } from '../ipc/services';
+import { DeskError } from '../desk/services';
 import { PENDING_EXIT, currencyCode, interrupted, sleep, table } from './payouts';
 import { intOption } from './profiles';
 

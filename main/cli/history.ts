@@ -1,5 +1,5 @@
 // CLI: `history export`: the journal's payments (payouts and payins) as CSV through the UI's history
-// service (main/ipc/areas/payments.ts → main/csv/export.ts), with the filters of `payouts list`.
+// service (main/desk/history.ts → main/csv/export.ts), with the filters of `payouts list`.
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliDeps } from '../cli';
 import { writeOut } from './batch';

@@ -1,5 +1,5 @@
 // CLI: `payins options|create|get|account-data|share-token`, over the UI's payins service
-// (main/ipc/areas/payins.ts): a payin is journalled (id fixed) before it is sent, like a payout.
+// (main/desk/payins.ts): a payin is journalled (id fixed) before it is sent, like a payout.
 // `share-token` prints the one token the design lets out: limited to PAYIN_INFO for one payin id,
 // created on this explicit command, printed once, never stored or logged.
 import type { Command } from 'commander';

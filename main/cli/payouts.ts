@@ -1,5 +1,5 @@
 // CLI: `payouts create|get|list`, over the same payouts and history services as the UI
-// (main/ipc/areas/payments.ts): validate (domain rules, id fixed) → create (journalled, sent once) →
+// (main/desk/payouts.ts): validate (domain rules, id fixed) → create (journalled, sent once) →
 // optionally wait for a final status. Amounts stay decimal strings; no float ever touches them.
 // Exit codes: 0 accepted (or, with --wait, SUCCESS); 1 an error, a refusal or a failed payout;
 // 3 not done yet (gateway unreachable, or --wait timed out): the payout is journalled, run again with --id.
@@ -7,7 +7,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { HistoryFilters, PaymentDetail, PayoutInput } from '../../preload/api';
 import type { CliDeps, CliDesk } from '../cli';
 import { parseMinor } from '../domain/money';
-import { DeskError } from '../ipc/services';
+import { DeskError } from '../desk/services';
 import { intOption } from './profiles';
 
 export const PENDING_EXIT = 3;

@@ -9,12 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArgsOf, IpcHandlerMap, ResultOf } from '../../../preload/api';
 import { MAX_CSV_BYTES } from '../../../main/csv/types';
-import { batchesService } from '../../../main/ipc/areas/batches';
-import { decimalsFrom } from '../../../main/ipc/areas/convert';
-import type { CurrencyCache } from '../../../main/ipc/areas/currency-cache';
+import { batchesService } from '../../../main/desk/batches';
+import { decimalsFrom } from '../../../main/desk/convert';
+import type { CurrencyCache } from '../../../main/desk/currency-cache';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
-import type { DeskRuntime } from '../../../main/ipc/runtime';
-import type { DeskServices } from '../../../main/ipc/services';
+import type { DeskRuntime } from '../../../main/desk/runtime';
+import type { DeskServices } from '../../../main/desk/services';
 import { openJournal, type Journal } from '../../../main/journal';
 
 const fixture = (name: string): Buffer => readFileSync(fileURLToPath(new URL(`../../fixtures/csv/${name}`, import.meta.url)));

@@ -10,10 +10,10 @@ import type { ArgsOf, ConnectionState, IpcHandlerMap, PaymentDetail } from '../.
 import { startSandbox, type SandboxHandle } from '../../../sandbox';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { DemoMode } from '../../../main/demo/demo-mode';
-import { createDeskServices } from '../../../main/ipc/areas';
-import { createDeskEvents, type DeskEvents } from '../../../main/ipc/events';
+import { createDeskServices } from '../../../main/desk';
+import { createDeskEvents, type DeskEvents } from '../../../main/desk/events';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
-import { createDeskRuntime, type DeskRuntime } from '../../../main/ipc/runtime';
+import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { createCapturingLogger } from '../../../main/log';
 import { callerOf, until } from './ipc-helpers';

@@ -2,18 +2,18 @@
 // submission through the engine, control of running batches and their results.
 import { createHash, randomUUID } from 'node:crypto';
 import { basename, extname } from 'node:path';
-import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../../preload/api';
-import { decodeBase64InSlices } from '../../csv/base64';
-import { exportBatchResultsCsvAsync } from '../../csv/export';
-import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../../csv/import';
-import { payoutCsvTemplate } from '../../csv/template';
-import { mapInSlices, yieldToEventLoop } from '../../csv/time-slice';
-import type { CsvCurrencyTotal, CsvImportOptions, CsvImportResult } from '../../csv/types';
-import { newPaymentId } from '../../domain/ids';
-import { batchProgress } from '../../engine';
-import type { Journal, PaymentRecord } from '../../journal';
-import type { DeskRuntime } from '../runtime';
-import { DeskError, type AreaService } from '../services';
+import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../preload/api';
+import { decodeBase64InSlices } from '../csv/base64';
+import { exportBatchResultsCsvAsync } from '../csv/export';
+import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../csv/import';
+import { payoutCsvTemplate } from '../csv/template';
+import { mapInSlices, yieldToEventLoop } from '../csv/time-slice';
+import type { CsvCurrencyTotal, CsvImportOptions, CsvImportResult } from '../csv/types';
+import { newPaymentId } from '../domain/ids';
+import { batchProgress } from '../engine';
+import type { Journal, PaymentRecord } from '../journal';
+import type { DeskRuntime } from './runtime';
+import { DeskError, type AreaService } from './services';
 import { isoOrNull, money, optionalMoney, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 

@@ -2,18 +2,18 @@
 // reference and expiry are read from the gateway's own response stored in the status history, so
 // the payin screen works offline too. The share token is the one token that crosses IPC: limited
 // to PAYIN_INFO for one payin id, created only on this explicit call, never stored or logged.
-import type { Money, PayinView } from '../../../preload/api';
-import { minorFromGatewayNumber } from '../../domain/money';
-import { newPaymentId } from '../../domain/ids';
-import { isFinalStatus } from '../../domain/status';
-import { isGatewayError } from '../../gateway/errors';
-import type { Journal } from '../../journal';
-import type { Profile } from '../../profiles/profile-schema';
-import type { DeskRuntime } from '../runtime';
-import { DeskError, type AreaService } from '../services';
+import type { Money, PayinView } from '../../preload/api';
+import { minorFromGatewayNumber } from '../domain/money';
+import { newPaymentId } from '../domain/ids';
+import { isFinalStatus } from '../domain/status';
+import { isGatewayError } from '../gateway/errors';
+import type { Journal } from '../journal';
+import type { Profile } from '../profiles/profile-schema';
+import type { DeskRuntime } from './runtime';
+import { DeskError, type AreaService } from './services';
 import { iso, minorOf, money, statusEventView, toJson, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
-import type { DemoController } from './profiles';
+import type { DemoController } from './demo-controller';
 
 const DEFAULT_PAYIN_METHOD = 'VAPAY';
 

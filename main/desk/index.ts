@@ -1,16 +1,22 @@
 // Builds the DeskServices port from the real services. Every contract method is wired here; the
 // handler coverage test checks that none is left unimplemented.
-import type { DeskRuntime } from '../runtime';
-import type { DeskServices } from '../services';
-import { appService, auditService, type AppEnvironment } from './app';
+import { appService, type AppEnvironment } from './app';
+import { auditService } from './audit';
+import { balancesService } from './balances';
 import { batchesService } from './batches';
 import { createCurrencyCache } from './currency-cache';
-import { balancesService, historyService, payoutsService } from './payments';
+import type { DemoController } from './demo-controller';
+import { historyService } from './history';
+import { keysService } from './keys';
 import { payinsService } from './payins';
-import { keysService, profilesService, settingsService, type DemoController } from './profiles';
+import { payoutsService } from './payouts';
+import { profilesService } from './profiles';
+import type { DeskRuntime } from './runtime';
+import type { DeskServices } from './services';
+import { settingsService } from './settings';
 
 export type { AppEnvironment } from './app';
-export type { DemoController } from './profiles';
+export type { DemoController } from './demo-controller';
 
 export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: DemoController | null): DeskServices {
   const currencies = createCurrencyCache(rt);
