@@ -97,7 +97,7 @@ function openDesk(c: AppContext, profile: Profile): CliDesk {
   });
   const view = Object.create(c, { profiles: { value: profiles } }) as AppContext;
   const events = createDeskEvents((error) => c.logger.error('cli event listener failed', { error }));
-  const runtime = createDeskRuntime(view, events, c.logger);
+  const runtime = createDeskRuntime({ ctx: view, events, log: c.logger });
   const services = createDeskServices(runtime, { name: 'payout-desk', version: 'cli', platform: process.platform, demoAvailable: false }, null);
   const handlers = createIpcHandlers(services, { log: c.logger });
   return {

@@ -45,7 +45,7 @@ export async function createDesk(): Promise<Omit<DeskHarness, 'close'> & { close
   const log = harnessLogger();
   const ctx = createAppContext({ home, keyStore: new MemoryKeyStore(), logger: log });
   const events = createDeskEvents((error) => log.error('event listener failed', { error }));
-  const runtime = createDeskRuntime(ctx, events, log);
+  const runtime = createDeskRuntime({ ctx, events, log });
   let sandbox: SandboxHandle | undefined;
   let sandboxOpen = false;
   // The app's own demo mode; only the sandbox start is wrapped so the test can see the gateway's state.

@@ -35,7 +35,7 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'desk-ipc-'));
   ctx = createAppContext({ home, keyStore: new MemoryKeyStore(), logger: log });
   events = createDeskEvents();
-  runtime = createDeskRuntime(ctx, events, log);
+  runtime = createDeskRuntime({ ctx, events, log });
   demo = new DemoMode({ ctx, log });
   handlers = createIpcHandlers(createDeskServices(runtime, { name: 'Payout Desk', version: 'test', platform: process.platform, demoAvailable: true }, demo), { log });
 });

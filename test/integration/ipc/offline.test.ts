@@ -51,7 +51,7 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'desk-offline-'));
   ctx = createAppContext({ home, keyStore: new MemoryKeyStore(), logger: log });
   events = createDeskEvents();
-  runtime = createDeskRuntime(ctx, events, log);
+  runtime = createDeskRuntime({ ctx, events, log });
   // The app's own demo mode; only the port of a restart is chosen here (the app picks a free one).
   demo = new DemoMode({ ctx, log, start: (config, opts) => startSandbox(config, { ...opts, ...(restartPort ? { port: restartPort } : {}) }) });
   handlers = createIpcHandlers(createDeskServices(runtime, { name: 'Payout Desk', version: 'test', platform: process.platform, demoAvailable: true }, demo), { log });
