@@ -9,7 +9,7 @@ import { Command, CommanderError } from 'commander';
 import type { Area, Channel, Verb } from '../preload/api';
 import { createAppContext, type AppContext } from './context';
 import { GatewayError } from './gateway/errors';
-import { createDeskServices } from './desk';
+import { bindProfile, createDeskServices } from './desk';
 import { createDeskEvents, type DeskEvents } from './desk/events';
 import { createDeskRuntime, type DeskRuntime } from './desk/runtime';
 import { createIpcHandlers } from './ipc/handlers';
@@ -86,19 +86,12 @@ export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'payout-desk');
 }
 
-/** Builds the desk services from the app context; --profile acts as the current profile for this command only. */
+/** Builds the desk services from the app context, acting on the profile chosen for this command. */
 function openDesk(c: AppContext, profile: Profile): CliDesk {
-  const profiles = new Proxy(c.profiles, {
-    get(target, key) {
-      if (key === 'currentId') return () => profile.id;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  const view = Object.create(c, { profiles: { value: profiles } }) as AppContext;
   const events = createDeskEvents((error) => c.logger.error('cli event listener failed', { error }));
-  const runtime = createDeskRuntime({ ctx: view, events, log: c.logger });
-  const services = createDeskServices(runtime, { name: 'payout-desk', version: 'cli', platform: process.platform, demoAvailable: false }, null);
+  const runtime = createDeskRuntime({ ctx: c, events, log: c.logger });
+  const app = { name: 'payout-desk', version: 'cli', platform: process.platform, demoAvailable: false };
+  const services = bindProfile(createDeskServices(runtime, app, null), c, () => profile);
   const handlers = createIpcHandlers(services, { log: c.logger });
   return {
     profile,

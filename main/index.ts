@@ -7,7 +7,7 @@ import { EVENT_CHANNELS, type MenuCommand } from '../preload/api';
 import { createAppContext } from './context';
 import { DemoMode } from './demo/demo-mode';
 import { forwardEventsToWindow, registerIpcHandlers, type SenderTrust } from './ipc';
-import { createDeskServices } from './desk';
+import { bindActiveProfile, createDeskServices } from './desk';
 import { createDeskEvents } from './desk/events';
 import { createIpcHandlers } from './ipc/handlers';
 import { createDeskRuntime } from './desk/runtime';
@@ -51,10 +51,13 @@ async function start(): Promise<void> {
   for (const profile of ctx.profiles.list().filter((p) => p.isDemo)) {
     await demo.resume(profile.id).catch((error: unknown) => log.warn('demo sandbox did not restart', { profileId: profile.id, error }));
   }
-  const services = createDeskServices(
-    runtime,
-    { name: app.getName(), version: app.getVersion(), platform: process.platform, demoAvailable: true, openPath: (path) => shell.openPath(path) },
-    demo,
+  const services = bindActiveProfile(
+    createDeskServices(
+      runtime,
+      { name: app.getName(), version: app.getVersion(), platform: process.platform, demoAvailable: true, openPath: (path) => shell.openPath(path) },
+      demo,
+    ),
+    ctx,
   );
   registerIpcHandlers(createIpcHandlers(services, { log }), trust, log);
 

@@ -1,7 +1,7 @@
 // app:* — app info, connection state, rate budget and the data folder.
 import type { AppInfo } from '../../preload/api';
+import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
-import type { AreaService } from './services';
 
 export interface AppEnvironment {
   name: string;
@@ -12,7 +12,7 @@ export interface AppEnvironment {
   openPath?: (path: string) => Promise<string>;
 }
 
-export function appService(rt: DeskRuntime, env: AppEnvironment): AreaService<'app'> {
+export function appService(rt: DeskRuntime, env: AppEnvironment): ProfileAreaService<'app'> {
   return {
     async info(): Promise<AppInfo> {
       return { name: env.name, version: env.version, platform: env.platform, dataFolder: rt.ctx.home, demoAvailable: env.demoAvailable };
@@ -20,10 +20,9 @@ export function appService(rt: DeskRuntime, env: AppEnvironment): AreaService<'a
     async connectionState() {
       return rt.connection();
     },
-    async rateBudget() {
-      const id = rt.ctx.profiles.currentId();
-      if (!id) return { inWindow: 0, limit: 0, queued: { token: 0, create: 0, status: 0, list: 0 }, pausedForMs: 0 };
-      const usage = rt.ctx.limiterFor(rt.ctx.profiles.get(id)).usage();
+    async rateBudget(profile) {
+      if (!profile) return { inWindow: 0, limit: 0, queued: { token: 0, create: 0, status: 0, list: 0 }, pausedForMs: 0 };
+      const usage = rt.ctx.limiterFor(profile).usage();
       return { inWindow: usage.inWindow, limit: usage.limit, queued: usage.queued, pausedForMs: usage.pausedForMs };
     },
     async openDataFolder() {

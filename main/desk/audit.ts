@@ -1,13 +1,13 @@
 // audit:* — the audit log belongs to a profile's journal; verify walks the hash chain.
 import type { AuditEntryView } from '../../preload/api';
+import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
-import type { AreaService } from './services';
 import { iso, toJson } from './convert';
 
-export function auditService(rt: DeskRuntime): AreaService<'audit'> {
+export function auditService(rt: DeskRuntime): ProfileAreaService<'audit'> {
   return {
-    async list({ offset = 0, limit = 200 }) {
-      const journal = rt.journalFor(rt.activeProfile().id);
+    async list(profile, { offset = 0, limit = 200 }) {
+      const journal = rt.journalFor(profile.id);
       // The journal pages the audit log by sequence number; the newest entries come first.
       const entries = journal.listAudit(offset + limit);
       const items: AuditEntryView[] = entries.slice(offset, offset + limit).map((e) => ({
@@ -16,8 +16,8 @@ export function auditService(rt: DeskRuntime): AreaService<'audit'> {
       const newest = entries[0]?.seq ?? 0;
       return { items, total: newest, offset, limit };
     },
-    async verify() {
-      const result = rt.journalFor(rt.activeProfile().id).verifyAudit();
+    async verify(profile) {
+      const result = rt.journalFor(profile.id).verifyAudit();
       const first = result.problems[0];
       return {
         ok: result.ok,

@@ -1,11 +1,11 @@
 // balances:* — the last snapshots and payouts still pending from the journal; refresh asks the gateway.
 import type { BalanceView } from '../../preload/api';
+import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
-import type { AreaService } from './services';
 import { iso, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 
-export function balancesService(rt: DeskRuntime, currencies: CurrencyCache): AreaService<'balances'> {
+export function balancesService(rt: DeskRuntime, currencies: CurrencyCache): ProfileAreaService<'balances'> {
   const views = (profileId: string, decimalsOf: DecimalsOf): BalanceView[] => {
     const journal = rt.journalFor(profileId);
     const pending = new Map(journal.pendingPayoutTotals().map((t) => [t.currencyCode, t.amountMinor]));
@@ -23,25 +23,21 @@ export function balancesService(rt: DeskRuntime, currencies: CurrencyCache): Are
     });
   };
   return {
-    async get() {
-      const profile = rt.activeProfile();
+    async get(profile) {
       return views(profile.id, currencies.decimalsOf(profile.id));
     },
-    async refresh() {
-      const profile = rt.activeProfile();
+    async refresh(profile) {
       const codes = (await currencies.currencies(profile.id)).map((c) => c.code);
       const engine = await rt.engineFor(profile.id);
       await engine.refreshBalances(codes);
       return views(profile.id, currencies.decimalsOf(profile.id));
     },
-    async series({ currencyCode, from, to }) {
-      const profile = rt.activeProfile();
+    async series(profile, { currencyCode, from, to }) {
       const decimalsOf = currencies.decimalsOf(profile.id);
       const points = rt.journalFor(profile.id).balanceSeries(currencyCode, from ? Date.parse(from) : undefined, to ? Date.parse(to) : undefined);
       return points.map((p) => ({ at: iso(p.observedAt), available: money(p.availableMinor, currencyCode, decimalsOf), reserved: money(p.reservedMinor, currencyCode, decimalsOf) }));
     },
-    async pending() {
-      const profile = rt.activeProfile();
+    async pending(profile) {
       const decimalsOf = currencies.decimalsOf(profile.id);
       return rt.journalFor(profile.id).pendingPayoutTotals().map((t) => money(t.amountMinor, t.currencyCode, decimalsOf));
     },

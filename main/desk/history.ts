@@ -3,8 +3,8 @@ import type { HistoryFilters, HistoryQuery as ContractQuery } from '../../preloa
 import { exportHistoryCsvAsync, type HistoryExportRow } from '../csv/export';
 import { TimeSlicer, yieldToEventLoop } from '../csv/time-slice';
 import type { HistoryFilter, HistoryQuery, HistorySortKey, PaymentRecord } from '../journal';
+import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
-import type { AreaService } from './services';
 import { detailOf, historyRow, iso } from './convert';
 import type { CurrencyCache } from './currency-cache';
 
@@ -29,10 +29,9 @@ function journalFilter(filters: HistoryFilters | undefined): HistoryFilter {
   };
 }
 
-export function historyService(rt: DeskRuntime, currencies: CurrencyCache): AreaService<'history'> {
+export function historyService(rt: DeskRuntime, currencies: CurrencyCache): ProfileAreaService<'history'> {
   return {
-    async query({ filters, sort, offset = 0, limit = 100 }) {
-      const profile = rt.activeProfile();
+    async query(profile, { filters, sort, offset = 0, limit = 100 }) {
       const journal = rt.journalFor(profile.id);
       const decimalsOf = currencies.decimalsOf(profile.id);
       const base: HistoryQuery = { ...journalFilter(filters), sortBy: SORT_KEYS[sort?.field ?? 'createdAt'], sortDir: sort?.direction ?? 'desc', pageSize: limit };
@@ -44,12 +43,10 @@ export function historyService(rt: DeskRuntime, currencies: CurrencyCache): Area
       const start = offset - first * limit;
       return { items: rows.slice(start, start + limit).map((r) => historyRow(r, decimalsOf)), total: page.total, offset, limit };
     },
-    async timeline({ kind, id }) {
-      const profile = rt.activeProfile();
+    async timeline(profile, { kind, id }) {
       return detailOf(rt.journalFor(profile.id), kind, id, currencies.decimalsOf(profile.id));
     },
-    async export({ filters }) {
-      const profile = rt.activeProfile();
+    async export(profile, { filters }) {
       // Read and written in time slices: a 100,000-row export must not stall the main process.
       const rows: HistoryExportRow[] = [];
       const slicer = new TimeSlicer(yieldToEventLoop);

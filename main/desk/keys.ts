@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import type { KeyView } from '../../preload/api';
 import type { KeyRecord, Profile } from '../profiles/profile-schema';
 import type { DemoController } from './demo-controller';
-import { hasSecret, pick } from './profile-views';
+import { hasSecret } from './profile-views';
+import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
-import type { AreaService } from './services';
 
 async function keyView(rt: DeskRuntime, k: KeyRecord): Promise<KeyView> {
   return {
@@ -24,7 +24,7 @@ async function keyView(rt: DeskRuntime, k: KeyRecord): Promise<KeyView> {
   };
 }
 
-export function keysService(rt: DeskRuntime, demo: DemoController | null): AreaService<'keys'> {
+export function keysService(rt: DeskRuntime, demo: DemoController | null): ProfileAreaService<'keys'> {
   const { keys } = rt.ctx;
   // A Demo profile's sandbox must know every new public key, or the next token request fails.
   const changed = async (profile: Profile) => {
@@ -32,24 +32,20 @@ export function keysService(rt: DeskRuntime, demo: DemoController | null): AreaS
     await rt.reset(profile.id);
   };
   return {
-    async list({ profileId }) {
-      const profile = pick(rt, profileId);
+    async list(profile) {
       return Promise.all(keys.listKeys(profile.id).map((k) => keyView(rt, k)));
     },
-    async generate({ profileId, modulusBits }) {
-      const profile = pick(rt, profileId);
+    async generate(profile, { modulusBits }) {
       const record = await keys.generateKey(profile.id, modulusBits);
       await changed(profile);
       return keyView(rt, record);
     },
-    async import({ profileId, privateKeyPem, passphrase }) {
-      const profile = pick(rt, profileId);
+    async import(profile, { privateKeyPem, passphrase }) {
       const record = await keys.importKey(profile.id, privateKeyPem, passphrase);
       await changed(profile);
       return keyView(rt, record);
     },
-    async exportPublic({ keyId, profileId }) {
-      const profile = pick(rt, profileId);
+    async exportPublic(profile, { keyId }) {
       const record = keys.keyRecord(profile.id, keyId);
       return {
         fileName: `${profile.id}-${record.keyId}.public.pem`,
@@ -58,8 +54,7 @@ export function keysService(rt: DeskRuntime, demo: DemoController | null): AreaS
         fingerprint: record.fingerprint,
       };
     },
-    async letter({ keyId, profileId }) {
-      const profile = pick(rt, profileId);
+    async letter(profile, { keyId }) {
       const record = keys.keyRecord(profile.id, keyId);
       return {
         fileName: `${profile.id}-${record.keyId}-key-letter.txt`,
@@ -72,21 +67,18 @@ export function keysService(rt: DeskRuntime, demo: DemoController | null): AreaS
         publicKeyPem: await keys.publicKeyPem(profile.id, record.keyId),
       };
     },
-    async rotate({ profileId }) {
-      const profile = pick(rt, profileId);
+    async rotate(profile) {
       const { key, previousKeyId } = await keys.rotate(profile.id);
       await changed(profile);
       const previous = previousKeyId ? await keyView(rt, keys.keyRecord(profile.id, previousKeyId)) : null;
       return { active: await keyView(rt, key), previous };
     },
-    async retire({ keyId, profileId }) {
-      const profile = pick(rt, profileId);
+    async retire(profile, { keyId }) {
       const record = keys.retire(profile.id, keyId);
       await rt.reset(profile.id);
       return keyView(rt, record);
     },
-    async backup({ keyId, profileId, passphrase, confirmed, path }) {
-      const profile = pick(rt, profileId);
+    async backup(profile, { keyId, passphrase, confirmed, path }) {
       const record = keys.keyRecord(profile.id, keyId);
       const pem = await keys.backupPem(profile.id, record.keyId, passphrase, confirmed);
       const target = path ?? join(rt.ctx.home, 'backups', `${profile.id}-${record.keyId}-${Date.now()}.backup.pem`);
@@ -95,14 +87,12 @@ export function keysService(rt: DeskRuntime, demo: DemoController | null): AreaS
       await writeFile(target, pem, { flag: 'wx', mode: 0o600 });
       return { path: target, fingerprint: record.fingerprint };
     },
-    async setSecret({ profileId, secret }) {
-      const profile = pick(rt, profileId);
+    async setSecret(profile, { secret }) {
       await keys.setDeprecatedSecret(profile.id, secret);
       await rt.reset(profile.id);
       return { hasSecret: true };
     },
-    async clearSecret({ profileId }) {
-      const profile = pick(rt, profileId);
+    async clearSecret(profile) {
       await keys.deleteDeprecatedSecret(profile.id);
       await rt.reset(profile.id);
       return { hasSecret: await hasSecret(rt, profile.id) };

@@ -5,8 +5,9 @@ import { newPaymentId } from '../domain/ids';
 import { MoneyError, parseMinor } from '../domain/money';
 import { amountLiteral, minifiedJson } from '../gateway/json-body';
 import type { Profile } from '../profiles/profile-schema';
+import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
-import { DeskError, type AreaService } from './services';
+import { DeskError } from './services';
 import { detailOf, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 
@@ -70,10 +71,9 @@ function preview(draft: PayoutDraft, decimalsOf: DecimalsOf): PayoutPreview {
   };
 }
 
-export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): AreaService<'payouts'> {
+export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): ProfileAreaService<'payouts'> {
   return {
-    async validate(input) {
-      const profile = rt.activeProfile();
+    async validate(profile, input) {
       const decimalsOf = await currencies.freshDecimalsOf(profile.id);
       const { draft, issues } = buildDraft(input, profile, decimalsOf);
       if (draft && rt.journalFor(profile.id).getPayment('payout', draft.idPayout)) {
@@ -81,8 +81,7 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Area
       }
       return issues.length > 0 ? { valid: false, issues, preview: null } : { valid: true, issues: [], preview: draft ? preview(draft, decimalsOf) : null };
     },
-    async create(input) {
-      const profile = rt.activeProfile();
+    async create(profile, input) {
       const journal = rt.journalFor(profile.id);
       const decimalsOf = await currencies.freshDecimalsOf(profile.id);
       // Same id again (double click, retry after a lost answer): the payout already exists; never send twice.
@@ -93,16 +92,13 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Area
       await engine.submitPayout(draft, { waitMs: 10_000 });
       return detailOf(journal, 'payout', draft.idPayout, decimalsOf);
     },
-    async get({ idPayout }) {
-      const profile = rt.activeProfile();
+    async get(profile, { idPayout }) {
       return detailOf(rt.journalFor(profile.id), 'payout', idPayout, currencies.decimalsOf(profile.id));
     },
-    async currencies() {
-      const profile = rt.activeProfile();
+    async currencies(profile) {
       return (await currencies.currencies(profile.id)).map((c) => ({ code: c.code, name: c.name ?? c.code, decimals: c.decimals }));
     },
-    async operators({ currencyCode }) {
-      const profile = rt.activeProfile();
+    async operators(profile, { currencyCode }) {
       const operators = await rt.ctx.gatewayFor(profile.id).paymentOperators();
       return operators
         .filter((o) => !currencyCode || !o.currencyCodes || o.currencyCodes.includes(currencyCode))

@@ -40,6 +40,3 @@ export async function profileView(rt: DeskRuntime, p: Profile): Promise<ProfileV
     settings: settingsView(p),
   };
 }
-
-/** The named profile, else the active one. */
-export const pick = (rt: DeskRuntime, profileId?: string): Profile => (profileId ? rt.ctx.profiles.get(profileId) : rt.activeProfile());

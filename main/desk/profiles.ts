@@ -1,17 +1,18 @@
 // profiles:* over the profile store: list, create, switch, update, remove and test the connection.
+import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import type { Profile } from '../profiles/profile-schema';
 import { toJson } from './convert';
 import type { DemoController } from './demo-controller';
-import { pick, profileView } from './profile-views';
-import { DeskError, type AreaService } from './services';
+import { profileView } from './profile-views';
+import { DeskError } from './services';
 
 async function activate(rt: DeskRuntime, profile: Profile): Promise<void> {
   rt.ctx.profiles.setCurrent(profile.id);
   rt.setConnection(profile.id, { status: 'unknown', lastError: null });
 }
 
-export function profilesService(rt: DeskRuntime, demo: DemoController | null): AreaService<'profiles'> {
+export function profilesService(rt: DeskRuntime, demo: DemoController | null): ProfileAreaService<'profiles'> {
   const { profiles } = rt.ctx;
   return {
     async list() {
@@ -43,8 +44,7 @@ export function profilesService(rt: DeskRuntime, demo: DemoController | null): A
       profiles.remove(profileId);
       return { removed: true };
     },
-    async testConnection({ profileId }) {
-      const profile = pick(rt, profileId);
+    async testConnection(profile) {
       const client = rt.ctx.gatewayFor(profile.id);
       rt.setConnection(profile.id, { status: 'connecting' });
       try {

@@ -26,8 +26,6 @@ export interface DeskRuntime {
   readonly ctx: AppContext;
   readonly events: DeskEvents;
   readonly log: Logger;
-  /** The active profile, or a NO_PROFILE error. */
-  activeProfile(): Profile;
   journalFor(profileId: string): Journal;
   /** The started engine of a profile (started on first use, restarted after settings change). */
   engineFor(profileId: string): Promise<PayoutEngine>;
@@ -36,14 +34,6 @@ export interface DeskRuntime {
   connection(): ConnectionState;
   setConnection(profileId: string, patch: Partial<Omit<ConnectionState, 'profileId' | 'since'>>): void;
   close(): Promise<void>;
-}
-
-export class NoProfileError extends Error {
-  readonly code = 'NO_PROFILE';
-  constructor() {
-    super('No profile is selected: create a Demo profile or add a real one first.');
-    this.name = 'NoProfileError';
-  }
 }
 
 export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
@@ -113,12 +103,6 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     ctx,
     events,
     log,
-    activeProfile() {
-      const id = ctx.profiles.currentId();
-      const profile = id ? ctx.profiles.find(id) : undefined;
-      if (!profile) throw new NoProfileError();
-      return profile;
-    },
     journalFor,
     engineFor(profileId) {
       let engine = engines.get(profileId);

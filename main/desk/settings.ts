@@ -1,16 +1,15 @@
 // settings:* of a profile; a change restarts its engine so the new values apply.
 import type { ProfilePatch } from '../profiles/profile-schema';
-import { pick, settingsView } from './profile-views';
+import { settingsView } from './profile-views';
+import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
-import type { AreaService } from './services';
 
-export function settingsService(rt: DeskRuntime): AreaService<'settings'> {
+export function settingsService(rt: DeskRuntime): ProfileAreaService<'settings'> {
   return {
-    async get({ profileId }) {
-      return settingsView(pick(rt, profileId));
+    async get(profile) {
+      return settingsView(profile);
     },
-    async update({ profileId, callback, ...rest }) {
-      const profile = pick(rt, profileId);
+    async update(profile, { callback, ...rest }) {
       const patch: ProfilePatch = { ...rest };
       if (callback?.enabled !== undefined) patch.callbackEnabled = callback.enabled;
       if (callback?.host !== undefined) patch.callbackHost = callback.host;

@@ -13,7 +13,7 @@ import { createAppContext } from '../../../main/context';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { createDeskEvents, type DeskEvents } from '../../../main/desk/events';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
-import { createDeskServices } from '../../../main/desk/index';
+import { bindActiveProfile, createDeskServices } from '../../../main/desk/index';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { createLogger, type Logger } from '../../../main/log';
 import { bridgePage } from './bridge-page';
@@ -58,7 +58,7 @@ export async function createDesk(): Promise<Omit<DeskHarness, 'close'> & { close
       return sandbox;
     },
   });
-  const services = createDeskServices(runtime, { name: 'Payout Desk', version: 'e2e', platform: process.platform, demoAvailable: true }, demo);
+  const services = bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk', version: 'e2e', platform: process.platform, demoAvailable: true }, demo), ctx);
   const handlers = createIpcHandlers(services, { log });
   const gateway = (): SandboxHandle => {
     if (!sandbox) throw new Error('no Demo profile yet: the sandbox starts with it');

@@ -10,7 +10,7 @@ import type { ArgsOf, ConnectionState, IpcHandlerMap, PaymentDetail } from '../.
 import { startSandbox, type SandboxHandle } from '../../../sandbox';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { DemoMode } from '../../../main/demo/demo-mode';
-import { createDeskServices } from '../../../main/desk';
+import { bindActiveProfile, createDeskServices } from '../../../main/desk';
 import { createDeskEvents, type DeskEvents } from '../../../main/desk/events';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
@@ -54,7 +54,7 @@ beforeAll(async () => {
   runtime = createDeskRuntime({ ctx, events, log });
   // The app's own demo mode; only the port of a restart is chosen here (the app picks a free one).
   demo = new DemoMode({ ctx, log, start: (config, opts) => startSandbox(config, { ...opts, ...(restartPort ? { port: restartPort } : {}) }) });
-  handlers = createIpcHandlers(createDeskServices(runtime, { name: 'Payout Desk', version: 'test', platform: process.platform, demoAvailable: true }, demo), { log });
+  handlers = createIpcHandlers(bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk', version: 'test', platform: process.platform, demoAvailable: true }, demo), ctx), { log });
 });
 
 afterAll(async () => {
