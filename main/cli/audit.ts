@@ -3,9 +3,8 @@
 // a broken chain exits 1.
 import type { Command } from 'commander';
 import type { AuditEntryView } from '../../preload/api';
-import type { CliDeps } from '../cli';
-import { table } from './payouts';
-import { intOption } from './profiles';
+import type { CliDeps } from './deps';
+import { intOption, table } from './shared';
 
 const entryText = (e: AuditEntryView) => `#${e.seq} ${e.action}${e.subject ? ` ${e.subject}` : ''} at ${e.at}`;
 

@@ -4,9 +4,8 @@
 // created on this explicit command, printed once, never stored or logged.
 import type { Command } from 'commander';
 import type { JsonValue, PayinInput, PayinView } from '../../preload/api';
-import type { CliDeps } from '../cli';
-import { currencyCode, table } from './payouts';
-import { intOption } from './profiles';
+import type { CliDeps } from './deps';
+import { currencyCode, intOption, table } from './shared';
 
 function payinLines(p: PayinView): string[] {
   const a = p.account;
