@@ -12,12 +12,13 @@ import type { BatchFileSource, BatchValidation } from '../preload/api';
 import { exportBatchResultsCsvAsync } from '../main/csv/export';
 import { importPayoutCsv } from '../main/csv/import';
 import type { CsvImportOptions } from '../main/csv/types';
-import { batchesService } from '../main/ipc/areas/batches';
-import { decimalsFrom } from '../main/ipc/areas/convert';
-import type { CurrencyCache } from '../main/ipc/areas/currency-cache';
+import { batchesService } from '../main/desk/batches';
+import { decimalsFrom } from '../main/desk/convert';
+import type { CurrencyCache } from '../main/desk/currency-cache';
 import { createIpcHandlers } from '../main/ipc/handlers';
-import type { DeskRuntime } from '../main/ipc/runtime';
-import type { DeskServices } from '../main/ipc/services';
+import type { DeskRuntime } from '../main/desk/runtime';
+import { bindProfile } from '../main/desk/profile-binding';
+import type { Profile } from '../main/profiles/profile-schema';
 import { openJournal } from '../main/journal';
 
 const ROWS = 100_000;
@@ -76,8 +77,8 @@ async function watched<T>(work: () => Promise<T>): Promise<Watched<T>> {
 
 /**
  * The IPC path: the handler map main/ipc.ts registers (argument guard → schema → batches service), with
- * the real batches service over a real SQLite journal, and a fake runtime for the rest (active profile,
- * operator list and currencies answered at once, no gateway, no engine). Both sources the contract takes:
+ * the real batches service over a real SQLite journal, bound to a fixed profile, and a fake runtime for
+ * the rest (operator list and currencies answered at once, no gateway, no engine). Both sources the contract takes:
  * bytes (what the renderer sends) and base64 (checked and decoded by the service in slices).
  */
 async function ipcValidateFile(bytes: Uint8Array): Promise<void> {
@@ -85,11 +86,11 @@ async function ipcValidateFile(bytes: Uint8Array): Promise<void> {
   const journal = openJournal(join(home, 'journal.db'));
   try {
     const runtime = {
-      activeProfile: () => ({ id: 'bench', maxAmountMinor: 100_000_000 }),
       journalFor: () => journal,
       ctx: { gatewayFor: () => ({ paymentOperators: () => Promise.resolve([{ code: 'EU_SEPA', paymentMethodCode: 'BANK_TRANSFER', currencyCodes: ['EUR'] }]) }) },
       engineFor: () => Promise.resolve({ refreshBalances: () => Promise.resolve([]) }),
     } as unknown as DeskRuntime;
+    const profile = { id: 'bench', maxAmountMinor: 100_000_000 } as Profile;
     const decimals = new Map([['EUR', 2]]);
     const currencies: CurrencyCache = {
       decimalsOf: () => decimalsFrom(decimals),
@@ -104,7 +105,8 @@ async function ipcValidateFile(bytes: Uint8Array): Promise<void> {
     let view: BatchValidation | null = null;
     for (const { label, source } of sources) {
       // A fresh service per source: each starts with no validation pending (it keeps up to 8 in memory).
-      const services = { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies), balances: {}, history: {}, payins: {}, audit: {}, settings: {}, app: {} } as DeskServices;
+      const scoped = { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies), balances: {}, history: {}, payins: {}, audit: {}, settings: {}, app: {} };
+      const services = bindProfile(scoped, runtime.ctx, () => profile);
       const handlers = createIpcHandlers(services);
       console.log(`batches:validateFile over IPC (handler map, real batches service and journal, fake runtime), ${label}:`);
       const gaps: number[] = [];

@@ -13,7 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { chromium, type Page } from '@playwright/test';
 import type { IpcHandlerMap, ProfileView, Result } from '../preload/api';
-import { journalPath } from '../main/engine/context';
+import { journalPath } from '../main/desk/profile-engine';
 import { openJournal, type HistoryFilter, type NewPayment } from '../main/journal';
 import { APP_URL, bridgePage } from '../test/e2e/support/bridge-page';
 import { createDesk } from '../test/e2e/support/desk-bridge';

@@ -1,23 +1,25 @@
 // The headless twin of the UI (DESIGN.md §5): `npm run cli -- <command>` and the `payout-desk` bin.
 // Global options: --json (machine output), --home <dir> (or PAYOUT_DESK_HOME), --profile <id|name>,
 // --verbose (redacted service log on stderr). Exit code 0 only on success; errors go to stderr.
-// Command modules live in main/cli/<area>.ts and export register<Area>Commands(program, deps).
+// Command modules live in main/cli/<area>.ts and export register<Area>Commands(program, deps); what
+// they share is in main/cli/deps.ts (what they are handed) and main/cli/shared.ts (helpers).
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import type { Area, Channel, Verb } from '../preload/api';
+import type { Channel } from '../preload/api';
 import { createAppContext, type AppContext } from './context';
 import { GatewayError } from './gateway/errors';
-import { createDeskServices } from './ipc/areas';
-import { createDeskEvents, type DeskEvents } from './ipc/events';
-import { createDeskRuntime, type DeskRuntime } from './ipc/runtime';
+import { bindProfile, createDeskServices } from './desk';
+import { createDeskEvents } from './desk/events';
+import { createDeskRuntime } from './desk/runtime';
 import { createIpcHandlers } from './ipc/handlers';
-import { DeskError, type AreaArgs, type AreaResult, type DeskServices } from './ipc/services';
+import { DeskError, type AreaResult } from './desk/services';
 import { KeytarKeyStore, type KeyStore } from './keys/key-store';
 import { createLogger, redactText, silentLogger, type Logger } from './log';
 import type { Profile } from './profiles/profile-schema';
 import { ProfileError } from './profiles/profile-store';
+import { CliUsageError, type CliDeps, type CliDesk, type CliIo } from './cli/deps';
 import { registerConnectCommands } from './cli/connect';
 import { registerKeyCommands } from './cli/keys';
 import { registerListCommands } from './cli/lists';
@@ -29,39 +31,7 @@ import { registerHistoryCommands } from './cli/history';
 import { registerAuditCommands } from './cli/audit';
 import { registerPayinCommands } from './cli/payins';
 
-export interface CliIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
-
-/** The UI's own services (main/ipc/areas) over the CLI's data folder, acting on the chosen profile. */
-export interface CliDesk {
-  readonly profile: Profile;
-  readonly runtime: DeskRuntime;
-  readonly events: DeskEvents;
-  readonly services: DeskServices;
-  /** One service method, its arguments first checked by the same schema the IPC handlers use. */
-  call<A extends Area, V extends Verb<A>>(area: A, verb: V, args: AreaArgs<A, V>): Promise<AreaResult<A, V>>;
-}
-
-/** What every command module gets. */
-export interface CliDeps {
-  /** The app context of the chosen data folder, created on first use and closed when the command ends. */
-  context(): AppContext;
-  /** The profile named by --profile, else the current one; a clear error when there is none. */
-  profile(): Profile;
-  /** The desk services (journal, started engine on first use); closed, engine stopped, when the command ends. */
-  desk(): CliDesk;
-  /** True with --json. */
-  json(): boolean;
-  /** Prints a result: `data` as JSON with --json, else the human lines. */
-  print(human: string | string[], data: unknown): void;
-  /** For commands that finish their output but must not exit 0. */
-  setExitCode(code: number): void;
-  /** Environment (for PAYOUT_DESK_HOME, passphrase variables). */
-  env: NodeJS.ProcessEnv;
-  io: CliIo;
-}
+export { CliUsageError, type CliDeps, type CliDesk, type CliIo } from './cli/deps';
 
 export interface CliOptions {
   io?: CliIo;
@@ -72,13 +42,6 @@ export interface CliOptions {
   logger?: Logger;
 }
 
-export class CliUsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CliUsageError';
-  }
-}
-
 /** Where the desktop app keeps its data (Electron's userData for the app name), used when --home is not given. */
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
   if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'payout-desk');
@@ -86,19 +49,12 @@ export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'payout-desk');
 }
 
-/** Builds the desk services from the app context; --profile acts as the current profile for this command only. */
+/** Builds the desk services from the app context, acting on the profile chosen for this command. */
 function openDesk(c: AppContext, profile: Profile): CliDesk {
-  const profiles = new Proxy(c.profiles, {
-    get(target, key) {
-      if (key === 'currentId') return () => profile.id;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  const view = Object.create(c, { profiles: { value: profiles } }) as AppContext;
   const events = createDeskEvents((error) => c.logger.error('cli event listener failed', { error }));
-  const runtime = createDeskRuntime(view, events, c.logger);
-  const services = createDeskServices(runtime, { name: 'payout-desk', version: 'cli', platform: process.platform, demoAvailable: false }, null);
+  const runtime = createDeskRuntime({ ctx: c, events, log: c.logger });
+  const app = { name: 'payout-desk', version: 'cli', platform: process.platform, demoAvailable: false };
+  const services = bindProfile(createDeskServices(runtime, app, null), c, () => profile);
   const handlers = createIpcHandlers(services, { log: c.logger });
   return {
     profile,

@@ -7,10 +7,10 @@ import { EVENT_CHANNELS, type MenuCommand } from '../preload/api';
 import { createAppContext } from './context';
 import { DemoMode } from './demo/demo-mode';
 import { forwardEventsToWindow, registerIpcHandlers, type SenderTrust } from './ipc';
-import { createDeskServices } from './ipc/areas';
-import { createDeskEvents } from './ipc/events';
+import { bindActiveProfile, createDeskServices } from './desk';
+import { createDeskEvents } from './desk/events';
 import { createIpcHandlers } from './ipc/handlers';
-import { createDeskRuntime } from './ipc/runtime';
+import { createDeskRuntime } from './desk/runtime';
 import { handleAppProtocol, registerAppScheme } from './shell/app-protocol';
 import { setupLogging } from './shell/logging';
 import { buildMenuTemplate } from './shell/menu';
@@ -46,15 +46,18 @@ async function start(): Promise<void> {
   const home = process.env['PAYOUT_DESK_HOME'] ?? app.getPath('userData');
   const ctx = createAppContext({ home, logger: log });
   const events = createDeskEvents((error) => log.error('event listener failed', { error }));
-  const runtime = createDeskRuntime(ctx, events, log);
+  const runtime = createDeskRuntime({ ctx, events, log });
   const demo = new DemoMode({ ctx, log });
   for (const profile of ctx.profiles.list().filter((p) => p.isDemo)) {
     await demo.resume(profile.id).catch((error: unknown) => log.warn('demo sandbox did not restart', { profileId: profile.id, error }));
   }
-  const services = createDeskServices(
-    runtime,
-    { name: app.getName(), version: app.getVersion(), platform: process.platform, demoAvailable: true, openPath: (path) => shell.openPath(path) },
-    demo,
+  const services = bindActiveProfile(
+    createDeskServices(
+      runtime,
+      { name: app.getName(), version: app.getVersion(), platform: process.platform, demoAvailable: true, openPath: (path) => shell.openPath(path) },
+      demo,
+    ),
+    ctx,
   );
   registerIpcHandlers(createIpcHandlers(services, { log }), trust, log);
 

@@ -3,7 +3,7 @@
 import { ipcMain, type IpcMain, type WebContents } from 'electron';
 import { EVENT_CHANNELS, IPC_CHANNELS, type IpcError, type IpcHandlerMap, type Result, type Unsubscribe } from '../preload/api';
 import type { Logger } from './log';
-import type { DeskEvents } from './ipc/events';
+import type { DeskEvents } from './desk/events';
 import { checkIpcSender, type IpcEventLike } from './shell/ipc-sender';
 
 export interface SenderTrust {

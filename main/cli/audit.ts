@@ -1,11 +1,10 @@
-// CLI: `audit verify|list` over the UI's audit service (main/ipc/areas/app.ts). The audit log is
+// CLI: `audit verify|list` over the UI's audit service (main/desk/audit.ts). The audit log is
 // hash-chained (main/journal/audit-log.ts): verify walks the chain and names the first bad entry;
 // a broken chain exits 1.
 import type { Command } from 'commander';
 import type { AuditEntryView } from '../../preload/api';
-import type { CliDeps } from '../cli';
-import { table } from './payouts';
-import { intOption } from './profiles';
+import type { CliDeps } from './deps';
+import { intOption, table } from './shared';
 
 const entryText = (e: AuditEntryView) => `#${e.seq} ${e.action}${e.subject ? ` ${e.subject}` : ''} at ${e.at}`;
 

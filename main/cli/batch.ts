@@ -1,17 +1,15 @@
 // CLI: `batch submit|resume|pause|cancel|status|list|export`, over the UI's batches service
-// (main/ipc/areas/batches.ts): the file goes through the same importer and checks, is refused while
+// (main/desk/batches.ts): the file goes through the same importer and checks, is refused while
 // any row is invalid, and warnings (duplicates, file already submitted, bank details changed) need
 // --confirm-warnings. Progress is printed until every row is final unless --no-wait.
 // Exit codes: 0 every row SUCCESS; 1 an error, a refusal, or rows that failed; 3 stopped waiting
 // (--no-wait, timeout, Ctrl-C, paused): the batch is journalled and `batch resume <id>` carries on.
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Command } from 'commander';
 import type { BatchResultRow, BatchValidation, BatchView, CsvIssueView } from '../../preload/api';
-import type { CliDeps, CliDesk } from '../cli';
-import { DeskError } from '../ipc/services';
-import { PENDING_EXIT, currencyCode, interrupted, sleep, table } from './payouts';
-import { intOption } from './profiles';
+import type { CliDeps, CliDesk } from './deps';
+import { DeskError } from '../desk/services';
+import { PENDING_EXIT, currencyCode, interrupted, intOption, sleep, table, writeOut } from './shared';
 
 const STOPPED_STATES = new Set(['CANCELLED', 'PAUSED', 'FAILED']);
 const MAX_ISSUES = 100;
@@ -90,20 +88,6 @@ function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, waited: boolean)
     waited ? `Stopped waiting with ${p.pending} payouts not final.` : `Stored; ${p.pending} payouts not final yet.`,
     `Sending and tracking go on while the desk app has this profile open, or with "batch resume ${view.id}".`,
   ];
-}
-
-/** A file result: to --out (never overwritten without --force), else to standard output. */
-export async function writeOut(deps: CliDeps, out: string | undefined, force: boolean | undefined, file: { fileName: string; mimeType: string; content: string }, summary: Record<string, unknown>): Promise<void> {
-  if (!out) {
-    if (deps.json()) deps.print('', file);
-    else deps.io.stdout(file.content);
-    return;
-  }
-  await writeFile(out, file.content, { flag: force ? 'w' : 'wx' }).catch((error: unknown) => {
-    const code = (error as { code?: unknown }).code;
-    throw code === 'EEXIST' ? new DeskError('FILE_EXISTS', `${out} exists; use --force to overwrite it`) : error;
-  });
-  deps.print(`Written to ${out}`, { path: resolve(out), ...summary });
 }
 
 export function registerBatchCommands(batch: Command, deps: CliDeps): void {

@@ -2,7 +2,7 @@
 // token's decoded claims. The token itself is never printed.
 import type { Command } from 'commander';
 import type { JWTPayload } from 'jose';
-import type { CliDeps } from '../cli';
+import type { CliDeps } from './deps';
 
 const asIso = (secs: unknown) => (typeof secs === 'number' ? new Date(secs * 1000).toISOString() : undefined);
 

@@ -1,9 +1,8 @@
 // CLI: `history export`: the journal's payments (payouts and payins) as CSV through the UI's history
-// service (main/ipc/areas/payments.ts → main/csv/export.ts), with the filters of `payouts list`.
+// service (main/desk/history.ts → main/csv/export.ts), with the filters of `payouts list`.
 import { type Command, InvalidArgumentError } from 'commander';
-import type { CliDeps } from '../cli';
-import { writeOut } from './batch';
-import { addFilterOptions, filtersFrom, type FilterOptions } from './payouts';
+import type { CliDeps } from './deps';
+import { addFilterOptions, filtersFrom, writeOut, type FilterOptions } from './shared';
 
 function kindOption(value: string): 'payout' | 'payin' {
   const kind = value.trim().toLowerCase();

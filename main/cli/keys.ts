@@ -3,10 +3,10 @@
 // one way out is `keys backup` (encrypted PKCS#8, passphrase, explicit confirmation flag).
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { CliUsageError, type CliDeps } from '../cli';
+import { CliUsageError, type CliDeps } from './deps';
 import type { KeyRecord } from '../profiles/profile-schema';
 import { DEFAULT_RSA_BITS, RSA_KEY_SIZES } from '../keys/rsa';
-import { intOption } from './profiles';
+import { intOption } from './shared';
 
 interface SecretSource {
   passphraseFile?: string;

@@ -2,7 +2,7 @@
 // JSON carries both the decimal string and the minor units.
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import type { CliDeps } from '../cli';
+import type { CliDeps } from './deps';
 import { formatMinor } from '../domain/money';
 
 function currencyList(value: string): string[] {

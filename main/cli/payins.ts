@@ -1,12 +1,11 @@
 // CLI: `payins options|create|get|account-data|share-token`, over the UI's payins service
-// (main/ipc/areas/payins.ts): a payin is journalled (id fixed) before it is sent, like a payout.
+// (main/desk/payins.ts): a payin is journalled (id fixed) before it is sent, like a payout.
 // `share-token` prints the one token the design lets out: limited to PAYIN_INFO for one payin id,
 // created on this explicit command, printed once, never stored or logged.
 import type { Command } from 'commander';
 import type { JsonValue, PayinInput, PayinView } from '../../preload/api';
-import type { CliDeps } from '../cli';
-import { currencyCode, table } from './payouts';
-import { intOption } from './profiles';
+import type { CliDeps } from './deps';
+import { currencyCode, intOption, table } from './shared';
 
 function payinLines(p: PayinView): string[] {
   const a = p.account;

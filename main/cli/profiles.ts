@@ -1,15 +1,9 @@
 // CLI: `profiles add|list|use|show`. Profiles hold no secrets; keys and the deprecated secret are
 // handled by `keys …`.
 import { type Command, InvalidArgumentError } from 'commander';
-import type { CliDeps } from '../cli';
+import type { CliDeps } from './deps';
 import type { Profile } from '../profiles/profile-schema';
-
-export function intOption(label: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${label} must be a whole number`);
-    return Number(value);
-  };
-}
+import { intOption } from './shared';
 
 function choice<T extends string>(allowed: readonly T[]) {
   return (value: string): T => {

@@ -4,7 +4,7 @@
 // imports sandbox/ (DESIGN.md §1).
 import { defaultSandboxConfig, startSandbox, type SandboxHandle } from '../../sandbox';
 import type { AppContext } from '../context';
-import type { DemoController } from '../ipc/areas';
+import type { DemoController } from '../desk';
 import type { Logger } from '../log';
 import type { Profile } from '../profiles/profile-schema';
 

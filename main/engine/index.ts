@@ -7,4 +7,3 @@ export { batchProgress } from './batch-runner';
 export { backoffDelay, pollInterval, DEFAULT_BACKOFF, type BackoffOptions } from './timing';
 export type * from './events';
 export type * from './ports';
-export { EngineRegistry, createEngineRegistry, journalPath, gatewayPortFor, engineOptionsFromProfile, type EngineRegistryOptions } from './context';

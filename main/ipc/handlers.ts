@@ -7,9 +7,9 @@ import type { z } from 'zod';
 import { IPC_METHODS, type Area, type Channel, type IpcHandlerMap, type Result } from '../../preload/api';
 import type { Logger } from '../log';
 import { guardArgument } from './argument-guard';
-import { invalidArgument, issuesFromZod, notAvailable, toIpcError } from './errors';
-import { ARG_SCHEMAS } from './schemas';
-import type { DeskServices } from './services';
+import { invalidArgument, issuesFromZod, notAvailable, toIpcError } from '../desk/errors';
+import { ARG_SCHEMAS } from '../desk/schemas';
+import type { DeskServices } from '../desk/services';
 
 export interface IpcHandlerOptions {
   log?: Logger;

@@ -11,9 +11,9 @@ import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
 import { DemoMode } from '../../../main/demo/demo-mode';
 import { createAppContext } from '../../../main/context';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
-import { createDeskEvents, type DeskEvents } from '../../../main/ipc/events';
-import { createDeskRuntime, type DeskRuntime } from '../../../main/ipc/runtime';
-import { createDeskServices } from '../../../main/ipc/areas/index';
+import { createDeskEvents, type DeskEvents } from '../../../main/desk/events';
+import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
+import { bindActiveProfile, createDeskServices } from '../../../main/desk/index';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { createLogger, type Logger } from '../../../main/log';
 import { bridgePage } from './bridge-page';
@@ -45,7 +45,7 @@ export async function createDesk(): Promise<Omit<DeskHarness, 'close'> & { close
   const log = harnessLogger();
   const ctx = createAppContext({ home, keyStore: new MemoryKeyStore(), logger: log });
   const events = createDeskEvents((error) => log.error('event listener failed', { error }));
-  const runtime = createDeskRuntime(ctx, events, log);
+  const runtime = createDeskRuntime({ ctx, events, log });
   let sandbox: SandboxHandle | undefined;
   let sandboxOpen = false;
   // The app's own demo mode; only the sandbox start is wrapped so the test can see the gateway's state.
@@ -58,7 +58,7 @@ export async function createDesk(): Promise<Omit<DeskHarness, 'close'> & { close
       return sandbox;
     },
   });
-  const services = createDeskServices(runtime, { name: 'Payout Desk', version: 'e2e', platform: process.platform, demoAvailable: true }, demo);
+  const services = bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk', version: 'e2e', platform: process.platform, demoAvailable: true }, demo), ctx);
   const handlers = createIpcHandlers(services, { log });
   const gateway = (): SandboxHandle => {
     if (!sandbox) throw new Error('no Demo profile yet: the sandbox starts with it');

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { journalPath } from '../../../main/engine';
+import { journalPath } from '../../../main/desk/profile-engine';
 import { openJournal } from '../../../main/journal';
 import type { SandboxHandle } from '../../../sandbox/index';
 import { FileKeyStore } from './fixtures/file-key-store';

@@ -26,8 +26,7 @@ describe('engine against the sandbox', () => {
   it('sends a payout once and follows it to SUCCESS through polls and callbacks', async () => {
     sandbox = await startSandbox(sandboxConfig());
     desk = await createDesk({ baseUrl: sandbox.url, sandbox, engine: { callbackListen: { host: '127.0.0.1', port: 0 }, pollIntervalMs: 60_000 } });
-    const engine = desk.registry.engineFor(desk.profileId);
-    await engine.start();
+    const engine = await desk.runtime.engineFor(desk.profileId);
     const [row] = payoutRows(1, 'single');
     const record = await engine.submitPayout(row!);
     expect(record.state).toBe('ACCEPTED');
@@ -48,10 +47,9 @@ describe('engine against the sandbox', () => {
   it('a gateway that stops answering mid-batch: nothing fails, accepted payouts stay accepted, sending resumes with every id stored once', async () => {
     sandbox = await startSandbox(sandboxConfig());
     desk = await createDesk({ baseUrl: sandbox.url, sandbox, fetchTimeoutMs: 800 });
-    const engine = desk.registry.engineFor(desk.profileId);
+    const engine = await desk.runtime.engineFor(desk.profileId);
     const connection: string[] = [];
     engine.on('connection', (e) => connection.push(e.state));
-    await engine.start();
     const rows = payoutRows(40, 'midway');
     const batch = engine.submitBatch({ fileName: 'midway.json', sha256: 'midway', rows });
     const journal = engine.journal;
@@ -93,10 +91,9 @@ describe('engine against the sandbox', () => {
   it('keeps payouts queued while the gateway is unreachable, then sends them when it comes back', async () => {
     const port = await freePort();
     desk = await createDesk({ baseUrl: `http://127.0.0.1:${port}`, fetchTimeoutMs: 1_000 });
-    const engine = desk.registry.engineFor(desk.profileId);
+    const engine = await desk.runtime.engineFor(desk.profileId);
     const connection: string[] = [];
     engine.on('connection', (e) => connection.push(e.state));
-    await engine.start();
     const rows = payoutRows(12, 'offline');
     const batch = engine.submitBatch({ fileName: 'offline.json', sha256: 'off', rows: rows.slice(2) });
     const single = await engine.submitPayout(rows[0]!, { waitMs: 300 });

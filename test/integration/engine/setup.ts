@@ -1,11 +1,16 @@
 // A real profile (in-memory key store, real RSA key registered with the sandbox), the real
-// GatewayClient and the engine over a real journal: what the app runs, on loopback.
+// GatewayClient and the engine over a real journal, built by the app's own DeskRuntime: what the
+// app runs, on loopback.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAppContext, type AppContext } from '../../../main/context';
 import type { PayoutDraft } from '../../../main/domain/payout';
-import { createEngineRegistry, type EngineRegistry, type PayoutEngineOptions } from '../../../main/engine';
+import { createDeskEvents } from '../../../main/desk/events';
+import { journalPath } from '../../../main/desk/profile-engine';
+import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
+import type { PayoutEngineOptions } from '../../../main/engine';
+import { openJournal } from '../../../main/journal';
 import { MemoryKeyStore, type KeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxConfigInput, type SandboxHandle } from '../../../sandbox/index';
 
@@ -26,7 +31,7 @@ export const TEST_ENGINE_TIMINGS: Partial<PayoutEngineOptions> = { pollIntervalM
 export interface Desk {
   home: string;
   ctx: AppContext;
-  registry: EngineRegistry;
+  runtime: DeskRuntime;
   profileId: string;
   dispose(): Promise<void>;
 }
@@ -48,17 +53,20 @@ export async function createDesk(opts: {
   const profile = existing ?? ctx.profiles.add({ name: 'Engine test', baseUrl: opts.baseUrl, merchantCode: MERCHANT, rateLimitPerSec: opts.rateLimitPerSec ?? 10, pollIntervalSecs: 1 });
   if (!existing) await ctx.keys.generateKey(profile.id, 2048);
   if (opts.sandbox) opts.sandbox.registerPublicKey(MERCHANT, await ctx.keys.publicKeyPem(profile.id));
-  const registry = createEngineRegistry(ctx, {
-    journal: { synchronous: opts.journalSynchronous ?? 'NORMAL' },
-    engineOverrides: () => ({ ...TEST_ENGINE_TIMINGS, ...opts.engine }),
+  const runtime = createDeskRuntime({
+    ctx,
+    events: createDeskEvents(),
+    log: ctx.logger,
+    openJournal: (profileId) => openJournal(journalPath(home, profileId), { synchronous: opts.journalSynchronous ?? 'NORMAL' }),
+    engineOptions: () => ({ ...TEST_ENGINE_TIMINGS, ...opts.engine }),
   });
   return {
     home,
     ctx,
-    registry,
+    runtime,
     profileId: profile.id,
     async dispose() {
-      await registry.close();
+      await runtime.close();
       ctx.close();
       if (!opts.home) rmSync(home, { recursive: true, force: true });
     },

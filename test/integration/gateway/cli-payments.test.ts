@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchView, Page, HistoryRow, PaymentDetail, PayinView } from '../../../preload/api';
 import { runCli } from '../../../main/cli';
 import { createAppContext } from '../../../main/context';
-import { journalPath } from '../../../main/engine/context';
+import { journalPath } from '../../../main/desk/profile-engine';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
 

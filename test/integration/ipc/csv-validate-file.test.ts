@@ -9,12 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArgsOf, IpcHandlerMap, ResultOf } from '../../../preload/api';
 import { MAX_CSV_BYTES } from '../../../main/csv/types';
-import { batchesService } from '../../../main/ipc/areas/batches';
-import { decimalsFrom } from '../../../main/ipc/areas/convert';
-import type { CurrencyCache } from '../../../main/ipc/areas/currency-cache';
+import { batchesService } from '../../../main/desk/batches';
+import { decimalsFrom } from '../../../main/desk/convert';
+import type { CurrencyCache } from '../../../main/desk/currency-cache';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
-import type { DeskRuntime } from '../../../main/ipc/runtime';
-import type { DeskServices } from '../../../main/ipc/services';
+import type { DeskRuntime } from '../../../main/desk/runtime';
+import { bindProfile } from '../../../main/desk/profile-binding';
+import type { Profile } from '../../../main/profiles/profile-schema';
 import { openJournal, type Journal } from '../../../main/journal';
 
 const fixture = (name: string): Buffer => readFileSync(fileURLToPath(new URL(`../../fixtures/csv/${name}`, import.meta.url)));
@@ -22,17 +23,16 @@ const fixture = (name: string): Buffer => readFileSync(fileURLToPath(new URL(`..
 let home = '';
 let journal: Journal;
 let handlers: IpcHandlerMap;
-let profileLookups = 0;
+let journalLookups = 0;
 
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'csv-ipc-'));
   journal = openJournal(join(home, 'journal.db'));
   const runtime = {
-    activeProfile: () => {
-      profileLookups++;
-      return { id: 'csv-ipc', maxAmountMinor: null };
+    journalFor: () => {
+      journalLookups++;
+      return journal;
     },
-    journalFor: () => journal,
     ctx: {
       gatewayFor: () => ({
         paymentOperators: () => Promise.resolve([{ code: 'EU_SEPA', paymentMethodCode: 'BANK_TRANSFER', currencyCodes: ['EUR'] }]),
@@ -46,9 +46,12 @@ beforeAll(() => {
     currencies: () => Promise.resolve([{ code: 'EUR', decimals: 2 }]),
     freshDecimalsOf: () => Promise.resolve(decimalsFrom(decimals)),
   };
-  const services = {
-    profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies), balances: {}, history: {}, payins: {}, audit: {}, settings: {}, app: {},
-  } as DeskServices;
+  const profile = { id: 'csv-ipc', maxAmountMinor: null } as Profile;
+  const services = bindProfile(
+    { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies), balances: {}, history: {}, payins: {}, audit: {}, settings: {}, app: {} },
+    runtime.ctx,
+    () => profile,
+  );
   handlers = createIpcHandlers(services);
 });
 
@@ -103,7 +106,7 @@ describe('batches:validateFile with a base64 source', () => {
   });
 
   it('refuses text that is not base64 as an invalid argument, before any other work', async () => {
-    const before = profileLookups;
+    const before = journalLookups;
     for (const base64 of ['aWQsYW1vdW50Cg==!', 'aWQs YW1v', 'aWQs-W1v', 'aW==QsYW']) {
       const result = await handlers['batches:validateFile']({ source: { kind: 'base64', fileName: 'x.csv', base64 } });
       expect(result).toEqual({
@@ -116,7 +119,7 @@ describe('batches:validateFile with a base64 source', () => {
         },
       });
     }
-    expect(profileLookups).toBe(before);
+    expect(journalLookups).toBe(before);
   });
 
   it('refuses base64 longer than a 50 MB file in the schema, from its length alone', async () => {

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArgsOf, BatchProgress, IpcHandlerMap, PaymentDetail } from '../../../preload/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { DemoMode } from '../../../main/demo/demo-mode';
-import { createDeskServices } from '../../../main/ipc/areas';
-import { createDeskEvents, type DeskEvents } from '../../../main/ipc/events';
+import { bindActiveProfile, createDeskServices } from '../../../main/desk';
+import { createDeskEvents, type DeskEvents } from '../../../main/desk/events';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
-import { createDeskRuntime, type DeskRuntime } from '../../../main/ipc/runtime';
+import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { createCapturingLogger } from '../../../main/log';
 import { callerOf, until } from './ipc-helpers';
@@ -35,9 +35,9 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'desk-ipc-'));
   ctx = createAppContext({ home, keyStore: new MemoryKeyStore(), logger: log });
   events = createDeskEvents();
-  runtime = createDeskRuntime(ctx, events, log);
+  runtime = createDeskRuntime({ ctx, events, log });
   demo = new DemoMode({ ctx, log });
-  handlers = createIpcHandlers(createDeskServices(runtime, { name: 'Payout Desk', version: 'test', platform: process.platform, demoAvailable: true }, demo), { log });
+  handlers = createIpcHandlers(bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk', version: 'test', platform: process.platform, demoAvailable: true }, demo), ctx), { log });
 });
 
 afterAll(async () => {
@@ -128,7 +128,7 @@ describe('the desk over IPC against the demo sandbox', () => {
     expect(exported.content).toContain('b-2');
     expect(exported.content).toContain('ACCOUNT_REJECTED');
     // After a restart (fresh services over the same journal) the file's own columns are still exported.
-    const restarted = createIpcHandlers(createDeskServices(runtime, { name: 'Payout Desk', version: 'test', platform: process.platform, demoAvailable: true }, demo), { log });
+    const restarted = createIpcHandlers(bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk', version: 'test', platform: process.platform, demoAvailable: true }, demo), ctx), { log });
     const again = await restarted['batches:exportResults']({ batchId: batch.id });
     if (!again.ok) throw new Error(again.error.message);
     const [header, ...lines] = (again.data as { content: string }).content.replace(/^\uFEFF/, '').trim().split(/\r?\n/);

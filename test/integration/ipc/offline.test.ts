@@ -10,10 +10,10 @@ import type { ArgsOf, ConnectionState, IpcHandlerMap, PaymentDetail } from '../.
 import { startSandbox, type SandboxHandle } from '../../../sandbox';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { DemoMode } from '../../../main/demo/demo-mode';
-import { createDeskServices } from '../../../main/ipc/areas';
-import { createDeskEvents, type DeskEvents } from '../../../main/ipc/events';
+import { bindActiveProfile, createDeskServices } from '../../../main/desk';
+import { createDeskEvents, type DeskEvents } from '../../../main/desk/events';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
-import { createDeskRuntime, type DeskRuntime } from '../../../main/ipc/runtime';
+import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { createCapturingLogger } from '../../../main/log';
 import { callerOf, until } from './ipc-helpers';
@@ -51,10 +51,10 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'desk-offline-'));
   ctx = createAppContext({ home, keyStore: new MemoryKeyStore(), logger: log });
   events = createDeskEvents();
-  runtime = createDeskRuntime(ctx, events, log);
+  runtime = createDeskRuntime({ ctx, events, log });
   // The app's own demo mode; only the port of a restart is chosen here (the app picks a free one).
   demo = new DemoMode({ ctx, log, start: (config, opts) => startSandbox(config, { ...opts, ...(restartPort ? { port: restartPort } : {}) }) });
-  handlers = createIpcHandlers(createDeskServices(runtime, { name: 'Payout Desk', version: 'test', platform: process.platform, demoAvailable: true }, demo), { log });
+  handlers = createIpcHandlers(bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk', version: 'test', platform: process.platform, demoAvailable: true }, demo), ctx), { log });
 });
 
 afterAll(async () => {

@@ -1,8 +1,8 @@
 // Whatever a service throws becomes { code, message, retryable } with no secret in the message.
 import { describe, expect, it } from 'vitest';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
-import { toIpcError } from '../../../main/ipc/errors';
-import { DeskError } from '../../../main/ipc/services';
+import { toIpcError } from '../../../main/desk/errors';
+import { DeskError } from '../../../main/desk/services';
 import { GatewayError } from '../../../main/gateway/errors';
 import { KeyStoreError } from '../../../main/keys/key-store';
 import { ProfileError } from '../../../main/profiles/profile-store';

@@ -2,11 +2,11 @@
 // contract method. A missing or extra one fails here.
 import { describe, expect, it } from 'vitest';
 import { IPC_CHANNELS, IPC_METHODS, type Area } from '../../../preload/api';
-import { createDeskServices } from '../../../main/ipc/areas';
-import { createDeskEvents } from '../../../main/ipc/events';
+import { createDeskServices } from '../../../main/desk';
+import { createDeskEvents } from '../../../main/desk/events';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
-import type { DeskRuntime } from '../../../main/ipc/runtime';
-import { ARG_SCHEMAS } from '../../../main/ipc/schemas';
+import type { DeskRuntime } from '../../../main/desk/runtime';
+import { ARG_SCHEMAS } from '../../../main/desk/schemas';
 import { recordingServices } from './fake-services';
 
 const sorted = (xs: Iterable<string>) => [...xs].sort();

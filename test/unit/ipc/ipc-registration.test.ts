@@ -1,7 +1,7 @@
 // main/ipc.ts: one ipcMain handler per channel, each behind the sender check.
 import { describe, expect, it, vi } from 'vitest';
 import { EVENT_CHANNELS, IPC_CHANNELS } from '../../../preload/api';
-import { createDeskEvents } from '../../../main/ipc/events';
+import { createDeskEvents } from '../../../main/desk/events';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { createCapturingLogger } from '../../../main/log';
 import { recordingServices } from './fake-services';

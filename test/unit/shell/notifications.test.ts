@@ -129,7 +129,7 @@ describe('the policy fed with what the engine emits', () => {
     const policy = createNotificationPolicy();
     const notes: DeskNotification[] = [];
     const push = (note: DeskNotification | null) => void (note && notes.push(note));
-    // The same conversion main/ipc/runtime.ts applies before main/index.ts hands events to the policy.
+    // The same conversion main/desk/runtime.ts applies before main/index.ts hands events to the policy.
     fixture.engine.on('status-changed', (e) => push(policy.onPaymentStatus({ ...e, observedAt: new Date(e.observedAt).toISOString() })));
     fixture.engine.on('batch-progress', ({ counts: _counts, ...p }) => push(policy.onBatchProgress(p)));
     return notes;

@@ -1,10 +1,10 @@
 // Conversions from service records to the contract's shapes: minor units become decimal strings
 // with their currency, epoch milliseconds become ISO text, raw gateway JSON becomes JsonValue.
-import type { HistoryRow, JsonValue, Money, PaymentDetail, StatusEventView } from '../../../preload/api';
-import { currencyDecimals } from '../../domain/currencies';
-import { formatMinor, parseMinor, MoneyError } from '../../domain/money';
-import type { PaymentRecord, StatusEvent } from '../../journal';
-import { DeskError } from '../services';
+import type { HistoryRow, JsonValue, Money, PaymentDetail, StatusEventView } from '../../preload/api';
+import { currencyDecimals } from '../domain/currencies';
+import { formatMinor, parseMinor, MoneyError } from '../domain/money';
+import type { Journal, PaymentRecord, StatusEvent } from '../journal';
+import { DeskError } from './services';
 
 /** Currency decimals: the gateway's list when the desk has read it, else ISO 4217. */
 export type DecimalsOf = (currencyCode: string) => number;
@@ -76,4 +76,11 @@ export function paymentDetail(p: PaymentRecord, events: StatusEvent[], decimalsO
     events: events.map(statusEventView),
     raw: toJson(withRaw?.raw ?? null),
   };
+}
+
+/** A payment with its status history from the journal, or NOT_FOUND. */
+export function detailOf(journal: Journal, kind: 'payout' | 'payin', id: string, decimalsOf: DecimalsOf) {
+  const record = journal.getPayment(kind, id);
+  if (!record) throw new DeskError('NOT_FOUND', `No ${kind} with id ${id} in this profile's journal`);
+  return paymentDetail(record, journal.timeline(kind, id), decimalsOf);
 }

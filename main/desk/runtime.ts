@@ -1,29 +1,31 @@
-// The desk's per-profile runtime behind the IPC handlers: one journal and one started engine per
-// profile, engine events turned into contract events, and the visible connection state. Offline
+// The desk's per-profile runtime, the one the app, the CLI, the tests and the benches run on: one
+// journal and one started engine per profile, built from factories (options may swap the journal
+// or add engine options), engine events turned into contract events, and the visible connection state. Offline
 // is a normal state: journals answer history, batches and keys without the gateway; the engine
 // keeps queued work until the gateway answers again.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ConnectionState, Environment } from '../../preload/api';
 import type { AppContext } from '../context';
-import { PayoutEngine, type PayoutGatewayPort } from '../engine';
+import { PayoutEngine, type PayoutEngineOptions } from '../engine';
 import { openJournal, type Journal } from '../journal';
 import type { Logger } from '../log';
 import type { Profile } from '../profiles/profile-schema';
 import type { DeskEvents } from './events';
+import { engineOptionsFromProfile, gatewayPortFor, journalPath } from './profile-engine';
 
-/** The parts of an app context that may provide journals and engines themselves. */
-interface ContextWithEngines {
-  journalFor?(profileId: string): Journal;
-  engineFor?(profileId: string): PayoutEngine | Promise<PayoutEngine>;
+export interface DeskRuntimeOptions {
+  ctx: AppContext;
+  events: DeskEvents;
+  log: Logger;
+  /** Opens a profile's journal; default openJournal(journalPath(ctx.home, profileId)). */
+  openJournal?: (profileId: string) => Journal;
+  /** Extra engine options for a profile (tests, benches, the simulation), applied over the profile's own. */
+  engineOptions?: (profile: Profile) => Partial<PayoutEngineOptions>;
 }
 
 export interface DeskRuntime {
   readonly ctx: AppContext;
   readonly events: DeskEvents;
   readonly log: Logger;
-  /** The active profile, or a NO_PROFILE error. */
-  activeProfile(): Profile;
   journalFor(profileId: string): Journal;
   /** The started engine of a profile (started on first use, restarted after settings change). */
   engineFor(profileId: string): Promise<PayoutEngine>;
@@ -34,29 +36,9 @@ export interface DeskRuntime {
   close(): Promise<void>;
 }
 
-export class NoProfileError extends Error {
-  readonly code = 'NO_PROFILE';
-  constructor() {
-    super('No profile is selected: create a Demo profile or add a real one first.');
-    this.name = 'NoProfileError';
-  }
-}
-
-/** A gateway port that always asks the context for the profile's current client (rebuilt on rotation). */
-function liveGateway(ctx: AppContext, profileId: string): PayoutGatewayPort {
-  return {
-    createPayout: (id, request, options) => ctx.gatewayFor(profileId).createPayout(id, request, options),
-    getPayout: (id) => ctx.gatewayFor(profileId).getPayout(id),
-    getPayin: (id) => ctx.gatewayFor(profileId).getPayin(id),
-    balances: (codes) => ctx.gatewayFor(profileId).balances(codes),
-    get limiter() {
-      return ctx.gatewayFor(profileId).limiter;
-    },
-  };
-}
-
-export function createDeskRuntime(ctx: AppContext, events: DeskEvents, log: Logger): DeskRuntime {
-  const provided = ctx as AppContext & ContextWithEngines;
+export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
+  const { ctx, events, log } = options;
+  const open = options.openJournal ?? ((profileId: string) => openJournal(journalPath(ctx.home, profileId)));
   const journals = new Map<string, Journal>();
   const engines = new Map<string, Promise<PayoutEngine>>();
   let connection: ConnectionState = {
@@ -64,12 +46,9 @@ export function createDeskRuntime(ctx: AppContext, events: DeskEvents, log: Logg
   };
 
   const journalFor = (profileId: string): Journal => {
-    if (provided.journalFor) return provided.journalFor(profileId);
     let journal = journals.get(profileId);
     if (!journal) {
-      const dir = join(ctx.home, 'profiles', profileId);
-      mkdirSync(dir, { recursive: true });
-      journal = openJournal(join(dir, 'journal.db'));
+      journal = open(profileId);
       journals.set(profileId, journal);
     }
     return journal;
@@ -108,16 +87,12 @@ export function createDeskRuntime(ctx: AppContext, events: DeskEvents, log: Logg
   };
 
   const buildEngine = async (profileId: string): Promise<PayoutEngine> => {
-    if (provided.engineFor) return provided.engineFor(profileId);
     const profile = ctx.profiles.get(profileId);
     const engine = new PayoutEngine({
+      ...engineOptionsFromProfile(profile),
+      ...options.engineOptions?.(profile),
       journal: journalFor(profileId),
-      gateway: liveGateway(ctx, profileId),
-      finalStatuses: profile.finalStatuses,
-      maxAmountMinor: profile.maxAmountMinor,
-      pollIntervalMs: profile.pollIntervalSecs * 1000,
-      callbackListen: profile.callbackEnabled ? { host: profile.callbackHost, port: profile.callbackPort } : null,
-      callbackUrl: profile.callbackUrl,
+      gateway: gatewayPortFor(ctx, profileId),
     });
     wire(profileId, engine);
     await engine.start();
@@ -128,12 +103,6 @@ export function createDeskRuntime(ctx: AppContext, events: DeskEvents, log: Logg
     ctx,
     events,
     log,
-    activeProfile() {
-      const id = ctx.profiles.currentId();
-      const profile = id ? ctx.profiles.find(id) : undefined;
-      if (!profile) throw new NoProfileError();
-      return profile;
-    },
     journalFor,
     engineFor(profileId) {
       let engine = engines.get(profileId);
@@ -148,7 +117,7 @@ export function createDeskRuntime(ctx: AppContext, events: DeskEvents, log: Logg
     async reset(profileId) {
       const engine = engines.get(profileId);
       engines.delete(profileId);
-      if (engine && !provided.engineFor) await (await engine.catch(() => null))?.stop();
+      if (engine) await (await engine.catch(() => null))?.stop();
     },
     connection: () => withQueued(connection),
     setConnection,

@@ -1,7 +1,7 @@
 // Currency decimals per profile, read once from GET /currencies. Offline, or before the first read,
 // ISO 4217 answers (DESIGN.md §3), so journals and history still format amounts without the gateway.
-import type { CurrencyInfo } from '../../gateway/client';
-import type { DeskRuntime } from '../runtime';
+import type { CurrencyInfo } from '../gateway/client';
+import type { DeskRuntime } from './runtime';
 import { decimalsFrom, type DecimalsOf } from './convert';
 
 export interface CurrencyCache {

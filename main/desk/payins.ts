@@ -2,18 +2,19 @@
 // reference and expiry are read from the gateway's own response stored in the status history, so
 // the payin screen works offline too. The share token is the one token that crosses IPC: limited
 // to PAYIN_INFO for one payin id, created only on this explicit call, never stored or logged.
-import type { Money, PayinView } from '../../../preload/api';
-import { minorFromGatewayNumber } from '../../domain/money';
-import { newPaymentId } from '../../domain/ids';
-import { isFinalStatus } from '../../domain/status';
-import { isGatewayError } from '../../gateway/errors';
-import type { Journal } from '../../journal';
-import type { Profile } from '../../profiles/profile-schema';
-import type { DeskRuntime } from '../runtime';
-import { DeskError, type AreaService } from '../services';
+import type { Money, PayinView } from '../../preload/api';
+import { minorFromGatewayNumber } from '../domain/money';
+import { newPaymentId } from '../domain/ids';
+import { isFinalStatus } from '../domain/status';
+import { isGatewayError } from '../gateway/errors';
+import type { Journal } from '../journal';
+import type { Profile } from '../profiles/profile-schema';
+import type { ProfileAreaService } from './profile-binding';
+import type { DeskRuntime } from './runtime';
+import { DeskError } from './services';
 import { iso, minorOf, money, statusEventView, toJson, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
-import type { DemoController } from './profiles';
+import type { DemoController } from './demo-controller';
 
 const DEFAULT_PAYIN_METHOD = 'VAPAY';
 
@@ -85,7 +86,7 @@ async function observe(rt: DeskRuntime, profile: Profile, idPayin: string): Prom
   });
 }
 
-export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: DemoController | null): AreaService<'payins'> {
+export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: DemoController | null): ProfileAreaService<'payins'> {
   const send = async (profile: Profile, journal: Journal, idPayin: string): Promise<void> => {
     const p = journal.getPayment('payin', idPayin);
     if (!p || (p.state !== 'QUEUED' && p.state !== 'SENDING')) return;
@@ -109,14 +110,12 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
   };
 
   return {
-    async options({ money: m }) {
-      const profile = rt.activeProfile();
+    async options(profile, { money: m }) {
       const decimalsOf = await currencies.freshDecimalsOf(profile.id);
       const options = await rt.ctx.gatewayFor(profile.id).paymentOptions({ amountMinor: minorOf(m.amount, m.currencyCode, decimalsOf), currencyCode: m.currencyCode });
       return options.map((o) => ({ paymentMethodCode: o.paymentMethodCode, operators: o.operators.map((op) => ({ code: op.code, name: op.name ?? op.code })) }));
     },
-    async create(input) {
-      const profile = rt.activeProfile();
+    async create(profile, input) {
       const journal = rt.journalFor(profile.id);
       const decimalsOf = await currencies.freshDecimalsOf(profile.id);
       const idPayin = input.idPayin ?? newPaymentId();
@@ -134,8 +133,7 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
       await send(profile, journal, idPayin);
       return payinView(journal, idPayin, decimalsOf);
     },
-    async get({ idPayin }) {
-      const profile = rt.activeProfile();
+    async get(profile, { idPayin }) {
       const journal = rt.journalFor(profile.id);
       const record = journal.getPayment('payin', idPayin);
       if (!record) throw new DeskError('NOT_FOUND', `No payin ${idPayin} in this profile's journal`);
@@ -145,20 +143,17 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
       }
       return payinView(journal, idPayin, currencies.decimalsOf(profile.id));
     },
-    async accountData({ idPayin }) {
-      const profile = rt.activeProfile();
+    async accountData(profile, { idPayin }) {
       const data = await rt.ctx.gatewayFor(profile.id).getPayinAccountData(idPayin);
       return toJson({ request: data.request, process: data.process });
     },
-    async markPaidDemo({ idPayin }) {
-      const profile = rt.activeProfile();
+    async markPaidDemo(profile, { idPayin }) {
       if (!profile.isDemo || !demo) throw new DeskError('DEMO_ONLY', 'Only a Demo profile can mark a payin paid');
       demo.markPayinPaid(profile.id, idPayin);
       await observe(rt, profile, idPayin);
       return payinView(rt.journalFor(profile.id), idPayin, currencies.decimalsOf(profile.id));
     },
-    async shareToken({ idPayin, validitySecs }) {
-      const profile = rt.activeProfile();
+    async shareToken(profile, { idPayin, validitySecs }) {
       if (!rt.journalFor(profile.id).getPayment('payin', idPayin)) throw new DeskError('NOT_FOUND', `No payin ${idPayin} in this profile's journal`);
       const issued = await rt.ctx.gatewayFor(profile.id).createPayinToken({ action: 'PAYIN_INFO', idPayin, validitySecs });
       return { idPayin, token: issued.token, expiresAt: issued.expiresAt };

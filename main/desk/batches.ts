@@ -2,18 +2,19 @@
 // submission through the engine, control of running batches and their results.
 import { createHash, randomUUID } from 'node:crypto';
 import { basename, extname } from 'node:path';
-import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../../preload/api';
-import { decodeBase64InSlices } from '../../csv/base64';
-import { exportBatchResultsCsvAsync } from '../../csv/export';
-import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../../csv/import';
-import { payoutCsvTemplate } from '../../csv/template';
-import { mapInSlices, yieldToEventLoop } from '../../csv/time-slice';
-import type { CsvCurrencyTotal, CsvImportOptions, CsvImportResult } from '../../csv/types';
-import { newPaymentId } from '../../domain/ids';
-import { batchProgress } from '../../engine';
-import type { Journal, PaymentRecord } from '../../journal';
-import type { DeskRuntime } from '../runtime';
-import { DeskError, type AreaService } from '../services';
+import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../preload/api';
+import { decodeBase64InSlices } from '../csv/base64';
+import { exportBatchResultsCsvAsync } from '../csv/export';
+import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../csv/import';
+import { payoutCsvTemplate } from '../csv/template';
+import { mapInSlices, yieldToEventLoop } from '../csv/time-slice';
+import type { CsvCurrencyTotal, CsvImportOptions, CsvImportResult } from '../csv/types';
+import { newPaymentId } from '../domain/ids';
+import { batchProgress } from '../engine';
+import type { Journal, PaymentRecord } from '../journal';
+import type { ProfileAreaService } from './profile-binding';
+import type { DeskRuntime } from './runtime';
+import { DeskError } from './services';
 import { isoOrNull, money, optionalMoney, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 
@@ -85,7 +86,7 @@ function isFailed(p: PaymentRecord): boolean {
   return p.isFinal && p.status.toUpperCase() !== 'SUCCESS';
 }
 
-export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): AreaService<'batches'> {
+export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): ProfileAreaService<'batches'> {
   const pending = new Map<string, PendingValidation>();
 
   /** Totals per currency against the last known available balance (no snapshot: not known, not blocked). */
@@ -118,9 +119,8 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
     async template() {
       return { fileName: 'payout-batch-template.csv', mimeType: 'text/csv', content: payoutCsvTemplate() };
     },
-    async validateFile({ source, decimalComma }) {
+    async validateFile(profile, { source, decimalComma }) {
       const input = await decodedSource(source);
-      const profile = rt.activeProfile();
       const journal = rt.journalFor(profile.id);
       const client = rt.ctx.gatewayFor(profile.id);
       const options: CsvImportOptions = { journal, ...(decimalComma !== undefined ? { decimalComma } : {}) };
@@ -158,8 +158,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
       };
       return view;
     },
-    async submit({ validationId, confirmedWarningRows, currencyCodes }) {
-      const profile = rt.activeProfile();
+    async submit(profile, { validationId, confirmedWarningRows, currencyCodes }) {
       const entry = pending.get(validationId);
       if (!entry || entry.profileId !== profile.id) {
         throw new DeskError('VALIDATION_EXPIRED', 'This validation is unknown or was already submitted; validate the file again');
@@ -185,38 +184,32 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
       const batch = engine.submitBatch({ fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra })) });
       return batchView(engine.journal, batch.id, profile.id, currencies.decimalsOf(profile.id));
     },
-    async pause({ batchId }) {
-      const profile = rt.activeProfile();
+    async pause(profile, { batchId }) {
       const engine = await rt.engineFor(profile.id);
       await engine.pauseBatch(batchId);
       return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id));
     },
-    async resume({ batchId }) {
-      const profile = rt.activeProfile();
+    async resume(profile, { batchId }) {
       const engine = await rt.engineFor(profile.id);
       engine.resumeBatch(batchId);
       return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id));
     },
-    async cancel({ batchId }) {
-      const profile = rt.activeProfile();
+    async cancel(profile, { batchId }) {
       const engine = await rt.engineFor(profile.id);
       await engine.cancelBatch(batchId);
       return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id));
     },
-    async list({ offset = 0, limit = 100 }) {
-      const profile = rt.activeProfile();
+    async list(profile, { offset = 0, limit = 100 }) {
       const journal = rt.journalFor(profile.id);
       const all = journal.listBatches(offset + limit);
       const decimalsOf = currencies.decimalsOf(profile.id);
       const items = all.slice(offset, offset + limit).map((b) => (batchView(journal, b.id, profile.id, decimalsOf)));
       return { items, total: offset + all.length - Math.min(all.length, offset) + (all.length === offset + limit ? 1 : 0), offset, limit };
     },
-    async get({ batchId }) {
-      const profile = rt.activeProfile();
+    async get(profile, { batchId }) {
       return batchView(rt.journalFor(profile.id), batchId, profile.id, currencies.decimalsOf(profile.id));
     },
-    async results({ batchId }) {
-      const profile = rt.activeProfile();
+    async results(profile, { batchId }) {
       const journal = rt.journalFor(profile.id);
       if (!journal.getBatch(batchId)) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       const decimalsOf = currencies.decimalsOf(profile.id);
@@ -228,8 +221,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
         }),
       );
     },
-    async exportResults({ batchId }) {
-      const profile = rt.activeProfile();
+    async exportResults(profile, { batchId }) {
       const journal = rt.journalFor(profile.id);
       const batch = journal.getBatch(batchId);
       if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
@@ -247,8 +239,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Area
       );
       return { fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-results.csv`, mimeType: 'text/csv', content };
     },
-    async retryFailed({ batchId, idPayouts }) {
-      const profile = rt.activeProfile();
+    async retryFailed(profile, { batchId, idPayouts }) {
       const engine = await rt.engineFor(profile.id);
       const batch = engine.journal.getBatch(batchId);
       if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);

@@ -1,0 +1,49 @@
+// What main/cli.ts hands every command module (main/cli/<area>.ts). Kept apart from main/cli.ts so
+// the command modules never import the entry file that imports them.
+import type { Area, Verb } from '../../preload/api';
+import type { AppContext } from '../context';
+import type { DeskEvents } from '../desk/events';
+import type { DeskRuntime } from '../desk/runtime';
+import type { AreaArgs, AreaResult, DeskServices } from '../desk/services';
+import type { Profile } from '../profiles/profile-schema';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** The UI's own services (main/desk) over the CLI's data folder, acting on the chosen profile. */
+export interface CliDesk {
+  readonly profile: Profile;
+  readonly runtime: DeskRuntime;
+  readonly events: DeskEvents;
+  readonly services: DeskServices;
+  /** One service method, its arguments first checked by the same schema the IPC handlers use. */
+  call<A extends Area, V extends Verb<A>>(area: A, verb: V, args: AreaArgs<A, V>): Promise<AreaResult<A, V>>;
+}
+
+/** What every command module gets. */
+export interface CliDeps {
+  /** The app context of the chosen data folder, created on first use and closed when the command ends. */
+  context(): AppContext;
+  /** The profile named by --profile, else the current one; a clear error when there is none. */
+  profile(): Profile;
+  /** The desk services (journal, started engine on first use); closed, engine stopped, when the command ends. */
+  desk(): CliDesk;
+  /** True with --json. */
+  json(): boolean;
+  /** Prints a result: `data` as JSON with --json, else the human lines. */
+  print(human: string | string[], data: unknown): void;
+  /** For commands that finish their output but must not exit 0. */
+  setExitCode(code: number): void;
+  /** Environment (for PAYOUT_DESK_HOME, passphrase variables). */
+  env: NodeJS.ProcessEnv;
+  io: CliIo;
+}
+
+export class CliUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CliUsageError';
+  }
+}

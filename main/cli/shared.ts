@@ -1,0 +1,90 @@
+// Helpers several CLI command modules share: option parsers, the history filter options, tables,
+// waiting, and writing a file result.
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { HistoryFilters } from '../../preload/api';
+import { DeskError } from '../desk/services';
+import type { CliDeps } from './deps';
+
+/** Exit code of a command that stopped before its payments were final. */
+export const PENDING_EXIT = 3;
+
+export function intOption(label: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${label} must be a whole number`);
+    return Number(value);
+  };
+}
+
+export function currencyCode(value: string): string {
+  const code = value.trim().toUpperCase();
+  if (!/^[A-Z]{3}$/.test(code)) throw new InvalidArgumentError('must be a three-letter code such as EUR');
+  return code;
+}
+
+export function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** Ctrl-C while a command waits stops the waiting, not the process: the engine then stops cleanly and nothing is lost. */
+export function interrupted(): { readonly stop: boolean; done(): void } {
+  const state = { stop: false, done: () => process.off('SIGINT', onSignal) };
+  const onSignal = () => void (state.stop = true);
+  process.once('SIGINT', onSignal);
+  return state;
+}
+
+// ---- history filters (payouts list, history export) ---------------------------------------------
+
+const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
+
+/** A date (YYYY-MM-DD, UTC) or an ISO time; a bare --to date includes that whole day. */
+function timeOption(label: string, endOfDay: boolean) {
+  return (value: string): string => {
+    const ms = Date.parse(value);
+    if (Number.isNaN(ms)) throw new InvalidArgumentError(`${label} must be a date (2024-05-31) or an ISO time`);
+    return new Date(/^\d{4}-\d{2}-\d{2}$/.test(value.trim()) && endOfDay ? ms + 86_400_000 : ms).toISOString();
+  };
+}
+
+export function addFilterOptions(command: Command): Command {
+  return command
+    .option('--status <statuses>', 'comma-separated statuses, e.g. SUCCESS,FAILED', (v) => list(v).map((s) => s.toUpperCase()))
+    .option('--currency <codes>', 'comma-separated currency codes', (v) => list(v).map(currencyCode))
+    .option('--from <date>', 'created at or after (date or ISO time, UTC)', timeOption('--from', false))
+    .option('--to <date>', 'created before (ISO time), or on or before a date', timeOption('--to', true))
+    .option('--batch <batchId>', 'only the payouts of this batch')
+    .option('--search <text>', 'id, account name or number, e-mail or reference');
+}
+
+export interface FilterOptions { status?: string[]; currency?: string[]; from?: string; to?: string; batch?: string; search?: string }
+
+export function filtersFrom(o: FilterOptions, kinds?: ('payout' | 'payin')[]): HistoryFilters {
+  return {
+    ...(kinds ? { kinds } : {}),
+    ...(o.status?.length ? { statuses: o.status } : {}),
+    ...(o.currency?.length ? { currencyCodes: o.currency } : {}),
+    ...(o.from ? { from: o.from } : {}),
+    ...(o.to ? { to: o.to } : {}),
+    ...(o.batch ? { batchId: o.batch } : {}),
+    ...(o.search ? { search: o.search } : {}),
+  };
+}
+
+/** A file result: to --out (never overwritten without --force), else to standard output. */
+export async function writeOut(deps: CliDeps, out: string | undefined, force: boolean | undefined, file: { fileName: string; mimeType: string; content: string }, summary: Record<string, unknown>): Promise<void> {
+  if (!out) {
+    if (deps.json()) deps.print('', file);
+    else deps.io.stdout(file.content);
+    return;
+  }
+  await writeFile(out, file.content, { flag: force ? 'w' : 'wx' }).catch((error: unknown) => {
+    const code = (error as { code?: unknown }).code;
+    throw code === 'EEXIST' ? new DeskError('FILE_EXISTS', `${out} exists; use --force to overwrite it`) : error;
+  });
+  deps.print(`Written to ${out}`, { path: resolve(out), ...summary });
+}

@@ -1,0 +1,71 @@
+// history:* — reads from the journal, so they work offline; exports are written in time slices.
+import type { HistoryFilters, HistoryQuery as ContractQuery } from '../../preload/api';
+import { exportHistoryCsvAsync, type HistoryExportRow } from '../csv/export';
+import { TimeSlicer, yieldToEventLoop } from '../csv/time-slice';
+import type { HistoryFilter, HistoryQuery, HistorySortKey, PaymentRecord } from '../journal';
+import type { ProfileAreaService } from './profile-binding';
+import type { DeskRuntime } from './runtime';
+import { detailOf, historyRow, iso } from './convert';
+import type { CurrencyCache } from './currency-cache';
+
+const SORT_KEYS: Record<NonNullable<ContractQuery['sort']>['field'], HistorySortKey> = {
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+  amount: 'amountMinor',
+  status: 'status',
+  currencyCode: 'currencyCode',
+};
+
+function journalFilter(filters: HistoryFilters | undefined): HistoryFilter {
+  const f = filters ?? {};
+  return {
+    ...(f.kinds?.length ? { kinds: f.kinds } : {}),
+    ...(f.statuses?.length ? { statuses: f.statuses.map((s) => s.toUpperCase()) } : {}),
+    ...(f.currencyCodes?.length ? { currencyCodes: f.currencyCodes } : {}),
+    ...(f.from ? { from: Date.parse(f.from) } : {}),
+    ...(f.to ? { to: Date.parse(f.to) } : {}),
+    ...(f.batchId ? { batchId: f.batchId } : {}),
+    ...(f.search?.trim() ? { text: f.search.trim() } : {}),
+  };
+}
+
+export function historyService(rt: DeskRuntime, currencies: CurrencyCache): ProfileAreaService<'history'> {
+  return {
+    async query(profile, { filters, sort, offset = 0, limit = 100 }) {
+      const journal = rt.journalFor(profile.id);
+      const decimalsOf = currencies.decimalsOf(profile.id);
+      const base: HistoryQuery = { ...journalFilter(filters), sortBy: SORT_KEYS[sort?.field ?? 'createdAt'], sortDir: sort?.direction ?? 'desc', pageSize: limit };
+      // The journal pages by page number; an offset between pages reads two pages and cuts.
+      const first = Math.floor(offset / limit);
+      const page = journal.history({ ...base, page: first });
+      let rows = page.rows;
+      if (offset % limit !== 0) rows = [...rows, ...journal.history({ ...base, page: first + 1 }).rows];
+      const start = offset - first * limit;
+      return { items: rows.slice(start, start + limit).map((r) => historyRow(r, decimalsOf)), total: page.total, offset, limit };
+    },
+    async timeline(profile, { kind, id }) {
+      return detailOf(rt.journalFor(profile.id), kind, id, currencies.decimalsOf(profile.id));
+    },
+    async export(profile, { filters }) {
+      // Read and written in time slices: a 100,000-row export must not stall the main process.
+      const rows: HistoryExportRow[] = [];
+      const slicer = new TimeSlicer(yieldToEventLoop);
+      for (const p of rt.journalFor(profile.id).iterateHistory(journalFilter(filters))) {
+        rows.push(historyExportRow(p));
+        if (slicer.due()) await slicer.pause();
+      }
+      const content = await exportHistoryCsvAsync(rows);
+      return { fileName: `payout-desk-history-${profile.id}-${new Date().toISOString().slice(0, 10)}.csv`, mimeType: 'text/csv', content };
+    },
+  };
+}
+
+function historyExportRow(p: PaymentRecord): HistoryExportRow {
+  return {
+    kind: p.kind, id: p.id, createdAt: iso(p.createdAt), processedAt: p.processedAt, status: p.status,
+    amountMinor: p.amountMinor, currencyCode: p.currencyCode, feeMinor: p.feeMinor, feeCurrencyCode: p.feeCurrencyCode,
+    accountName: p.accountName, accountNumber: p.accountNumber, emailAddress: p.emailAddress,
+    paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode, reference: p.reference,
+    batchId: p.batchId, failureReason: p.failureReason, isTest: p.isTest,
+  };
+}
