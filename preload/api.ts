@@ -235,6 +235,10 @@ export interface PayoutsContract {
   /** idPayout is required: it comes from validate's preview, so a double click cannot pay twice. */
   create: { args: PayoutInput & { idPayout: string }; result: PaymentDetail };
   get: { args: { idPayout: string }; result: PaymentDetail };
+  /** A HELD payout is sent after a person fixed the cause (PAYOUT_HELD again if it still cannot be). */
+  release: { args: { idPayout: string }; result: PaymentDetail };
+  /** A HELD payout is not sent at all: DISCARDED, final. */
+  discard: { args: { idPayout: string; reason?: string }; result: PaymentDetail };
   currencies: { args: void; result: CurrencyView[] };
   operators: { args: { currencyCode?: string }; result: OperatorView[] };
 }
@@ -338,6 +342,12 @@ export interface BatchResultRow {
   fee: Money | null;
   failureReason: string | null;
   processedAt: IsoTime | null;
+  /** The intent (what was asked to pay) this row is an attempt of. */
+  intentId: string | null;
+  /** "Retry failed rows" would send this row again now (decided in main, per intent). */
+  retryable: boolean;
+  retryOf: string | null;
+  retriedAs: string | null;
 }
 
 export interface BatchesContract {
@@ -425,9 +435,24 @@ export interface StatusEventView {
   observedAt: IsoTime;
 }
 
+/** One attempt (gateway id) of an intent. */
+export interface AttemptView {
+  idPayout: string;
+  status: string;
+  localState: string;
+  createdAt: IsoTime;
+}
+
 export interface PaymentDetail extends HistoryRow {
   failureReason: string | null;
   processedAt: IsoTime | null;
+  /** Why it is HELD, UNKNOWN or MISSING, or the last error while sending; null otherwise. */
+  reason: string | null;
+  /** Payouts: the intent, and every attempt of it oldest first (this one included). */
+  intentId: string | null;
+  attempts: AttemptView[];
+  retryOf: string | null;
+  retriedAs: string | null;
   events: StatusEventView[];
   /** The last raw gateway response, as received. */
   raw: JsonValue;
@@ -610,7 +635,7 @@ export interface IpcContract {
 export const IPC_METHODS = {
   profiles: ['list', 'create', 'createDemo', 'use', 'update', 'remove', 'testConnection'],
   keys: ['list', 'generate', 'import', 'exportPublic', 'letter', 'rotate', 'retire', 'backup', 'setSecret', 'clearSecret'],
-  payouts: ['validate', 'create', 'get', 'currencies', 'operators'],
+  payouts: ['validate', 'create', 'get', 'release', 'discard', 'currencies', 'operators'],
   batches: ['template', 'validateFile', 'submit', 'pause', 'resume', 'cancel', 'list', 'get', 'results', 'exportResults', 'retryFailed'],
   balances: ['get', 'refresh', 'series', 'pending'],
   history: ['query', 'timeline', 'export'],

@@ -28,6 +28,9 @@ export interface BatchResultExportRow {
   feeCurrencyCode?: string | null;
   processedAt?: string | null;
   failureReason?: string | null;
+  /** The intent this row is an attempt of, and the attempt it retries. */
+  intentId?: string | null;
+  retryOf?: string | null;
 }
 
 export interface HistoryExportRow {
@@ -49,14 +52,16 @@ export interface HistoryExportRow {
   batchId?: string | null;
   failureReason?: string | null;
   isTest?: boolean | null;
+  intentId?: string | null;
+  retryOf?: string | null;
 }
 
-const RESULT_COLUMNS = ['status', 'fee', 'feeCurrencyCode', 'processedAt', 'failureReason'] as const;
+const RESULT_COLUMNS = ['status', 'fee', 'feeCurrencyCode', 'processedAt', 'failureReason', 'intentId', 'retryOf'] as const;
 
 export const HISTORY_COLUMNS = [
   'kind', 'id', 'createdAt', 'processedAt', 'status', 'amount', 'currencyCode', 'fee', 'feeCurrencyCode',
   'accountName', 'accountNumber', 'emailAddress', 'paymentOperatorCode', 'paymentMethodCode', 'reference',
-  'batchId', 'failureReason', 'isTest',
+  'batchId', 'failureReason', 'isTest', 'intentId', 'retryOf',
 ] as const;
 
 // csv-stringify takes roughly 15-20 µs per row here, so 1,000 rows keep each turn around 20 ms.
@@ -116,6 +121,8 @@ function batchRecord(row: BatchResultExportRow, extras: readonly { source: strin
     row.feeMinor === null || row.feeMinor === undefined ? '' : row.feeCurrencyCode ?? p.currencyCode,
     row.processedAt ?? '',
     row.failureReason ?? '',
+    row.intentId ?? '',
+    row.retryOf ?? '',
   ];
 }
 
@@ -169,6 +176,8 @@ function historyRecord(row: HistoryExportRow, options: CsvExportOptions): string
     row.batchId ?? '',
     row.failureReason ?? '',
     row.isTest === null || row.isTest === undefined ? '' : String(row.isTest),
+    row.intentId ?? '',
+    row.retryOf ?? '',
   ];
 }
 

@@ -15,7 +15,7 @@ import type { Journal, PaymentRecord } from '../journal';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
-import { isoOrNull, money, optionalMoney, type DecimalsOf } from './convert';
+import { isoOrNull, money, optionalMoney, reasonOf, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
@@ -80,10 +80,6 @@ function extraColumnsOf(p: PaymentRecord): { extra?: Record<string, string> } {
   const extra = p.details?.['extra'];
   if (!extra || typeof extra !== 'object' || Array.isArray(extra)) return {};
   return { extra: Object.fromEntries(Object.entries(extra).filter((e): e is [string, string] => typeof e[1] === 'string')) };
-}
-
-function isFailed(p: PaymentRecord): boolean {
-  return p.isFinal && p.status.toUpperCase() !== 'SUCCESS';
 }
 
 export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): ProfileAreaService<'batches'> {
@@ -213,11 +209,13 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       const journal = rt.journalFor(profile.id);
       if (!journal.getBatch(batchId)) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       const decimalsOf = currencies.decimalsOf(profile.id);
+      const retryable = (await rt.engineFor(profile.id)).retryableIds(batchId);
       return journal.batchPayments(batchId).map(
         (p): BatchResultRow => ({
           rowNumber: p.rowNumber ?? 0, idPayout: p.id, money: money(p.amountMinor, p.currencyCode, decimalsOf), accountName: p.accountName,
           status: p.status, localState: p.state, fee: optionalMoney(p.feeMinor, p.feeCurrencyCode, decimalsOf),
-          failureReason: p.failureReason ?? (p.state === 'REJECTED' ? p.lastError : null), processedAt: p.processedAt ?? isoOrNull(p.finalAt),
+          failureReason: p.failureReason ?? (p.state === 'REJECTED' ? p.lastError : null) ?? reasonOf(p), processedAt: p.processedAt ?? isoOrNull(p.finalAt),
+          intentId: p.intentId, retryable: retryable.has(p.id), retryOf: p.retryOf, retriedAs: journal.retriedAs(p.id),
         }),
       );
     },
@@ -235,34 +233,16 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Prof
           ...extraColumnsOf(p),
           status: p.status, feeMinor: p.feeMinor, feeCurrencyCode: p.feeCurrencyCode, processedAt: p.processedAt,
           failureReason: p.failureReason ?? (p.state === 'REJECTED' ? p.lastError : null),
+          intentId: p.intentId, retryOf: p.retryOf,
         })),
       );
       return { fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-results.csv`, mimeType: 'text/csv', content };
     },
     async retryFailed(profile, { batchId, idPayouts }) {
       const engine = await rt.engineFor(profile.id);
-      const batch = engine.journal.getBatch(batchId);
-      if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
-      const failed = engine.journal.batchPayments(batchId).filter(isFailed);
-      if (failed.length === 0) throw new DeskError('NOTHING_TO_RETRY', 'No row of this batch failed');
-      // Exactly what the user reviewed, or nothing: a row that settled since then changes the set.
-      const reviewed = new Set(idPayouts);
-      if (reviewed.size !== failed.length || failed.some((p) => !reviewed.has(p.id))) {
-        throw new DeskError('RETRY_ROWS_CHANGED', `The failed rows changed since they were reviewed (${failed.length} now, ${reviewed.size} reviewed); nothing was sent. Review them again`);
-      }
-      // New ids: a failed payout is final at the gateway, so the retry is a new payment.
-      const rows = failed.map((p) => ({
-        idPayout: newPaymentId(), amountMinor: p.amountMinor, currencyCode: p.currencyCode, accountName: p.accountName,
-        accountNumber: p.accountNumber, paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode,
-        emailAddress: p.emailAddress, ...(p.callbackUrl ? { callbackUrl: p.callbackUrl } : {}),
-        reference: p.reference ?? `retry of ${p.id}`, rowNumber: p.rowNumber ?? undefined,
-      }));
-      const sha256 = createHash('sha256').update(`retry:${batchId}:${failed.map((p) => p.id).join(',')}`).digest('hex');
-      // The same failures sent again a second time would pay them twice (each retry gets new ids).
-      if (engine.journal.batchFileSubmitted(sha256)) {
-        throw new DeskError('ALREADY_RETRIED', 'These failed rows were already sent again as a retry batch; nothing was sent. See that batch under Past batches');
-      }
-      const retry = engine.submitBatch({ fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-retry.csv`, sha256, rows });
+      if (!engine.journal.getBatch(batchId)) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
+      // The engine decides per intent, in one journal transaction, and sends exactly the reviewed rows or none.
+      const retry = engine.retryFailed(batchId, idPayouts);
       return batchView(engine.journal, retry.id, profile.id, currencies.decimalsOf(profile.id));
     },
   };

@@ -67,20 +67,43 @@ export function statusEventView(e: StatusEvent): StatusEventView {
   return { status: e.status, source: e.source, observedAt: iso(e.observedAt) };
 }
 
-export function paymentDetail(p: PaymentRecord, events: StatusEvent[], decimalsOf: DecimalsOf): PaymentDetail {
+export function paymentDetail(p: PaymentRecord, events: StatusEvent[], decimalsOf: DecimalsOf, attempts: PaymentRecord[] = [], retriedAs: string | null = null): PaymentDetail {
   const withRaw = [...events].reverse().find((e) => e.source !== 'local' && e.raw !== null && e.raw !== undefined);
   return {
     ...historyRow(p, decimalsOf),
     failureReason: p.failureReason ?? (p.state === 'REJECTED' || p.state === 'MISMATCH' ? p.lastError : null),
     processedAt: p.processedAt,
+    reason: reasonOf(p),
+    intentId: p.intentId,
+    attempts: attempts.map((a) => ({ idPayout: a.id, status: a.status, localState: a.state, createdAt: iso(a.createdAt) })),
+    retryOf: p.retryOf,
+    retriedAs,
     events: events.map(statusEventView),
     raw: toJson(withRaw?.raw ?? null),
   };
 }
 
-/** A payment with its status history from the journal, or NOT_FOUND. */
+/** What a person is told about a payout that waits for them or for the desk (held, unknown, missing, not yet sent). */
+export function reasonOf(p: PaymentRecord): string | null {
+  switch (p.state) {
+    case 'HELD':
+      return `Held, not sent: ${p.lastError ?? 'a person must act'}. Release it after the fix, or discard it.`;
+    case 'UNKNOWN':
+      return `Outcome unknown — checking with the gateway${p.lastError ? ` (${p.lastError})` : ''}. It is never sent under a new id while unknown.`;
+    case 'MISSING':
+      return `The gateway accepted it and now says it does not know it${p.notFoundSince ? ` (since ${iso(p.notFoundSince)})` : ''}. Ask the gateway; the desk keeps checking.`;
+    case 'QUEUED':
+    case 'SENDING':
+      return p.lastError;
+    default:
+      return null;
+  }
+}
+
+/** A payment with its status history (and, for a payout, its intent's attempts) from the journal, or NOT_FOUND. */
 export function detailOf(journal: Journal, kind: 'payout' | 'payin', id: string, decimalsOf: DecimalsOf) {
   const record = journal.getPayment(kind, id);
   if (!record) throw new DeskError('NOT_FOUND', `No ${kind} with id ${id} in this profile's journal`);
-  return paymentDetail(record, journal.timeline(kind, id), decimalsOf);
+  const attempts = record.intentId ? journal.intentAttempts(record.intentId) : [];
+  return paymentDetail(record, journal.timeline(kind, id), decimalsOf, attempts, kind === 'payout' ? journal.retriedAs(id) : null);
 }

@@ -95,6 +95,16 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
     async get(profile, { idPayout }) {
       return detailOf(rt.journalFor(profile.id), 'payout', idPayout, currencies.decimalsOf(profile.id));
     },
+    async release(profile, { idPayout }) {
+      const engine = await rt.engineFor(profile.id);
+      await engine.releasePayout(idPayout, { waitMs: 10_000 });
+      return detailOf(engine.journal, 'payout', idPayout, currencies.decimalsOf(profile.id));
+    },
+    async discard(profile, { idPayout, reason }) {
+      const engine = await rt.engineFor(profile.id);
+      engine.discardPayout(idPayout, reason ? { reason: `discarded while held: ${reason}` } : {});
+      return detailOf(engine.journal, 'payout', idPayout, currencies.decimalsOf(profile.id));
+    },
     async currencies(profile) {
       return (await currencies.currencies(profile.id)).map((c) => ({ code: c.code, name: c.name ?? c.code, decimals: c.decimals }));
     },

@@ -127,6 +127,8 @@ export const ARG_SCHEMAS: SchemaMap = {
     validate: z.strictObject(payoutFields),
     create: z.strictObject({ ...payoutFields, idPayout: paymentId }),
     get: z.strictObject({ idPayout: paymentId }),
+    release: z.strictObject({ idPayout: paymentId }),
+    discard: z.strictObject({ idPayout: paymentId, reason: z.string().trim().min(1).max(500).optional() }),
     currencies: none,
     operators: z.strictObject({ currencyCode: currencyCode.optional() }),
   },

@@ -1,9 +1,11 @@
 // npm run simulate -- --seeds N [--from S] [--steps K]   runs seeds S..S+N-1 (default 1..200, 200 steps)
 // npm run simulate -- --seed S [--steps K]               replays one seed exactly and prints its history
+// --without wrong-key,crash leaves those steps out of the drawn histories.
 // --kind TEXT counts only violations whose kind contains TEXT (e.g. "missing").
 // A failing seed is shortened to the fewest steps that still fail, and printed with what happened.
 import { parseArgs } from 'node:util';
 import { report, runSeed, shorten } from './run';
+import type { StepKind } from './steps';
 
 const { values } = parseArgs({
   options: {
@@ -15,6 +17,8 @@ const { values } = parseArgs({
     'no-shorten': { type: 'boolean', default: false },
     /** Only violations whose kind contains this text count (to look for one kind of breach). */
     kind: { type: 'string' },
+    /** Step kinds left out of the drawn histories, comma-separated (e.g. wrong-key,create-faults). */
+    without: { type: 'string', default: '' },
   },
 });
 
@@ -24,7 +28,7 @@ let failed = 0;
 let stepsRun = 0;
 const started = performance.now();
 for (const seed of seeds) {
-  const result = await runSeed(seed, steps);
+  const result = await runSeed(seed, steps, values.without.split(',').filter(Boolean) as StepKind[]);
   stepsRun += result.stats.steps;
   if (values.kind !== undefined) {
     const wanted = result.violations.filter((v) => v.kind.includes(values.kind ?? ''));

@@ -86,7 +86,8 @@ export class InvariantChecker {
         const status = this.model.statusOf(visible, now);
         if (p.state !== 'ACCEPTED' || p.gatewayStatus !== status) violations.push({ invariant: 5, kind: `${p.state}/${p.gatewayStatus ?? '-'} vs ${status}`, message: `${shown}, the gateway has it ${status}` });
       } else if (g?.forgotten) {
-        if ((p.state as string) !== 'MISSING') violations.push({ invariant: 5, kind: 'missing not shown', message: `${shown}; the gateway no longer knows it, and the desk does not say so` });
+        // MISSING once it was accepted; UNKNOWN (shown as such) when the desk never saw it accepted.
+        if (p.state !== 'MISSING' && p.state !== 'UNKNOWN') violations.push({ invariant: 5, kind: 'missing not shown', message: `${shown}; the gateway no longer knows it, and the desk does not say so` });
       } else if (p.state === 'ACCEPTED') {
         violations.push({ invariant: 5, kind: 'accepted, unknown at gateway', message: `${shown}, the gateway has no such payout` });
       } else if (!NOT_PAID_FINAL.has(p.state) && !SHOWN_FOR_A_PERSON.has(p.state) && !paused(p)) {

@@ -11,7 +11,7 @@ import { InvariantChecker, type Violation } from './invariants';
 import { Person } from './person';
 import { Prng } from './prng';
 import { prepareHome } from './sim-desk';
-import { describeStep, drawHistory, type Step } from './steps';
+import { describeStep, drawHistory, type Step, type StepKind } from './steps';
 import { World } from './world';
 
 export interface RunResult {
@@ -88,8 +88,8 @@ export async function runHistory(seed: number, steps: Step[]): Promise<RunResult
   }
 }
 
-export function runSeed(seed: number, stepCount: number): Promise<RunResult> {
-  return runHistory(seed, drawHistory(seed, stepCount));
+export function runSeed(seed: number, stepCount: number, without: readonly StepKind[] = []): Promise<RunResult> {
+  return runHistory(seed, drawHistory(seed, stepCount, without));
 }
 
 /**

@@ -3,10 +3,11 @@
 // data folder that survives crashes. Only the network is replaced (the gateway model's adapter).
 import { createAppContext, type AppContext } from '../../main/context';
 import type { PayoutEngine } from '../../main/engine';
-import { createDeskServices } from '../../main/ipc/areas';
-import { createDeskEvents } from '../../main/ipc/events';
-import { createDeskRuntime, type DeskRuntime } from '../../main/ipc/runtime';
-import type { DeskServices } from '../../main/ipc/services';
+import { createDeskServices } from '../../main/desk';
+import { createDeskEvents } from '../../main/desk/events';
+import { bindActiveProfile } from '../../main/desk/profile-binding';
+import { createDeskRuntime, type DeskRuntime } from '../../main/desk/runtime';
+import type { DeskServices } from '../../main/desk/services';
 import type { Journal } from '../../main/journal';
 import type { MemoryKeyStore } from '../../main/keys/key-store';
 import { silentLogger } from '../../main/log';
@@ -47,8 +48,9 @@ export async function prepareHome(home: string, keyStore: MemoryKeyStore): Promi
 export function openSimDesk(home: string, keyStore: MemoryKeyStore, model: GatewayModel, generation: number): SimDesk {
   const ctx = createAppContext({ home, keyStore, httpAdapter: model.adapter(generation), fetchTimeoutMs: 15_000 });
   const events = createDeskEvents();
-  const runtime = createDeskRuntime(ctx, events, silentLogger);
-  const services = createDeskServices(runtime, { name: 'Payout Desk (simulation)', version: 'sim', platform: 'sim', demoAvailable: false }, null);
+  const runtime = createDeskRuntime({ ctx, events, log: silentLogger });
+  // Bound to the active profile exactly as the IPC handlers of the app are.
+  const services = bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk (simulation)', version: 'sim', platform: 'sim', demoAvailable: false }, null), ctx);
   let dead = false;
   return {
     get dead() {

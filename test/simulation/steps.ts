@@ -92,9 +92,15 @@ export function drawStep(rng: Prng): Step {
   }
 }
 
-export function drawHistory(seed: number, steps: number): Step[] {
+/** `without`: step kinds left out (drawn again), to look for one kind of failure without the others. */
+export function drawHistory(seed: number, steps: number, without: readonly StepKind[] = []): Step[] {
   const rng = new Prng(seed);
-  return Array.from({ length: steps }, () => drawStep(rng));
+  return Array.from({ length: steps }, () => {
+    for (;;) {
+      const step = drawStep(rng);
+      if (!without.includes(step.kind)) return step;
+    }
+  });
 }
 
 export function describeStep(step: Step): string {

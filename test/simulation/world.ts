@@ -7,7 +7,7 @@ import { PAYOUT_CSV_FIELDS } from '../../main/csv/headers';
 import { createIpcHandlers } from '../../main/ipc/handlers';
 import type { MemoryKeyStore } from '../../main/keys/key-store';
 import type { IpcHandlerMap, Result } from '../../preload/api';
-import type { GatewayModel } from './gateway-model';
+import type { GatewayModel, GatewayStatus, StoredPayout } from './gateway-model';
 import type { Intent, Person } from './person';
 import { payoutsOf } from './invariants';
 import { openSimDesk, type SimDesk } from './sim-desk';
@@ -18,6 +18,8 @@ const PATIENCE_MS = 60_000;
 const TICK_MS = 50;
 
 type Settled<T> = { settled: true; value: T } | { settled: false };
+
+const FINAL: ReadonlySet<GatewayStatus> = new Set(['SUCCESS', 'FAILED', 'RETURNED']);
 
 /** Statuses the results screen offers for "retry failed rows" when the desk does not say itself. */
 const FAILED_LOOKING = new Set(['FAILED', 'REJECTED', 'CANCELLED', 'EXPIRED', 'RETURNED']);
@@ -253,17 +255,22 @@ export class World {
   private async decideHeld(verb: 'release' | 'discard', pick: number): Promise<void> {
     const channel = `payouts:${verb}` as keyof IpcHandlerMap;
     if (!(channel in this.handlers)) return;
-    const held = payoutsOf(this.desk.journal()).filter((p) => (p.state as string) === 'HELD');
+    const held = payoutsOf(this.desk.journal()).filter((p) => p.state === 'HELD');
     const p = held[Math.floor(pick * held.length)];
     if (!p) return;
+    // Releasing is the person's word that it may leave: from the click on, until the desk holds it again.
+    if (verb === 'release') this.person.lift('hold', p.id, this.now);
     const answer = await this.call(channel, { idPayout: p.id });
     this.log.push(`${this.now} person ${verb}d held ${p.id}: ${describe(answer)}`);
-    if (answer?.ok && verb === 'release') this.person.lift('hold', p.id, this.now);
+    if (answer && !answer.ok && answer.error.code === 'PAYOUT_HELD') this.person.acknowledge('hold', p.id, this.now);
   }
 
   private gatewayChange(kind: 'hide' | 'forget' | 'return', pick: number, ms: number): void {
     const now = this.now;
-    const stored = [...this.model.payouts.values()].filter((p) => (kind === 'return' ? this.model.statusOf(p, now) === 'SUCCESS' : !p.forgotten));
+    // The gateway loses track of payouts still in its hands (a final one keeps the status it had).
+    const eligible = (p: StoredPayout) =>
+      kind === 'return' ? this.model.statusOf(p, now) === 'SUCCESS' : kind === 'forget' ? !p.forgotten && !FINAL.has(this.model.statusOf(p, now)) : !p.forgotten;
+    const stored = [...this.model.payouts.values()].filter(eligible);
     const p = stored[Math.floor(pick * stored.length)];
     if (!p) return;
     if (kind === 'return') this.model.returnPayout(p.id, now);

@@ -52,6 +52,11 @@ export function createFakeDesk(options: { historyRows?: number } = {}): IpcHandl
     ...row,
     failureReason: row.status === 'FAILED' ? 'Account closed' : null,
     processedAt: now,
+    reason: null,
+    intentId: `intent-${row.id}`,
+    attempts: [{ idPayout: row.id, status: row.status, localState: row.localState, createdAt: row.createdAt }],
+    retryOf: null,
+    retriedAs: null,
     events: [{ status: row.status, source: 'poll', observedAt: now }],
     raw: { process: { status: row.status } },
   });

@@ -23,6 +23,8 @@ export const VALID_ARGS: { [C in Channel]: ArgsOf<C> } = {
   'payouts:validate': { amount: '1250.50', currencyCode: 'EUR', accountName: 'Jane Doe', accountNumber: 'DE89370400440532013000', paymentOperatorCode: 'EU_SEPA', emailAddress: 'jane@example.com' },
   'payouts:create': { idPayout: 'p-0001', amount: '1250.50', currencyCode: 'EUR', accountName: 'Jane Doe', accountNumber: 'DE89370400440532013000', paymentOperatorCode: 'EU_SEPA', emailAddress: 'jane@example.com' },
   'payouts:get': { idPayout: 'p-0001' },
+  'payouts:release': { idPayout: 'p-0001' },
+  'payouts:discard': { idPayout: 'p-0001', reason: 'entered twice' },
   'payouts:currencies': undefined,
   'payouts:operators': { currencyCode: 'EUR' },
   'batches:template': undefined,
