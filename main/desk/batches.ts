@@ -1,6 +1,6 @@
 // batches:*: CSV validation (kept in memory under a validation id until it is submitted once),
 // submission through the engine, control of running batches and their results.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { basename, extname } from 'node:path';
 import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../preload/api';
 import { decodeBase64InSlices } from '../csv/base64';
@@ -9,7 +9,6 @@ import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../csv/import';
 import { payoutCsvTemplate } from '../csv/template';
 import { mapInSlices, yieldToEventLoop } from '../csv/time-slice';
 import type { CsvCurrencyTotal, CsvImportOptions, CsvImportResult } from '../csv/types';
-import { newPaymentId } from '../domain/ids';
 import { batchProgress } from '../engine';
 import type { Journal, PaymentRecord } from '../journal';
 import type { ProfileAreaService } from './profile-binding';
