@@ -1,6 +1,7 @@
 // The headless twin of the UI (DESIGN.md §5): `npm run cli -- <command>` and the `payout-desk` bin.
 // Global options: --json (machine output), --home <dir> (or PAYOUT_DESK_HOME), --profile <id|name>,
-// --verbose (redacted service log on stderr). Exit code 0 only on success; errors go to stderr.
+// --verbose (redacted service log on stderr). Exit code 0 only on success; errors go to stderr
+// (2 a usage error; 4 a payout kept HELD, with how to release or discard it).
 // Command modules live in main/cli/<area>.ts and export register<Area>Commands(program, deps); what
 // they share is in main/cli/deps.ts (what they are handed) and main/cli/shared.ts (helpers).
 import { homedir } from 'node:os';
@@ -19,7 +20,8 @@ import { KeytarKeyStore, type KeyStore } from './keys/key-store';
 import { createLogger, redactText, silentLogger, type Logger } from './log';
 import type { Profile } from './profiles/profile-schema';
 import { ProfileError } from './profiles/profile-store';
-import { CliUsageError, type CliDeps, type CliDesk, type CliIo } from './cli/deps';
+import { CliHeldError, CliUsageError, type CliDeps, type CliDesk, type CliIo } from './cli/deps';
+import { HELD_EXIT } from './cli/shared';
 import { registerConnectCommands } from './cli/connect';
 import { registerKeyCommands } from './cli/keys';
 import { registerListCommands } from './cli/lists';
@@ -31,7 +33,7 @@ import { registerHistoryCommands } from './cli/history';
 import { registerAuditCommands } from './cli/audit';
 import { registerPayinCommands } from './cli/payins';
 
-export { CliUsageError, type CliDeps, type CliDesk, type CliIo } from './cli/deps';
+export { CliHeldError, CliUsageError, type CliDeps, type CliDesk, type CliIo } from './cli/deps';
 
 export interface CliOptions {
   io?: CliIo;
@@ -183,6 +185,11 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
       return e.exitCode === 0 || e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;
     }
     const { code, message } = describeError(e);
+    if (e instanceof CliHeldError) {
+      // The payout is safe in the journal and waits for a person: say what to do next.
+      deps.io.stderr(deps.json() ? `${JSON.stringify({ error: { code, message, idPayout: e.idPayout, hints: e.hints } })}\n` : `error: ${message}\n${e.hints.join('\n')}\n`);
+      return HELD_EXIT;
+    }
     deps.io.stderr(deps.json() ? `${JSON.stringify({ error: { code, message } })}\n` : `error: ${message}\n`);
     return e instanceof CliUsageError ? 2 : 1;
   } finally {

@@ -1,15 +1,18 @@
-// CLI: `batch submit|resume|pause|cancel|status|list|export`, over the UI's batches service
+// CLI: `batch submit|resume|pause|cancel|status|list|export|retry-failed`, over the UI's batches service
 // (main/desk/batches.ts): the file goes through the same importer and checks, is refused while
 // any row is invalid, and warnings (duplicates, file already submitted, bank details changed) need
 // --confirm-warnings. Progress is printed until every row is final unless --no-wait.
-// Exit codes: 0 every row SUCCESS; 1 an error, a refusal, or rows that failed; 3 stopped waiting
-// (--no-wait, timeout, Ctrl-C, paused): the batch is journalled and `batch resume <id>` carries on.
+// `retry-failed` sends again exactly the rows main marks retryable (per intent: every attempt ended
+// unpaid, not retried yet) as a new batch with new ids, after a person confirmed the list (--yes).
+// Exit codes: 0 every row SUCCESS; 1 an error, a refusal, or rows that failed; 2 a usage error (e.g.
+// retry-failed with no terminal and no --yes); 3 stopped waiting (--no-wait, timeout, Ctrl-C, paused):
+// the batch is journalled and `batch resume <id>` carries on.
 import { resolve } from 'node:path';
 import { type Command } from 'commander';
 import type { BatchResultRow, BatchValidation, BatchView, CsvIssueView } from '../../preload/api';
-import type { CliDeps, CliDesk } from './deps';
+import { CliUsageError, type CliDeps, type CliDesk } from './deps';
 import { DeskError } from '../desk/services';
-import { PENDING_EXIT, currencyCode, interrupted, intOption, sleep, table, writeOut } from './shared';
+import { PENDING_EXIT, askYesNo, currencyCode, interrupted, intOption, sleep, statusWord, table, totalsByCurrency, writeOut } from './shared';
 
 const STOPPED_STATES = new Set(['CANCELLED', 'PAUSED', 'FAILED']);
 const MAX_ISSUES = 100;
@@ -41,16 +44,57 @@ function summaryLines(v: BatchView): string[] {
   ];
 }
 
-/** Counts per gateway status and per local state, from the results rows. */
+/**
+ * Counts per status word (the gateway status once it has the row, else the desk state: HELD,
+ * UNKNOWN…), per local state, and of the retry links, from the results rows.
+ */
 function countsOf(rows: BatchResultRow[]) {
   const byStatus: Record<string, number> = {};
   const byLocalState: Record<string, number> = {};
   for (const r of rows) {
-    byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+    byStatus[statusWord(r)] = (byStatus[statusWord(r)] ?? 0) + 1;
     byLocalState[r.localState] = (byLocalState[r.localState] ?? 0) + 1;
   }
-  return { byStatus, byLocalState };
+  return {
+    byStatus,
+    byLocalState,
+    retryable: rows.filter((r) => r.retryable).length,
+    retried: rows.filter((r) => r.retriedAs).length,
+    retries: rows.filter((r) => r.retryOf).length,
+  };
 }
+
+/** The batch a payout is in (for "retried in batch …" / "retry of batch …"), or null. */
+async function batchOf(desk: CliDesk, idPayout: string | undefined | null): Promise<string | null> {
+  if (!idPayout) return null;
+  return (await desk.call('payouts', 'get', { idPayout }).catch(() => null))?.batchId ?? null;
+}
+
+/** Lines about the retry links of a batch's rows (what was retried where, what may be retried now). */
+async function retryLines(desk: CliDesk, batchId: string, rows: BatchResultRow[]): Promise<string[]> {
+  const counts = countsOf(rows);
+  const lines: string[] = [];
+  if (counts.retries > 0) {
+    const from = await batchOf(desk, rows.find((r) => r.retryOf)?.retryOf);
+    lines.push(`  retry of: ${counts.retries} row${counts.retries === 1 ? '' : 's'} sent again from ${from ? `batch ${from}` : 'an earlier batch'} (same intents, new ids)`);
+  }
+  if (counts.retried > 0) {
+    const into = [...new Set(await Promise.all(rows.filter((r) => r.retriedAs).map((r) => batchOf(desk, r.retriedAs))))].filter((b): b is string => b !== null);
+    lines.push(`  retried: ${counts.retried} row${counts.retried === 1 ? '' : 's'} sent again${into.length > 0 ? ` in batch ${into.join(', ')}` : ''}`);
+  }
+  if (counts.retryable > 0) lines.push(`  retryable now: ${counts.retryable} row${counts.retryable === 1 ? '' : 's'}; review and send them again with "batch retry-failed ${batchId}"`);
+  return lines;
+}
+
+const rowTable = (rows: BatchResultRow[]) =>
+  table([
+    ['ROW', 'ID', 'STATUS', 'AMOUNT', 'CUR', 'FEE', 'RETRY', 'REASON'],
+    ...rows.map((r) => [
+      String(r.rowNumber), r.idPayout, statusWord(r), r.money.amount, r.money.currencyCode, r.fee?.amount ?? '-',
+      r.retriedAs ? `retried as ${r.retriedAs}` : r.retryOf ? `retry of ${r.retryOf}` : r.retryable ? 'retryable' : '-',
+      r.failureReason ?? '',
+    ]),
+  ]);
 
 /** Prints progress until every row is final, the batch stops, the time is up or Ctrl-C; sets the exit code. */
 async function follow(deps: CliDeps, desk: CliDesk, view: BatchView, timeoutSecs: number): Promise<BatchView> {
@@ -161,8 +205,8 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
       const human = [
         ...summaryLines(view),
         `  by status: ${Object.entries(counts.byStatus).map(([k, n]) => `${k} ${n}`).join(', ') || '-'}`,
-        `  by local state: ${Object.entries(counts.byLocalState).map(([k, n]) => `${k} ${n}`).join(', ') || '-'}`,
-        ...(o.rows ? table([['ROW', 'ID', 'STATUS', 'AMOUNT', 'CUR', 'FEE', 'REASON'], ...rows.map((r) => [String(r.rowNumber), r.idPayout, r.status, r.money.amount, r.money.currencyCode, r.fee?.amount ?? '-', r.failureReason ?? ''])]) : []),
+        ...(await retryLines(desk, batchId, rows)),
+        ...(o.rows ? rowTable(rows) : []),
       ];
       deps.print(human, { ...view, counts, ...(o.rows ? { rows } : {}) });
     });
@@ -185,5 +229,48 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
     .action(async (batchId: string, o: { out?: string; force?: boolean }) => {
       const file = await deps.desk().call('batches', 'exportResults', { batchId });
       await writeOut(deps, o.out, o.force, file, { batchId, fileName: file.fileName });
+    });
+
+  batch
+    .command('retry-failed <batchId>')
+    .description('send again, as a new batch with new ids, the rows that failed without being paid (after confirmation)')
+    .option('--yes', 'send them without asking (the rows are still listed)')
+    .option('--no-wait', 'return once the retry batch is stored, without printing progress')
+    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600)
+    .action(async (batchId: string, o: { yes?: boolean; wait: boolean; timeout: number }) => {
+      const desk = deps.desk();
+      const rows = await desk.call('batches', 'results', { batchId });
+      // Main decides per intent which rows may be sent again; the CLI never picks rows itself.
+      const retry = rows.filter((r) => r.retryable);
+      if (retry.length === 0) {
+        const retried = rows.filter((r) => r.retriedAs).length;
+        throw new DeskError('NOTHING_TO_RETRY', `Batch ${batchId} has no rows to retry${retried > 0 ? ` (${retried} already sent again)` : ''}: none failed unpaid and not retried yet; nothing was sent`);
+      }
+      const totals = totalsByCurrency(retry);
+      const review = [
+        `Batch ${batchId}: ${retry.length} of ${rows.length} rows failed without being paid and can be sent again (new ids, same intents):`,
+        ...table([['ROW', 'ID', 'STATUS', 'AMOUNT', 'CUR', 'ACCOUNT', 'REASON'], ...retry.map((r) => [String(r.rowNumber), r.idPayout, statusWord(r), r.money.amount, r.money.currencyCode, r.accountName, r.failureReason ?? ''])]).map((l) => `  ${l}`),
+        'Total to send again:',
+        ...totals.map((t) => `  ${t.currencyCode} ${t.amount.padStart(18)}  (${t.count} payout${t.count === 1 ? '' : 's'})`),
+      ];
+      // The list goes to stderr with --json so that standard output holds only the JSON result.
+      const show = (text: string) => (deps.json() ? deps.io.stderr(text) : deps.io.stdout(text));
+      show(`${review.join('\n')}\n`);
+      if (!o.yes) {
+        const yes = await askYesNo(deps, `Send these ${retry.length} payouts again?`);
+        if (yes === null) throw new CliUsageError(`Not confirmed: no terminal to ask on. Review the rows above and run again with --yes to send them; nothing was sent`);
+        if (!yes) throw new DeskError('NOT_CONFIRMED', 'Not confirmed; nothing was sent');
+      }
+      let view = await desk.call('batches', 'retryFailed', { batchId, idPayouts: retry.map((r) => r.idPayout) });
+      const links = (await desk.call('batches', 'results', { batchId: view.id })).map((r) => ({ rowNumber: r.rowNumber, idPayout: r.idPayout, retryOf: r.retryOf }));
+      const lines = [
+        `Retry batch ${view.id} submitted: ${view.progress.total} payouts sent again from batch ${batchId}`,
+        ...links.map((l) => `  row ${l.rowNumber}: ${l.retryOf ?? '?'} -> ${l.idPayout}`),
+      ];
+      if (o.wait) {
+        if (!deps.json()) deps.io.stdout(`${lines.splice(0).join('\n')}\n`);
+        view = await follow(deps, desk, view, o.timeout);
+      }
+      deps.print([...lines, ...summaryLines(view), ...outcome(deps, desk, view, o.wait)], { ...view, retryOfBatch: batchId, rows: links });
     });
 }

@@ -10,6 +10,11 @@ import type { Profile } from '../profiles/profile-schema';
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
+  /**
+   * Asks a person a question and resolves to the answer, or to null when nobody can answer (no
+   * terminal). Optional: without it the CLI asks on the terminal when standard input is one.
+   */
+  ask?(question: string): Promise<string | null>;
 }
 
 /** The UI's own services (main/desk) over the CLI's data folder, acting on the chosen profile. */
@@ -45,5 +50,21 @@ export class CliUsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'CliUsageError';
+  }
+}
+
+/**
+ * A payout that could not be sent for a reason a person must fix: it is kept HELD under its id and
+ * is not sent until released (or it is discarded). Printed with what to do next; exit code HELD_EXIT.
+ */
+export class CliHeldError extends Error {
+  readonly code = 'PAYOUT_HELD';
+  constructor(
+    message: string,
+    readonly idPayout: string,
+    readonly hints: string[],
+  ) {
+    super(message);
+    this.name = 'CliHeldError';
   }
 }

@@ -1,16 +1,20 @@
-// CLI: `payouts create|get|list`, over the same payouts and history services as the UI
+// CLI: `payouts create|get|list|release|discard`, over the same payouts and history services as the UI
 // (main/desk/payouts.ts): validate (domain rules, id fixed) → create (journalled, sent once) →
 // optionally wait for a final status. Amounts stay decimal strings; no float ever touches them.
-// Exit codes: 0 accepted (or, with --wait, SUCCESS); 1 an error, a refusal or a failed payout;
-// 3 not done yet (gateway unreachable, or --wait timed out): the payout is journalled, run again with --id.
+// A payout that cannot be sent for a reason a person must fix (key not registered, credentials
+// refused…) is kept HELD under its id: `payouts release <id>` sends it after the fix, `payouts discard
+// <id>` drops it (final, never sent).
+// Exit codes: 0 accepted (or, with --wait, SUCCESS; release/discard done); 1 an error, a refusal or a
+// failed payout; 3 not done yet (gateway unreachable, outcome unknown, or --wait timed out): the payout
+// is journalled, run again with --id; 4 HELD: nothing was sent, a person must release or discard it.
 import { type Command } from 'commander';
 import type { PaymentDetail, PayoutInput } from '../../preload/api';
-import type { CliDeps, CliDesk } from './deps';
+import { CliHeldError, type CliDeps, type CliDesk } from './deps';
 import { parseMinor } from '../domain/money';
 import { DeskError } from '../desk/services';
-import { PENDING_EXIT, addFilterOptions, currencyCode, filtersFrom, interrupted, intOption, sleep, table, type FilterOptions } from './shared';
+import { PENDING_EXIT, addFilterOptions, currencyCode, filtersFrom, interrupted, intOption, sleep, statusWord, table, type FilterOptions } from './shared';
 
-const LOCAL_END_STATES = new Set(['REJECTED', 'CANCELLED', 'MISMATCH']);
+const LOCAL_END_STATES = new Set(['REJECTED', 'CANCELLED', 'MISMATCH', 'DISCARDED']);
 
 // ---- a payout as text ----------------------------------------------------------------------------
 
@@ -19,15 +23,69 @@ const money = (m: { amount: string; currencyCode: string } | null) => (m ? `${m.
 export function detailLines(d: PaymentDetail): string[] {
   const label = d.kind === 'payout' ? 'Payout' : 'Payin';
   return [
-    `${label} ${d.id}  ${d.status}${d.final ? ' (final)' : ''}  [local state ${d.localState}]${d.isTest ? '  TEST' : ''}`,
-    `  Amount:    ${money(d.money)}   fee ${money(d.fee)}`,
-    `  Account:   ${d.accountName}, ${d.accountNumber}   e-mail ${d.emailAddress}`,
-    `  Created:   ${d.createdAt}   updated ${d.updatedAt}${d.processedAt ? `   processed ${d.processedAt}` : ''}`,
-    ...(d.batchId ? [`  Batch:     ${d.batchId}`] : []),
-    ...(d.failureReason ? [`  Reason:    ${d.failureReason}`] : []),
+    `${label} ${d.id}  ${statusWord(d)}${d.final ? ' (final)' : ''}${d.isTest ? '  TEST' : ''}`,
+    `  Amount:     ${money(d.money)}   fee ${money(d.fee)}`,
+    `  Account:    ${d.accountName}, ${d.accountNumber}   e-mail ${d.emailAddress}`,
+    `  Created:    ${d.createdAt}   updated ${d.updatedAt}${d.processedAt ? `   processed ${d.processedAt}` : ''}`,
+    ...(d.batchId ? [`  Batch:      ${d.batchId}`] : []),
+    ...(d.failureReason ? [`  Failure:    ${d.failureReason}`] : []),
+    ...(d.reason ? [`  Reason:     ${d.reason}`] : []),
+    ...(d.intentId ? [`  Intent:     ${d.intentId}`] : []),
+    ...(d.retryOf ? [`  Retry of:   ${d.retryOf}`] : []),
+    ...(d.retriedAs ? [`  Retried as: ${d.retriedAs}`] : []),
+    ...(d.attempts.length > 0
+      ? [`Attempts of this intent (${d.attempts.length}, oldest first; * this one):`, ...table(d.attempts.map((a) => [a.idPayout === d.id ? '*' : ' ', a.idPayout, statusWord(a), a.createdAt])).map((l) => `  ${l}`)]
+      : []),
     'Status history:',
     ...d.events.map((e) => `  ${e.observedAt}  ${e.status.padEnd(12)} ${e.source}`),
   ];
+}
+
+/** What to do with a held payout, as command lines. */
+export function heldHints(idPayout: string): string[] {
+  return [
+    `Payout ${idPayout} is kept as HELD under its id: nothing was sent, and it will not be sent until a person acts.`,
+    'Fix the cause, then either:',
+    `  payout-desk payouts release ${idPayout}    send it now (same id, paid at most once)`,
+    `  payout-desk payouts discard ${idPayout} [--reason <text>]    drop it; it is never sent`,
+  ];
+}
+
+/** A PAYOUT_HELD answer of the services, as the CLI's held error (message kept exactly). */
+function heldError(error: unknown, idPayout: string): unknown {
+  return error instanceof DeskError && error.code === 'PAYOUT_HELD' ? new CliHeldError(error.message, idPayout, heldHints(idPayout)) : error;
+}
+
+/**
+ * The services give no reason for a DISCARDED payout; the journal keeps who dropped it and why, so
+ * the human output shows it too.
+ */
+function withDiscardNote(desk: CliDesk, d: PaymentDetail): PaymentDetail {
+  if (d.reason || d.localState !== 'DISCARDED') return d;
+  const note = desk.runtime.journalFor(desk.profile.id).getPayment('payout', d.id)?.lastError;
+  return note ? { ...d, reason: `Discarded, never sent: ${note}` } : d;
+}
+
+/** The first line about a payout after create or release, in the one status vocabulary. */
+function stateLine(d: PaymentDetail): string {
+  const word = statusWord(d);
+  if (d.localState === 'ACCEPTED') return `Payout ${d.id}: ${word} (the gateway has it)`;
+  if (d.localState === 'UNKNOWN') return `Payout ${d.id}: UNKNOWN (no definitive answer from the gateway; it is checked with GET and never sent under a new id)`;
+  if (d.localState === 'QUEUED' || d.localState === 'SENDING') return `Payout ${d.id}: ${word} (not at the gateway yet)`;
+  return `Payout ${d.id}: ${word}`;
+}
+
+/** Exit code and closing lines for a payout that is not final and not at the gateway yet. */
+function notYetLines(deps: CliDeps, d: PaymentDetail): string[] {
+  if (d.localState === 'QUEUED' || d.localState === 'SENDING') {
+    deps.setExitCode(PENDING_EXIT);
+    return [`Not sent yet: the gateway did not answer${d.reason ? ` (${d.reason})` : ''}. It stays queued with its id; run again with --id ${d.id} to send it.`];
+  }
+  if (d.localState === 'UNKNOWN' || d.localState === 'MISSING') {
+    deps.setExitCode(PENDING_EXIT);
+    return [...(d.reason ? [`  ${d.reason}`] : []), `Check later with: payouts get ${d.id}`];
+  }
+  return [];
 }
 
 const ended = (d: PaymentDetail) => d.final || LOCAL_END_STATES.has(d.localState);
@@ -105,26 +163,30 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
       if (known) {
         detail = await desk.call('payouts', 'get', { idPayout: o.id! });
         if (!sameDetails(detail, input)) throw new DeskError('ID_EXISTS', `payout ${o.id} is already in the journal with other details (${money(detail.money)} to ${detail.accountNumber}); nothing was sent`);
+        if (detail.localState === 'HELD') throw new CliHeldError(`Payout ${detail.id} is already in the journal and is held: ${detail.reason ?? 'a person must act'}`, detail.id, heldHints(detail.id));
         lines.push(`Payout ${detail.id} is already in the journal; it is not sent a second time.`);
         // Interrupted before the gateway had it: the engine's recovery sends it now, with the same id.
         if (detail.localState === 'QUEUED' || detail.localState === 'SENDING') detail = await waitFor(desk, detail.id, 'accepted', 15_000, () => undefined);
       } else {
-        detail = await desk.call('payouts', 'create', { ...input, idPayout: checked.preview!.idPayout });
+        const idPayout = checked.preview!.idPayout;
+        detail = await desk.call('payouts', 'create', { ...input, idPayout }).catch((error: unknown) => {
+          throw heldError(error, idPayout);
+        });
       }
-      lines.push(`Payout ${detail.id}: ${detail.status}${detail.localState === 'ACCEPTED' ? ' (the gateway has it)' : ` (local state ${detail.localState})`}`);
+      lines.push(stateLine(detail));
       lines.push(`  ${money(detail.money)} to ${detail.accountName}, ${detail.accountNumber}`);
       if (o.wait && !ended(detail) && detail.localState !== 'QUEUED') {
         if (!deps.json()) deps.io.stdout(`${lines.splice(0).join('\n')}\nWaiting for a final status…\n`);
         detail = await waitFor(desk, detail.id, 'final', o.timeout * 1000, (line) => !deps.json() && deps.io.stdout(`${line}\n`));
       }
-      if (detail.localState === 'QUEUED' || detail.localState === 'SENDING') {
-        lines.push(`Not sent yet: the gateway did not answer. It stays queued with its id; run again with --id ${detail.id} to send it.`);
-        deps.setExitCode(PENDING_EXIT);
+      const notYet = notYetLines(deps, detail);
+      if (notYet.length > 0) {
+        lines.push(...notYet);
       } else if (ended(detail)) {
-        lines.push(`Final: ${detail.status}${detail.fee ? `, fee ${money(detail.fee)}` : ''}${detail.failureReason ? ` (${detail.failureReason})` : ''}`);
+        lines.push(`Final: ${statusWord(detail)}${detail.fee ? `, fee ${money(detail.fee)}` : ''}${detail.failureReason ? ` (${detail.failureReason})` : ''}`);
         if (detail.status !== 'SUCCESS') deps.setExitCode(1);
       } else if (o.wait) {
-        lines.push(`Still ${detail.status} after ${o.timeout} s; check later with: payouts get ${detail.id} --refresh`);
+        lines.push(`Still ${statusWord(detail)} after ${o.timeout} s; check later with: payouts get ${detail.id} --refresh`);
         deps.setExitCode(PENDING_EXIT);
       }
       deps.print(lines, detail);
@@ -133,25 +195,50 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
   payouts
     .command('get <idPayout>')
     .description('one payout from the journal with its status history')
-    .option('--refresh', 'read its status from the gateway first')
+    .option('--refresh', 'read its status from the gateway first (when the gateway has it, or it went missing)')
     .action(async (idPayout: string, o: { refresh?: boolean }) => {
       const desk = deps.desk();
       let detail = await desk.call('payouts', 'get', { idPayout });
-      if (o.refresh && detail.localState === 'ACCEPTED') {
+      if (o.refresh && (detail.localState === 'ACCEPTED' || detail.localState === 'MISSING')) {
         await (await desk.runtime.engineFor(desk.profile.id)).refreshPayment('payout', idPayout);
         detail = await desk.call('payouts', 'get', { idPayout });
       }
-      deps.print(detailLines(detail), detail);
+      deps.print(detailLines(withDiscardNote(desk, detail)), detail);
     });
 
   addFilterOptions(payouts.command('list').description('payouts from the journal, newest first'))
     .option('--limit <n>', 'at most this many (1-1000)', intOption('limit'), 50)
     .action(async (o: FilterOptions & { limit: number }) => {
       const page = await deps.desk().call('history', 'query', { filters: filtersFrom(o, ['payout']), sort: { field: 'createdAt', direction: 'desc' }, limit: o.limit });
-      const rows = page.items.map((r) => [r.createdAt, r.id, r.status, r.money.amount, r.money.currencyCode, r.accountName, r.batchId ?? '-']);
+      const rows = page.items.map((r) => [r.createdAt, r.id, statusWord(r), r.money.amount, r.money.currencyCode, r.accountName, r.batchId ?? '-']);
       deps.print(
         page.items.length === 0 ? ['No payouts match.'] : [...table([['CREATED', 'ID', 'STATUS', 'AMOUNT', 'CUR', 'ACCOUNT', 'BATCH'], ...rows]), `${page.items.length} of ${page.total} shown`],
         page,
       );
+    });
+
+  payouts
+    .command('release <idPayout>')
+    .description('send a HELD payout after its cause was fixed (same id; held again if it still cannot be sent)')
+    .action(async (idPayout: string) => {
+      const desk = deps.desk();
+      const detail = await desk.call('payouts', 'release', { idPayout }).catch((error: unknown) => {
+        throw heldError(error, idPayout);
+      });
+      const lines = [`Released payout ${detail.id}.`, stateLine(detail), `  ${money(detail.money)} to ${detail.accountName}, ${detail.accountNumber}`, ...notYetLines(deps, detail)];
+      if (ended(detail) && detail.localState !== 'ACCEPTED') deps.setExitCode(1);
+      deps.print(lines, detail);
+    });
+
+  payouts
+    .command('discard <idPayout>')
+    .description('drop a HELD payout: it is never sent (DISCARDED, final)')
+    .option('--reason <text>', 'why it is dropped (kept in the journal and the audit log)')
+    .action(async (idPayout: string, o: { reason?: string }) => {
+      const desk = deps.desk();
+      const reason = o.reason?.trim();
+      const detail = await desk.call('payouts', 'discard', { idPayout, ...(reason ? { reason } : {}) });
+      const shown = withDiscardNote(desk, detail);
+      deps.print([`Payout ${detail.id}: ${statusWord(detail)}${detail.final ? ' (final)' : ''}; it was never sent.`, `  ${money(detail.money)} to ${detail.accountName}, ${detail.accountNumber}`, ...(shown.reason ? [`  ${shown.reason}`] : [])], detail);
     });
 }

@@ -88,3 +88,60 @@ export async function writeOut(deps: CliDeps, out: string | undefined, force: bo
   });
   deps.print(`Written to ${out}`, { path: resolve(out), ...summary });
 }
+
+// ---- money-safety vocabulary (held, unknown, missing payouts; retries) ---------------------------
+
+/** Exit code of a payout that is kept HELD: nothing was sent; a person must release or discard it. */
+export const HELD_EXIT = 4;
+
+/**
+ * One status word for a payout, attempt or batch row: the gateway's status once the gateway has it
+ * (local state ACCEPTED), else the desk's own state (QUEUED, SENDING, UNKNOWN, HELD, DISCARDED,
+ * MISSING, REJECTED, CANCELLED, MISMATCH).
+ */
+export const statusWord = (p: { status: string; localState: string }): string => (p.localState === 'ACCEPTED' ? p.status : p.localState);
+
+/** Exact sum of decimal amount strings (as the services give them); never a float. */
+export function sumAmounts(amounts: readonly string[]): string {
+  const scale = Math.max(0, ...amounts.map((a) => a.split('.')[1]?.length ?? 0));
+  let total = 0n;
+  for (const a of amounts) {
+    const negative = a.trim().startsWith('-');
+    const [whole = '0', fraction = ''] = a.trim().replace(/^[-+]/, '').split('.');
+    if (!/^\d+$/.test(whole) || !/^\d*$/.test(fraction)) throw new Error(`not a decimal amount: ${a}`);
+    const minor = BigInt(`${whole}${fraction.padEnd(scale, '0')}`);
+    total += negative ? -minor : minor;
+  }
+  const digits = (total < 0n ? -total : total).toString().padStart(scale + 1, '0');
+  const text = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+  return total < 0n ? `-${text}` : text;
+}
+
+/** Totals per currency (in first-seen order) of rows that carry a `money`. */
+export function totalsByCurrency(rows: readonly { money: { amount: string; currencyCode: string } }[]): { currencyCode: string; amount: string; count: number }[] {
+  const groups = new Map<string, string[]>();
+  for (const r of rows) groups.set(r.money.currencyCode, [...(groups.get(r.money.currencyCode) ?? []), r.money.amount]);
+  return [...groups].map(([currencyCode, amounts]) => ({ currencyCode, amount: sumAmounts(amounts), count: amounts.length }));
+}
+
+/**
+ * Asks for a yes/no confirmation: through io.ask when given, else on the terminal (question on
+ * stderr, so --json output stays clean). Resolves to null when there is nobody to ask.
+ */
+export async function askYesNo(deps: CliDeps, question: string): Promise<boolean | null> {
+  let answer: string | null;
+  if (deps.io.ask) {
+    answer = await deps.io.ask(`${question} [y/N] `);
+  } else if (process.stdin.isTTY) {
+    const { createInterface } = await import('node:readline/promises');
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      answer = await rl.question(`${question} [y/N] `);
+    } finally {
+      rl.close();
+    }
+  } else {
+    return null;
+  }
+  return answer === null ? null : /^\s*y(es)?\s*$/i.test(answer);
+}

@@ -144,6 +144,8 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   /** Stops sending (requests on the wire finish and are recorded); batches stay RUNNING for the next start. */
   async stop(): Promise<void> {
     this.started = false;
+    // No new reads from here on (reads in flight are awaited below); sends on the wire are seen through.
+    const pollerStopped = this.poller.stop();
     this.singlesAbort.abort();
     for (const run of this.runs.values()) run.stop();
     await Promise.allSettled([...this.runs.values()].map((r) => r.done));
@@ -151,7 +153,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     this.balances.stop();
     for (const timer of this.settleReports.values()) clearTimeout(timer);
     this.settleReports.clear();
-    await Promise.all([this.poller.stop(), this.listener.stop(), this.balances.settle()]);
+    await Promise.all([pollerStopped, this.listener.stop(), this.balances.settle()]);
   }
 
   validate(draft: PayoutDraft): FieldProblem[] {

@@ -41,6 +41,7 @@ const READ_STATES = new Set(['ACCEPTED', 'MISSING']);
 
 export class StatusPoller {
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerDue = 0;
   private running = false;
   private readonly inFlight = new Map<string, Promise<unknown>>();
   /** Payments a callback named: read at the poller's next free slot, recorded with source 'callback'. */
@@ -87,11 +88,42 @@ export class StatusPoller {
     }
     this.nudged.set(`${kind}:${id}`, source);
     this.deps.journal.setNextPoll(kind, id, this.deps.now());
+    this.wake();
   }
 
   private schedule(ms: number): void {
     if (!this.running) return;
-    this.timer = setTimeout(() => this.tick(), ms);
+    if (this.timer) clearTimeout(this.timer);
+    this.timerDue = this.deps.now() + ms;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.tick();
+    }, ms);
+  }
+
+  /** Something became due now: look at the next short tick rather than after an idle wait. */
+  private wake(): void {
+    const tickMs = this.deps.tickMs ?? 250;
+    if (this.running && this.timer && this.timerDue - this.deps.now() > tickMs) this.schedule(tickMs);
+  }
+
+  /**
+   * With nothing due and budget to spare, the poller sleeps until the next read falls due, but at most
+   * 20 ticks (5 s by default) and half the base interval (a payment accepted meanwhile is read at most
+   * that late), instead of
+   * looking every tick: an idle desk then does a few queries a minute, not four a second.
+   */
+  private idleDelay(): number {
+    const tickMs = this.deps.tickMs ?? 250;
+    const longest = Math.max(tickMs, Math.min(20 * tickMs, Math.floor(this.deps.pollIntervalMs / 2)));
+    let next: number | null;
+    try {
+      next = this.deps.journal.nextPollTime();
+    } catch {
+      return longest; // the journal is busy or closing: look again later
+    }
+    if (next === null) return longest;
+    return Math.min(longest, Math.max(tickMs, next - this.deps.now()));
   }
 
   private freeBudget(): number {
@@ -105,10 +137,14 @@ export class StatusPoller {
   }
 
   private tick(): void {
+    let busy = true;
     try {
       const budget = this.freeBudget();
       if (budget > 0) {
-        const due = this.deps.journal.duePolls(this.deps.now(), budget + this.inFlight.size);
+        const limit = budget + this.inFlight.size;
+        const due = this.deps.journal.duePolls(this.deps.now(), limit);
+        // Fewer due than asked for: everything due is started or in flight; nothing more before the next due time.
+        busy = due.length >= limit;
         let started = 0;
         for (const p of due) {
           if (started >= budget) break;
@@ -122,9 +158,10 @@ export class StatusPoller {
         }
       }
     } catch (e) {
+      busy = false;
       this.deps.onError(e instanceof Error ? e : new Error(String(e)));
     }
-    this.schedule(this.deps.tickMs ?? 250);
+    this.schedule(busy ? (this.deps.tickMs ?? 250) : this.idleDelay());
   }
 
   private async read(kind: PaymentKind, id: string, source: StatusSource): Promise<void> {

@@ -93,12 +93,26 @@ export function appendAudit(db: Database.Database, at: number, entry: NewAuditEn
 }
 
 /** Recomputes the whole chain; any edited, inserted or deleted entry shows up as a problem. */
+/** Where a verification ended: the last entry checked and its hash. */
+export interface AuditMark {
+  seq: number;
+  hash: string;
+}
+
 export function verifyAudit(db: Database.Database): AuditVerifyResult {
+  return verifyAuditFrom(db, { seq: 0, hash: GENESIS_HASH }).result;
+}
+
+/**
+ * Verifies the entries after `from` (an earlier verification's mark, or the start), so a caller that
+ * checks after every change does not hash the whole log each time. `mark` is where the next check starts.
+ */
+export function verifyAuditFrom(db: Database.Database, from: AuditMark): { result: AuditVerifyResult; mark: AuditMark } {
   const problems: AuditProblem[] = [];
-  let prevHash = GENESIS_HASH;
-  let lastSeq = 0;
+  let prevHash = from.hash;
+  let lastSeq = from.seq;
   let count = 0;
-  const rows = db.prepare('SELECT * FROM audit_log ORDER BY seq').iterate() as IterableIterator<AuditRow>;
+  const rows = db.prepare('SELECT * FROM audit_log WHERE seq > ? ORDER BY seq').iterate(from.seq) as IterableIterator<AuditRow>;
   for (const row of rows) {
     count++;
     if (row.prev_hash !== prevHash) {
@@ -123,7 +137,7 @@ export function verifyAudit(db: Database.Database): AuditVerifyResult {
         : `the log head does not match its last entry ${lastSeq}`,
     });
   }
-  return { ok: problems.length === 0, entries: count, problems };
+  return { result: { ok: problems.length === 0, entries: count, problems }, mark: { seq: lastSeq, hash: prevHash } };
 }
 
 export function listAudit(db: Database.Database, limit = 200, beforeSeq?: number): AuditEntry[] {

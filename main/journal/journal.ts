@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { sumMinor } from '../domain/money';
-import { appendAudit, canonicalJson, listAudit, verifyAudit, type AuditVerifyResult, type NewAuditEntry } from './audit-log';
+import { appendAudit, canonicalJson, listAudit, verifyAudit, verifyAuditFrom, type AuditMark, type AuditVerifyResult, type NewAuditEntry } from './audit-log';
 import {
   balanceSeries, iterateHistory, latestBalances, paymentTimeline, pendingPayoutTotals, queryHistory,
 } from './history';
@@ -481,6 +481,12 @@ export class Journal {
     return row.n;
   }
 
+  /** When the next status read falls due (null: none is planned). */
+  nextPollTime(): number | null {
+    const row = this.stmt('SELECT MIN(next_poll_at) AS t FROM payments WHERE next_poll_at IS NOT NULL').get() as { t: number | null };
+    return row.t;
+  }
+
   /** Payments whose next status read is due (accepted and moving, unknown, missing, or paid and re-read), soonest first. */
   duePolls(now: number, limit: number): PaymentRecord[] {
     const rows = this.stmt(`SELECT * FROM payments WHERE next_poll_at <= ? ORDER BY next_poll_at LIMIT ?`).all(now, limit) as PaymentRow[];
@@ -693,6 +699,11 @@ export class Journal {
 
   audit(entry: NewAuditEntry): AuditEntry {
     return appendAudit(this.db, this.now(), entry);
+  }
+
+  /** verifyAudit for the entries after `from` only; the mark returned is where the next check starts. */
+  verifyAuditSince(from: AuditMark): { result: AuditVerifyResult; mark: AuditMark } {
+    return verifyAuditFrom(this.db, from);
   }
 
   verifyAudit(): AuditVerifyResult {

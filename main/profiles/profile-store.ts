@@ -76,6 +76,9 @@ function describeZod(error: z.ZodError): string {
 
 export class ProfileStore {
   private readonly db: Database.Database;
+  private findById: Database.Statement | undefined;
+  /** Parsed profiles by id, with the stored text they came from. */
+  private readonly parsed = new Map<string, { data: string; profile: Profile }>();
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -112,7 +115,8 @@ export class ProfileStore {
   }
 
   find(id: string): Profile | undefined {
-    const row = this.db.prepare('SELECT * FROM profiles WHERE id = ?').get(id) as ProfileRow | undefined;
+    this.findById ??= this.db.prepare('SELECT * FROM profiles WHERE id = ?');
+    const row = this.findById.get(id) as ProfileRow | undefined;
     return row ? this.fromRow(row) : undefined;
   }
 
@@ -226,9 +230,16 @@ export class ProfileStore {
   }
 
   private fromRow(row: ProfileRow): Profile {
+    // The engine looks its profile up many times a second; a row that has not changed is not parsed again.
+    const cached = this.parsed.get(row.id);
+    if (cached && cached.data === row.data && cached.profile.updatedAt === row.updated_at && cached.profile.activeKeyId === row.active_key_id) {
+      return { ...cached.profile, finalStatuses: [...cached.profile.finalStatuses] };
+    }
     // Parsing through the schema fills defaults added by later versions for rows written earlier.
     const fields = StoredFieldsSchema.parse(JSON.parse(row.data));
-    return { id: row.id, ...fields, activeKeyId: row.active_key_id, createdAt: row.created_at, updatedAt: row.updated_at };
+    const profile: Profile = { id: row.id, ...fields, activeKeyId: row.active_key_id, createdAt: row.created_at, updatedAt: row.updated_at };
+    this.parsed.set(row.id, { data: row.data, profile });
+    return { ...profile, finalStatuses: [...profile.finalStatuses] };
   }
 }
 

@@ -15,7 +15,8 @@ import type { Outcome, Step } from './steps';
 
 /** Longest a person waits for one answer before giving up on it (the desk may have crashed meanwhile). */
 const PATIENCE_MS = 60_000;
-const TICK_MS = 50;
+/** How often a waiting person looks whether the answer came. */
+const TICK_MS = 250;
 
 type Settled<T> = { settled: true; value: T } | { settled: false };
 
@@ -62,9 +63,15 @@ export class World {
       (value) => (outcome = { settled: true, value }),
       () => undefined,
     );
-    await this.clock.tickAsync(0);
-    for (let waited = 0; !outcome.settled && waited < patienceMs && this.alive; waited += TICK_MS) await this.clock.tickAsync(TICK_MS);
+    await this.settleUntil(() => outcome.settled, patienceMs);
     return outcome;
+  }
+
+  /** Lets time pass, one timer at a time, until `done` or `patienceMs` passed (or the desk died). */
+  private async settleUntil(done: () => boolean, patienceMs: number, evenIfDead = false): Promise<void> {
+    const until = this.clock.now + patienceMs;
+    await this.clock.tickAsync(0);
+    while (!done() && (evenIfDead || this.alive) && this.clock.now < until) await this.clock.tickAsync(Math.min(TICK_MS, until - this.clock.now));
   }
 
   async call<T>(channel: keyof IpcHandlerMap, args: unknown): Promise<Result<T> | null> {
@@ -118,12 +125,10 @@ export class World {
         };
         return;
       case 'quit': {
-        const desk = this.desk;
-        const closing = desk.quit();
         // Quitting waits for the requests on the wire; time passes meanwhile.
         let closed = false;
-        void closing.finally(() => (closed = true));
-        for (let waited = 0; !closed && waited < PATIENCE_MS; waited += TICK_MS) await this.clock.tickAsync(TICK_MS);
+        void this.desk.quit().finally(() => (closed = true));
+        await this.settleUntil(() => closed, PATIENCE_MS, true);
         return this.start();
       }
       case 'reenter':
@@ -288,7 +293,7 @@ export class World {
     for (const p of this.model.payouts.values()) p.hiddenUntil = 0;
     await this.afterStep();
     await this.reenter();
-    await this.advance(45 * 60_000);
+    await this.advance(Number(process.env.SIM_Q ?? 45) * 60_000);
   }
 }
 
