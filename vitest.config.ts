@@ -21,6 +21,15 @@ export default defineConfig({
           fileParallelism: true,
         },
       },
+      {
+        test: {
+          name: 'simulation',
+          include: ['test/simulation/**/*.test.ts'],
+          environment: 'node',
+          // Hundreds of simulated histories per test; each installs its own fake clock.
+          testTimeout: 30 * 60_000,
+        },
+      },
     ],
   },
 });

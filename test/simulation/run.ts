@@ -40,6 +40,10 @@ export async function runHistory(seed: number, steps: Step[]): Promise<RunResult
   const uuids = new Prng(seed).fork(2);
   const hex = (n: number) => Array.from({ length: n }, () => uuids.int(0, 15).toString(16)).join('');
   const randomUUID = crypto.randomUUID;
+  // So are the desk's own random choices (back-off jitter).
+  const random = Math.random;
+  const jitter = new Prng(seed).fork(3);
+  Math.random = () => jitter.next();
   crypto.randomUUID = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}` as ReturnType<typeof randomUUID>;
   const model = new GatewayModel(new Prng(seed).fork(1));
   const person = new Person();
@@ -84,6 +88,7 @@ export async function runHistory(seed: number, steps: Step[]): Promise<RunResult
     }
     clock.uninstall();
     crypto.randomUUID = randomUUID;
+    Math.random = random;
     rmSync(home, { recursive: true, force: true });
   }
 }

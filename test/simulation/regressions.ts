@@ -1,0 +1,78 @@
+// Histories the simulation found on the code before "Never pay twice, proved", shortened to the steps
+// that still failed there. Each is replayed in the test suite and must now pass. `before` is what the
+// old code did with it.
+import type { Step } from './steps';
+
+export interface RecordedHistory {
+  name: string;
+  seed: number;
+  before: string;
+  steps: Step[];
+}
+
+export const RECORDED_HISTORIES: readonly RecordedHistory[] = [
+  {
+    name: 'retry failed rows after another row of the batch failed later',
+    seed: 69,
+    before: 'invariant 1: the rows retried first were sent a third time by the second retry (two live attempts of one intent)',
+    steps: [
+      { kind: 'batch', outcomes: ['returns', 'fails', 'fails', 'fails'], after: 16_781 },
+      { kind: 'retry', pick: 0.57, after: 1_156 },
+      { kind: 'retry', pick: 0.965, after: 677 },
+      { kind: 'single', outcome: 'pays', after: 807 },
+      { kind: 'batch', outcomes: ['pays', 'pays'], after: 866 },
+      { kind: 'retry', pick: 0.275, after: 395 },
+    ],
+  },
+  {
+    name: 'a timed-out create read back once, found nowhere, then cancelled; it lands later',
+    seed: 69,
+    before: 'invariant 5: the desk showed CANCELLED while the gateway paid it (and a retry would have paid it again)',
+    steps: [
+      { kind: 'wrong-key', after: 42_410 },
+      { kind: 'single', outcome: 'pays', after: 175 },
+      { kind: 'single', outcome: 'fails', after: 73 },
+      { kind: 'single', outcome: 'returns', after: 830 },
+      { kind: 'fix-key', after: 361 },
+      { kind: 'create-faults', faults: ['store-no-answer'], after: 1_445 },
+      { kind: 'single', outcome: 'pays', after: 807 },
+      { kind: 'batch', outcomes: ['pays', 'pays'], after: 866 },
+      { kind: 'resume', pick: 0.291, after: 17_098 },
+      { kind: 'create-faults', faults: ['store-no-answer', 'land-late', 'reset-after-store'], after: 411 },
+      { kind: 'wait', ms: 45_270, after: 1_452 },
+      { kind: 'batch', outcomes: ['pays', 'fails', 'returns'], after: 410 },
+      { kind: 'cancel', pick: 0.858, after: 354 },
+    ],
+  },
+  {
+    name: 'a 4xx answering the second try of an id whose first try timed out',
+    seed: 23,
+    before: 'invariant 1: the payout was REJECTED, retried under a new id, and both were paid when the first try landed',
+    steps: [
+      { kind: 'create-faults', faults: ['reset-after-store', 'land-late', 'land-late'], after: 763 },
+      { kind: 'batch', outcomes: ['pays', 'pays', 'pays', 'returns', 'pays', 'fails'], after: 776 },
+      { kind: 'wait', ms: 70_270, after: 7 },
+      { kind: 'retry', pick: 0.556, after: 354 },
+    ],
+  },
+  {
+    name: 'a wrong key, then the key fixed and the desk restarted',
+    seed: 15,
+    before: 'invariant 1: "unexpected problem", the payout stayed QUEUED and left on the restart while the person entered it again',
+    steps: [
+      { kind: 'wrong-key', after: 985 },
+      { kind: 'single', outcome: 'pays', after: 8_162 },
+      { kind: 'fix-key', after: 396 },
+      { kind: 'crash', after: 21_990 },
+    ],
+  },
+  {
+    name: 'the gateway stops knowing an accepted payout',
+    seed: 8,
+    before: 'invariant 5: the payout stayed ACCEPTED for ever with nothing shown',
+    steps: [
+      { kind: 'batch', outcomes: ['pays', 'fails', 'fails', 'fails'], after: 627 },
+      { kind: 'forget', pick: 0.891, ms: 51_294, after: 49_575 },
+    ],
+  },
+];
