@@ -4,8 +4,7 @@ import { computed, ref, shallowRef } from 'vue';
 import type { BatchFileSource, BatchProgress, BatchResultRow, BatchValidation, BatchView, CsvIssueView, Unsubscribe } from '../../preload/api';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
-import { DEFAULT_FINAL_STATUSES } from '../../main/domain/status';
-import { registerAreaStore, useSessionStore } from './session';
+import { registerAreaStore } from './session';
 
 const FINISHED: ReadonlySet<string> = new Set(['COMPLETED', 'CANCELLED', 'FAILED']);
 
@@ -32,18 +31,6 @@ export type BatchInput = File | { path: string };
 
 export async function fileSource(file: Blob & { name: string }): Promise<BatchFileSource> {
   return { kind: 'bytes', fileName: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
-}
-
-/**
- * Whether "retry failed rows" sends this row again. Mirrors main's rule (final and not SUCCESS): rows
- * the gateway refused (REJECTED) or never got (CANCELLED) are final locally; accepted ones are final
- * when their status is one of the profile's final statuses.
- */
-export function isRetryable(row: Pick<BatchResultRow, 'status' | 'localState'>, finalStatuses: readonly string[]): boolean {
-  const status = row.status.toUpperCase();
-  if (status === 'SUCCESS') return false;
-  if (row.localState === 'REJECTED' || row.localState === 'CANCELLED') return true;
-  return row.localState === 'ACCEPTED' && finalStatuses.some((f) => f.toUpperCase() === status);
 }
 
 /** One warning's confirmation key: a row can carry several warnings, each confirmed on its own. */
@@ -74,12 +61,12 @@ export const useBatchesStore = defineStore('batches', () => {
   let unsubscribeStatus: Unsubscribe | undefined;
   let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
-  const session = useSessionStore();
-  /** The rows "retry failed rows" would send again, as the results show them now. */
-  const retryRows = computed(() => {
-    const finals = session.activeProfile?.settings.finalStatuses ?? DEFAULT_FINAL_STATUSES;
-    return results.value.filter((r) => isRetryable(r, finals));
-  });
+  /**
+   * The rows "retry failed rows" would send again, as the results show them now. Main decides, per
+   * intent (`row.retryable`): a row already retried, or one still moving, is not offered. The renderer
+   * keeps no rule of its own, so what the dialog lists is what main will accept.
+   */
+  const retryRows = computed(() => results.value.filter((r) => r.retryable));
   const shortfalls = computed(() => validation.value?.funding.filter((f) => f.shortfall !== null) ?? []);
   const fundedCurrencies = computed(
     () => validation.value?.funding.filter((f) => f.shortfall === null).map((f) => f.currencyCode) ?? [],
