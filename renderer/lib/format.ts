@@ -69,7 +69,10 @@ export function formatDuration(seconds: number): string {
   return `${m} min ${String(s % 60).padStart(2, '0')} s`;
 }
 
-/** Colour of a status chip: green for success, red for failures, amber for anything in flight. */
+/**
+ * Colour of a status chip: green for success, red for failures, amber for anything in flight, and a
+ * colour of its own for each state that waits for a person or for the desk's check (theme colours).
+ */
 export function statusColor(status: string | undefined | null): string {
   switch ((status ?? '').toUpperCase()) {
     case 'SUCCESS':
@@ -90,6 +93,14 @@ export function statusColor(status: string | undefined | null): string {
       return 'error';
     case 'DRAFT':
       return 'grey';
+    case 'HELD':
+      return 'held';
+    case 'UNKNOWN':
+      return 'unknown';
+    case 'MISSING':
+      return 'missing';
+    case 'DISCARDED':
+      return 'discarded';
     default:
       return 'warning';
   }

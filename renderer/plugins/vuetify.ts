@@ -7,8 +7,21 @@ export const vuetify = createVuetify({
   theme: {
     defaultTheme: 'light',
     themes: {
-      light: { colors: { primary: '#1b4d89', secondary: '#3d5a80', test: '#f59e0b', live: '#c62828' } },
-      dark: { dark: true, colors: { primary: '#7fb2f0', secondary: '#98c1d9', test: '#f59e0b', live: '#ef5350' } },
+      // held / unknown / missing / discarded: the money-safety states, each its own colour so a list
+      // of statuses reads at a glance (statusColor in lib/format.ts picks them).
+      light: {
+        colors: {
+          primary: '#1b4d89', secondary: '#3d5a80', test: '#f59e0b', live: '#c62828',
+          held: '#d84315', unknown: '#6a1b9a', missing: '#ad1457', discarded: '#616161',
+        },
+      },
+      dark: {
+        dark: true,
+        colors: {
+          primary: '#7fb2f0', secondary: '#98c1d9', test: '#f59e0b', live: '#ef5350',
+          held: '#ff8a65', unknown: '#ce93d8', missing: '#f48fb1', discarded: '#9e9e9e',
+        },
+      },
     },
   },
   defaults: {

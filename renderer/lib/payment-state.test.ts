@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { attentionOf, deskStateText, isHeld, shortId } from './payment-state';
+import { statusColor } from './format';
+
+describe('deskStateText', () => {
+  it('says every journal state in words, never as an internal code', () => {
+    for (const state of ['QUEUED', 'SENDING', 'UNKNOWN', 'ACCEPTED', 'HELD', 'DISCARDED', 'MISSING', 'REJECTED', 'CANCELLED', 'MISMATCH']) {
+      const text = deskStateText(state);
+      expect(text).not.toContain('[');
+      expect(text).not.toBe(state);
+    }
+    expect(deskStateText('HELD')).toMatch(/release or discard/);
+  });
+
+  it("says what the gateway reports once it has the payout", () => {
+    expect(deskStateText('ACCEPTED', 'FAILED')).toBe('Sent — the gateway reports FAILED');
+    expect(deskStateText('ACCEPTED', '')).toBe("Sent — waiting for the gateway's status");
+  });
+
+  it('shows a state it does not know as a plain word', () => {
+    expect(deskStateText('WAITING_FOR_BANK')).toBe('Waiting for bank');
+  });
+});
+
+describe('attentionOf', () => {
+  it('warns for held and missing payouts, informs while the outcome is checked', () => {
+    expect(attentionOf({ localState: 'HELD' })?.type).toBe('warning');
+    expect(attentionOf({ localState: 'MISSING' })?.type).toBe('warning');
+    expect(attentionOf({ localState: 'UNKNOWN' })).toEqual({ type: 'info', title: 'Outcome unknown — checking' });
+    expect(attentionOf({ localState: 'ACCEPTED' })).toBeNull();
+  });
+});
+
+describe('isHeld / shortId / statusColor', () => {
+  it('offers release and discard only for held payouts', () => {
+    expect(isHeld({ kind: 'payout', localState: 'HELD' })).toBe(true);
+    expect(isHeld({ kind: 'payin', localState: 'HELD' })).toBe(false);
+    expect(isHeld({ kind: 'payout', localState: 'DISCARDED' })).toBe(false);
+  });
+
+  it('shortens long ids only', () => {
+    expect(shortId('0f8c2a4e-1111-2222-3333-444455556666')).toBe('0f8c2a4e…');
+    expect(shortId('p-123')).toBe('p-123');
+  });
+
+  it('gives the money-safety states their own colours', () => {
+    const colours = ['HELD', 'UNKNOWN', 'MISSING', 'DISCARDED'].map(statusColor);
+    expect(new Set(colours).size).toBe(4);
+    expect(colours).not.toContain(statusColor('PENDING'));
+    expect(colours).not.toContain(statusColor('SUCCESS'));
+  });
+});
