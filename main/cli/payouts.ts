@@ -45,9 +45,10 @@ export function detailLines(d: PaymentDetail): string[] {
 export function heldHints(idPayout: string): string[] {
   return [
     `Payout ${idPayout} is kept as HELD under its id: nothing was sent, and it will not be sent until a person acts.`,
-    'Fix the cause, then either:',
-    `  payout-desk payouts release ${idPayout}    send it now (same id, paid at most once)`,
-    `  payout-desk payouts discard ${idPayout} [--reason <text>]    drop it; it is never sent`,
+    'Fix the cause, then either send it (same id, paid at most once):',
+    `  payout-desk payouts release ${idPayout}`,
+    'or drop it (final, never sent):',
+    `  payout-desk payouts discard ${idPayout} --reason "<why>"`,
   ];
 }
 
