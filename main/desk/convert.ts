@@ -92,6 +92,8 @@ export function reasonOf(p: PaymentRecord): string | null {
       return `Outcome unknown — checking with the gateway${p.lastError ? ` (${p.lastError})` : ''}. It is never sent under a new id while unknown.`;
     case 'MISSING':
       return `The gateway accepted it and now says it does not know it${p.notFoundSince ? ` (since ${iso(p.notFoundSince)})` : ''}. Ask the gateway; the desk keeps checking.`;
+    case 'DISCARDED':
+      return `Discarded, never sent${p.lastError ? `: ${p.lastError}` : ''}.`;
     case 'QUEUED':
     case 'SENDING':
       return p.lastError;

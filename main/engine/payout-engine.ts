@@ -198,7 +198,8 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     }
     const record = this.mustGet('payout', id);
     if (record.state === 'HELD') {
-      throw new EngineError('PAYOUT_HELD', `Payout ${id} was not sent and is held: ${record.lastError ?? 'a person must act'}. Fix the cause, then release it (or discard it); it will not be sent before.`);
+      // The instruction comes first: a long gateway message may be cut when shown.
+      throw new EngineError('PAYOUT_HELD', `Payout ${id} is held, not sent; it will not be sent until a person releases it after fixing the cause (or discards it). Reason: ${record.lastError ?? 'a person must act'}`);
     }
     return record;
   }

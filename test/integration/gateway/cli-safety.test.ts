@@ -57,7 +57,7 @@ describe('held payouts', () => {
     const r = await cli('payouts', 'create', ...payout, '--id', 'held-1');
     expect(r.code).toBe(4);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(/^error: Payout held-1 was not sent and is held: .*(signature|key)/i);
+    expect(r.err).toMatch(/^error: Payout held-1 is held, not sent; .*Reason: .*(signature|key)/i);
     expect(r.err).toContain('Payout held-1 is kept as HELD under its id: nothing was sent');
     expect(r.err).toContain('payout-desk payouts release held-1');
     expect(r.err).toContain('payout-desk payouts discard held-1');
@@ -66,7 +66,7 @@ describe('held payouts', () => {
 
     const asJson = await cli('--json', 'payouts', 'create', ...payout, '--id', 'held-2');
     expect(asJson.code).toBe(4);
-    expect(JSON.parse(asJson.err)).toMatchObject({ error: { code: 'PAYOUT_HELD', idPayout: 'held-2', message: expect.stringMatching(/^Payout held-2 was not sent and is held: /) } });
+    expect(JSON.parse(asJson.err)).toMatchObject({ error: { code: 'PAYOUT_HELD', idPayout: 'held-2', message: expect.stringMatching(/^Payout held-2 is held, not sent; /) } });
 
     // The same --id again is not a new payout: it is still held, and still not sent.
     const again = await cli('payouts', 'create', ...payout, '--id', 'held-1');
@@ -91,7 +91,7 @@ describe('held payouts', () => {
   it('a release before the cause is fixed keeps it held; after registering the key it is sent exactly once', async () => {
     const early = await cli('payouts', 'release', 'held-1');
     expect(early.code).toBe(4);
-    expect(early.err).toMatch(/^error: Payout held-1 was not sent and is held: /);
+    expect(early.err).toMatch(/^error: Payout held-1 is held, not sent; /);
     expect(early.err).toContain('payout-desk payouts discard held-1');
     expect(storedAtSandbox('held-1')).toBe(0);
 
