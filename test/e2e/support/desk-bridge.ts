@@ -31,6 +31,13 @@ export interface DeskHarness {
   operatorFor(currencyCode: string): Promise<string>;
   /** Makes the gateway unreachable (for failure states). */
   stopGateway(): Promise<void>;
+  /**
+   * From now on the gateway does not learn the public keys the desk registers: like a key letter the
+   * gateway has not processed yet, so a payout signed with a new key has its credentials refused.
+   */
+  withholdNewKeys(): void;
+  /** The gateway processes the withheld key letters (through its own /_sandbox/merchants/:code/keys route). */
+  deliverWithheldKeys(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -48,12 +55,22 @@ export async function createDesk(): Promise<Omit<DeskHarness, 'close'> & { close
   const runtime = createDeskRuntime({ ctx, events, log });
   let sandbox: SandboxHandle | undefined;
   let sandboxOpen = false;
-  // The app's own demo mode; only the sandbox start is wrapped so the test can see the gateway's state.
+  // Key letters the gateway has not processed yet (withholdNewKeys); null while keys go straight through.
+  let withheldKeys: { merchantCode: string; pem: string }[] | null = null;
+  // The app's own demo mode; only the sandbox start is wrapped so the test can see the gateway's state
+  // (and hold back the keys demo mode registers, when a test asks for that).
   const demo = new DemoMode({
     ctx,
     log,
     start: async (config, opts) => {
-      sandbox = await startSandbox(config, opts);
+      const started = await startSandbox(config, opts);
+      sandbox = {
+        ...started,
+        registerPublicKey(merchantCode, pem) {
+          if (withheldKeys) withheldKeys.push({ merchantCode, pem });
+          else started.registerPublicKey(merchantCode, pem);
+        },
+      };
       sandboxOpen = true;
       return sandbox;
     },
@@ -81,6 +98,22 @@ export async function createDesk(): Promise<Omit<DeskHarness, 'close'> & { close
       const op = r.data.find((o) => o.currencyCodes.includes(currencyCode) && o.paymentMethodCode === 'BANK_TRANSFER') ?? r.data[0];
       if (!op) throw new Error(`no operator for ${currencyCode}`);
       return op.code;
+    },
+    withholdNewKeys() {
+      withheldKeys ??= [];
+    },
+    async deliverWithheldKeys() {
+      const letters = withheldKeys ?? [];
+      withheldKeys = null;
+      for (const { merchantCode, pem } of letters) {
+        const res = await fetch(`${gateway().url}/_sandbox/merchants/${encodeURIComponent(merchantCode)}/keys`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain' },
+          body: pem,
+        });
+        if (res.status !== 201) throw new Error(`the gateway refused the key letter: ${res.status} ${await res.text()}`);
+      }
+      return letters.length;
     },
     async stopGateway() {
       if (sandboxOpen) await gateway().close();
