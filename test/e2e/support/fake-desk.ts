@@ -10,12 +10,19 @@ const ok = <T>(data: T): Promise<Result<T>> => Promise.resolve({ ok: true, data 
 export function createFakeDesk(options: { historyRows?: number } = {}): IpcHandlerMap {
   const now = new Date().toISOString();
   let profile: ProfileView | null = null;
-  const rows: HistoryRow[] = Array.from({ length: options.historyRows ?? 0 }, (_, i) => ({
-    kind: i % 7 === 0 ? 'payin' : 'payout',
+  // A few payouts in each state that waits for a person or for the desk, so the screens show them too.
+  const waiting = ['HELD', 'UNKNOWN', 'MISSING', 'DISCARDED'] as const;
+  const rows: HistoryRow[] = Array.from({ length: options.historyRows ?? 0 }, (_, i) => {
+    const kind: HistoryRow['kind'] = i % 7 === 0 ? 'payin' : 'payout';
+    const special = kind === 'payout' && i % 5 === 3 ? waiting[Math.floor(i / 5) % waiting.length] : undefined;
+    const status = special ?? (i % 11 === 0 ? 'FAILED' : 'SUCCESS');
+    return { kind, i, status, localState: special ?? 'ACCEPTED', final: special === undefined || special === 'DISCARDED' };
+  }).map(({ kind, i, status, localState, final }) => ({
+    kind,
     id: `fake-${i}`,
-    status: i % 11 === 0 ? 'FAILED' : 'SUCCESS',
-    localState: 'FINAL',
-    final: true,
+    status,
+    localState,
+    final,
     money: { amount: `${(i % 900) + 10}.${String(i % 100).padStart(2, '0')}`, currencyCode: i % 3 === 0 ? 'USD' : 'EUR' },
     fee: null,
     accountName: `Beneficiary ${i}`,
@@ -25,7 +32,7 @@ export function createFakeDesk(options: { historyRows?: number } = {}): IpcHandl
     isTest: true,
     createdAt: new Date(Date.now() - i * 60_000).toISOString(),
     updatedAt: now,
-  }));
+  }) satisfies HistoryRow);
   const demo = (): ProfileView => ({
     id: 'demo',
     name: 'Demo',
@@ -48,11 +55,16 @@ export function createFakeDesk(options: { historyRows?: number } = {}): IpcHandl
       callback: { enabled: false, host: '127.0.0.1', port: 0, url: null },
     },
   });
+  const reasons: Record<string, string> = {
+    HELD: 'Held, not sent: the gateway refused the credentials (HTTP 401). Release it after the fix, or discard it.',
+    UNKNOWN: 'Outcome unknown — checking with the gateway (connection reset). It is never sent under a new id while unknown.',
+    MISSING: 'The gateway accepted it and now says it does not know it. Ask the gateway; the desk keeps checking.',
+  };
   const detail = (row: HistoryRow): PaymentDetail => ({
     ...row,
     failureReason: row.status === 'FAILED' ? 'Account closed' : null,
     processedAt: now,
-    reason: null,
+    reason: reasons[row.localState] ?? null,
     intentId: `intent-${row.id}`,
     attempts: [{ idPayout: row.id, status: row.status, localState: row.localState, createdAt: row.createdAt }],
     retryOf: null,
@@ -60,6 +72,17 @@ export function createFakeDesk(options: { historyRows?: number } = {}): IpcHandl
     events: [{ status: row.status, source: 'poll', observedAt: now }],
     raw: { process: { status: row.status } },
   });
+  /** Release or discard of a held fake payout: it leaves HELD; anything else is refused as main refuses it. */
+  const settleHeld = (a: Record<string, unknown>, localState: string, status: string): Promise<Result<unknown>> => {
+    const i = rows.findIndex((r) => r.id === a['idPayout']);
+    const row = rows[i];
+    if (!row || row.localState !== 'HELD') {
+      return Promise.resolve({ ok: false, error: { code: 'BAD_STATE', message: `payout ${String(a['idPayout'])} is not held`, retryable: false } });
+    }
+    const next: HistoryRow = { ...row, localState, status, final: localState === 'DISCARDED', updatedAt: new Date().toISOString() };
+    rows.splice(i, 1, next);
+    return ok(detail(next));
+  };
   const impl: Partial<Record<Channel, (args: Record<string, unknown>) => Promise<Result<unknown>>>> = {
     'profiles:list': () => ok({ profiles: profile ? [profile] : [], activeProfileId: profile?.id ?? null }),
     'profiles:createDemo': () => ok((profile = demo())),
@@ -84,6 +107,8 @@ export function createFakeDesk(options: { historyRows?: number } = {}): IpcHandl
       const row = rows.find((r) => r.id === a['id']);
       return row ? ok(detail(row)) : Promise.resolve({ ok: false, error: { code: 'NOT_FOUND', message: 'unknown', retryable: false } });
     },
+    'payouts:release': (a) => settleHeld(a, 'ACCEPTED', 'PENDING'),
+    'payouts:discard': (a) => settleHeld(a, 'DISCARDED', 'DISCARDED'),
     'batches:list': () => ok({ items: [], total: 0, offset: 0, limit: 200 }),
     'audit:list': () => ok({ items: [], total: 0, offset: 0, limit: 500 }),
     'audit:verify': () => ok({ ok: true, checked: 0, firstBrokenSeq: null, message: 'Chain intact' }),
