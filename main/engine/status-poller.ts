@@ -175,7 +175,11 @@ export class StatusPoller {
       }
       return;
     }
-    if (!READ_STATES.has(before.state)) return;
+    // Not for reading (sent again meanwhile, cancelled…): it is no longer due, or it would be looked at every tick.
+    if (!READ_STATES.has(before.state)) {
+      if (before.nextPollAt !== null && before.state !== 'SENDING') journal.setNextPoll(kind, id, null);
+      return;
+    }
     let read: GatewayStatusRead;
     try {
       read = kind === 'payout' ? await gateway.getPayout(id) : await gateway.getPayin(id);

@@ -199,7 +199,7 @@ export class Journal {
   /** Commits SENDING right before the HTTP call. False when the payment is no longer unsent. */
   markSending(kind: PaymentKind, id: string): boolean {
     const at = this.now();
-    const result = this.stmt(`UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING', 'UNKNOWN')`)
+    const result = this.stmt(`UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, next_poll_at = NULL, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING', 'UNKNOWN')`)
       .run(at, kind, id);
     return result.changes === 1;
   }
@@ -436,7 +436,7 @@ export class Journal {
     });
   }
 
-  setNextPoll(kind: PaymentKind, id: string, at: number): void {
+  setNextPoll(kind: PaymentKind, id: string, at: number | null): void {
     this.stmt('UPDATE payments SET next_poll_at = ? WHERE kind = ? AND id = ?').run(at, kind, id);
   }
 
