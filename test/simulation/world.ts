@@ -293,7 +293,7 @@ export class World {
     for (const p of this.model.payouts.values()) p.hiddenUntil = 0;
     await this.afterStep();
     await this.reenter();
-    await this.advance(Number(process.env.SIM_Q ?? 45) * 60_000);
+    await this.advance(45 * 60_000);
   }
 }
 
