@@ -25,13 +25,25 @@ export function notificationForBatch(progress: BatchProgress, notifiedState: str
   };
 }
 
-export function notificationForPayment(change: PaymentStatusChanged): DeskNotification | null {
+/** States in which a payout waits for a person: each is told, also inside a batch (a batch notification would not say it). */
+const ATTENTION: Record<string, (id: string) => DeskNotification> = {
   // The gateway holds our id with another amount or currency: not final, not a failure, but a person must look.
-  if (change.status.toUpperCase() === 'MISMATCH') {
-    return { level: 'warning', title: 'Payout needs attention', body: `The gateway holds payment ${change.id} with a different amount or currency` };
-  }
-  if (!change.final || !FAILURE_STATUSES.has(change.status.toUpperCase())) return null;
+  MISMATCH: (id) => ({ level: 'warning', title: 'Payout needs attention', body: `The gateway holds payment ${id} with a different amount or currency` }),
+  MISSING: (id) => ({ level: 'warning', title: 'Payout missing at the gateway', body: `The gateway accepted payment ${id} and now says it does not know it` }),
+  HELD: (id) => ({ level: 'warning', title: 'Payout held', body: `Payment ${id} was not sent: fix the cause, then release or discard it` }),
+};
+
+export function notificationForPayment(change: PaymentStatusChanged): DeskNotification | null {
+  const status = change.status.toUpperCase();
+  const attention = ATTENTION[status];
+  if (attention) return attention(change.id);
+  if (!change.final || !FAILURE_STATUSES.has(status)) return null;
   return { level: 'error', title: `${change.kind === 'payin' ? 'Payin' : 'Payout'} ${change.status.toLowerCase()}`, body: `Payment ${change.id}` };
+}
+
+/** A payout that was paid and is now returned: news even after its batch was reported finished. */
+function isReturnAfterPayment(change: PaymentStatusChanged): boolean {
+  return change.status.toUpperCase() === 'RETURNED' && change.previousStatus?.toUpperCase() === 'SUCCESS';
 }
 
 /** Remembers which batches were notified, so one batch gives one "finished" notification. */
@@ -46,8 +58,10 @@ export function createNotificationPolicy() {
       return note;
     },
     onPaymentStatus(change: PaymentStatusChanged): DeskNotification | null {
-      // Payments inside a batch are summarised by the batch notification instead, except a mismatch.
-      return change.batchId && change.status.toUpperCase() !== 'MISMATCH' ? null : notificationForPayment(change);
+      // Payments inside a batch are summarised by the batch notification instead, except what needs a person
+      // and a payout returned after it was paid.
+      const own = !change.batchId || change.status.toUpperCase() in ATTENTION || isReturnAfterPayment(change);
+      return own ? notificationForPayment(change) : null;
     },
   };
 }

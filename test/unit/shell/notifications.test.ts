@@ -25,6 +25,20 @@ describe('notificationForPayment', () => {
     expect(createNotificationPolicy().onPaymentStatus(change({ status: 'MISMATCH', final: false, batchId: 'b-1' }))).toEqual(note);
   });
 
+  it.each([
+    ['MISSING', 'Payout missing at the gateway'],
+    ['HELD', 'Payout held'],
+  ])('a %s payout warns, also inside a batch (a person must act)', (status, title) => {
+    expect(notificationForPayment(change({ status, final: false }))).toMatchObject({ level: 'warning', title });
+    expect(createNotificationPolicy().onPaymentStatus(change({ status, final: false, batchId: 'b-1' }))).toMatchObject({ level: 'warning', title });
+  });
+
+  it('a paid payout returned later is told even inside a finished batch; a batch row failing is left to the batch', () => {
+    const policy = createNotificationPolicy();
+    expect(policy.onPaymentStatus(change({ status: 'RETURNED', previousStatus: 'SUCCESS', batchId: 'b-1' }))).toMatchObject({ level: 'error', title: 'Payout returned' });
+    expect(policy.onPaymentStatus(change({ status: 'RETURNED', previousStatus: 'PROCESSING', batchId: 'b-1' }))).toBeNull();
+  });
+
   it('a failed payin says payin', () => {
     expect(notificationForPayment(change({ kind: 'payin', id: 'in-9' }))).toEqual({ level: 'error', title: 'Payin failed', body: 'Payment in-9' });
   });
@@ -40,6 +54,7 @@ describe('notificationForPayment', () => {
     ['a payout in processing', { status: 'PROCESSING', final: false }],
     ['an unknown status, kept and polled', { status: 'ON_HOLD', final: false }],
     ['a failure word the profile does not count as final', { status: 'FAILED', final: false }],
+    ['an outcome not known yet (checked with GET)', { status: 'UNKNOWN', final: false }],
   ])('no notification for %s', (_name, overrides) => {
     expect(notificationForPayment(change(overrides))).toBeNull();
   });
