@@ -66,6 +66,6 @@ function historyExportRow(p: PaymentRecord): HistoryExportRow {
     amountMinor: p.amountMinor, currencyCode: p.currencyCode, feeMinor: p.feeMinor, feeCurrencyCode: p.feeCurrencyCode,
     accountName: p.accountName, accountNumber: p.accountNumber, emailAddress: p.emailAddress,
     paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode, reference: p.reference,
-    batchId: p.batchId, failureReason: p.failureReason, isTest: p.isTest,
+    batchId: p.batchId, failureReason: p.failureReason, isTest: p.isTest, intentId: p.intentId, retryOf: p.retryOf,
   };
 }

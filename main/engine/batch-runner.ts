@@ -71,8 +71,10 @@ export class BatchRun {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(this.deps.concurrency, queue.length)) }, worker));
 
     const batch = journal.getBatch(this.batchId);
-    if (halt) journal.setBatchState(this.batchId, 'PAUSED', halt.message);
-    else if (!this.abort.signal.aborted && batch?.state === 'RUNNING') {
+    if (halt) {
+      // Paused with the reason, unless a person changed the batch meanwhile (a cancel stays a cancel).
+      if (batch?.state === 'RUNNING') journal.setBatchState(this.batchId, 'PAUSED', halt.message);
+    } else if (!this.abort.signal.aborted && batch?.state === 'RUNNING') {
       // Rows sending can still move (a failing row) keep the batch RUNNING so a resume picks them up;
       // unknown rows whose re-send was refused are settled by reads alone, not by this run.
       if (journal.sendableCount(this.batchId) === 0) journal.setBatchState(this.batchId, 'COMPLETED');

@@ -206,13 +206,15 @@ export class Journal {
 
   /**
    * The gateway certainly did not store this try (429, refused, never connected): back to QUEUED with
-   * the reason, unless an earlier try of the id is of unknown outcome; then it stays UNKNOWN.
+   * the reason, unless an earlier try of the id is of unknown outcome; then it stays UNKNOWN and is read
+   * with GET (even while its batch is paused).
    */
   markRetrying(kind: PaymentKind, id: string, message: string): void {
     this.stmt(
       `UPDATE payments SET state = CASE WHEN unknown_since IS NULL THEN 'QUEUED' ELSE 'UNKNOWN' END, status = CASE WHEN unknown_since IS NULL THEN 'QUEUED' ELSE 'UNKNOWN' END,
+         next_poll_at = CASE WHEN unknown_since IS NULL THEN NULL ELSE COALESCE(next_poll_at, ?) END,
          last_error = ?, updated_at = ? WHERE kind = ? AND id = ? AND state IN ('QUEUED', 'SENDING', 'UNKNOWN')`,
-    ).run(message, this.now(), kind, id);
+    ).run(this.now(), message, this.now(), kind, id);
   }
 
   /** Payins: the outcome of the last send is unknown; stays SENDING so the next step is a GET. */

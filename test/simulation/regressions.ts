@@ -67,6 +67,19 @@ export const RECORDED_HISTORIES: readonly RecordedHistory[] = [
     ],
   },
   {
+    name: 'a cancel while a send is refused for bad credentials',
+    seed: 113,
+    before: 'invariant 4: the run ending on the refusal turned the cancelled batch back to PAUSED, so a resume sent a row after the cancel',
+    steps: [
+      { kind: 'wrong-key', after: 1_207 },
+      { kind: 'rate-burst', ms: 4_805, after: 794 },
+      { kind: 'batch', outcomes: ['fails'], after: 1_489 },
+      { kind: 'cancel', pick: 0.772, after: 515 },
+      { kind: 'fix-key', after: 247 },
+      { kind: 'resume', pick: 0.04, after: 395 },
+    ],
+  },
+  {
     name: 'the gateway stops knowing an accepted payout',
     seed: 8,
     before: 'invariant 5: the payout stayed ACCEPTED for ever with nothing shown',

@@ -62,8 +62,10 @@ describe('engine against the sandbox', () => {
     await new Promise((r) => setTimeout(r, 2_000));
     const during = journal.batchPayments(batch.id);
     expect(journal.getBatch(batch.id)?.state).toBe('RUNNING');
-    // Nothing is marked failed (or anything else final) by the desk because the gateway is silent.
-    expect(during.filter((p) => !['QUEUED', 'SENDING', 'ACCEPTED'].includes(p.state))).toEqual([]);
+    // Nothing is marked failed (or anything else final) by the desk because the gateway is silent: a create
+    // that timed out is UNKNOWN (read back with GET), never given up.
+    expect(during.filter((p) => !['QUEUED', 'SENDING', 'UNKNOWN', 'ACCEPTED'].includes(p.state))).toEqual([]);
+    expect(during.some((p) => p.state === 'UNKNOWN')).toBe(true);
     expect(during.filter((p) => p.state !== 'ACCEPTED' && p.isFinal)).toEqual([]);
     expect(during.some((p) => p.state !== 'ACCEPTED' && /time|timeout/i.test(p.lastError ?? ''))).toBe(true);
     // Payouts the gateway had accepted keep that state; a final status among them is the gateway's own.

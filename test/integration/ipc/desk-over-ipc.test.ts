@@ -148,8 +148,11 @@ describe('the desk over IPC against the demo sandbox', () => {
     // Only exactly the failed rows, and only once.
     await expect(handlers['batches:retryFailed']({ batchId: batch.id, idPayouts: ['b-2', 'b-1'] })).resolves.toMatchObject({ ok: false, error: { code: 'RETRY_ROWS_CHANGED' } });
     const retry = await call('batches:retryFailed', { batchId: batch.id, idPayouts: ['b-2'] });
-    await expect(handlers['batches:retryFailed']({ batchId: batch.id, idPayouts: ['b-2'] })).resolves.toMatchObject({ ok: false, error: { code: 'ALREADY_RETRIED' } });
+    // Retried once: b-2's intent now has a newer attempt, so the same failure is never sent again.
+    await expect(handlers['batches:retryFailed']({ batchId: batch.id, idPayouts: ['b-2'] })).resolves.toMatchObject({ ok: false, error: { code: 'NOTHING_TO_RETRY' } });
     expect(retry.progress.total).toBe(1);
+    const afterRetry = await call('batches:results', { batchId: batch.id });
+    expect(afterRetry.find((r) => r.idPayout === 'b-2')).toMatchObject({ retryable: false, retriedAs: expect.any(String) });
   });
 
   it('refuses a batch the balance cannot cover, and sends only the funded currencies when asked', async () => {

@@ -46,20 +46,21 @@ describe('exportBatchResultsCsv', () => {
         status: 'SUCCESS',
         feeMinor: 150,
         processedAt: '2024-06-01T10:00:00.000Z',
+        intentId: 'intent-1',
       },
-      { payout: payout({ idPayout: 'P-2', amountMinor: 5000, currencyCode: 'JPY', accountName: '@risk' }), status: 'FAILED', failureReason: '-account closed' },
+      { payout: payout({ idPayout: 'P-2', amountMinor: 5000, currencyCode: 'JPY', accountName: '@risk' }), status: 'FAILED', failureReason: '-account closed', intentId: 'intent-2', retryOf: 'P-0' },
     ]);
     expect(csv.startsWith('\uFEFF')).toBe(true);
     const lines = csv.slice(1).split('\r\n');
     expect(lines[0]).toBe(
       'idPayout,amount,currencyCode,accountName,accountNumber,paymentOperatorCode,paymentMethodCode,emailAddress,callbackUrl,reference,' +
-        'Cost centre,Status (input),status,fee,feeCurrencyCode,processedAt,failureReason',
+        'Cost centre,Status (input),status,fee,feeCurrencyCode,processedAt,failureReason,intentId,retryOf',
     );
     expect(lines[1]).toBe(
       'P-1,1234.56,EUR,"Müller, ""Jürgen""",DE89370400440532013000,EU_SEPA,BANK_TRANSFER,jane@example.com,,"line1\nline2",' +
-        `"'=HYPERLINK(""http://evil"")",input status,SUCCESS,1.50,EUR,2024-06-01T10:00:00.000Z,`,
+        `"'=HYPERLINK(""http://evil"")",input status,SUCCESS,1.50,EUR,2024-06-01T10:00:00.000Z,,intent-1,`,
     );
-    expect(lines[2]).toBe("P-2,5000,JPY,'@risk,DE89370400440532013000,EU_SEPA,BANK_TRANSFER,jane@example.com,,,,,FAILED,,,,'-account closed");
+    expect(lines[2]).toBe("P-2,5000,JPY,'@risk,DE89370400440532013000,EU_SEPA,BANK_TRANSFER,jane@example.com,,,,,FAILED,,,,'-account closed,intent-2,P-0");
     expect(lines[3]).toBe('');
   });
 
@@ -84,24 +85,24 @@ describe('exportBatchResultsCsv', () => {
       payout({ idPayout: 'P-2', amountMinor: 1, currencyCode: 'KWD', callbackUrl: 'https://erp.example.com/cb' }),
     ]);
     expect(result.rows.map((r) => r.extra['Cost centre'])).toEqual([' CC 1 ', '']);
-    expect(result.unknownColumns).toEqual(['Cost centre', 'status', 'fee', 'feeCurrencyCode', 'processedAt', 'failureReason']);
+    expect(result.unknownColumns).toEqual(['Cost centre', 'status', 'fee', 'feeCurrencyCode', 'processedAt', 'failureReason', 'intentId', 'retryOf']);
     expect(result.rows[0]?.extra.fee).toBe('0.00');
   });
 });
 
 describe('exportHistoryCsv', () => {
   const history: HistoryExportRow[] = [
-    { kind: 'payout', id: 'P-1', status: 'SUCCESS', amountMinor: 1050, currencyCode: 'EUR', feeMinor: 25, accountName: '+Plus', isTest: true },
+    { kind: 'payout', id: 'P-1', status: 'SUCCESS', amountMinor: 1050, currencyCode: 'EUR', feeMinor: 25, accountName: '+Plus', isTest: true, intentId: 'intent-1' },
     { kind: 'payin', id: 'I-1', status: 'PENDING', amountMinor: 7, currencyCode: 'KWD', createdAt: '2024-06-01T00:00:00Z' },
   ];
 
   it('writes the given rows with exact amounts and guarded cells', () => {
     const lines = exportHistoryCsv(history, { bom: false }).split('\r\n');
     expect(lines[0]).toBe(
-      'kind,id,createdAt,processedAt,status,amount,currencyCode,fee,feeCurrencyCode,accountName,accountNumber,emailAddress,paymentOperatorCode,paymentMethodCode,reference,batchId,failureReason,isTest',
+      'kind,id,createdAt,processedAt,status,amount,currencyCode,fee,feeCurrencyCode,accountName,accountNumber,emailAddress,paymentOperatorCode,paymentMethodCode,reference,batchId,failureReason,isTest,intentId,retryOf',
     );
-    expect(lines[1]).toBe("payout,P-1,,,SUCCESS,10.50,EUR,0.25,EUR,'+Plus,,,,,,,,true");
-    expect(lines[2]).toBe('payin,I-1,2024-06-01T00:00:00Z,,PENDING,0.007,KWD,,,,,,,,,,,');
+    expect(lines[1]).toBe("payout,P-1,,,SUCCESS,10.50,EUR,0.25,EUR,'+Plus,,,,,,,,true,intent-1,");
+    expect(lines[2]).toBe('payin,I-1,2024-06-01T00:00:00Z,,PENDING,0.007,KWD,,,,,,,,,,,,,');
   });
 
   it('the async variant produces the same text', async () => {

@@ -149,6 +149,23 @@ describe('held payouts', () => {
   });
 });
 
+describe('a cancel during a refused send', () => {
+  it('stays a cancel: the run ending on the refusal does not turn the batch back to PAUSED, and its rows never leave', async () => {
+    f = engineFixture();
+    await f.engine.start();
+    f.gateway.createDelayMs = 50; // the create waits for its slot while the person cancels
+    f.gateway.preSendFaults.push('unauthorized');
+    const batch = f.engine.submitBatch({ fileName: 'race.csv', sha256: 'r'.repeat(64), rows: [draft('race')] });
+    const cancelled = await f.engine.cancelBatch(batch.id);
+    expect(cancelled.state).toBe('CANCELLED');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(f.t.journal.getBatch(batch.id)?.state).toBe('CANCELLED');
+    expect(f.t.journal.getPayment('payout', 'race')?.state).toBe('CANCELLED');
+    expect(() => f.engine.resumeBatch(batch.id)).toThrow(expect.objectContaining({ code: 'BAD_STATE' }));
+    expect(f.gateway.createCalls.has('race')).toBe(false);
+  });
+});
+
 describe('missing payouts', () => {
   it('an accepted payout the gateway stops knowing becomes MISSING with an event, and is followed again if it reappears', async () => {
     f = engineFixture({ missingRule: { reads: 3, spanMs: 50 } });
