@@ -9,6 +9,7 @@ import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../csv/import';
 import { payoutCsvTemplate } from '../csv/template';
 import { mapInSlices, yieldToEventLoop } from '../csv/time-slice';
 import type { CsvCurrencyTotal, CsvImportOptions, CsvImportResult } from '../csv/types';
+import { payoutFieldsOf } from '../domain/payout';
 import { batchProgress } from '../engine';
 import type { Journal, PaymentRecord } from '../journal';
 import type { ProfileAreaService } from './profile-binding';
@@ -224,11 +225,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       const content = await exportBatchResultsCsvAsync(
         journal.batchPayments(batchId).map((p) => ({
-          payout: {
-            idPayout: p.id, amountMinor: p.amountMinor, currencyCode: p.currencyCode, accountName: p.accountName, accountNumber: p.accountNumber,
-            paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode, emailAddress: p.emailAddress,
-            ...(p.callbackUrl ? { callbackUrl: p.callbackUrl } : {}), ...(p.reference ? { reference: p.reference } : {}),
-          },
+          payout: { idPayout: p.id, ...payoutFieldsOf(p), ...(p.reference ? { reference: p.reference } : {}) },
           ...extraColumnsOf(p),
           status: p.status, feeMinor: p.feeMinor, feeCurrencyCode: p.feeCurrencyCode, processedAt: p.processedAt,
           failureReason: p.failureReason ?? (p.state === 'REJECTED' ? p.lastError : null),

@@ -1,9 +1,9 @@
 // payouts:* — validate, create (journalled, sent once by the engine), read, code lists.
 import type { FieldIssue, PayoutInput, PayoutPreview } from '../../preload/api';
-import { DEFAULT_PAYMENT_METHOD, validatePayout, type PayoutDraft } from '../domain/payout';
+import { DEFAULT_PAYMENT_METHOD, payoutFieldsOf, validatePayout, type PayoutDraft } from '../domain/payout';
 import { newPaymentId } from '../domain/ids';
 import { MoneyError, parseMinor } from '../domain/money';
-import { amountLiteral, minifiedJson } from '../gateway/json-body';
+import { payoutRequestBody } from '../gateway/payment-body';
 import type { Profile } from '../profiles/profile-schema';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
@@ -46,27 +46,17 @@ function buildDraft(input: PayoutInput, profile: Profile, decimalsOf: DecimalsOf
 }
 
 function preview(draft: PayoutDraft, decimalsOf: DecimalsOf): PayoutPreview {
-  // The same body shape the gateway client signs (main/gateway/client.ts paymentBody).
-  const requestBody = minifiedJson({
-    paymentRequested: { money: { amount: amountLiteral(draft.amountMinor, decimalsOf(draft.currencyCode)), currencyCode: draft.currencyCode } },
-    paymentMethod: {
-      paymentMethodCode: draft.paymentMethodCode,
-      paymentOperatorCode: draft.paymentOperatorCode,
-      account: { accountName: draft.accountName, accountNumber: draft.accountNumber },
-      emailAddress: draft.emailAddress,
-    },
-    callbackUrl: draft.callbackUrl,
-  });
+  const { amountMinor, currencyCode, callbackUrl, ...payee } = payoutFieldsOf(draft);
+  // PayoutPreview is written by hand in preload/api.ts (which imports nothing from main); this fails to
+  // compile if it loses one of PayoutFields' payee fields or types one differently.
+  const shown: Pick<PayoutPreview, keyof typeof payee> = payee;
   return {
     idPayout: draft.idPayout,
-    money: money(draft.amountMinor, draft.currencyCode, decimalsOf),
-    accountName: draft.accountName,
-    accountNumber: draft.accountNumber,
-    paymentOperatorCode: draft.paymentOperatorCode,
-    paymentMethodCode: draft.paymentMethodCode,
-    emailAddress: draft.emailAddress,
-    callbackUrl: draft.callbackUrl ?? null,
-    requestBody,
+    money: money(amountMinor, currencyCode, decimalsOf),
+    ...shown,
+    callbackUrl: callbackUrl ?? null,
+    // The one builder the gateway client sends with: what is reviewed is byte for byte what is signed and sent.
+    requestBody: payoutRequestBody(draft, decimalsOf(currencyCode)),
     fee: null,
   };
 }

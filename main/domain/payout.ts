@@ -4,9 +4,12 @@ import { isValidPaymentId } from './ids';
 
 export const DEFAULT_PAYMENT_METHOD = 'BANK_TRANSFER';
 
-/** A payout as the desk holds it: amount in minor units of its currency. */
-export interface PayoutDraft {
-  idPayout: string;
+/**
+ * The payee and money of one payout: the fields every description of it shares (the draft, the
+ * journal's record, the gateway request, the review screen). Written once here; the others derive
+ * from it (Pick/Omit/intersection) and differ only where they must.
+ */
+export interface PayoutFields {
   amountMinor: number;
   currencyCode: string;
   accountName: string;
@@ -15,8 +18,30 @@ export interface PayoutDraft {
   paymentMethodCode: string;
   emailAddress: string;
   callbackUrl?: string;
+}
+
+/** A payout as the desk holds it: amount in minor units of its currency. */
+export interface PayoutDraft extends PayoutFields {
+  idPayout: string;
   /** Kept locally, never sent. */
   reference?: string;
+}
+
+/**
+ * Only the payout fields of `source` (a draft, a journal record…), in their usual order; a null,
+ * empty or absent callbackUrl is left out. The one field-by-field copy between the shapes.
+ */
+export function payoutFieldsOf(source: Omit<PayoutFields, 'callbackUrl'> & { callbackUrl?: string | null }): PayoutFields {
+  return {
+    amountMinor: source.amountMinor,
+    currencyCode: source.currencyCode,
+    accountName: source.accountName,
+    accountNumber: source.accountNumber,
+    paymentOperatorCode: source.paymentOperatorCode,
+    paymentMethodCode: source.paymentMethodCode,
+    emailAddress: source.emailAddress,
+    ...(source.callbackUrl ? { callbackUrl: source.callbackUrl } : {}),
+  };
 }
 
 export interface FieldProblem {

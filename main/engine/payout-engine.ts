@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { newPaymentId } from '../domain/ids';
 import { DEFAULT_FINAL_STATUSES, NOT_PAID_STATUSES } from '../domain/status';
-import { validatePayout, type FieldProblem, type PayoutDraft } from '../domain/payout';
+import { payoutFieldsOf, validatePayout, type FieldProblem, type PayoutDraft } from '../domain/payout';
 import { JournalError, type BalanceSnapshot, type BatchRecord, type Journal, type NewPayment, type PaymentKind, type PaymentRecord } from '../journal';
 import { BalanceWatcher } from './balance-watcher';
 import { BatchRun, batchProgress } from './batch-runner';
@@ -389,13 +389,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   private toNewPayment(d: PayoutDraft): NewPayment {
     return {
       id: d.idPayout,
-      amountMinor: d.amountMinor,
-      currencyCode: d.currencyCode,
-      accountName: d.accountName,
-      accountNumber: d.accountNumber,
-      paymentOperatorCode: d.paymentOperatorCode,
-      paymentMethodCode: d.paymentMethodCode,
-      emailAddress: d.emailAddress,
+      ...payoutFieldsOf(d),
       callbackUrl: d.callbackUrl ?? this.defaultCallbackUrl ?? undefined,
       reference: d.reference,
     };

@@ -2,6 +2,7 @@
 // committed before the HTTP call, a 409 is read back with GET, retryable failures are retried with
 // the same id and capped backoff (never marked failed), and a SENDING row of unknown outcome is
 // resolved with GET before anything is sent again.
+import { payoutFieldsOf } from '../domain/payout';
 import { isFinalStatus } from '../domain/status';
 import { GatewayError, isGatewayError, SendCancelledError } from '../gateway/errors';
 import type { Journal, PaymentKind, PaymentRecord } from '../journal';
@@ -60,17 +61,9 @@ export interface SenderDeps {
   random?: () => number;
 }
 
+/** What the gateway is sent for a journaled payout: its payout fields, nothing local. */
 export function payoutRequestOf(p: PaymentRecord): PayoutRequest {
-  return {
-    amountMinor: p.amountMinor,
-    currencyCode: p.currencyCode,
-    accountName: p.accountName,
-    accountNumber: p.accountNumber,
-    paymentOperatorCode: p.paymentOperatorCode,
-    paymentMethodCode: p.paymentMethodCode,
-    emailAddress: p.emailAddress,
-    ...(p.callbackUrl ? { callbackUrl: p.callbackUrl } : {}),
-  };
+  return payoutFieldsOf(p);
 }
 
 export class PayoutSender {

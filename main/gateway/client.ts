@@ -12,6 +12,7 @@ import type { Profile } from '../profiles/profile-schema';
 import { badResponse } from './error-mapping';
 import { GatewayError, isGatewayError } from './errors';
 import { amountLiteral, minifiedJson, type JsonBodyValue } from './json-body';
+import { assertSendableAmount, paymentRequestValue, payoutRequestBody } from './payment-body';
 import type { Lane, RateLimiter } from './rate-limiter';
 import * as R from './responses';
 import { TokenManager, appOperations, type TokenCredentials } from './token-manager';
@@ -46,7 +47,11 @@ export interface PayinToken {
   claims: JWTPayload;
 }
 
-type Call = Omit<GatewayRequest, 'body'> & { body?: JsonBodyValue };
+type Call = Omit<GatewayRequest, 'body'> & {
+  body?: JsonBodyValue;
+  /** A body its own builder already wrote (payoutRequestBody), sent as is. */
+  bodyText?: string;
+};
 
 const CURRENCY_CACHE_MS = 60 * 60_000;
 const CURRENCY_RETRY_MS = 60_000;
@@ -91,8 +96,9 @@ export class GatewayClient {
   /** `beforeSend`: see GatewayRequest; a false answer ends the call with SendCancelledError, nothing sent. */
   async createPayout(idPayout: string, p: R.PayoutRequest, options: { beforeSend?: () => boolean } = {}): Promise<R.PayoutCreated> {
     const path = `/payouts/${this.checkedId(idPayout, 'idPayout')}`;
-    const body = await this.paymentBody(p);
-    const res = await this.call({ method: 'POST', path, body, lane: 'create', idempotent: false, operation: 'createPayout', idRoute: false, ...options });
+    assertSendableAmount(p.amountMinor); // refused before anything is fetched
+    const bodyText = payoutRequestBody(p, await this.decimals(p.currencyCode));
+    const res = await this.call({ method: 'POST', path, bodyText, lane: 'create', idempotent: false, operation: 'createPayout', idRoute: false, ...options });
     const data = this.read(R.PayoutCreatedSchema, res, 'createPayout');
     const money = await this.money(data.paymentRequested?.money, 'createPayout', res.status);
     return { idPayout: data.paymentMethodResponse.idPayout, ...money, paymentMethodCode: data.paymentMethodResponse.paymentMethodCode, raw: res.data };
@@ -132,7 +138,8 @@ export class GatewayClient {
 
   async createPayin(idPayin: string, p: R.PayinRequest): Promise<R.PayinCreated> {
     const path = `/payins/${this.checkedId(idPayin, 'idPayin')}`;
-    const body = { ...(await this.paymentBody(p)), returnUrl: p.returnUrl };
+    assertSendableAmount(p.amountMinor); // refused before anything is fetched
+    const body = { ...paymentRequestValue(p, await this.decimals(p.currencyCode)), returnUrl: p.returnUrl };
     const res = await this.call({ method: 'POST', path, body, lane: 'create', idempotent: false, operation: 'createPayin', idRoute: false });
     const data = this.read(R.PayinCreatedSchema, res, 'createPayin');
     return { ...(await this.payinFields(data, res.status, 'createPayin')), idPayin: data.paymentMethodResponse.idPayin, raw: res.data };
@@ -249,7 +256,8 @@ export class GatewayClient {
 
   /** Sends with the general token; on 401 gets a fresh token once, then gives a clear error. */
   private async call(call: Call): Promise<GatewayResponse> {
-    const request: GatewayRequest = { ...call, body: call.body === undefined ? undefined : minifiedJson(call.body) };
+    const { body, bodyText, ...rest } = call;
+    const request: GatewayRequest = { ...rest, body: bodyText ?? (body === undefined ? undefined : minifiedJson(body)) };
     const token = await this.tokens.token();
     try {
       return await this.transport.send(request, token);
@@ -297,22 +305,6 @@ export class GatewayClient {
       expireAt: r?.expireAt,
       reference: r?.reference,
       returnUrl: r?.returnUrl,
-    };
-  }
-
-  private async paymentBody(p: R.PayoutRequest): Promise<{ readonly [key: string]: JsonBodyValue }> {
-    if (!Number.isSafeInteger(p.amountMinor) || p.amountMinor <= 0) {
-      throw new GatewayError('validation', `amount must be a positive whole number of minor units (got ${p.amountMinor})`, { code: 'AMOUNT_INVALID' });
-    }
-    return {
-      paymentRequested: { money: { amount: amountLiteral(p.amountMinor, await this.decimals(p.currencyCode)), currencyCode: p.currencyCode } },
-      paymentMethod: {
-        paymentMethodCode: p.paymentMethodCode,
-        paymentOperatorCode: p.paymentOperatorCode,
-        account: { accountName: p.accountName, accountNumber: p.accountNumber },
-        emailAddress: p.emailAddress,
-      },
-      callbackUrl: p.callbackUrl,
     };
   }
 

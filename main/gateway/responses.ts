@@ -2,6 +2,7 @@
 // order irrelevant); a field the desk cannot work without is required, and its absence becomes a
 // GatewayError 'bad-response'. Amounts are converted to minor units by currency decimals here.
 import { z } from 'zod';
+import type { PayoutFields } from '../domain/payout';
 
 const Money = z.looseObject({ amount: z.number(), currencyCode: z.string() });
 const OptionalMoney = Money.optional();
@@ -114,16 +115,8 @@ export function describeSchemaProblem(error: z.ZodError): string {
 
 // ---- public result types ---------------------------------------------------------------------
 
-export interface PayoutRequest {
-  amountMinor: number;
-  currencyCode: string;
-  accountName: string;
-  accountNumber: string;
-  paymentOperatorCode: string;
-  paymentMethodCode: string;
-  emailAddress: string;
-  callbackUrl?: string;
-}
+/** What POST /payouts/{id} carries: the payout fields (the id is in the path, the reference stays local). */
+export type PayoutRequest = PayoutFields;
 
 export interface PayinRequest extends PayoutRequest {
   returnUrl?: string;

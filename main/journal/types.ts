@@ -1,5 +1,6 @@
 // Shapes the journal stores and returns. Amounts are integer minor units; times are epoch milliseconds.
 // Nothing here may ever hold a token, key or secret.
+import type { PayoutFields } from '../domain/payout';
 import type { StatusSource } from '../domain/status';
 
 export const PAYMENT_KINDS = ['payout', 'payin'] as const;
@@ -21,7 +22,8 @@ export type PaymentKind = (typeof PAYMENT_KINDS)[number];
 export const PAYMENT_STATES = ['QUEUED', 'SENDING', 'UNKNOWN', 'ACCEPTED', 'HELD', 'DISCARDED', 'MISSING', 'REJECTED', 'CANCELLED', 'MISMATCH'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
-export interface PaymentRecord {
+/** The payout fields (payins use the same ones), with a stored callbackUrl that may be null. */
+export interface PaymentRecord extends Omit<PayoutFields, 'callbackUrl'> {
   kind: PaymentKind;
   id: string;
   /** The intent this payout is an attempt of (null for payins). */
@@ -30,13 +32,6 @@ export interface PaymentRecord {
   retryOf: string | null;
   batchId: string | null;
   rowNumber: number | null;
-  amountMinor: number;
-  currencyCode: string;
-  accountName: string;
-  accountNumber: string;
-  paymentOperatorCode: string;
-  paymentMethodCode: string;
-  emailAddress: string;
   callbackUrl: string | null;
   reference: string | null;
   state: PaymentState;
@@ -66,17 +61,9 @@ export interface PaymentRecord {
   details: Record<string, unknown> | null;
 }
 
-/** What is needed to put a new payment into the journal. */
-export interface NewPayment {
+/** What is needed to put a new payment into the journal: the payout fields plus where it belongs. */
+export interface NewPayment extends PayoutFields {
   id: string;
-  amountMinor: number;
-  currencyCode: string;
-  accountName: string;
-  accountNumber: string;
-  paymentOperatorCode: string;
-  paymentMethodCode: string;
-  emailAddress: string;
-  callbackUrl?: string | undefined;
   reference?: string | undefined;
   batchId?: string | undefined;
   rowNumber?: number | undefined;
