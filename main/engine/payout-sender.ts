@@ -88,39 +88,54 @@ export class PayoutSender {
       try {
         return await this.attempt(row, signal);
       } catch (e) {
-        const claimed = journal.getPayment('payout', id)?.state === 'SENDING';
-        const fix = mustBeFixed(e);
-        if (fix !== null) {
-          if (claimed && !(isGatewayError(e) && certainlyNotStored(e))) journal.markUnknown('payout', id, fix, this.deps.now() + this.deps.pollIntervalMs);
-          else if (row.batchId === null && !unknownBefore) journal.markHeld('payout', id, fix);
-          else journal.markRetrying('payout', id, fix);
-          throw new EngineHaltError(fix, isGatewayError(e) ? e : null);
-        }
-        if (!isGatewayError(e)) {
-          // A fault of the desk itself: a request that may have left is of unknown outcome.
-          if (claimed) journal.markUnknown('payout', id, `the desk failed while sending: ${e instanceof Error ? e.message : String(e)}`, this.deps.now() + this.deps.pollIntervalMs);
-          throw e;
-        }
-        if (e.kind === 'validation') {
-          if (!unknownBefore && journal.markLocalFinal('payout', id, 'REJECTED', e.message, { status: e.status, code: e.code })) {
-            this.emit(row, 'REJECTED', 'local', true);
-            return 'rejected';
-          }
-          // An earlier try of this id may still land: its refusal of a re-send proves nothing.
-          journal.markUnknown('payout', id, `${e.message}; an earlier send of this id has no answer yet, so it is checked with GET`, this.deps.now() + this.deps.pollIntervalMs, true);
-          this.emit(row, 'UNKNOWN', 'local', false);
-          return 'unknown';
-        }
-        if (!claimed || certainlyNotStored(e)) journal.markRetrying('payout', id, e.message);
-        else {
-          journal.markUnknown('payout', id, e.message, this.deps.now() + this.deps.pollIntervalMs);
-          this.emit(row, 'UNKNOWN', 'local', false);
-        }
+        const settled = this.recordFailure(e, row, unknownBefore);
+        if (settled !== 'try-again') return settled;
+        if (!isGatewayError(e)) throw e;
         if (e.kind === 'network' || e.kind === 'timeout') this.deps.onConnection('offline', e.message);
         const delay = backoffDelay(attempt, this.deps.backoff, e.details.retryAfterMs ?? 0, this.deps.random);
         if (!(await sleep(delay, signal))) return 'aborted';
       }
     }
+  }
+
+  /**
+   * Writes down what a failed try means for the payout and says whether sending goes on. Throws
+   * EngineHaltError (a person must act) and the desk's own faults; returns the outcome when the payout is
+   * settled for now, or 'try-again'.
+   */
+  private recordFailure(e: unknown, row: PaymentRecord, unknownBefore: boolean): 'rejected' | 'unknown' | 'try-again' {
+    const { journal } = this.deps;
+    const id = row.id;
+    const claimed = journal.getPayment('payout', id)?.state === 'SENDING';
+    const nextRead = this.deps.now() + this.deps.pollIntervalMs;
+    const fix = mustBeFixed(e);
+    if (fix !== null) {
+      if (claimed && !(isGatewayError(e) && certainlyNotStored(e))) journal.markUnknown('payout', id, fix, nextRead);
+      else if (row.batchId === null && !unknownBefore) journal.markHeld('payout', id, fix);
+      else journal.markRetrying('payout', id, fix);
+      throw new EngineHaltError(fix, isGatewayError(e) ? e : null);
+    }
+    if (!isGatewayError(e)) {
+      // A fault of the desk itself: a request that may have left is of unknown outcome.
+      if (claimed) journal.markUnknown('payout', id, `the desk failed while sending: ${e instanceof Error ? e.message : String(e)}`, nextRead);
+      throw e;
+    }
+    if (e.kind === 'validation') {
+      if (!unknownBefore && journal.markLocalFinal('payout', id, 'REJECTED', e.message, { status: e.status, code: e.code })) {
+        this.emit(row, 'REJECTED', 'local', true);
+        return 'rejected';
+      }
+      // An earlier try of this id may still land: its refusal of a re-send proves nothing.
+      journal.markUnknown('payout', id, `${e.message}; an earlier send of this id has no answer yet, so it is checked with GET`, nextRead, true);
+      this.emit(row, 'UNKNOWN', 'local', false);
+      return 'unknown';
+    }
+    if (!claimed || certainlyNotStored(e)) journal.markRetrying('payout', id, e.message);
+    else {
+      journal.markUnknown('payout', id, e.message, nextRead);
+      this.emit(row, 'UNKNOWN', 'local', false);
+    }
+    return 'try-again';
   }
 
   /**
