@@ -37,7 +37,10 @@ export interface StoredPayout {
 
 export interface CreateArrival {
   id: string;
+  /** When it reached the gateway. */
   at: number;
+  /** When it left the desk (the adapter was called): what "nothing leaves after a pause" is about. */
+  sentAt: number;
   generation: number;
 }
 
@@ -106,6 +109,7 @@ export class GatewayModel {
 
   private async handle(generation: number, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
     const timeoutMs = config.timeout || TIMEOUT_FALLBACK_MS;
+    const sentAt = Date.now();
     const outMs = this.latency();
     const backMs = this.latency();
     return new Promise((resolve, reject) => {
@@ -117,7 +121,7 @@ export class GatewayModel {
       };
       const timer = setTimeout(() => fail('ECONNABORTED', `timeout of ${timeoutMs}ms exceeded`), timeoutMs);
       setTimeout(() => {
-        const fate = this.arrive(generation, config, timeoutMs);
+        const fate = this.arrive(generation, config, timeoutMs, sentAt);
         if (fate.kind === 'silence') return;
         setTimeout(() => {
           if (settled || this.disconnected.has(generation)) return;
@@ -145,7 +149,7 @@ export class GatewayModel {
   }
 
   /** The request reaches the gateway now: decide and apply what it does. */
-  private arrive(generation: number, config: InternalAxiosRequestConfig, timeoutMs: number): Fate {
+  private arrive(generation: number, config: InternalAxiosRequestConfig, timeoutMs: number, sentAt: number): Fate {
     const now = Date.now();
     const method = (config.method ?? 'get').toUpperCase();
     const [path = '', query = ''] = (config.url ?? '').split('?');
@@ -157,7 +161,7 @@ export class GatewayModel {
     }
     if (this.keyRefused) return answer(401, { error: { code: 'INVALID_TOKEN', message: 'the token is not valid' } });
     const payoutId = /^\/payouts\/([A-Za-z0-9_-]{1,64})$/.exec(path)?.[1];
-    if (payoutId && method === 'POST') return this.create(generation, payoutId, String(config.data ?? ''), now, timeoutMs);
+    if (payoutId && method === 'POST') return this.create({ id: payoutId, at: now, sentAt, generation }, String(config.data ?? ''), timeoutMs);
     if (payoutId && method === 'GET') return this.read(payoutId, now);
     if (method === 'GET' && path === '/balances') {
       const codes = new URLSearchParams(query).get('currencies')?.split(',') ?? ['EUR'];
@@ -175,8 +179,8 @@ export class GatewayModel {
     return this.window.length >= this.limitPerSec;
   }
 
-  private create(generation: number, id: string, body: string, now: number, timeoutMs: number): Fate {
-    const arrival = { id, at: now, generation };
+  private create(arrival: CreateArrival, body: string, timeoutMs: number): Fate {
+    const { id, at: now } = arrival;
     this.arrivals.push(arrival);
     this.onCreateArrived?.(arrival);
     if (this.pendingLandings.has(id)) {
@@ -213,7 +217,6 @@ export class GatewayModel {
         return { kind: 'reset' };
       case undefined: {
         const p = this.store(id, body, now);
-        void generation;
         return answer(201, {
           paymentRequested: { money: { amount: amount(p.amountMinor), currencyCode: p.currencyCode } },
           paymentMethodResponse: { idPayout: id, paymentMethodCode: 'BANK_TRANSFER' },

@@ -66,8 +66,10 @@ export class InvariantChecker {
     for (const arrival of this.model.arrivals.slice(this.arrivalsSeen)) {
       const batchId = journal.getPayment('payout', arrival.id)?.batchId;
       const subjects = [arrival.id, ...(batchId ? [batchId] : [])];
-      const ack = this.person.acks.find((a) => subjects.includes(a.subject) && a.at <= arrival.at && (a.liftedAt === null || a.liftedAt > arrival.at));
-      if (ack) violations.push({ invariant: 4, kind: `left after ${ack.kind}`, message: `${arrival.id} reached the gateway at ${arrival.at} after a ${ack.kind} of ${ack.subject} was acknowledged at ${ack.at}` });
+      // What counts is when the request left the desk: one already on the wire when a pause is acknowledged is seen through.
+      const left = arrival.sentAt;
+      const ack = this.person.acks.find((a) => subjects.includes(a.subject) && a.at <= left && (a.liftedAt === null || a.liftedAt > left));
+      if (ack) violations.push({ invariant: 4, kind: `left after ${ack.kind}`, message: `${arrival.id} left the desk at ${left} after a ${ack.kind} of ${ack.subject} was acknowledged at ${ack.at}` });
     }
     this.arrivalsSeen = this.model.arrivals.length;
 
