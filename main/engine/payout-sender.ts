@@ -154,8 +154,10 @@ export class PayoutSender {
         this.deps.journal.markUnknown('payout', id, 'not found at the gateway yet; an earlier send may still land, so it is read again', this.deps.now() + this.deps.pollIntervalMs);
         return 'unknown';
       }
-      if (isGatewayError(e)) return null;
-      throw e;
+      if (!isGatewayError(e)) throw e;
+      // Could not ask: it stays of unknown outcome and is asked again later (never left SENDING with no next read).
+      this.deps.journal.markUnknown('payout', id, `not read yet: ${e.message}`, this.deps.now() + this.deps.pollIntervalMs);
+      return null;
     }
   }
 
@@ -176,10 +178,14 @@ export class PayoutSender {
     // the wire is seen through.
     if (signal?.aborted) return 'aborted';
     let given: 'aborted' | 'not-unsent' = 'aborted';
+    let claims = 0;
     const beforeSend = (): boolean => {
       if (signal?.aborted) given = 'aborted';
       else if (!journal.markSending('payout', row.id)) given = 'not-unsent';
-      else return true;
+      else {
+        claims++;
+        return true;
+      }
       return false;
     };
     try {
@@ -187,7 +193,12 @@ export class PayoutSender {
       this.deps.onConnection('online', null);
       return await this.accept(row, { raw: created.raw }, 'create');
     } catch (e) {
-      if (e instanceof SendCancelledError) return given;
+      if (e instanceof SendCancelledError) {
+        // Stopped before a second try: the transport tries a create again only after a 429, so the first
+        // try was not stored. Not SENDING any more (a stopped batch's SENDING row would wait for nothing).
+        if (claims > 0 && given === 'aborted') journal.markRetrying('payout', row.id, 'not sent: stopped while waiting out a 429');
+        return given;
+      }
       if (!isGatewayError(e, 'conflict')) throw e;
       // 409: the gateway already has this id (an earlier attempt got through). Read it and carry on.
       this.deps.onConnection('online', null);

@@ -74,10 +74,12 @@ export class World {
     while (!done() && (evenIfDead || this.alive) && this.clock.now < until) await this.clock.tickAsync(Math.min(TICK_MS, until - this.clock.now));
   }
 
+  /** An answer from a desk process that crashed meanwhile never reaches the person (the window went with it). */
   async call<T>(channel: keyof IpcHandlerMap, args: unknown): Promise<Result<T> | null> {
+    const desk = this.desk;
     const handler = this.handlers[channel] as (a: unknown) => Promise<Result<T>>;
     const answer = await this.during(handler(args));
-    return answer.settled ? answer.value : null;
+    return answer.settled && !desk.dead ? answer.value : null;
   }
 
   /** The desk process starts (again) over the same data folder, and starts its engine as the app does. */

@@ -2,6 +2,7 @@
 // twice, proved"). Each failed on the code before the fix; the simulation found each of them too.
 import { afterEach, describe, expect, it } from 'vitest';
 import { PayoutEngine } from '../../../main/engine';
+import { SendCancelledError } from '../../../main/gateway/errors';
 import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
 
 let f: EngineFixture;
@@ -163,6 +164,27 @@ describe('a cancel during a refused send', () => {
     expect(f.t.journal.getPayment('payout', 'race')?.state).toBe('CANCELLED');
     expect(() => f.engine.resumeBatch(batch.id)).toThrow(expect.objectContaining({ code: 'BAD_STATE' }));
     expect(f.gateway.createCalls.has('race')).toBe(false);
+  });
+});
+
+describe('a pause while a create waits out a 429', () => {
+  it('leaves the row QUEUED (its refused try stored nothing), not SENDING with nothing to settle it', async () => {
+    f = engineFixture();
+    await f.engine.start();
+    // As the transport does: a 429 (not stored), then a second try that asks beforeSend again after Retry-After.
+    const gateway = f.gateway;
+    const original = gateway.createPayout.bind(gateway);
+    gateway.createPayout = async (id, request, options = {}) => {
+      if (!options.beforeSend?.()) throw new SendCancelledError('createPayout');
+      await new Promise((r) => setTimeout(r, 100));
+      if (!options.beforeSend()) throw new SendCancelledError('createPayout');
+      return original(id, request, {});
+    };
+    const batch = f.engine.submitBatch({ fileName: 'wait.csv', sha256: 'w'.repeat(64), rows: [draft('waits')] });
+    await until(() => f.t.journal.getPayment('payout', 'waits')?.state === 'SENDING');
+    await f.engine.pauseBatch(batch.id);
+    expect(f.t.journal.getPayment('payout', 'waits')?.state).toBe('QUEUED');
+    expect(f.gateway.stored.has('waits')).toBe(false);
   });
 });
 
