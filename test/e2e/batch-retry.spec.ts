@@ -67,6 +67,8 @@ test('retry offers only the rows main marks retryable, links them both ways, and
 
   // The first batch again: its failed rows are retried already, so main offers none, though they are FAILED.
   await expect.poll(async () => (await call<BatchResultRow[]>(desk.handlers, 'batches:results', { batchId: original.id })).filter((r) => r.retryable).length).toBe(0);
+  // Each row counted once in the list of past batches (a failure is final, not final twice).
+  await expect(page.getByTestId('past-batches').getByRole('row', { name: /^april\.csv / })).toContainText('5/5 final, 2 failed');
   await page.getByTestId('past-batches').getByRole('button', { name: 'Open batch april.csv' }).click();
   await expect(page.getByTestId('batch-progress')).toContainText('april.csv');
   await expect(results.getByTestId('results-count-FAILED')).toHaveText('FAILED: 2');
