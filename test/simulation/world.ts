@@ -6,7 +6,7 @@ import type { Clock } from '@sinonjs/fake-timers';
 import { PAYOUT_CSV_FIELDS } from '../../main/csv/headers';
 import { createIpcHandlers } from '../../main/ipc/handlers';
 import type { MemoryKeyStore } from '../../main/keys/key-store';
-import type { IpcHandlerMap, Result } from '../../preload/api';
+import type { BatchResultRow, IpcHandlerMap, Result } from '../../preload/api';
 import type { GatewayModel, GatewayStatus, StoredPayout } from './gateway-model';
 import type { Intent, Person } from './person';
 import { payoutsOf } from './invariants';
@@ -22,8 +22,6 @@ type Settled<T> = { settled: true; value: T } | { settled: false };
 
 const FINAL: ReadonlySet<GatewayStatus> = new Set(['SUCCESS', 'FAILED', 'RETURNED']);
 
-/** Statuses the results screen offers for "retry failed rows" when the desk does not say itself. */
-const FAILED_LOOKING = new Set(['FAILED', 'REJECTED', 'CANCELLED', 'EXPIRED', 'RETURNED']);
 
 export class World {
   desk: SimDesk;
@@ -250,9 +248,10 @@ export class World {
   private async retry(pick: number): Promise<void> {
     const batchId = this.person.batches[Math.floor(pick * this.person.batches.length)];
     if (!batchId) return;
-    const results = await this.call<{ idPayout: string; status: string; retryable?: boolean }[]>('batches:results', { batchId });
+    // The rows the results screen offers for "retry failed rows": the ones main marks retryable.
+    const results = await this.call<BatchResultRow[]>('batches:results', { batchId });
     if (!results?.ok) return;
-    const rows = results.data.filter((r) => r.retryable ?? FAILED_LOOKING.has(r.status.toUpperCase()));
+    const rows = results.data.filter((r) => r.retryable);
     if (rows.length === 0) return;
     const answer = await this.call<{ id: string }>('batches:retryFailed', { batchId, idPayouts: rows.map((r) => r.idPayout) });
     this.log.push(`${this.now} person retried ${rows.length} failed row(s) of ${batchId} (${rows.map((r) => r.idPayout).join(', ')}): ${describe(answer)}`);
