@@ -111,8 +111,10 @@ export class PayoutSender {
     const fix = mustBeFixed(e);
     if (fix !== null) {
       if (claimed && !(isGatewayError(e) && certainlyNotStored(e))) journal.markUnknown('payout', id, fix, nextRead);
-      else if (row.batchId === null && !unknownBefore) journal.markHeld('payout', id, fix);
-      else journal.markRetrying('payout', id, fix);
+      else if (row.batchId === null && !unknownBefore) {
+        // Told to listeners too: a payout held while nobody waits on it (a restart) still reaches a person.
+        if (journal.markHeld('payout', id, fix)) this.emit(row, 'HELD', 'local', false);
+      } else journal.markRetrying('payout', id, fix);
       throw new EngineHaltError(fix, isGatewayError(e) ? e : null);
     }
     if (!isGatewayError(e)) {

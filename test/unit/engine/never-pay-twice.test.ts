@@ -105,9 +105,12 @@ describe('unknown outcomes', () => {
 describe('held payouts', () => {
   it('a payout the gateway refuses our credentials for is HELD with that reason, is not sent on the next start, and leaves only when released', async () => {
     f = engineFixture();
+    const events: string[] = [];
+    f.engine.on('status-changed', (e) => events.push(`${e.id}:${e.status}`));
     await f.engine.start();
     f.gateway.failCreates(1, 'unauthorized');
     await expect(f.engine.submitPayout(draft('key'))).rejects.toMatchObject({ code: 'PAYOUT_HELD' });
+    expect(events).toContain('key:HELD');
     expect(f.t.journal.getPayment('payout', 'key')).toMatchObject({ state: 'HELD', lastError: 'fake unauthorized' });
     // The key is fixed and the desk starts again: nothing leaves by itself.
     await f.engine.stop();
