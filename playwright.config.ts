@@ -7,6 +7,10 @@ export default defineConfig({
   testDir: 'test/e2e',
   outputDir: 'test-results',
   timeout: 60_000,
+  // On CI a failed journey is run once more and reported as flaky in the closing summary (never hidden):
+  // failing-payout.spec.ts once waited 50 s for the History search field on a busy machine, and the cause
+  // is not found yet (see the closing note of issue 12).
+  retries: process.env['CI'] ? 1 : 0,
   fullyParallel: false,
   workers: 1,
   reporter: [['list'], ['json', { outputFile: 'reports/e2e.json' }]],

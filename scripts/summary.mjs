@@ -10,6 +10,7 @@ const failedStages = dashes < 0 ? [] : args.slice(dashes + 1);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+let flaky = 0;
 
 // Each report is vitest's JSON (numPassedTests…) or Playwright's (stats), told apart by their shape.
 for (const file of reports.filter((f) => existsSync(f))) {
@@ -17,6 +18,7 @@ for (const file of reports.filter((f) => existsSync(f))) {
   if (report.stats) {
     const s = report.stats;
     passed += (s.expected ?? 0) + (s.flaky ?? 0);
+    flaky += s.flaky ?? 0;
     failed += s.unexpected ?? 0;
     skipped += s.skipped ?? 0;
   } else {
@@ -26,4 +28,5 @@ for (const file of reports.filter((f) => existsSync(f))) {
   }
 }
 if (failedStages.length) console.log(`failed stages: ${failedStages.join(', ')}`);
+if (flaky) console.log(`flaky: ${flaky} end-to-end test(s) failed once and passed when run again (see reports/e2e.json)`);
 console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
