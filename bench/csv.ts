@@ -13,6 +13,7 @@ import { exportBatchResultsCsvAsync } from '../main/csv/export';
 import { importPayoutCsv } from '../main/csv/import';
 import type { CsvImportOptions } from '../main/csv/types';
 import { batchesService } from '../main/desk/batches';
+import { createFileGrants } from '../main/desk/file-grants';
 import { decimalsFrom } from '../main/desk/convert';
 import type { CurrencyCache } from '../main/desk/currency-cache';
 import { createIpcHandlers } from '../main/ipc/handlers';
@@ -105,7 +106,7 @@ async function ipcValidateFile(bytes: Uint8Array): Promise<void> {
     let view: BatchValidation | null = null;
     for (const { label, source } of sources) {
       // A fresh service per source: each starts with no validation pending (it keeps up to 8 in memory).
-      const scoped = { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies), balances: {}, history: {}, payins: {}, audit: {}, settings: {}, app: {} };
+      const scoped = { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies, createFileGrants()), balances: {}, history: {}, payins: {}, audit: {}, settings: {}, app: {} };
       const services = bindProfile(scoped, runtime.ctx, () => profile);
       const handlers = createIpcHandlers(services);
       console.log(`batches:validateFile over IPC (handler map, real batches service and journal, fake runtime), ${label}:`);

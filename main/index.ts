@@ -13,6 +13,7 @@ import { createIpcHandlers } from './ipc/handlers';
 import { createDeskRuntime } from './desk/runtime';
 import { handleAppProtocol, registerAppScheme } from './shell/app-protocol';
 import { setupLogging } from './shell/logging';
+import { electronFileDialogs } from './shell/file-dialogs';
 import { buildMenuTemplate } from './shell/menu';
 import { createNotificationPolicy } from './shell/notifications';
 import { trustedOrigins } from './shell/origins';
@@ -51,10 +52,11 @@ async function start(): Promise<void> {
   for (const profile of ctx.profiles.list().filter((p) => p.isDemo)) {
     await demo.resume(profile.id).catch((error: unknown) => log.warn('demo sandbox did not restart', { profileId: profile.id, error }));
   }
+  const dialogs = electronFileDialogs({ dialog, window: () => mainWindow, documentsDir: app.getPath('documents') });
   const services = bindActiveProfile(
     createDeskServices(
       runtime,
-      { name: app.getName(), version: app.getVersion(), platform: process.platform, demoAvailable: true, openPath: (path) => shell.openPath(path) },
+      { name: app.getName(), version: app.getVersion(), platform: process.platform, demoAvailable: true, openPath: (path) => shell.openPath(path), dialogs },
       demo,
     ),
     ctx,
@@ -75,24 +77,20 @@ async function start(): Promise<void> {
         appName: app.getName(),
         platform: process.platform,
         isPackaged: app.isPackaged,
-        send: (command) => void sendMenuCommand(command),
+        send: (command) => void sendMenuCommand(command).catch((error: unknown) => log.warn('menu command failed', { command, error })),
       }),
     ),
   );
 
   // A menu click gives the page no user gesture, so it cannot open its own file picker: for Import CSV
-  // main asks with the system dialog and hands the page the chosen path (checked again in batches:validateFile).
+  // main asks with its own dialog (app:chooseFile, the same one the page's "Choose file…" opens) and hands
+  // the page only the token of the chosen file.
   async function sendMenuCommand(command: MenuCommand): Promise<void> {
     const window = mainWindow;
     if (!window) return;
     if (command !== 'import-csv') return window.webContents.send(EVENT_CHANNELS.menuCommand, { command });
-    const choice = await dialog.showOpenDialog(window, {
-      title: 'Import CSV batch',
-      properties: ['openFile'],
-      filters: [{ name: 'CSV files', extensions: ['csv', 'tsv', 'txt'] }],
-    });
-    const path = choice.filePaths[0];
-    if (!choice.canceled && path) window.webContents.send(EVENT_CHANNELS.menuCommand, { command, path });
+    const choice = await services.app.chooseFile?.({ purpose: 'csv' });
+    if (choice?.chosen) window.webContents.send(EVENT_CHANNELS.menuCommand, { command, file: choice.file });
   }
 
   const policy = createNotificationPolicy();

@@ -62,6 +62,22 @@ export interface FileContent {
   content: string;
 }
 
+/** What a file the user hands the desk is for: it decides the dialog's filter and the extensions main accepts. */
+export type FilePurpose = 'csv' | 'key';
+
+/**
+ * A file the user chose in main's own open dialog or dropped on the window. Main keeps its path; the page
+ * only ever holds this token (and the name to show), so it can neither name a path nor read the file.
+ */
+export interface FileGrant {
+  token: string;
+  fileName: string;
+  purpose: FilePurpose;
+}
+
+/** A dialog the user cancelled is an answer, not an error. */
+export type FileChoice = { chosen: true; file: FileGrant } | { chosen: false };
+
 // ---------------------------------------------------------------- profiles
 
 export interface CallbackSettings {
@@ -160,21 +176,24 @@ export interface KeyRef {
   profileId?: string;
 }
 
+export type KeyBackupOutcome = { saved: true; path: string; fingerprint: string } | { saved: false };
+
 export interface KeysContract {
   list: { args: { profileId?: string }; result: KeyView[] };
   generate: { args: { profileId?: string; modulusBits?: 2048 | 3072 | 4096 }; result: KeyView };
-  /** The PEM travels renderer → main only; it is never sent back. */
-  import: { args: { profileId?: string; privateKeyPem: string; passphrase?: string }; result: KeyView };
+  /** `file`: the token of a key file main's dialog chose or the user dropped; main reads it, the page never sees the PEM. */
+  import: { args: { profileId?: string; file: string; passphrase?: string }; result: KeyView };
   exportPublic: { args: KeyRef; result: FileContent & { fingerprint: string } };
   letter: { args: KeyRef; result: KeyLetter };
   /** New key becomes active; the previous one stays usable until retired. */
   rotate: { args: { profileId?: string }; result: { active: KeyView; previous: KeyView | null } };
   retire: { args: KeyRef; result: KeyView };
   /**
-   * Passphrase-encrypted PKCS#8 backup written by main into the data folder (or `path`); only the
-   * path comes back. `confirmed`: the user acknowledged that whoever has file and passphrase can pay.
+   * Passphrase-encrypted PKCS#8 backup written by main to a new file the user names in main's own save
+   * dialog; only the path comes back. `confirmed`: the user acknowledged that whoever has file and
+   * passphrase can pay. A cancelled dialog writes nothing and answers `saved: false`.
    */
-  backup: { args: KeyRef & { passphrase: string; confirmed: boolean; path?: string }; result: { path: string; fingerprint: string } };
+  backup: { args: KeyRef & { passphrase: string; confirmed: boolean }; result: KeyBackupOutcome };
   setSecret: { args: { profileId?: string; secret: string }; result: { hasSecret: boolean } };
   clearSecret: { args: { profileId?: string }; result: { hasSecret: boolean } };
 }
@@ -246,7 +265,8 @@ export interface PayoutsContract {
 // ---------------------------------------------------------------- batches
 
 export type BatchFileSource =
-  | { kind: 'path'; path: string }
+  /** A file main's dialog chose or the user dropped (app:chooseFile / app:fileDropped). */
+  | { kind: 'granted'; token: string }
   | { kind: 'bytes'; fileName: string; bytes: Uint8Array }
   /** For bridges that cannot carry binary (the Playwright harness). */
   | { kind: 'base64'; fileName: string; base64: string };
@@ -613,7 +633,16 @@ export interface AppContract {
   info: { args: void; result: AppInfo };
   connectionState: { args: void; result: ConnectionState };
   rateBudget: { args: void; result: RateBudgetUsage };
+  /** Fails with OPEN_FAILED (and the OS's reason) when the file manager could not show the folder. */
   openDataFolder: { args: void; result: { path: string } };
+  /** Main's own open dialog; the chosen file comes back as a token only. */
+  chooseFile: { args: { purpose: FilePurpose }; result: FileChoice };
+  /**
+   * A file dropped on the window. On the wire `path` is what the preload read from the dropped File with
+   * webUtils.getPathForFile; the page itself calls `desk.app.fileDropped({ file, purpose })` with the File
+   * and cannot put a path of its own (see DeskApi and preload/desk-bridge.ts).
+   */
+  fileDropped: { args: { purpose: FilePurpose; path: string }; result: FileGrant };
 }
 
 // ---------------------------------------------------------------- the contract and its channels
@@ -642,7 +671,7 @@ export const IPC_METHODS = {
   payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
   audit: ['list', 'verify'],
   settings: ['get', 'update'],
-  app: ['info', 'connectionState', 'rateBudget', 'openDataFolder'],
+  app: ['info', 'connectionState', 'rateBudget', 'openDataFolder', 'chooseFile', 'fileDropped'],
 } as const satisfies { [A in keyof IpcContract]: readonly (keyof IpcContract[A])[] };
 
 export type Area = keyof IpcContract;
@@ -700,8 +729,8 @@ export interface EventContract {
   paymentStatusChanged: PaymentStatusChanged;
   connectionChanged: ConnectionState;
   notification: DeskNotification;
-  /** `path`: for import-csv, the file the user chose in main's own open dialog (menus have no page gesture for a picker). */
-  menuCommand: { command: MenuCommand; path?: string };
+  /** `file`: for import-csv, the file the user chose in main's own open dialog (menus have no page gesture for a picker). */
+  menuCommand: { command: MenuCommand; file?: FileGrant };
 }
 export type EventName = keyof EventContract;
 
@@ -728,7 +757,14 @@ type MethodOf<Spec> = Spec extends { args: infer X; result: infer R }
 export type DeskAreaApi<A extends Area> = { [V in Verb<A>]: MethodOf<IpcContract[A][V]> };
 
 /** The type of `window.desk`. The renderer declares `interface Window { desk: DeskApi }`. */
-export type DeskApi = { [A in Area]: DeskAreaApi<A> } & {
+/** Page side of app:fileDropped: the page hands over the dropped File; the bridge finds its path. */
+export interface DroppedFileArgs {
+  file: File;
+  purpose: FilePurpose;
+}
+type AppAreaApi = Omit<DeskAreaApi<'app'>, 'fileDropped'> & { fileDropped: (args: DroppedFileArgs) => Promise<Result<FileGrant>> };
+
+export type DeskApi = { [A in Exclude<Area, 'app'>]: DeskAreaApi<A> } & { app: AppAreaApi } & {
   events: { [E in EventName]: (listener: (payload: EventContract[E]) => void) => Unsubscribe };
 };
 

@@ -1,19 +1,45 @@
 // Builds the `window.desk` object from the contract's channel lists. No electron import: the
 // preload passes ipcRenderer-backed functions in, tests and the Playwright harness pass their own.
 // The renderer only ever receives named functions; there is no generic invoke or send.
-import { EVENT_CHANNELS, IPC_METHODS, type Area, type DeskApi, type EventChannel, type EventName, type Unsubscribe } from './api';
+import { EVENT_CHANNELS, IPC_METHODS, type Area, type DeskApi, type EventChannel, type EventName, type Result, type Unsubscribe } from './api';
 
 export type Invoke = (channel: string, args: unknown) => Promise<unknown>;
 export type Subscribe = (channel: EventChannel, listener: (payload: unknown) => void) => Unsubscribe;
+/** The real path of a File the user dropped (Electron's webUtils.getPathForFile); '' for anything else. */
+export type PathForFile = (file: File) => string;
 
-export function buildDeskApi(invoke: Invoke, subscribe: Subscribe): DeskApi {
+const NOT_A_DROPPED_FILE: Result<never> = {
+  ok: false,
+  error: { code: 'FILE_TYPE', message: 'Only a file dropped from this computer can be used here', retryable: false },
+};
+
+/**
+ * app:fileDropped as the page sees it: it hands over the File, and the path sent to main is the one the
+ * preload reads from it. Whatever else the page puts in the arguments (a `path` of its own) is never
+ * sent, and a File the page made itself has no path, so it is refused here.
+ */
+function fileDropped(invoke: Invoke, pathForFile: PathForFile) {
+  return async (args?: unknown): Promise<unknown> => {
+    const { file, purpose } = (args ?? {}) as { file?: unknown; purpose?: unknown };
+    let path = '';
+    try {
+      path = typeof File !== 'undefined' && file instanceof File ? pathForFile(file) : '';
+    } catch {
+      path = '';
+    }
+    if (!path) return NOT_A_DROPPED_FILE;
+    return invoke('app:fileDropped', { purpose, path });
+  };
+}
+
+export function buildDeskApi(invoke: Invoke, subscribe: Subscribe, pathForFile: PathForFile = () => ''): DeskApi {
   const desk: Record<string, Readonly<Record<string, unknown>>> = {};
   for (const area of Object.keys(IPC_METHODS) as Area[]) {
     const methods: Record<string, (args?: unknown) => Promise<unknown>> = {};
     for (const verb of IPC_METHODS[area] as readonly string[]) {
       const channel = `${area}:${verb}`;
       // A fresh closure per method: the renderer cannot pick the channel.
-      methods[verb] = (args?: unknown) => invoke(channel, args);
+      methods[verb] = channel === 'app:fileDropped' ? fileDropped(invoke, pathForFile) : (args?: unknown) => invoke(channel, args);
     }
     desk[area] = Object.freeze(methods);
   }

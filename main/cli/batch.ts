@@ -147,7 +147,10 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
     .action(async (file: string, o: { confirmWarnings?: boolean; currencies?: string[]; decimalComma?: boolean; decimalDot?: boolean; wait: boolean; timeout: number }) => {
       const desk = deps.desk();
       const decimalComma = o.decimalComma ? true : o.decimalDot ? false : undefined;
-      const checked: BatchValidation = await desk.call('batches', 'validateFile', { source: { kind: 'path', path: resolve(file) }, ...(decimalComma !== undefined ? { decimalComma } : {}) });
+      // The file named on the command line is handed over like one dropped on the window: main checks it and
+      // issues the token validation takes (validation never reads a path it did not grant).
+      const granted = await desk.call('app', 'fileDropped', { purpose: 'csv', path: resolve(file) });
+      const checked: BatchValidation = await desk.call('batches', 'validateFile', { source: { kind: 'granted', token: granted.token }, ...(decimalComma !== undefined ? { decimalComma } : {}) });
       const c = checked.counts;
       if (checked.errors.length > 0) refuse(deps, 'BATCH_HAS_ERRORS', `${checked.fileName}: ${c.invalid} of ${c.rows} rows are invalid`, checked.errors);
       if (checked.warnings.length > 0 && !o.confirmWarnings) refuse(deps, 'WARNINGS_NOT_CONFIRMED', `${checked.fileName}: ${checked.warnings.length} warning(s) need --confirm-warnings`, checked.warnings);

@@ -1,7 +1,7 @@
 // batches:*: CSV validation (kept in memory under a validation id until it is submitted once),
 // submission through the engine, control of running batches and their results.
 import { randomUUID } from 'node:crypto';
-import { basename, extname } from 'node:path';
+import { stat } from 'node:fs/promises';
 import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../preload/api';
 import { decodeBase64InSlices } from '../csv/base64';
 import { exportBatchResultsCsvAsync } from '../csv/export';
@@ -15,15 +15,26 @@ import type { Journal, PaymentRecord } from '../journal';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
+import type { FileGrants } from './file-grants';
 import { isoOrNull, money, optionalMoney, reasonOf, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
 const MAX_PENDING_VALIDATIONS = 8;
+/**
+ * ...and at most this many bytes of files between them (two files at the 50 MB cap). A file's rows take
+ * a few times its size in memory, so this bounds what waiting validations hold; the oldest give way.
+ */
+export const MAX_PENDING_BYTES = 100 * 1024 * 1024;
+/** Ids of validations that gave way, remembered so that submitting one says why it is gone. */
+const MAX_REMEMBERED_EVICTIONS = 64;
+
+const formatMegabytes = (bytes: number): string => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 
 interface PendingValidation {
   profileId: string;
   result: CsvImportResult;
+  bytes: number;
 }
 
 function batchView(journal: Journal, batchId: string, profileId: string, decimalsOf: DecimalsOf): BatchView {
@@ -43,16 +54,19 @@ function batchView(journal: Journal, batchId: string, profileId: string, decimal
   };
 }
 
-/** A file source with base64 already decoded (see decodedSource). */
-type DecodedSource = Exclude<BatchFileSource, { kind: 'base64' }>;
+/** A file source with base64 already decoded and a granted file's path looked up (see decodedSource). */
+type DecodedSource = { kind: 'bytes'; fileName: string; bytes: Uint8Array } | { kind: 'path'; path: string };
 
 /**
  * Base64 is checked and decoded a slice at a time (the schema checks only its length), so a 50 MB file does not
  * hold the main process. Text that is not base64 is refused as the schema would have refused it, before any
  * other work.
  */
-async function decodedSource(source: BatchFileSource): Promise<DecodedSource> {
-  if (source.kind !== 'base64') return source;
+async function decodedSource(source: BatchFileSource, files: FileGrants): Promise<DecodedSource> {
+  // Only a file main's dialog chose or the user dropped (checked to be a .csv, .tsv or .txt file then):
+  // the page cannot name a path, so validation can never be turned into a reader of other files.
+  if (source.kind === 'granted') return { kind: 'path', path: files.resolve(source.token, 'csv').path };
+  if (source.kind === 'bytes') return source;
   const bytes = await decodeBase64InSlices(source.base64, yieldToEventLoop);
   if (!bytes) {
     throw new DeskError('INVALID_ARGUMENT', 'batches:validateFile: invalid arguments', false, [
@@ -62,16 +76,15 @@ async function decodedSource(source: BatchFileSource): Promise<DecodedSource> {
   return { kind: 'bytes', fileName: source.fileName, bytes };
 }
 
-async function readSource(source: DecodedSource, options: CsvImportOptions): Promise<CsvImportResult> {
+/** The validation and the size of the file it came from (what the pending budget counts). */
+async function readSource(source: DecodedSource, options: CsvImportOptions): Promise<{ result: CsvImportResult; bytes: number }> {
   switch (source.kind) {
     case 'path': {
-      // Only CSV-like files: a path from the renderer must not turn the importer into a file reader.
-      const ext = extname(source.path).toLowerCase();
-      if (!['.csv', '.txt', '.tsv'].includes(ext)) throw new DeskError('FILE_TYPE', 'Choose a .csv, .tsv or .txt file');
-      return importPayoutCsvFile(source.path, { ...options, fileName: basename(source.path) });
+      const result = await importPayoutCsvFile(source.path, options);
+      return { result, bytes: (await stat(source.path).catch(() => null))?.size ?? 0 };
     }
     case 'bytes':
-      return importPayoutCsv(source.bytes, { ...options, fileName: source.fileName });
+      return { result: await importPayoutCsv(source.bytes, { ...options, fileName: source.fileName }), bytes: source.bytes.byteLength };
   }
 }
 
@@ -82,8 +95,32 @@ function extraColumnsOf(p: PaymentRecord): { extra?: Record<string, string> } {
   return { extra: Object.fromEntries(Object.entries(extra).filter((e): e is [string, string] => typeof e[1] === 'string')) };
 }
 
-export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): ProfileAreaService<'batches'> {
+export function batchesService(
+  rt: DeskRuntime,
+  currencies: CurrencyCache,
+  files: FileGrants,
+  limits: { maxPendingBytes?: number } = {},
+): ProfileAreaService<'batches'> {
+  const maxPendingBytes = limits.maxPendingBytes ?? MAX_PENDING_BYTES;
   const pending = new Map<string, PendingValidation>();
+  const evicted = new Set<string>();
+  let pendingBytes = 0;
+
+  /** Keeps a new validation, letting the oldest ones go until the count and the byte budget hold. */
+  const keep = (validationId: string, entry: PendingValidation): void => {
+    pending.set(validationId, entry);
+    pendingBytes += entry.bytes;
+    while (pending.size > MAX_PENDING_VALIDATIONS || (pendingBytes > maxPendingBytes && pending.size > 1)) {
+      const [oldestId, oldest] = pending.entries().next().value as [string, PendingValidation];
+      take(oldestId, oldest);
+      evicted.add(oldestId);
+      if (evicted.size > MAX_REMEMBERED_EVICTIONS) evicted.delete(evicted.values().next().value as string);
+    }
+  };
+  const take = (validationId: string, entry: PendingValidation): void => {
+    pending.delete(validationId);
+    pendingBytes -= entry.bytes;
+  };
 
   /** Totals per currency against the last known available balance (no snapshot: not known, not blocked). */
   const fundingFrom = (profileId: string, totals: readonly CsvCurrencyTotal[], decimalsOf: DecimalsOf): CurrencyFunding[] => {
@@ -116,7 +153,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       return { fileName: 'payout-batch-template.csv', mimeType: 'text/csv', content: payoutCsvTemplate() };
     },
     async validateFile(profile, { source, decimalComma }) {
-      const input = await decodedSource(source);
+      const input = await decodedSource(source, files);
       const journal = rt.journalFor(profile.id);
       const client = rt.ctx.gatewayFor(profile.id);
       const options: CsvImportOptions = { journal, ...(decimalComma !== undefined ? { decimalComma } : {}) };
@@ -128,11 +165,10 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       } catch {
         // Offline: rows are checked with ISO decimals and without the operator list.
       }
-      const result = await readSource(input, options);
+      const { result, bytes } = await readSource(input, options);
       const decimalsOf = currencies.decimalsOf(profile.id);
       const validationId = randomUUID();
-      pending.set(validationId, { profileId: profile.id, result });
-      while (pending.size > MAX_PENDING_VALIDATIONS) pending.delete(pending.keys().next().value as string);
+      keep(validationId, { profileId: profile.id, result, bytes });
       const view: BatchValidation = {
         validationId,
         fileName: result.fileName,
@@ -156,6 +192,12 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Prof
     },
     async submit(profile, { validationId, confirmedWarningRows, currencyCodes }) {
       const entry = pending.get(validationId);
+      if (!entry && evicted.has(validationId)) {
+        throw new DeskError(
+          'VALIDATION_EXPIRED',
+          `This validation was set aside to make room for newer ones (the desk keeps at most ${MAX_PENDING_VALIDATIONS} files or ${formatMegabytes(maxPendingBytes)} waiting); nothing was sent. Validate the file again`,
+        );
+      }
       if (!entry || entry.profileId !== profile.id) {
         throw new DeskError('VALIDATION_EXPIRED', 'This validation is unknown or was already submitted; validate the file again');
       }
@@ -175,7 +217,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Prof
         throw new DeskError('INSUFFICIENT_BALANCE', `${text}; nothing was sent. Send only the funded currencies, or top up and validate again`);
       }
       // Taken out before sending: the same validation can never be submitted twice.
-      pending.delete(validationId);
+      take(validationId, entry);
       const engine = await rt.engineFor(profile.id);
       const batch = engine.submitBatch({ fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra })) });
       return batchView(engine.journal, batch.id, profile.id, currencies.decimalsOf(profile.id));

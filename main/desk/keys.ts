@@ -1,10 +1,14 @@
 // keys:* over key custody. Key material stays here: only public keys, fingerprints and file paths
-// go back to the renderer.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+// go back to the renderer. Files are main's business too: an import reads the file the user chose
+// (a token from main's dialog or a drop, never PEM text from the page), and a backup is written where
+// the user said in main's own save dialog (never a path from the page).
+import { open, writeFile } from 'node:fs/promises';
 import type { KeyView } from '../../preload/api';
 import type { KeyRecord, Profile } from '../profiles/profile-schema';
 import type { DemoController } from './demo-controller';
+import type { DialogPort } from './dialogs';
+import type { FileGrants } from './file-grants';
+import { DeskError } from './services';
 import { hasSecret } from './profile-views';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
@@ -24,7 +28,29 @@ async function keyView(rt: DeskRuntime, k: KeyRecord): Promise<KeyView> {
   };
 }
 
-export function keysService(rt: DeskRuntime, demo: DemoController | null): ProfileAreaService<'keys'> {
+/** A PEM private key of 8192 bits, encrypted, is under 7 KB; anything much larger is not a key file. */
+const MAX_KEY_FILE_BYTES = 64 * 1024;
+
+async function readKeyFile(path: string, fileName: string): Promise<string> {
+  const file = await open(path, 'r').catch((error: unknown) => {
+    throw new DeskError('FILE_UNREADABLE', `${fileName} could not be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  });
+  try {
+    const { size } = await file.stat();
+    if (size > MAX_KEY_FILE_BYTES) throw new DeskError('FILE_TYPE', `${fileName} is ${Math.ceil(size / 1024)} KB: too large for a private key file`);
+    return await file.readFile('utf8');
+  } finally {
+    await file.close();
+  }
+}
+
+export interface KeyFiles {
+  grants: FileGrants;
+  /** Absent where no window can show a dialog (CLI, tests): a backup then answers DIALOG_UNAVAILABLE. */
+  dialogs?: DialogPort;
+}
+
+export function keysService(rt: DeskRuntime, demo: DemoController | null, files: KeyFiles): ProfileAreaService<'keys'> {
   const { keys } = rt.ctx;
   // A Demo profile's sandbox must know every new public key, or the next token request fails.
   const changed = async (profile: Profile) => {
@@ -40,8 +66,9 @@ export function keysService(rt: DeskRuntime, demo: DemoController | null): Profi
       await changed(profile);
       return keyView(rt, record);
     },
-    async import(profile, { privateKeyPem, passphrase }) {
-      const record = await keys.importKey(profile.id, privateKeyPem, passphrase);
+    async import(profile, { file, passphrase }) {
+      const { path, fileName } = files.grants.resolve(file, 'key');
+      const record = await keys.importKey(profile.id, await readKeyFile(path, fileName), passphrase);
       await changed(profile);
       return keyView(rt, record);
     },
@@ -78,14 +105,25 @@ export function keysService(rt: DeskRuntime, demo: DemoController | null): Profi
       await rt.reset(profile.id);
       return keyView(rt, record);
     },
-    async backup(profile, { keyId, passphrase, confirmed, path }) {
+    async backup(profile, { keyId, passphrase, confirmed }) {
       const record = keys.keyRecord(profile.id, keyId);
+      // The key is encrypted (and the confirmation checked) before a dialog opens: a refusal costs no dialog.
       const pem = await keys.backupPem(profile.id, record.keyId, passphrase, confirmed);
-      const target = path ?? join(rt.ctx.home, 'backups', `${profile.id}-${record.keyId}-${Date.now()}.backup.pem`);
-      await mkdir(join(target, '..'), { recursive: true });
-      // wx: never overwrite an existing file; 0600: the backup is for this user only.
-      await writeFile(target, pem, { flag: 'wx', mode: 0o600 });
-      return { path: target, fingerprint: record.fingerprint };
+      if (!files.dialogs) throw new DeskError('DIALOG_UNAVAILABLE', 'This desk cannot show a save dialog; use "payout-desk keys backup --out <file>"');
+      const target = await files.dialogs.chooseSavePath({
+        title: 'Save the encrypted key backup',
+        defaultFileName: `${profile.id}-${record.keyId}.backup.pem`,
+        filters: [{ name: 'Encrypted PEM', extensions: ['pem'] }],
+      });
+      if (target === null) return { saved: false };
+      // wx: never overwrite an existing file; 0600: the backup is for this user only. No folder is made.
+      await writeFile(target, pem, { flag: 'wx', mode: 0o600 }).catch((error: unknown) => {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') throw new DeskError('FILE_EXISTS', `${target} already exists and a backup never replaces a file; choose a new name`);
+        if (code === 'ENOENT') throw new DeskError('FOLDER_MISSING', `The folder for ${target} does not exist; choose an existing folder`);
+        throw new DeskError('FILE_UNWRITABLE', `The backup could not be written to ${target}: ${code ?? 'error'}`);
+      });
+      return { saved: true, path: target, fingerprint: record.fingerprint };
     },
     async setSecret(profile, { secret }) {
       await keys.setDeprecatedSecret(profile.id, secret);

@@ -10,7 +10,7 @@ import type { AreaArgs, AreaResult, DeskServices } from './services';
 export const PROFILE_FREE = {
   profiles: ['list', 'create', 'createDemo', 'use', 'update', 'remove'],
   batches: ['template'],
-  app: ['info', 'connectionState', 'openDataFolder'],
+  app: ['info', 'connectionState', 'openDataFolder', 'chooseFile', 'fileDropped'],
 } as const;
 
 /** Methods that answer without a profile too (they get null). */

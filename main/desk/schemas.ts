@@ -3,9 +3,14 @@
 // schema cannot drift from what the renderer is allowed to send.
 import { z } from 'zod';
 import type { Area, Verb } from '../../preload/api';
+import { MAX_LIST_ITEMS } from '../ipc/argument-guard';
 import type { AreaArgs } from './services';
 
 const MAX_CSV_BYTES = 50 * 1024 * 1024;
+const listOf = <T extends z.ZodType>(item: T, max = MAX_LIST_ITEMS) => z.array(item).max(max, `at most ${max.toLocaleString('en')} items`);
+/** A token main issued for a file the user chose or dropped (main/desk/file-grants.ts). */
+const fileToken = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'is not a file token');
+const filePurpose = z.enum(['csv', 'key']);
 
 const text = (max: number) => z.string().max(max, `at most ${max} characters`);
 const required = (max: number) => text(max).trim().min(1, 'is required');
@@ -64,7 +69,7 @@ const historySort = z.strictObject({
 });
 
 const fileSource = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('path'), path: required(4096) }),
+  z.strictObject({ kind: z.literal('granted'), token: fileToken }),
   z.strictObject({
     kind: z.literal('bytes'),
     fileName: required(255),
@@ -108,7 +113,7 @@ export const ARG_SCHEMAS: SchemaMap = {
   keys: {
     list: optionalProfile,
     generate: z.strictObject({ profileId: profileId.optional(), modulusBits: z.union([z.literal(2048), z.literal(3072), z.literal(4096)]).optional() }),
-    import: z.strictObject({ profileId: profileId.optional(), privateKeyPem: required(20_000), passphrase: text(1024).optional() }),
+    import: z.strictObject({ profileId: profileId.optional(), file: fileToken, passphrase: text(1024).optional() }),
     exportPublic: byKey,
     letter: byKey,
     rotate: optionalProfile,
@@ -118,7 +123,6 @@ export const ARG_SCHEMAS: SchemaMap = {
       profileId: profileId.optional(),
       passphrase: z.string().min(12, 'at least 12 characters').max(1024),
       confirmed: z.boolean(),
-      path: text(4096).optional(),
     }),
     setSecret: z.strictObject({ profileId: profileId.optional(), secret: required(4096) }),
     clearSecret: optionalProfile,
@@ -137,8 +141,8 @@ export const ARG_SCHEMAS: SchemaMap = {
     validateFile: z.strictObject({ source: fileSource, decimalComma: z.boolean().optional() }),
     submit: z.strictObject({
       validationId: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'is not a validation id'),
-      // Row 0 is the file itself (e.g. "this file was already submitted").
-      confirmedWarningRows: z.array(z.number().int().min(0).max(1_000_000)).max(100_000),
+      // Every row of a file at the row limit, plus row 0: the file itself (e.g. "this file was already submitted").
+      confirmedWarningRows: listOf(z.number().int().min(0).max(1_000_000), MAX_LIST_ITEMS + 1),
       currencyCodes: z.array(currencyCode).max(200).optional(),
     }),
     pause: byBatch,
@@ -148,7 +152,7 @@ export const ARG_SCHEMAS: SchemaMap = {
     get: byBatch,
     results: byBatch,
     exportResults: byBatch,
-    retryFailed: z.strictObject({ batchId, idPayouts: z.array(paymentId).min(1).max(100_000) }),
+    retryFailed: z.strictObject({ batchId, idPayouts: listOf(paymentId).min(1) }),
   },
   balances: {
     get: none,
@@ -204,5 +208,7 @@ export const ARG_SCHEMAS: SchemaMap = {
     connectionState: none,
     rateBudget: none,
     openDataFolder: none,
+    chooseFile: z.strictObject({ purpose: filePurpose }),
+    fileDropped: z.strictObject({ purpose: filePurpose, path: required(4096) }),
   },
 };

@@ -4,7 +4,14 @@
 
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 export const MAX_DEPTH = 8;
-export const MAX_NODES = 20_000;
+/**
+ * The longest list any method takes (the payout ids of a retry, the confirmed rows of a 100,000-row
+ * batch). The schemas use this very constant, and the guard's value count is derived from it, so a list
+ * the schema accepts always gets past the guard.
+ */
+export const MAX_LIST_ITEMS = 100_000;
+/** Every value counts once: a list at its limit plus the object around it and its other fields. */
+export const MAX_NODES = MAX_LIST_ITEMS + 1_000;
 /** The largest single value allowed anywhere: a base64 CSV at the CSV size cap, with headroom. */
 export const MAX_STRING_LENGTH = 72 * 1024 * 1024;
 export const MAX_BYTES_LENGTH = 52 * 1024 * 1024;
@@ -15,7 +22,7 @@ export function guardArgument(value: unknown): GuardVerdict {
   let nodes = 0;
   const visit = (v: unknown, path: string, depth: number): GuardVerdict => {
     nodes += 1;
-    if (nodes > MAX_NODES) return { ok: false, path, reason: 'too many values' };
+    if (nodes > MAX_NODES) return { ok: false, path, reason: `too many values (a list holds at most ${MAX_LIST_ITEMS.toLocaleString('en')} items)` };
     if (v === null || v === undefined || typeof v === 'boolean') return { ok: true };
     if (typeof v === 'number') return Number.isFinite(v) ? { ok: true } : { ok: false, path, reason: 'not a finite number' };
     if (typeof v === 'string') return v.length <= MAX_STRING_LENGTH ? { ok: true } : { ok: false, path, reason: 'text too long' };

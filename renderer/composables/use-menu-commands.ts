@@ -2,7 +2,7 @@
 // renderer that acts on it, through the same stores and calls as the screens' own buttons.
 import { onBeforeUnmount, onMounted, ref } from 'vue';
 import { useRouter } from 'vue-router';
-import type { AppInfo, MenuCommand, Unsubscribe } from '../../preload/api';
+import type { AppInfo, FileGrant, MenuCommand, Unsubscribe } from '../../preload/api';
 import { desk } from '../desk';
 import { saveFile } from '../lib/save-file';
 import { useBatchesStore } from '../stores/batches';
@@ -24,19 +24,19 @@ export function useMenuCommands() {
   const exportBatch = useAction((batchId: string) => desk().batches.exportResults({ batchId }));
   const openDataFolder = useAction(() => desk().app.openDataFolder());
   const loadInfo = useAction(() => desk().app.info());
-  const validatePath = useAction((path: string) => batches.validateFile({ path }));
+  const validateChosen = useAction((file: FileGrant) => batches.validateFile(file));
 
-  /** `path`: main already asked the user for the file (its own dialog); otherwise the page's picker opens. */
-  async function importCsv(path?: string): Promise<void> {
+  /** `file`: main already asked the user for the file (its own dialog); otherwise the page's picker opens. */
+  async function importCsv(file?: FileGrant): Promise<void> {
     if (!session.activeProfile) {
       notify.push('info', 'Create or choose a profile first; batches belong to a profile.');
       return;
     }
     // Like "New batch": the open batch keeps running and stays under "Past batches".
     if (batches.current) batches.reset();
-    if (!path) batches.requestPicker();
+    if (!file) batches.requestPicker();
     if (router.currentRoute.value.name !== 'batches') await router.push({ name: 'batches' });
-    if (path) await validatePath.run(path);
+    if (file) await validateChosen.run(file);
   }
 
   async function exportCurrent(): Promise<void> {
@@ -75,10 +75,10 @@ export function useMenuCommands() {
     aboutOpen.value = true;
   }
 
-  async function run(command: MenuCommand, path?: string): Promise<void> {
+  async function run(command: MenuCommand, file?: FileGrant): Promise<void> {
     switch (command) {
       case 'import-csv':
-        return importCsv(path);
+        return importCsv(file);
       case 'export':
         return exportCurrent();
       case 'open-data-folder':
@@ -90,7 +90,7 @@ export function useMenuCommands() {
 
   let unsubscribe: Unsubscribe | undefined;
   onMounted(() => {
-    unsubscribe = desk().events.menuCommand(({ command, path }) => void run(command, path));
+    unsubscribe = desk().events.menuCommand(({ command, file }) => void run(command, file));
   });
   onBeforeUnmount(() => unsubscribe?.());
 

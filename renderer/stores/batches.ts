@@ -1,7 +1,7 @@
 // Batch payouts: the validated file, the warnings confirmed, the running batch's progress and past batches.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { BatchFileSource, BatchProgress, BatchResultRow, BatchValidation, BatchView, CsvIssueView, Unsubscribe } from '../../preload/api';
+import type { BatchFileSource, BatchProgress, FileGrant, BatchResultRow, BatchValidation, BatchView, CsvIssueView, Unsubscribe } from '../../preload/api';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
 import { registerAreaStore } from './session';
@@ -27,7 +27,8 @@ export function decimalCommaOf(mode: DecimalMode): boolean | undefined {
  * thread, and the bytes cross IPC as a structured clone, so even a 50 MB file builds no string here.
  */
 /** A file dropped or picked in the page, or one chosen in main's open dialog (menu: Import CSV). */
-export type BatchInput = File | { path: string };
+/** A file from the page's own picker or drop (its bytes are sent), or one main chose in its dialog (a token). */
+export type BatchInput = File | FileGrant;
 
 export async function fileSource(file: Blob & { name: string }): Promise<BatchFileSource> {
   return { kind: 'bytes', fileName: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
@@ -136,7 +137,7 @@ export const useBatchesStore = defineStore('batches', () => {
   async function validateFile(next: BatchInput) {
     const mode = decimalMode.value;
     const decimalComma = decimalCommaOf(mode);
-    const source: BatchFileSource = next instanceof Blob ? await fileSource(next) : { kind: 'path', path: next.path };
+    const source: BatchFileSource = next instanceof Blob ? await fileSource(next) : { kind: 'granted', token: next.token };
     const r = await desk().batches.validateFile({ source, ...(decimalComma !== undefined ? { decimalComma } : {}) });
     if (r.ok) {
       validation.value = r.data;

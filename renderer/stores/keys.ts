@@ -34,8 +34,9 @@ export const useKeysStore = defineStore('keys', () => {
     return r;
   }
 
-  async function importPem(privateKeyPem: string, passphrase?: string) {
-    const r = await desk().keys.import({ privateKeyPem, ...(passphrase ? { passphrase } : {}) });
+  /** `file`: the token main gave for the key file the user chose or dropped; main reads the PEM itself. */
+  async function importFile(file: string, passphrase?: string) {
+    const r = await desk().keys.import({ file, ...(passphrase ? { passphrase } : {}) });
     if (r.ok) await load();
     return r;
   }
@@ -52,7 +53,7 @@ export const useKeysStore = defineStore('keys', () => {
     return r;
   }
 
-  return { keys, loaded, active, load, hydrate, dehydrate, generate, importPem, rotate, retire };
+  return { keys, loaded, active, load, hydrate, dehydrate, generate, importFile, rotate, retire };
 });
 
 registerAreaStore(useKeysStore);

@@ -2,7 +2,7 @@
 // the app forwards to its window, and the renderer must act on it.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PaymentDetail, PayoutValidation } from '../../preload/api';
+import type { FileChoice, PaymentDetail, PayoutValidation } from '../../preload/api';
 import { payoutCsv } from './support/csv-fixtures';
 import { call, expect, openWithDemo, test } from './support/journey';
 
@@ -78,11 +78,16 @@ test('Import CSV from the menu without a user gesture focuses "Choose file…" i
   await expect(page.getByTestId('batch-pick')).toBeFocused();
 });
 
-test('Import CSV with the path main chose in its own dialog validates that file on the Batches screen', async ({ page, desk }) => {
+test('Import CSV with the file main chose in its own dialog validates that file on the Batches screen', async ({ page, desk }) => {
   await openWithDemo(page, desk, 'history');
   const path = join(desk.home, 'from-dialog.csv');
   await writeFile(path, payoutCsv(4));
-  desk.events.emit('menuCommand', { command: 'import-csv', path });
+  // What main does on File › Import CSV: its own dialog (answered here), then only the file's token to the page.
+  desk.answerNextDialog(path);
+  const choice = await call<FileChoice>(desk.handlers, 'app:chooseFile', { purpose: 'csv' });
+  if (!choice.chosen) throw new Error('the dialog was answered with a file');
+  expect(JSON.stringify(choice)).not.toContain(desk.home);
+  desk.events.emit('menuCommand', { command: 'import-csv', file: choice.file });
   await expect(page).toHaveURL(/#\/batches$/);
   await expect(page.getByTestId('count-rows')).toContainText('4');
   await expect(page.getByTestId('count-valid')).toContainText('4');

@@ -30,6 +30,13 @@ function installDesk(spec: { methods: Record<string, readonly string[]>; events:
   for (const [area, verbs] of Object.entries(spec.methods)) {
     const methods: Record<string, (args?: unknown) => Promise<unknown>> = {};
     for (const verb of verbs) methods[verb] = (args?: unknown) => invoke(`${area}:${verb}`, args);
+    // Like the preload in a browser without Electron's webUtils: a dropped File has no path to hand main.
+    if (area === 'app') {
+      methods['fileDropped'] = async () => ({
+        ok: false,
+        error: { code: 'FILE_TYPE', message: 'Only a file dropped from this computer can be used here', retryable: false },
+      });
+    }
     desk[area] = Object.freeze(methods);
   }
   const events: Record<string, (l: Listener) => () => void> = {};

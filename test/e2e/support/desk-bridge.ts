@@ -13,7 +13,7 @@ import { createAppContext } from '../../../main/context';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { createDeskEvents, type DeskEvents } from '../../../main/desk/events';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
-import { bindActiveProfile, createDeskServices } from '../../../main/desk/index';
+import { bindActiveProfile, createDeskServices, type DialogPort } from '../../../main/desk/index';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { createLogger, type Logger } from '../../../main/log';
 import { bridgePage } from './bridge-page';
@@ -38,6 +38,11 @@ export interface DeskHarness {
   withholdNewKeys(): void;
   /** The gateway processes the withheld key letters (through its own /_sandbox/merchants/:code/keys route). */
   deliverWithheldKeys(): Promise<number>;
+  /**
+   * What the person picks in main's next system dialog (open or save): a path, or null for Cancel. The
+   * dialog itself is Electron's and cannot be shown in the browser; the services behind it are the real ones.
+   */
+  answerNextDialog(path: string | null): void;
   close(): Promise<void>;
 }
 
@@ -75,7 +80,14 @@ export async function createDesk(): Promise<Omit<DeskHarness, 'close'> & { close
       return sandbox;
     },
   });
-  const services = bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk', version: 'e2e', platform: process.platform, demoAvailable: true }, demo), ctx);
+  const dialogAnswers: (string | null)[] = [];
+  const nextAnswer = (): string | null => {
+    if (dialogAnswers.length === 0) throw new Error('main opened a dialog the test did not answer (answerNextDialog)');
+    return dialogAnswers.shift() ?? null;
+  };
+  const dialogs: DialogPort = { chooseOpenFile: async () => nextAnswer(), chooseSavePath: async () => nextAnswer() };
+  const env = { name: 'Payout Desk', version: 'e2e', platform: process.platform, demoAvailable: true, dialogs };
+  const services = bindActiveProfile(createDeskServices(runtime, env, demo), ctx);
   const handlers = createIpcHandlers(services, { log });
   const gateway = (): SandboxHandle => {
     if (!sandbox) throw new Error('no Demo profile yet: the sandbox starts with it');
@@ -98,6 +110,9 @@ export async function createDesk(): Promise<Omit<DeskHarness, 'close'> & { close
       const op = r.data.find((o) => o.currencyCodes.includes(currencyCode) && o.paymentMethodCode === 'BANK_TRANSFER') ?? r.data[0];
       if (!op) throw new Error(`no operator for ${currencyCode}`);
       return op.code;
+    },
+    answerNextDialog(path) {
+      dialogAnswers.push(path);
     },
     withholdNewKeys() {
       withheldKeys ??= [];

@@ -12,7 +12,7 @@ export const VALID_ARGS: { [C in Channel]: ArgsOf<C> } = {
   'profiles:testConnection': { profileId: 'acme-eu' },
   'keys:list': { profileId: 'acme-eu' },
   'keys:generate': { profileId: 'acme-eu', modulusBits: 3072 },
-  'keys:import': { privateKeyPem: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----', passphrase: 'correct horse' },
+  'keys:import': { file: '7d1c2a4e-1111-4222-8333-944445555666', passphrase: 'correct horse' },
   'keys:exportPublic': { keyId: '20261121-ab12cd34' },
   'keys:letter': { keyId: '20261121-ab12cd34', profileId: 'acme-eu' },
   'keys:rotate': {},
@@ -59,4 +59,6 @@ export const VALID_ARGS: { [C in Channel]: ArgsOf<C> } = {
   'app:connectionState': undefined,
   'app:rateBudget': undefined,
   'app:openDataFolder': undefined,
+  'app:chooseFile': { purpose: 'key' },
+  'app:fileDropped': { purpose: 'csv', path: '/home/finance/payouts.csv' },
 };
