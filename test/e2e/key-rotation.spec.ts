@@ -1,3 +1,6 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect, openWithDemo, shot, test } from './support/journey';
 
 test('the signing key is rotated, the old key kept on standby then retired, and the audit chain verifies', async ({ page, desk }) => {
@@ -44,4 +47,43 @@ test('the signing key is rotated, the old key kept on standby then retired, and 
   await expect(page.getByTestId('audit-verification')).toContainText(/intact|verified|ok/i);
   await shot(page, 'settings-audit');
   expect(desk.home).toBeTruthy();
+});
+
+test('a key backup goes where the person says in main\'s save dialog, and a key file is imported without its PEM passing through the page', async ({ page, desk }) => {
+  await openWithDemo(page, desk, 'settings');
+  await page.getByTestId('tab-keys').click();
+  const active = page.getByTestId('key-active');
+  await expect(active).toHaveCount(1);
+
+  // Backup: the passphrase and the confirmation first, then main's own save dialog. Cancel writes nothing and says so.
+  await active.getByRole('button', { name: 'Backup' }).click();
+  await page.getByLabel('Passphrase (at least 12 characters)').fill('a long backup passphrase');
+  await page.getByLabel(/whoever has this file/).check();
+  desk.answerNextDialog(null);
+  await page.getByRole('button', { name: 'Save backup…' }).click();
+  await expect(page.getByTestId('backup-cancelled')).toContainText('no backup was written');
+  const target = join(desk.home, 'acme-key.backup.pem');
+  desk.answerNextDialog(target);
+  await page.getByRole('button', { name: 'Save backup…' }).click();
+  await expect(page.getByText(`Saved to ${target}`)).toBeVisible();
+  expect(await readFile(target, 'utf8')).toMatch(/^-----BEGIN ENCRYPTED PRIVATE KEY-----/);
+  await page.getByRole('button', { name: 'Close' }).click();
+
+  // Import: main's open dialog chooses the file; the page sees its name, main reads the key.
+  const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const keyFile = join(desk.home, 'registered-key.pem');
+  await writeFile(keyFile, pem, { mode: 0o600 });
+  const pageSaw: string[] = [];
+  page.on('console', (m) => pageSaw.push(m.text()));
+  await page.getByRole('button', { name: 'Import key' }).click();
+  desk.answerNextDialog(keyFile);
+  await page.getByTestId('key-choose').click();
+  await expect(page.getByTestId('key-chosen')).toContainText('registered-key.pem');
+  await page.getByTestId('key-import-confirm').click();
+  await expect(page.getByTestId('snackbar')).toContainText('Key imported');
+  await expect(page.getByTestId('key-standby')).toHaveCount(1);
+  // The private key was never in the page: not in its text, nor in anything it logged.
+  const body = pem.split('\n')[1] ?? 'no key body';
+  expect(await page.content()).not.toContain(body);
+  expect(pageSaw.join('\n')).not.toContain(body);
 });

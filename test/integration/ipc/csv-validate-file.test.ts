@@ -2,7 +2,7 @@
 // with the real batches service, CSV importer and SQLite journal; the runtime around them is a small fake
 // (one profile, operators and currencies answered at once, no gateway, no engine). Covers the base64 source,
 // which the service checks and decodes in slices (the schema checks only its length), against raw bytes.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArgsOf, IpcHandlerMap, ResultOf } from '../../../preload/api';
 import { MAX_CSV_BYTES } from '../../../main/csv/types';
 import { batchesService } from '../../../main/desk/batches';
+import { createFileGrants, type FileGrants } from '../../../main/desk/file-grants';
 import { decimalsFrom } from '../../../main/desk/convert';
 import type { CurrencyCache } from '../../../main/desk/currency-cache';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
@@ -24,6 +25,9 @@ let home = '';
 let journal: Journal;
 let handlers: IpcHandlerMap;
 let journalLookups = 0;
+let grants: FileGrants;
+/** The same service with a pending budget of a few kilobytes, to see the oldest validations give way. */
+let tight: IpcHandlerMap;
 
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'csv-ipc-'));
@@ -47,12 +51,15 @@ beforeAll(() => {
     freshDecimalsOf: () => Promise.resolve(decimalsFrom(decimals)),
   };
   const profile = { id: 'csv-ipc', maxAmountMinor: null } as Profile;
-  const services = bindProfile(
-    { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies), balances: {}, history: {}, payins: {}, audit: {}, settings: {}, app: {} },
-    runtime.ctx,
-    () => profile,
-  );
-  handlers = createIpcHandlers(services);
+  grants = createFileGrants();
+  const servicesWith = (limits: { maxPendingBytes?: number }) =>
+    bindProfile(
+      { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies, grants, limits), balances: {}, history: {}, payins: {}, audit: {}, settings: {}, app: {} },
+      runtime.ctx,
+      () => profile,
+    );
+  handlers = createIpcHandlers(servicesWith({}));
+  tight = createIpcHandlers(servicesWith({ maxPendingBytes: 2500 }));
 });
 
 afterAll(() => {
@@ -129,5 +136,60 @@ describe('batches:validateFile with a base64 source', () => {
       ok: false,
       error: { code: 'INVALID_ARGUMENT', issues: [{ field: 'source.base64', message: 'file is larger than 50 MB' }] },
     });
+  });
+});
+
+const csvOf = (rows: number, from = 1): string => {
+  const lines = ['idPayout,amount,currencyCode,accountName,accountNumber,paymentOperatorCode,emailAddress'];
+  for (let i = from; i < from + rows; i++) lines.push(`P-${i},${i}.00,EUR,Name ${i},DE89370400440532013000,EU_SEPA,p${i}@example.com`);
+  return `${lines.join('\r\n')}\r\n`;
+};
+
+describe('batches:validateFile reads a path only when main granted it', () => {
+  it('validates a file main chose or the user dropped, through its token', async () => {
+    const path = join(home, 'granted.csv');
+    writeFileSync(path, csvOf(3));
+    const grant = await grants.grant(path, 'csv');
+    const view = await validate({ source: { kind: 'granted', token: grant.token } });
+    expect(view).toMatchObject({ fileName: 'granted.csv', counts: { rows: 3, valid: 3, invalid: 0, warnings: 0 } });
+  });
+
+  it('refuses a path from the page in the schema, whatever its extension', async () => {
+    const path = join(home, 'granted.csv');
+    const result = await handlers['batches:validateFile']({ source: { kind: 'path', path } });
+    expect(result).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } });
+  });
+
+  it('refuses a token main never issued, and a key file\'s token', async () => {
+    const unknown = await handlers['batches:validateFile']({ source: { kind: 'granted', token: '7d1c2a4e-1111-4222-8333-944445555666' } });
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'FILE_NOT_GRANTED', message: expect.stringContaining('payout CSV') } });
+    const keyPath = join(home, 'signing.pem');
+    writeFileSync(keyPath, '-----BEGIN PRIVATE KEY-----\n');
+    const keyGrant = await grants.grant(keyPath, 'key');
+    const asCsv = await handlers['batches:validateFile']({ source: { kind: 'granted', token: keyGrant.token } });
+    expect(asCsv).toMatchObject({ ok: false, error: { code: 'FILE_NOT_GRANTED' } });
+  });
+});
+
+describe('validations waiting for submission are bounded in bytes', () => {
+  it('lets the oldest give way when the files waiting pass the budget, and says why when it is submitted', async () => {
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const bytes = new TextEncoder().encode(csvOf(12, n * 12 + 1));
+      expect(bytes.byteLength).toBeGreaterThan(900); // three of them are more than the 2,500-byte budget
+      const result = await tight['batches:validateFile']({ source: { kind: 'bytes', fileName: `part-${n}.csv`, bytes } });
+      if (!result.ok) throw new Error(result.error.message);
+      ids.push(result.data.validationId);
+    }
+    const oldest = await tight['batches:submit']({ validationId: ids[0], confirmedWarningRows: [] });
+    expect(oldest).toMatchObject({
+      ok: false,
+      error: { code: 'VALIDATION_EXPIRED', message: expect.stringMatching(/set aside to make room for newer ones .*nothing was sent/) },
+    });
+    // The newest two are still waiting: their submission goes on past the validation lookup (to the fake engine).
+    for (const validationId of ids.slice(1)) {
+      const kept = await tight['batches:submit']({ validationId, confirmedWarningRows: [] });
+      expect(kept.ok ? 'submitted' : kept.error.code).not.toBe('VALIDATION_EXPIRED');
+    }
   });
 });

@@ -6,8 +6,11 @@ import { EVENT_CHANNELS, IPC_METHODS, type DeskApi } from '../../../preload/api'
 const exposed = new Map<string, unknown>();
 const invoke = vi.fn(async (..._args: unknown[]) => ({ ok: true, data: null }));
 const listeners = new Map<string, Set<(...args: unknown[]) => void>>();
+// Electron's webUtils knows the real path of Files the user dropped; any other File has none ('').
+const droppedPaths = new WeakMap<File, string>();
 
 vi.mock('electron', () => ({
+  webUtils: { getPathForFile: (file: File) => droppedPaths.get(file) ?? '' },
   contextBridge: { exposeInMainWorld: (key: string, api: unknown) => exposed.set(key, api) },
   ipcRenderer: {
     invoke: (...args: unknown[]) => invoke(...args),
@@ -63,6 +66,27 @@ describe('preload bridge (security checklist 20: do not expose Electron APIs to 
     expect(invoke).toHaveBeenCalledWith('payouts:get', args);
     await desk.profiles.list();
     expect(invoke).toHaveBeenLastCalledWith('profiles:list', undefined);
+  });
+
+  it('a dropped file reaches main as the path webUtils reads from the File, never a path the page names', async () => {
+    const desk = await loadDesk();
+    const dropped = new File(['id,amount\n'], 'payouts.csv');
+    droppedPaths.set(dropped, '/home/finance/payouts.csv');
+    await desk.app.fileDropped({ file: dropped, purpose: 'csv' });
+    expect(invoke).toHaveBeenLastCalledWith('app:fileDropped', { purpose: 'csv', path: '/home/finance/payouts.csv' });
+
+    // A path of the page's own is dropped on the floor; the File's path is what goes.
+    await desk.app.fileDropped({ file: dropped, purpose: 'key', path: '/etc/shadow' } as unknown as Parameters<DeskApi['app']['fileDropped']>[0]);
+    expect(invoke).toHaveBeenLastCalledWith('app:fileDropped', { purpose: 'key', path: '/home/finance/payouts.csv' });
+
+    // A File the page made itself, or no File at all, has no path: refused without a call to main.
+    invoke.mockClear();
+    const made = new File(['-----BEGIN PRIVATE KEY-----'], 'key.pem');
+    const forged = { name: 'key.pem', path: '/etc/shadow' } as unknown as File;
+    for (const file of [made, forged]) {
+      expect(await desk.app.fileDropped({ file, purpose: 'key' })).toMatchObject({ ok: false, error: { code: 'FILE_TYPE' } });
+    }
+    expect(invoke).not.toHaveBeenCalled();
   });
 
   it('event subscriptions deliver the payload only and can be undone', async () => {
