@@ -21,12 +21,15 @@ const NOT_A_DROPPED_FILE: Result<never> = {
 function fileDropped(invoke: Invoke, pathForFile: PathForFile) {
   return async (args?: unknown): Promise<unknown> => {
     const { file, purpose } = (args ?? {}) as { file?: unknown; purpose?: unknown };
+    // No instanceof check: a File crossing the context bridge may come from the page's realm. webUtils
+    // itself tells a real dropped file (its path) from anything else ('' or an exception).
     let path = '';
     try {
-      path = typeof File !== 'undefined' && file instanceof File ? pathForFile(file) : '';
+      path = file !== null && typeof file === 'object' ? pathForFile(file as File) : '';
     } catch {
       path = '';
     }
+    if (typeof path !== 'string') path = '';
     if (!path) return NOT_A_DROPPED_FILE;
     return invoke('app:fileDropped', { purpose, path });
   };
