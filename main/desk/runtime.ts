@@ -34,6 +34,8 @@ export interface DeskRuntime {
   reset(profileId: string): Promise<void>;
   /** The callback listener of the profile's running engine (never starts one). */
   callbackStatus(profileId: string): CallbackListenerStatus;
+  /** True while the profile's engine has started and not been reset. */
+  isStarted(profileId: string): boolean;
   connection(): ConnectionState;
   setConnection(profileId: string, patch: Partial<Omit<ConnectionState, 'profileId' | 'since'>>): void;
   close(): Promise<void>;
@@ -135,8 +137,10 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       const profile = ctx.profiles.find(profileId);
       if (!profile?.callbackEnabled) return { state: 'off', boundTo: null, announcedUrl: null, message: null };
       const failure = startFailures.get(profileId);
-      return { state: 'stopped', boundTo: null, announcedUrl: null, message: failure ? `the profile's engine could not start: ${failure}` : null };
+      const message = failure ? `the profile's engine could not start: ${failure}` : 'not running here: it starts with the profile\'s engine (the app starts it for the current profile)';
+      return { state: 'stopped', boundTo: null, announcedUrl: null, message };
     },
+    isStarted: (profileId) => running.has(profileId),
     async reset(profileId) {
       const engine = engines.get(profileId);
       engines.delete(profileId);

@@ -26,6 +26,7 @@ describe('callback settings of a profile', () => {
     desk = await createDesk({ baseUrl: sandbox.url, sandbox, engine: { pollIntervalMs: 60_000 } });
     const settings = settingsService(desk.runtime);
     const profile = desk.ctx.profiles.get(desk.profileId);
+    await desk.runtime.engineFor(desk.profileId); // running, as in the app: a change restarts it at once
     const view = await settings.update(profile, { callback: { enabled: true, host: '127.0.0.1', port: 0 } });
     const secret = desk.ctx.profiles.get(desk.profileId).callbackSecret!;
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -35,7 +36,7 @@ describe('callback settings of a profile', () => {
     const engine = await desk.runtime.engineFor(desk.profileId);
     const [row] = payoutRows(1, 'via-secret');
     await engine.submitPayout(row!, { waitMs: 5_000 });
-    await until(() => engine.journal.getPayment('payout', row!.idPayout)?.isFinal === true, 10_000);
+    await until(() => engine.journal.getPayment('payout', row!.idPayout)?.isFinal === true, 10_000, 'the payout to settle');
     expect(engine.journal.timeline('payout', row!.idPayout).some((e) => e.source === 'callback')).toBe(true);
   });
 
@@ -46,6 +47,7 @@ describe('callback settings of a profile', () => {
     sandbox = await startSandbox(sandboxConfig());
     desk = await createDesk({ baseUrl: sandbox.url, sandbox });
     const settings = settingsService(desk.runtime);
+    await desk.runtime.engineFor(desk.profileId);
     const view = await settings.update(desk.ctx.profiles.get(desk.profileId), { callback: { enabled: true, host: '127.0.0.1', port } });
     expect(view.callbackListener.state).toBe('failed');
     expect(view.callbackListener.message).toContain(`could not listen on 127.0.0.1:${port}`);
