@@ -1,6 +1,6 @@
 // Callbacks as the profile sets them, through the app's own runtime and settings service, against the
 // sandbox: its callbacks come in through the profile's secret path; a busy port is shown on the
-// settings screen while payouts still go out; a LIVE profile on http:// does not start.
+// settings screen while payouts still go out.
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
