@@ -137,7 +137,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       const profile = ctx.profiles.find(profileId);
       if (!profile?.callbackEnabled) return { state: 'off', boundTo: null, announcedUrl: null, message: null };
       const failure = startFailures.get(profileId);
-      const message = failure ? `the profile's engine could not start: ${failure}` : 'not running here: it starts with the profile\'s engine (the app starts it for the current profile)';
+      const message = failure ? `the profile's engine could not start: ${failure}` : 'not started yet: it starts with this profile\'s engine, when the profile is next used (a payout, a status read, balances)';
       return { state: 'stopped', boundTo: null, announcedUrl: null, message };
     },
     isStarted: (profileId) => running.has(profileId),
