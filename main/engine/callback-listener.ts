@@ -12,8 +12,12 @@ import { z } from 'zod';
 import type { Journal, PaymentKind } from '../journal';
 
 const MAX_BODY_BYTES = 64 * 1024;
-/** Callback-triggered reads of one payment are at least this far apart (the poller keeps its own schedule). */
-export const DEFAULT_CALLBACK_READ_INTERVAL_MS = 5_000;
+/**
+ * Callback-triggered reads of one payment are at least this far apart (the poller keeps its own schedule).
+ * Two seconds: a flood naming one payment costs half a read a second, while the sandbox's
+ * status changes (two seconds apart by default) are still each read as it comes.
+ */
+export const DEFAULT_CALLBACK_READ_INTERVAL_MS = 2_000;
 /** How many "already audited" keys are remembered (oldest forgotten first). */
 const AUDITED_MEMORY = 10_000;
 const PATH_SECRET_PATTERN = /^[A-Za-z0-9_-]{22,128}$/;
@@ -80,7 +84,7 @@ export interface CallbackListenerDeps {
   onError: (e: Error) => void;
   /** The secret path segment; default: a fresh one for this listener. */
   pathSecret?: string;
-  /** Minimum time between callback-triggered reads of one payment (default 5 s). */
+  /** Minimum time between callback-triggered reads of one payment (default 2 s). */
   readIntervalMs?: number;
   now?: () => number;
 }

@@ -33,7 +33,7 @@ export interface PayoutEngineOptions {
    * whatever host is given. pathSecret: the profile's (default: a fresh one for this engine).
    */
   callbackListen?: { host: string; port: number; pathSecret?: string; publicBaseUrl?: string | null } | null;
-  /** Minimum time between callback-triggered reads of one payment (default 5 s). */
+  /** Minimum time between callback-triggered reads of one payment (default 2 s). */
   callbackReadIntervalMs?: number;
   /** callbackUrl sent with payouts that have none; default: the listener's URL when it runs. */
   callbackUrl?: string | null;
