@@ -26,6 +26,7 @@ import { registerConnectCommands } from './cli/connect';
 import { registerKeyCommands } from './cli/keys';
 import { registerListCommands } from './cli/lists';
 import { registerProfileCommands } from './cli/profiles';
+import { registerCallbackCommands } from './cli/callbacks';
 import { registerBatchCsvCommands } from './cli/batch-csv';
 import { registerBatchCommands } from './cli/batch';
 import { registerPayoutCommands } from './cli/payouts';
@@ -129,6 +130,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
   };
 
   registerProfileCommands(program, deps);
+  registerCallbackCommands(program, deps);
   registerKeyCommands(program, deps);
   registerConnectCommands(program, deps);
   registerListCommands(program, deps);

@@ -9,8 +9,8 @@ import type { TokenCredentials } from './gateway/token-manager';
 import { KeyCustody } from './keys/key-custody';
 import { KeytarKeyStore, type KeyStore } from './keys/key-store';
 import { silentLogger, type Logger } from './log';
-import type { Profile } from './profiles/profile-schema';
-import { ProfileStore } from './profiles/profile-store';
+import { profileRuleProblem, type Profile } from './profiles/profile-schema';
+import { ProfileError, ProfileStore } from './profiles/profile-store';
 
 export interface AppContextOptions {
   /** The data folder: `desk.db` and `profiles/<id>/keys/*.key.enc` live here. */
@@ -62,6 +62,9 @@ export function createAppContext(options: AppContextOptions): AppContext {
     limiterFor,
     gatewayFor(profileId) {
       const profile = profiles.get(profileId);
+      // A profile stored before the rule (or edited in the file) is refused here, before any request leaves.
+      const rule = profileRuleProblem(profile);
+      if (rule) throw new ProfileError('PROFILE_INVALID', `Profile "${profile.name}": ${rule}; change its base URL (profiles edit) before using it`);
       // Any change to the profile (settings, active key) means a new client and so a new token.
       const stamp = `${profile.updatedAt}|${profile.activeKeyId ?? ''}`;
       const cached = clients.get(profileId);

@@ -84,8 +84,20 @@ export interface CallbackSettings {
   enabled: boolean;
   host: string;
   port: number;
-  /** The public URL the gateway calls; default for the payout form's callback URL. */
+  /** The public base URL the gateway reaches the listener at (a path secret is added to it); null = loopback only. */
   url: string | null;
+}
+
+/** How a profile's callback listener is doing; a failure never stops sending or status polling. */
+export interface CallbackListenerStatus {
+  /** off: callbacks not enabled; stopped: its engine is not running; failed: it could not listen. */
+  state: 'off' | 'listening' | 'failed' | 'stopped';
+  /** Where it listens, e.g. "127.0.0.1:43121". */
+  boundTo: string | null;
+  /** The callbackUrl payments are sent with (includes the unguessable path secret). */
+  announcedUrl: string | null;
+  /** Why it failed or is stopped, or a note on how it listens. */
+  message: string | null;
 }
 
 export interface ProfileView {
@@ -575,6 +587,8 @@ export interface SettingsView {
   /** Per-payout ceiling in minor units of the payout's currency; null = none. */
   maxAmountMinor: number | null;
   callback: CallbackSettings;
+  /** Read only: the listener as it runs now. */
+  callbackListener: CallbackListenerStatus;
 }
 
 export interface SettingsUpdate {

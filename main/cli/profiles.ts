@@ -16,7 +16,9 @@ function choice<T extends string>(allowed: readonly T[]) {
 
 /** A profile as shown to people and scripts: no secrets exist here, the deprecated-secret opt-in is flagged. */
 export function profileView(p: Profile, currentId: string | null): Record<string, unknown> {
-  return { current: p.id === currentId, ...p, useDeprecatedSecret: p.useDeprecatedSecret ? 'yes (DEPRECATED authentication)' : false };
+  // The callback path secret is shown only inside the URL the gateway is given (`callbacks show`).
+  const { callbackSecret: _secret, ...shown } = p;
+  return { current: p.id === currentId, ...shown, useDeprecatedSecret: p.useDeprecatedSecret ? 'yes (DEPRECATED authentication)' : false };
 }
 
 function profileLines(p: Profile, currentId: string | null): string[] {

@@ -11,6 +11,7 @@ import type { Journal } from '../journal';
 import type { Profile } from '../profiles/profile-schema';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
+import { announcedCallbackUrl } from './profile-engine';
 import { DeskError } from './services';
 import { iso, minorOf, money, statusEventView, toJson, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
@@ -122,7 +123,7 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
       if (!journal.getPayment('payin', idPayin)) {
         const amountMinor = minorOf(input.amount, input.currencyCode, decimalsOf);
         if (amountMinor <= 0) throw new DeskError('AMOUNT_NOT_POSITIVE', 'amount must be greater than zero');
-        const callbackUrl = input.callbackUrl || profile.callbackUrl || undefined;
+        const callbackUrl = input.callbackUrl || announcedCallbackUrl(profile) || undefined;
         journal.insertPayment('payin', {
           id: idPayin, amountMinor, currencyCode: input.currencyCode, accountName: input.accountName, accountNumber: input.accountNumber,
           paymentOperatorCode: input.paymentOperatorCode, paymentMethodCode: input.paymentMethodCode ?? DEFAULT_PAYIN_METHOD,

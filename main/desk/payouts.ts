@@ -7,6 +7,7 @@ import { payoutRequestBody } from '../gateway/payment-body';
 import type { Profile } from '../profiles/profile-schema';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
+import { announcedCallbackUrl } from './profile-engine';
 import { DeskError } from './services';
 import { detailOf, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
@@ -25,7 +26,7 @@ function buildDraft(input: PayoutInput, profile: Profile, decimalsOf: DecimalsOf
     if (!(error instanceof MoneyError)) throw error;
     issues.push({ field: 'amount', code: error.code, message: error.message });
   }
-  const callbackUrl = input.callbackUrl?.trim() || profile.callbackUrl || undefined;
+  const callbackUrl = input.callbackUrl?.trim() || announcedCallbackUrl(profile) || undefined;
   const draft: PayoutDraft = {
     idPayout: input.idPayout ?? newPaymentId(),
     amountMinor,

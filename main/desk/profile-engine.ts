@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import type { AppContext } from '../context';
 import type { PayoutEngineOptions, PayoutGatewayPort } from '../engine';
+import { publicCallbackUrl } from '../engine/callback-listener';
 import type { Profile } from '../profiles/profile-schema';
 
 export const DEFAULT_BALANCES_INTERVAL_MS = 60_000;
@@ -30,14 +31,26 @@ export function gatewayPortFor(ctx: AppContext, profileId: string): PayoutGatewa
   };
 }
 
+/**
+ * The callbackUrl a payment of this profile is sent with by default when callbacks reach the desk through a
+ * public URL: that URL with the profile's path secret. Without one the engine announces its loopback
+ * listener itself; with callbacks off, none.
+ */
+export function announcedCallbackUrl(profile: Profile): string | null {
+  if (!profile.callbackEnabled || !profile.callbackUrl || !profile.callbackSecret) return null;
+  return publicCallbackUrl(profile.callbackUrl, profile.callbackSecret);
+}
+
 /** Engine settings that come from the profile. */
 export function engineOptionsFromProfile(profile: Profile): Omit<PayoutEngineOptions, 'journal' | 'gateway'> {
   return {
     finalStatuses: profile.finalStatuses,
     maxAmountMinor: profile.maxAmountMinor,
     pollIntervalMs: profile.pollIntervalSecs * 1000,
-    callbackListen: profile.callbackEnabled ? { host: profile.callbackHost, port: profile.callbackPort } : null,
-    callbackUrl: profile.callbackEnabled ? profile.callbackUrl : null,
+    callbackListen: profile.callbackEnabled
+      ? { host: profile.callbackHost, port: profile.callbackPort, publicBaseUrl: profile.callbackUrl, ...(profile.callbackSecret ? { pathSecret: profile.callbackSecret } : {}) }
+      : null,
+    callbackUrl: announcedCallbackUrl(profile),
     balancesIntervalMs: DEFAULT_BALANCES_INTERVAL_MS,
   };
 }

@@ -1,9 +1,9 @@
 // Profile and settings as the renderer sees them, shared by the profiles, keys and settings services.
-import type { ProfileView, SettingsView } from '../../preload/api';
+import type { CallbackListenerStatus, ProfileView, SettingsView } from '../../preload/api';
 import type { Profile } from '../profiles/profile-schema';
 import type { DeskRuntime } from './runtime';
 
-export function settingsView(p: Profile): SettingsView {
+export function settingsView(p: Profile, callbackListener: CallbackListenerStatus): SettingsView {
   return {
     rateLimitPerSec: p.rateLimitPerSec,
     pollIntervalSecs: p.pollIntervalSecs,
@@ -13,6 +13,7 @@ export function settingsView(p: Profile): SettingsView {
     accountDataPath: p.accountDataPath,
     maxAmountMinor: p.maxAmountMinor,
     callback: { enabled: p.callbackEnabled, host: p.callbackHost, port: p.callbackPort, url: p.callbackUrl },
+    callbackListener,
   };
 }
 
@@ -37,6 +38,6 @@ export async function profileView(rt: DeskRuntime, p: Profile): Promise<ProfileV
     activeKeyId: p.activeKeyId,
     useDeprecatedSecret: p.useDeprecatedSecret,
     hasSecret: await hasSecret(rt, p.id),
-    settings: settingsView(p),
+    settings: settingsView(p, rt.callbackStatus(p.id)),
   };
 }

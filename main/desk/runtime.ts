@@ -3,12 +3,13 @@
 // or add engine options), engine events turned into contract events, and the visible connection state. Offline
 // is a normal state: journals answer history, batches and keys without the gateway; the engine
 // keeps queued work until the gateway answers again.
-import type { ConnectionState, Environment } from '../../preload/api';
+import type { CallbackListenerStatus, ConnectionState, Environment } from '../../preload/api';
 import type { AppContext } from '../context';
 import { PayoutEngine, type PayoutEngineOptions } from '../engine';
 import { openJournal, type Journal } from '../journal';
 import type { Logger } from '../log';
-import type { Profile } from '../profiles/profile-schema';
+import { profileRuleProblem, type Profile } from '../profiles/profile-schema';
+import { ProfileError } from '../profiles/profile-store';
 import type { DeskEvents } from './events';
 import { engineOptionsFromProfile, gatewayPortFor, journalPath } from './profile-engine';
 
@@ -31,6 +32,10 @@ export interface DeskRuntime {
   engineFor(profileId: string): Promise<PayoutEngine>;
   /** Stops a profile's engine so the next use picks up changed settings. */
   reset(profileId: string): Promise<void>;
+  /** The callback listener of the profile's running engine (never starts one). */
+  callbackStatus(profileId: string): CallbackListenerStatus;
+  /** True while the profile's engine has started and not been reset. */
+  isStarted(profileId: string): boolean;
   connection(): ConnectionState;
   setConnection(profileId: string, patch: Partial<Omit<ConnectionState, 'profileId' | 'since'>>): void;
   close(): Promise<void>;
@@ -41,6 +46,9 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   const open = options.openJournal ?? ((profileId: string) => openJournal(journalPath(ctx.home, profileId)));
   const journals = new Map<string, Journal>();
   const engines = new Map<string, Promise<PayoutEngine>>();
+  /** Started engines, and why the last start failed, for looking at without starting one. */
+  const running = new Map<string, PayoutEngine>();
+  const startFailures = new Map<string, string>();
   let connection: ConnectionState = {
     status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0,
   };
@@ -88,6 +96,8 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
 
   const buildEngine = async (profileId: string): Promise<PayoutEngine> => {
     const profile = ctx.profiles.get(profileId);
+    const rule = profileRuleProblem(profile);
+    if (rule) throw new ProfileError('PROFILE_INVALID', `Profile "${profile.name}" cannot start: ${rule}; change its base URL first`);
     const engine = new PayoutEngine({
       ...engineOptionsFromProfile(profile),
       ...options.engineOptions?.(profile),
@@ -96,6 +106,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     });
     wire(profileId, engine);
     await engine.start();
+    running.set(profileId, engine);
     return engine;
   };
 
@@ -110,13 +121,30 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
         engine = buildEngine(profileId);
         engines.set(profileId, engine);
         // A failed start is not cached: the next call tries again.
-        engine.catch(() => engines.delete(profileId));
+        engine.then(
+          () => startFailures.delete(profileId),
+          (e: unknown) => {
+            engines.delete(profileId);
+            startFailures.set(profileId, e instanceof Error ? e.message : String(e));
+          },
+        );
       }
       return engine;
     },
+    callbackStatus(profileId) {
+      const engine = running.get(profileId);
+      if (engine) return engine.callbackListener;
+      const profile = ctx.profiles.find(profileId);
+      if (!profile?.callbackEnabled) return { state: 'off', boundTo: null, announcedUrl: null, message: null };
+      const failure = startFailures.get(profileId);
+      const message = failure ? `the profile's engine could not start: ${failure}` : 'not started yet: it starts with this profile\'s engine, when the profile is next used (a payout, a status read, balances)';
+      return { state: 'stopped', boundTo: null, announcedUrl: null, message };
+    },
+    isStarted: (profileId) => running.has(profileId),
     async reset(profileId) {
       const engine = engines.get(profileId);
       engines.delete(profileId);
+      running.delete(profileId);
       if (engine) await (await engine.catch(() => null))?.stop();
     },
     connection: () => withQueued(connection),

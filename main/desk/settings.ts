@@ -7,7 +7,7 @@ import type { DeskRuntime } from './runtime';
 export function settingsService(rt: DeskRuntime): ProfileAreaService<'settings'> {
   return {
     async get(profile) {
-      return settingsView(profile);
+      return settingsView(profile, rt.callbackStatus(profile.id));
     },
     async update(profile, { callback, ...rest }) {
       const patch: ProfilePatch = { ...rest };
@@ -16,8 +16,12 @@ export function settingsService(rt: DeskRuntime): ProfileAreaService<'settings'>
       if (callback?.port !== undefined) patch.callbackPort = callback.port;
       if (callback?.url !== undefined) patch.callbackUrl = callback.url;
       const updated = rt.ctx.profiles.update(profile.id, patch);
+      const wasStarted = rt.isStarted(profile.id);
       await rt.reset(profile.id);
-      return settingsView(updated);
+      // A running engine is started again at once, so a busy port or a bad address shows on the screen
+      // that set it. One that was not running (the CLI, another profile) is left to start when used.
+      if (wasStarted) await rt.engineFor(profile.id).catch(() => undefined);
+      return settingsView(updated, rt.callbackStatus(profile.id));
     },
   };
 }

@@ -9,7 +9,7 @@ import { payoutFieldsOf, validatePayout, type FieldProblem, type PayoutDraft } f
 import { JournalError, type BalanceSnapshot, type BatchRecord, type Journal, type NewPayment, type PaymentKind, type PaymentRecord } from '../journal';
 import { BalanceWatcher } from './balance-watcher';
 import { BatchRun, batchProgress } from './batch-runner';
-import { CallbackListener } from './callback-listener';
+import { CallbackListener, isLoopbackHost, publicCallbackUrl, type CallbackListenerState } from './callback-listener';
 import type { BatchProgressEvent, ConnectionEvent, EngineEvents } from './events';
 import { EngineHaltError, PayoutSender, type SendOutcome } from './payout-sender';
 import type { PayoutGatewayPort } from './ports';
@@ -28,8 +28,13 @@ export interface PayoutEngineOptions {
   /** Sends in flight per batch; default twice the rate limit (4..256) so a create always waits for the next slot. */
   concurrency?: number;
   backoff?: Partial<BackoffOptions>;
-  /** Callback listener address; off when absent (the default). */
-  callbackListen?: { host: string; port: number } | null;
+  /**
+   * Callback listener; off when absent (the default). Without a public URL it listens on loopback only,
+   * whatever host is given. pathSecret: the profile's (default: a fresh one for this engine).
+   */
+  callbackListen?: { host: string; port: number; pathSecret?: string; publicBaseUrl?: string | null } | null;
+  /** Minimum time between callback-triggered reads of one payment (default 2 s). */
+  callbackReadIntervalMs?: number;
   /** callbackUrl sent with payouts that have none; default: the listener's URL when it runs. */
   callbackUrl?: string | null;
   /** Balance refresh period; no timer when absent. */
@@ -78,6 +83,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   private readonly now: () => number;
   private connection: ConnectionEvent = { state: 'unknown', message: null, at: 0 };
   private defaultCallbackUrl: string | null;
+  private callbackState: CallbackListenerState;
   private started = false;
 
   constructor(private readonly options: PayoutEngineOptions) {
@@ -115,7 +121,17 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
       ...(options.pollTickMs ? { tickMs: options.pollTickMs } : {}),
     });
     this.balances = new BalanceWatcher({ journal: this.journal, gateway: this.gateway, currencies: options.balanceCurrencies ?? [], now: this.now, onError, onConnection: (state, message) => this.setConnection(state, message) });
-    this.listener = new CallbackListener({ journal: this.journal, refresh: (kind, id) => this.poller.nudge(kind, id, 'callback'), onError });
+    this.listener = new CallbackListener({
+      journal: this.journal, refresh: (kind, id) => this.poller.nudge(kind, id, 'callback'), onError,
+      ...(options.callbackListen?.pathSecret ? { pathSecret: options.callbackListen.pathSecret } : {}),
+      ...(options.callbackReadIntervalMs !== undefined ? { readIntervalMs: options.callbackReadIntervalMs } : {}),
+    });
+    this.callbackState = { state: options.callbackListen ? 'stopped' : 'off', boundTo: null, announcedUrl: this.defaultCallbackUrl, message: null };
+  }
+
+  /** How the callback listener is doing (the settings screen shows it). */
+  get callbackListener(): CallbackListenerState {
+    return { ...this.callbackState };
   }
 
   get connectionState(): ConnectionEvent {
@@ -132,13 +148,36 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     if (this.started) return;
     this.started = true;
     this.singlesAbort = new AbortController();
-    if (this.options.callbackListen) {
-      const url = await this.listener.start(this.options.callbackListen.host, this.options.callbackListen.port);
-      this.defaultCallbackUrl ??= url;
-    }
+    if (this.options.callbackListen) await this.startListener(this.options.callbackListen);
     await this.recover();
     this.poller.start();
     if (this.options.balancesIntervalMs) this.balances.start(this.options.balancesIntervalMs);
+  }
+
+  /**
+   * Starts the callback listener. A failure (port in use, no such address) is shown, never fatal: callbacks
+   * only save reads, sending and polling go on without them.
+   */
+  private async startListener(listen: NonNullable<PayoutEngineOptions['callbackListen']>): Promise<void> {
+    const publicBase = listen.publicBaseUrl ?? null;
+    // Reachable from elsewhere only when the user said where from: without a public URL nobody else is meant to call.
+    const host = publicBase || isLoopbackHost(listen.host) ? listen.host : '127.0.0.1';
+    const note = host !== listen.host ? `listening on ${host} only: listening on ${listen.host} needs a public callback URL` : null;
+    const announced = publicBase ? publicCallbackUrl(publicBase, this.listener.pathSecret) : null;
+    try {
+      await this.listener.start(host, listen.port);
+      this.defaultCallbackUrl ??= announced ?? this.listener.url();
+      this.callbackState = { state: 'listening', boundTo: this.listener.boundTo(), announcedUrl: this.defaultCallbackUrl, message: note };
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      // A public URL may lead to another listener (a proxy); the loopback one is this listener's own and is not announced dead.
+      this.defaultCallbackUrl ??= announced;
+      this.callbackState = {
+        state: 'failed', boundTo: null, announcedUrl: this.defaultCallbackUrl,
+        message: `could not listen on ${host}:${listen.port} (${reason}); payouts are still sent and their status polled`,
+      };
+      this.emit('background-error', new Error(`callback listener: ${this.callbackState.message}`));
+    }
   }
 
   /** Stops sending (requests on the wire finish and are recorded); batches stay RUNNING for the next start. */
@@ -154,6 +193,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     for (const timer of this.settleReports.values()) clearTimeout(timer);
     this.settleReports.clear();
     await Promise.all([pollerStopped, this.listener.stop(), this.balances.settle()]);
+    if (this.options.callbackListen) this.callbackState = { ...this.callbackState, state: 'stopped', boundTo: null };
   }
 
   validate(draft: PayoutDraft): FieldProblem[] {

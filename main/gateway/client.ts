@@ -31,6 +31,8 @@ export interface GatewayClientDeps {
   tokenOperations?: string[];
   /** What carries the requests; default axios' HTTP (see TransportOptions.adapter). */
   adapter?: AxiosAdapter;
+  /** Largest answer read (default DEFAULT_MAX_RESPONSE_BYTES, 1 MiB). */
+  maxResponseBytes?: number;
 }
 
 export interface PayinTokenRequest {
@@ -75,6 +77,7 @@ export class GatewayClient {
       logger: this.logger,
       ...(deps.retryBackoffMs !== undefined ? { retryBackoffMs: deps.retryBackoffMs } : {}),
       ...(deps.adapter ? { adapter: deps.adapter } : {}),
+      ...(deps.maxResponseBytes !== undefined ? { maxResponseBytes: deps.maxResponseBytes } : {}),
     });
     this.tokens = new TokenManager({
       merchantCode: deps.profile.merchantCode,

@@ -122,3 +122,19 @@ export function badResponse(ctx: ErrorContext, status: number, problem: string):
     operation: ctx.operation,
   });
 }
+
+/**
+ * An answer cut off at the size cap. Not an answer at all: a create that meets it has an unknown outcome
+ * (the gateway may have stored the payout) and is settled by reading it back, never sent under a new id.
+ */
+export function answerTooLarge(ctx: ErrorContext, maxBytes: number): GatewayError {
+  return new GatewayError('bad-response', `${ctx.operation}: gateway answer larger than ${maxBytes} bytes; the rest was not read`, {
+    code: 'ANSWER_TOO_LARGE',
+    operation: ctx.operation,
+  });
+}
+
+/** True for axios' own "maxContentLength size of N exceeded" failure. */
+export function isAnswerTooLarge(error: unknown): boolean {
+  return error instanceof AxiosError && error.code === AxiosError.ERR_BAD_RESPONSE && /maxContentLength/i.test(error.message);
+}

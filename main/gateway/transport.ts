@@ -8,7 +8,7 @@ import axios, { type AxiosAdapter, type AxiosInstance, type AxiosResponse } from
 import { getProxyForUrl } from 'proxy-from-env';
 import type { Logger } from '../log';
 import { GatewayError, SendCancelledError } from './errors';
-import { errorFromResponse, errorFromTransport, type ErrorContext } from './error-mapping';
+import { answerTooLarge, errorFromResponse, errorFromTransport, isAnswerTooLarge, type ErrorContext } from './error-mapping';
 import type { Lane, RateLimiter } from './rate-limiter';
 
 export interface GatewayRequest extends ErrorContext {
@@ -45,16 +45,23 @@ export interface TransportOptions {
   idempotentRetries?: number;
   /** Base backoff between those attempts (default 250 ms, doubled each time). */
   retryBackoffMs?: number;
+  /** Largest answer read, in bytes (default 1 MiB); a larger one is a 'bad-response' error, code ANSWER_TOO_LARGE. */
+  maxResponseBytes?: number;
   /** What carries requests (default: axios' own HTTP). The simulation puts its gateway model here. */
   adapter?: AxiosAdapter;
 }
+
+/** Gateway answers are a payment, a page or a code list: kilobytes. A megabyte is already far past that. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class GatewayTransport {
   private readonly http: AxiosInstance;
+  private readonly maxResponseBytes: number;
 
   constructor(private readonly options: TransportOptions) {
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.http = axios.create({
       baseURL: options.baseUrl,
       timeout: options.timeoutMs,
@@ -64,6 +71,9 @@ export class GatewayTransport {
       transformResponse: [(data: unknown) => data],
       validateStatus: () => true,
       maxRedirects: 0,
+      // A gateway (or something posing as one) cannot make the desk read an answer of any size.
+      maxContentLength: this.maxResponseBytes,
+      maxBodyLength: this.maxResponseBytes,
       // axios reads the proxy variables (HTTPS_PROXY, NO_PROXY, …) on every request; every request
       // goes to one base URL, so ask once. Without a proxy for it, say so and skip the per-request
       // look-up (about a fifth of axios' own time per request); with one, axios applies it as before.
@@ -122,7 +132,7 @@ export class GatewayTransport {
           headers,
         });
       } catch (e) {
-        const error = errorFromTransport(e, request, this.options.timeoutMs);
+        const error = isAnswerTooLarge(e) ? answerTooLarge(request, this.maxResponseBytes) : errorFromTransport(e, request, this.options.timeoutMs);
         this.options.logger.warn('gateway request failed', { operation: request.operation, method: request.method, path: request.path, kind: error.kind, code: error.code });
         throw error;
       }

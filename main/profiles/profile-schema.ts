@@ -23,6 +23,12 @@ const httpUrl = z
     }
   }, 'must be an http(s) URL such as https://gateway.example.com');
 
+/** A public callback URL: where the gateway sends callbacks, so never an "every interface" address. */
+const callbackBaseUrl = httpUrl.refine((text) => {
+  const host = new URL(text).hostname.replace(/^\[|\]$/g, '');
+  return host !== '0.0.0.0' && host !== '::';
+}, 'public callback URL must name a host the gateway can reach (0.0.0.0 and [::] are listening addresses, not destinations)');
+
 /** Input for a new profile; every field but name, baseUrl and merchantCode has a default. */
 export const ProfileInputSchema = z.object({
   id: z.string().regex(PROFILE_ID_PATTERN, 'profile id must be 1-40 of a-z, 0-9 and "-", starting with a letter or digit').optional(),
@@ -37,7 +43,14 @@ export const ProfileInputSchema = z.object({
   callbackEnabled: z.boolean().default(false),
   callbackHost: z.string().trim().min(1).default('127.0.0.1'),
   callbackPort: z.number().int().min(0).max(65_535).default(0),
-  callbackUrl: httpUrl.nullable().default(null),
+  /** The public base URL the gateway reaches this desk's listener at; the path secret is added to it. */
+  callbackUrl: callbackBaseUrl.nullable().default(null),
+  /**
+   * Unguessable path segment of the callback URL, made by ProfileStore (node:crypto). Kept with the
+   * profile, not in the keychain: it travels in every payment's callbackUrl and sits in the journal
+   * anyway, and the listener must start while the keychain is locked.
+   */
+  callbackSecret: z.string().regex(/^[A-Za-z0-9_-]{22,128}$/).optional(),
   useDeprecatedSecret: z.boolean().default(false),
   maxAmountMinor: z.number().int().positive().nullable().default(null),
   finalStatuses: z.array(z.string().trim().min(1).transform((s) => s.toUpperCase())).min(1).default([...DEFAULT_FINAL_STATUSES]),
@@ -71,6 +84,7 @@ export interface Profile {
   callbackHost: string;
   callbackPort: number;
   callbackUrl: string | null;
+  callbackSecret?: string;
   activeKeyId: string | null;
   useDeprecatedSecret: boolean;
   maxAmountMinor: number | null;
@@ -80,6 +94,17 @@ export interface Profile {
   isDemo: boolean;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * Why these fields cannot make a profile, or null: a LIVE profile moves real money, so its base URL must be
+ * https (TEST may use http, e.g. the loopback sandbox).
+ */
+export function profileRuleProblem(p: { environment: Environment; baseUrl: string }): string | null {
+  if (p.environment === 'LIVE' && !/^https:\/\//i.test(p.baseUrl)) {
+    return `a LIVE profile must use an https:// base URL (got ${p.baseUrl}); only TEST profiles may use http://`;
+  }
+  return null;
 }
 
 export const KEY_STATUSES = ['active', 'standby', 'retired'] as const;

@@ -1,12 +1,15 @@
 // Profiles and key metadata in the app database `<home>/desk.db` (better-sqlite3). Other modules
 // may add their own tables to the same file; this module owns `profiles`, `profile_keys` and
-// `app_settings`. No secret is ever written here.
+// `app_settings`. No key or gateway secret is ever written here (the callback path secret is kept here
+// on purpose: see profile-schema.ts).
 import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import {
   ProfileInputSchema,
+  profileRuleProblem,
   slugifyProfileName,
   type KeyRecord,
   type KeySource,
@@ -97,7 +100,10 @@ export class ProfileStore {
   add(input: ProfileInput): Profile {
     const parsed = ProfileInputSchema.safeParse(input);
     if (!parsed.success) throw new ProfileError('PROFILE_INVALID', `Invalid profile: ${describeZod(parsed.error)}`);
-    const { id: givenId, ...fields } = parsed.data;
+    const { id: givenId, ...given } = parsed.data;
+    const fields = { ...given, callbackSecret: given.callbackSecret ?? newCallbackSecret() };
+    const rule = profileRuleProblem(fields);
+    if (rule) throw new ProfileError('PROFILE_INVALID', `Invalid profile: ${rule}`);
     const id = givenId ?? this.freeId(slugifyProfileName(fields.name));
     if (this.find(id)) throw new ProfileError('PROFILE_EXISTS', `A profile with id "${id}" already exists`);
     if (this.findByName(fields.name)) throw new ProfileError('PROFILE_EXISTS', `A profile named "${fields.name}" already exists`);
@@ -141,6 +147,8 @@ export class ProfileStore {
   update(id: string, patch: ProfilePatch): Profile {
     const current = this.get(id);
     const fields: StoredFields = { ...this.storedFields(current), ...parsePatch(patch) };
+    const rule = profileRuleProblem(fields);
+    if (rule) throw new ProfileError('PROFILE_INVALID', `Invalid profile change: ${rule}`);
     if (fields.name !== current.name && this.findByName(fields.name)) {
       throw new ProfileError('PROFILE_EXISTS', `A profile named "${fields.name}" already exists`);
     }
@@ -229,7 +237,8 @@ export class ProfileStore {
     return fields;
   }
 
-  private fromRow(row: ProfileRow): Profile {
+  private fromRow(stored: ProfileRow): Profile {
+    let row = stored;
     // The engine looks its profile up many times a second; a row that has not changed is not parsed again.
     const cached = this.parsed.get(row.id);
     if (cached && cached.data === row.data && cached.profile.updatedAt === row.updated_at && cached.profile.activeKeyId === row.active_key_id) {
@@ -237,10 +246,24 @@ export class ProfileStore {
     }
     // Parsing through the schema fills defaults added by later versions for rows written earlier.
     const fields = StoredFieldsSchema.parse(JSON.parse(row.data));
+    if (!fields.callbackSecret) {
+      // A profile from before callback path secrets gets its own once, kept from then on. Written only
+      // over the row as read: another process (app and CLI share the file) that got there first wins.
+      fields.callbackSecret = newCallbackSecret();
+      const data = JSON.stringify(fields);
+      const written = this.db.prepare('UPDATE profiles SET data = ? WHERE id = ? AND data = ?').run(data, row.id, row.data).changes > 0;
+      if (!written) return this.get(row.id);
+      row = { ...row, data };
+    }
     const profile: Profile = { id: row.id, ...fields, activeKeyId: row.active_key_id, createdAt: row.created_at, updatedAt: row.updated_at };
     this.parsed.set(row.id, { data: row.data, profile });
     return { ...profile, finalStatuses: [...profile.finalStatuses] };
   }
+}
+
+/** An unguessable callback path segment (256 bits from node:crypto, URL-safe). */
+function newCallbackSecret(): string {
+  return randomBytes(32).toString('base64url');
 }
 
 /** Validates only the fields a patch names; the others keep their stored values. */

@@ -53,6 +53,7 @@ export function createFakeDesk(options: { historyRows?: number } = {}): IpcHandl
       accountDataPath: '/payins/{idPayin}/account-data',
       maxAmountMinor: null,
       callback: { enabled: false, host: '127.0.0.1', port: 0, url: null },
+      callbackListener: { state: 'off', boundTo: null, announcedUrl: null, message: null },
     },
   });
   const reasons: Record<string, string> = {
