@@ -2,13 +2,13 @@
 // submission through the engine, control of running batches and their results.
 import { randomUUID } from 'node:crypto';
 import { basename, extname } from 'node:path';
-import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../preload/api';
+import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView } from '../../preload/api';
 import { decodeBase64InSlices } from '../csv/base64';
 import { exportBatchResultsCsvAsync } from '../csv/export';
 import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../csv/import';
 import { payoutCsvTemplate } from '../csv/template';
 import { mapInSlices, yieldToEventLoop } from '../csv/time-slice';
-import type { CsvCurrencyTotal, CsvImportOptions, CsvImportResult } from '../csv/types';
+import type { CsvImportOptions, CsvImportResult } from '../csv/types';
 import { payoutFieldsOf } from '../domain/payout';
 import { batchProgress } from '../engine';
 import type { Journal, PaymentRecord } from '../journal';
@@ -17,6 +17,7 @@ import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 import { isoOrNull, money, optionalMoney, reasonOf, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
+import { freshFunding, fundingFrom, shortfallText } from './funding';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
 const MAX_PENDING_VALIDATIONS = 8;
@@ -85,32 +86,6 @@ function extraColumnsOf(p: PaymentRecord): { extra?: Record<string, string> } {
 export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): ProfileAreaService<'batches'> {
   const pending = new Map<string, PendingValidation>();
 
-  /** Totals per currency against the last known available balance (no snapshot: not known, not blocked). */
-  const fundingFrom = (profileId: string, totals: readonly CsvCurrencyTotal[], decimalsOf: DecimalsOf): CurrencyFunding[] => {
-    const latest = rt.journalFor(profileId).latestBalances();
-    return totals.map((t) => {
-      const snap = latest.find((b) => b.currencyCode === t.currencyCode);
-      const short = snap ? t.amountMinor - snap.availableMinor : 0;
-      return {
-        currencyCode: t.currencyCode,
-        count: t.count,
-        required: money(t.amountMinor, t.currencyCode, decimalsOf),
-        available: snap ? money(snap.availableMinor, t.currencyCode, decimalsOf) : null,
-        shortfall: short > 0 ? money(short, t.currencyCode, decimalsOf) : null,
-      };
-    });
-  };
-
-  const fundingOf = async (profileId: string, result: CsvImportResult, decimalsOf: DecimalsOf): Promise<CurrencyFunding[]> => {
-    const codes = result.totals.map((t) => t.currencyCode);
-    try {
-      await (await rt.engineFor(profileId)).refreshBalances(codes);
-    } catch {
-      // Offline: the last stored balances are used, and shown with their age on the balances screen.
-    }
-    return fundingFrom(profileId, result.totals, decimalsOf);
-  };
-
   return {
     async template() {
       return { fileName: 'payout-batch-template.csv', mimeType: 'text/csv', content: payoutCsvTemplate() };
@@ -148,7 +123,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Prof
         }), yieldToEventLoop),
         errors: result.errors,
         warnings: result.warnings,
-        funding: await fundingOf(profile.id, result, decimalsOf),
+        funding: await freshFunding(rt, profile.id, result.totals, decimalsOf),
         unknownColumns: result.unknownColumns,
         alreadySubmitted: result.warnings.some((w) => w.code === 'FILE_ALREADY_SUBMITTED'),
       };
@@ -169,10 +144,9 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       const rows = result.rows.filter((r) => !currencyCodes || currencyCodes.includes(r.payout.currencyCode));
       if (rows.length === 0) throw new DeskError('EMPTY_BATCH', 'No rows are left to send for the chosen currencies');
       // The same rule the review shows: a currency the balance cannot cover blocks the batch, here too.
-      const short = fundingFrom(profile.id, totalsOf(rows), currencies.decimalsOf(profile.id)).filter((f) => f.shortfall);
-      if (short.length > 0) {
-        const text = short.map((f) => `${f.currencyCode} short by ${f.shortfall?.amount} (needs ${f.required.amount}, available ${f.available?.amount})`).join('; ');
-        throw new DeskError('INSUFFICIENT_BALANCE', `${text}; nothing was sent. Send only the funded currencies, or top up and validate again`);
+      const short = shortfallText(fundingFrom(rt, profile.id, totalsOf(rows), currencies.decimalsOf(profile.id)));
+      if (short) {
+        throw new DeskError('INSUFFICIENT_BALANCE', `${short}; nothing was sent. Send only the funded currencies, or top up and validate again`);
       }
       // Taken out before sending: the same validation can never be submitted twice.
       pending.delete(validationId);

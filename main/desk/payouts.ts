@@ -10,6 +10,7 @@ import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 import { detailOf, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
+import { freshFunding, shortfallText } from './funding';
 
 interface DraftOutcome {
   draft: PayoutDraft | null;
@@ -40,9 +41,24 @@ function buildDraft(input: PayoutInput, profile: Profile, decimalsOf: DecimalsOf
   };
   for (const p of validatePayout(draft, profile.maxAmountMinor ?? undefined)) {
     if (p.field === 'amountMinor' && issues.length > 0) continue;
-    issues.push({ field: p.field === 'amountMinor' ? 'amount' : p.field, code: p.code, message: p.message });
+    // The ceiling counts in minor units of the payout's own currency: say it in that currency.
+    const message = p.code === 'AMOUNT_OVER_LIMIT' && profile.maxAmountMinor
+      ? `amount is over this profile's per-payout maximum of ${money(profile.maxAmountMinor, draft.currencyCode, decimalsOf).amount} ${draft.currencyCode}`
+      : p.message;
+    issues.push({ field: p.field === 'amountMinor' ? 'amount' : p.field, code: p.code, message });
   }
   return { draft: issues.length === 0 ? draft : null, issues };
+}
+
+/**
+ * The funding rule of batches (main/desk/funding.ts) for one payout: refused when the last known available
+ * balance of its currency does not cover it. The gateway's balance is read first when it can be.
+ */
+async function fundingIssue(rt: DeskRuntime, profile: Profile, draft: PayoutDraft, decimalsOf: DecimalsOf): Promise<FieldIssue | null> {
+  const totals = [{ currencyCode: draft.currencyCode, amountMinor: draft.amountMinor, count: 1 }];
+  const short = shortfallText(await freshFunding(rt, profile.id, totals, decimalsOf));
+  if (!short) return null;
+  return { field: 'amount', code: 'INSUFFICIENT_BALANCE', message: `not enough funds: ${short}; top up the balance or send less` };
 }
 
 function preview(draft: PayoutDraft, decimalsOf: DecimalsOf): PayoutPreview {
@@ -69,6 +85,8 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       if (draft && rt.journalFor(profile.id).getPayment('payout', draft.idPayout)) {
         issues.push({ field: 'idPayout', code: 'ID_EXISTS', message: `payout ${draft.idPayout} is already in the journal` });
       }
+      const funding = draft && issues.length === 0 ? await fundingIssue(rt, profile, draft, decimalsOf) : null;
+      if (funding) issues.push(funding);
       return issues.length > 0 ? { valid: false, issues, preview: null } : { valid: true, issues: [], preview: draft ? preview(draft, decimalsOf) : null };
     },
     async create(profile, input) {
@@ -78,6 +96,9 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       if (journal.getPayment('payout', input.idPayout)) return detailOf(journal, 'payout', input.idPayout, decimalsOf);
       const { draft, issues } = buildDraft(input, profile, decimalsOf);
       if (!draft) throw new DeskError('VALIDATION', 'The payout is not valid; nothing was sent', false, issues);
+      // Checked again here, not only in validate: this is the one place every sender (UI, CLI) passes.
+      const funding = await fundingIssue(rt, profile, draft, decimalsOf);
+      if (funding) throw new DeskError('INSUFFICIENT_BALANCE', `The payout was not sent: ${funding.message}`, false, [funding]);
       const engine = await rt.engineFor(profile.id);
       await engine.submitPayout(draft, { waitMs: 10_000 });
       return detailOf(journal, 'payout', draft.idPayout, decimalsOf);
