@@ -32,6 +32,7 @@ import { registerPayoutCommands } from './cli/payouts';
 import { registerHistoryCommands } from './cli/history';
 import { registerAuditCommands } from './cli/audit';
 import { registerPayinCommands } from './cli/payins';
+import { registerSandboxSetupCommand } from './cli/sandbox-setup';
 
 export { CliHeldError, CliUsageError, type CliDeps, type CliDesk, type CliIo } from './cli/deps';
 
@@ -131,6 +132,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
   registerProfileCommands(program, deps);
   registerKeyCommands(program, deps);
   registerConnectCommands(program, deps);
+  registerSandboxSetupCommand(program, deps);
   registerListCommands(program, deps);
   // ---- other areas: one import above and one register call here each ---------------------------
   registerPayoutCommands(program, deps);
