@@ -31,6 +31,8 @@ export interface DeskRuntime {
   engineFor(profileId: string): Promise<PayoutEngine>;
   /** Stops a profile's engine so the next use picks up changed settings. */
   reset(profileId: string): Promise<void>;
+  /** A profile that is being removed: engine stopped, journal closed, and not the connection's profile any more. */
+  forget(profileId: string): Promise<void>;
   connection(): ConnectionState;
   setConnection(profileId: string, patch: Partial<Omit<ConnectionState, 'profileId' | 'since'>>): void;
   close(): Promise<void>;
@@ -118,6 +120,15 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       const engine = engines.get(profileId);
       engines.delete(profileId);
       if (engine) await (await engine.catch(() => null))?.stop();
+    },
+    async forget(profileId) {
+      await this.reset(profileId);
+      journals.get(profileId)?.close();
+      journals.delete(profileId);
+      if (connection.profileId === profileId) {
+        connection = { status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0 };
+        events.emit('connectionChanged', connection);
+      }
     },
     connection: () => withQueued(connection),
     setConnection,
