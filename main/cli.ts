@@ -5,7 +5,7 @@
 // Command modules live in main/cli/<area>.ts and export register<Area>Commands(program, deps); what
 // they share is in main/cli/deps.ts (what they are handed) and main/cli/shared.ts (helpers).
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import type { Channel } from '../preload/api';
@@ -140,7 +140,18 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
   registerPayinCommands(program, deps);
   registerAuditCommands(program, deps);
   const batch = program.command('batch').description('CSV batches: template, validate, submit, resume, status, export');
-  registerBatchCsvCommands(batch, { stdout: io.stdout, stderr: io.stderr, setExitCode: deps.setExitCode });
+  registerBatchCsvCommands(batch, {
+    stdout: io.stdout,
+    stderr: io.stderr,
+    setExitCode: deps.setExitCode,
+    // With a profile (named or current), validate runs the batches service exactly as `batch submit` does.
+    async profileValidation(file, decimalComma) {
+      if (!globals().profile && !deps.context().profiles.currentId()) return null;
+      const desk = deps.desk();
+      const view = await desk.call('batches', 'validateFile', { source: { kind: 'path', path: resolve(file) }, ...(decimalComma !== undefined ? { decimalComma } : {}) });
+      return { profile: desk.profile, view };
+    },
+  });
   registerBatchCommands(batch, deps);
 
   return {

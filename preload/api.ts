@@ -296,6 +296,8 @@ export interface BatchValidation {
   funding: CurrencyFunding[];
   unknownColumns: string[];
   alreadySubmitted: boolean;
+  /** Checks that could not run (e.g. the gateway's currencies and operators while offline); empty when all ran. */
+  skippedChecks: string[];
 }
 
 export interface BatchSubmitInput {

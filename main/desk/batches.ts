@@ -96,12 +96,15 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       const client = rt.ctx.gatewayFor(profile.id);
       const options: CsvImportOptions = { journal, ...(decimalComma !== undefined ? { decimalComma } : {}) };
       if (profile.maxAmountMinor) options.maxAmountMinor = profile.maxAmountMinor;
+      const skippedChecks: string[] = [];
       try {
         const list = await currencies.currencies(profile.id);
         options.currencies = new Map(list.map((c) => [c.code, c.decimals]));
         options.operators = await client.paymentOperators();
-      } catch {
-        // Offline: rows are checked with ISO decimals and without the operator list.
+      } catch (error) {
+        // Offline: rows are checked with ISO decimals and without the operator list, and the report says so.
+        const reason = error instanceof Error ? error.message : String(error);
+        skippedChecks.push(`the currencies and operators ${profile.baseUrl} offers (not reachable: ${reason})`);
       }
       const result = await readSource(input, options);
       const decimalsOf = currencies.decimalsOf(profile.id);
@@ -126,6 +129,7 @@ export function batchesService(rt: DeskRuntime, currencies: CurrencyCache): Prof
         funding: await freshFunding(rt, profile.id, result.totals, decimalsOf),
         unknownColumns: result.unknownColumns,
         alreadySubmitted: result.warnings.some((w) => w.code === 'FILE_ALREADY_SUBMITTED'),
+        skippedChecks,
       };
       return view;
     },
