@@ -94,6 +94,9 @@ describe('profiles remove', () => {
     const built = buildProgram({ keyStore, env: { PAYOUT_DESK_HOME: home }, io: { stdout: () => undefined, stderr: () => undefined } });
     try {
       const desk = built.deps.desk();
+      // Settings of a profile other than the current one (the Settings edit dialog does this).
+      expect(await desk.call('settings', 'update', { profileId: 'shop-us', rateLimitPerSec: 7 })).toMatchObject({ rateLimitPerSec: 7 });
+      expect(built.deps.context().profiles.get('shop-eu').rateLimitPerSec).toBe(10);
       desk.runtime.journalFor('shop-eu');
       desk.runtime.setConnection('shop-eu', { status: 'online' });
       const result = await desk.call('profiles', 'remove', { profileId: 'shop-eu', deleteJournal: true });
