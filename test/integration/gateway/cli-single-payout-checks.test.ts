@@ -58,6 +58,10 @@ describe('single payout funding and ceiling', () => {
     const r = await cli(['payouts', 'create', '--amount', '500.01', ...payee]);
     expect(r.code).toBe(1);
     expect(r.err).toContain("per-payout maximum of 500.00 EUR");
+    // The ceiling counts in each currency's own minor units: JPY has none, so it is 50,000 yen.
+    const yen = await cli(['payouts', 'create', '--amount', '50001', '--currency', 'JPY', '--account-name', 'Jane Doe', '--account-number', '1234567', '--operator', 'JP_ZENGIN', '--email', 'jane@example.com']);
+    expect(yen.code).toBe(1);
+    expect(yen.err).toContain('per-payout maximum of 50000 JPY');
     expect(payoutIds()).toHaveLength(1);
   });
 
