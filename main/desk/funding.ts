@@ -27,12 +27,41 @@ export function fundingFrom(rt: DeskRuntime, profileId: string, totals: readonly
   });
 }
 
+export interface FreshnessOptions {
+  /** Balances read (or tried) this recently are used as they are; default: always read. */
+  maxAgeMs?: number;
+  /** Longest wait for the gateway; after it the stored balances answer (the read still lands in the journal). */
+  waitMs?: number;
+}
+
+/** When each profile's balances were last read or tried, per runtime: a form validated on every keystroke reads them once in a while. */
+const lastReads = new WeakMap<DeskRuntime, Map<string, number>>();
+
 /** The same, after reading the balances of these currencies from the gateway (offline: the stored ones). */
-export async function freshFunding(rt: DeskRuntime, profileId: string, totals: readonly CurrencyTotal[], decimalsOf: DecimalsOf): Promise<CurrencyFunding[]> {
-  try {
-    await (await rt.engineFor(profileId)).refreshBalances(totals.map((t) => t.currencyCode));
-  } catch {
-    // Offline: the last stored balances are used, and shown with their age on the balances screen.
+export async function freshFunding(
+  rt: DeskRuntime,
+  profileId: string,
+  totals: readonly CurrencyTotal[],
+  decimalsOf: DecimalsOf,
+  options: FreshnessOptions = {},
+): Promise<CurrencyFunding[]> {
+  const reads = lastReads.get(rt) ?? new Map<string, number>();
+  lastReads.set(rt, reads);
+  const key = `${profileId}|${totals.map((t) => t.currencyCode).sort().join(',')}`;
+  const last = reads.get(key);
+  if (options.maxAgeMs === undefined || last === undefined || Date.now() - last > options.maxAgeMs) {
+    reads.set(key, Date.now());
+    const read = (async () => (await rt.engineFor(profileId)).refreshBalances(totals.map((t) => t.currencyCode)))();
+    read.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const cap = options.waitMs === undefined ? read : Promise.race([read, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.waitMs)))]);
+    try {
+      await cap;
+    } catch {
+      // Offline: the last stored balances are used, and shown with their age on the balances screen.
+    } finally {
+      clearTimeout(timer);
+    }
   }
   return fundingFrom(rt, profileId, totals, decimalsOf);
 }

@@ -10,7 +10,12 @@ import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 import { detailOf, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
-import { freshFunding, shortfallText } from './funding';
+import { freshFunding, shortfallText, type FreshnessOptions } from './funding';
+
+/** Live validation (every pause in typing): a balance read at most every 15 s, waited for up to 2 s. */
+const LIVE_CHECK: FreshnessOptions = { maxAgeMs: 15_000, waitMs: 2_000 };
+/** Before sending: read now, waited for up to 5 s (offline, the stored balance decides). */
+const BEFORE_SEND: FreshnessOptions = { waitMs: 5_000 };
 
 interface DraftOutcome {
   draft: PayoutDraft | null;
@@ -54,9 +59,9 @@ function buildDraft(input: PayoutInput, profile: Profile, decimalsOf: DecimalsOf
  * The funding rule of batches (main/desk/funding.ts) for one payout: refused when the last known available
  * balance of its currency does not cover it. The gateway's balance is read first when it can be.
  */
-async function fundingIssue(rt: DeskRuntime, profile: Profile, draft: PayoutDraft, decimalsOf: DecimalsOf): Promise<FieldIssue | null> {
+async function fundingIssue(rt: DeskRuntime, profile: Profile, draft: PayoutDraft, decimalsOf: DecimalsOf, freshness: FreshnessOptions): Promise<FieldIssue | null> {
   const totals = [{ currencyCode: draft.currencyCode, amountMinor: draft.amountMinor, count: 1 }];
-  const short = shortfallText(await freshFunding(rt, profile.id, totals, decimalsOf));
+  const short = shortfallText(await freshFunding(rt, profile.id, totals, decimalsOf, freshness));
   if (!short) return null;
   return { field: 'amount', code: 'INSUFFICIENT_BALANCE', message: `not enough funds: ${short}; top up the balance or send less` };
 }
@@ -85,7 +90,8 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       if (draft && rt.journalFor(profile.id).getPayment('payout', draft.idPayout)) {
         issues.push({ field: 'idPayout', code: 'ID_EXISTS', message: `payout ${draft.idPayout} is already in the journal` });
       }
-      const funding = draft && issues.length === 0 ? await fundingIssue(rt, profile, draft, decimalsOf) : null;
+      // Validated as the person types: the balance is read at most every 15 s, and never waited for long.
+      const funding = draft && issues.length === 0 ? await fundingIssue(rt, profile, draft, decimalsOf, LIVE_CHECK) : null;
       if (funding) issues.push(funding);
       return issues.length > 0 ? { valid: false, issues, preview: null } : { valid: true, issues: [], preview: draft ? preview(draft, decimalsOf) : null };
     },
@@ -97,7 +103,7 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       const { draft, issues } = buildDraft(input, profile, decimalsOf);
       if (!draft) throw new DeskError('VALIDATION', 'The payout is not valid; nothing was sent', false, issues);
       // Checked again here, not only in validate: this is the one place every sender (UI, CLI) passes.
-      const funding = await fundingIssue(rt, profile, draft, decimalsOf);
+      const funding = await fundingIssue(rt, profile, draft, decimalsOf, BEFORE_SEND);
       if (funding) throw new DeskError('INSUFFICIENT_BALANCE', `The payout was not sent: ${funding.message}`, false, [funding]);
       const engine = await rt.engineFor(profile.id);
       await engine.submitPayout(draft, { waitMs: 10_000 });
