@@ -1,6 +1,7 @@
 // `--state <file>`: a restarted sandbox still knows the keys registered with it and the payments made
 // through it (GET after the restart finds them), finishes payouts that were on their way, and writes
 // the file atomically (never a half-written file in its place).
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +51,30 @@ describe('sandbox --state', () => {
     expect(readdirSync(dir)).toEqual(['state.json']);
     expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({ version: 1, payouts: [{ idPayout: 'kept-1', status: 'SUCCESS' }] });
   });
+
+  it('npm run sandbox -- --state: a key registered just before SIGTERM is in the file the process leaves', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sbx-state-'));
+    const stateFile = join(dir, 'state.json');
+    const root = join(import.meta.dirname, '../../..');
+    const child = spawn(join(root, 'node_modules/.bin/tsx'), ['sandbox/cli.ts', '--port', '0', '--state', stateFile], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /sandbox listening on (\S+)\n/.exec(out);
+        if (match) resolve(match[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`sandbox exited with ${String(code)}`)));
+    });
+    const register = await fetch(`${url}/_sandbox/merchants/${MERCHANT}/keys`, { method: 'POST', body: keys.publicPem, headers: { 'content-type': 'text/plain' } });
+    expect(register.status).toBe(201);
+    // Right away (inside the 200 ms write delay): the write on shutdown, if not the delayed one, must keep it.
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as { merchants: { code: string; publicKeysPem: string[] }[] };
+    expect(saved.merchants.find((m) => m.code === MERCHANT)?.publicKeysPem).toEqual([keys.publicPem]);
+  }, 60_000);
 
   it('refuses to start on a file it did not write, and says how to start fresh', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sbx-state-'));
