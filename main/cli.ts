@@ -5,7 +5,7 @@
 // Command modules live in main/cli/<area>.ts and export register<Area>Commands(program, deps); what
 // they share is in main/cli/deps.ts (what they are handed) and main/cli/shared.ts (helpers).
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import type { Channel } from '../preload/api';
@@ -33,6 +33,7 @@ import { registerPayoutCommands } from './cli/payouts';
 import { registerHistoryCommands } from './cli/history';
 import { registerAuditCommands } from './cli/audit';
 import { registerPayinCommands } from './cli/payins';
+import { registerSandboxSetupCommand } from './cli/sandbox-setup';
 
 export { CliHeldError, CliUsageError, type CliDeps, type CliDesk, type CliIo } from './cli/deps';
 
@@ -133,6 +134,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
   registerCallbackCommands(program, deps);
   registerKeyCommands(program, deps);
   registerConnectCommands(program, deps);
+  registerSandboxSetupCommand(program, deps);
   registerListCommands(program, deps);
   // ---- other areas: one import above and one register call here each ---------------------------
   registerPayoutCommands(program, deps);
@@ -140,7 +142,20 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
   registerPayinCommands(program, deps);
   registerAuditCommands(program, deps);
   const batch = program.command('batch').description('CSV batches: template, validate, submit, resume, status, export');
-  registerBatchCsvCommands(batch, { stdout: io.stdout, stderr: io.stderr, setExitCode: deps.setExitCode });
+  registerBatchCsvCommands(batch, {
+    stdout: io.stdout,
+    stderr: io.stderr,
+    setExitCode: deps.setExitCode,
+    // With a profile (named or current), validate runs the batches service exactly as `batch submit` does.
+    async profileValidation(file, decimalComma) {
+      if (!globals().profile && !deps.context().profiles.currentId()) return null;
+      const desk = deps.desk();
+      // Handed over like a dropped file: validation reads only files main granted.
+      const granted = await desk.call('app', 'fileDropped', { purpose: 'csv', path: resolve(file) });
+      const view = await desk.call('batches', 'validateFile', { source: { kind: 'granted', token: granted.token }, ...(decimalComma !== undefined ? { decimalComma } : {}) });
+      return { profile: desk.profile, view };
+    },
+  });
   registerBatchCommands(batch, deps);
 
   return {

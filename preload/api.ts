@@ -151,7 +151,8 @@ export interface ProfilesContract {
   createDemo: { args: void; result: ProfileView };
   use: { args: { profileId: string }; result: ProfileView };
   update: { args: ProfileUpdateInput; result: ProfileView };
-  remove: { args: { profileId: string }; result: { removed: true } };
+  /** The journal file stays unless deleteJournal; removing the current profile makes the first other one current. */
+  remove: { args: { profileId: string; deleteJournal?: boolean }; result: { removed: true; journalDeleted: boolean; activeProfileId: string | null } };
   testConnection: { args: { profileId?: string }; result: ConnectionTestResult };
 }
 
@@ -327,6 +328,8 @@ export interface BatchValidation {
   funding: CurrencyFunding[];
   unknownColumns: string[];
   alreadySubmitted: boolean;
+  /** Checks that could not run (e.g. the gateway's currencies and operators while offline); empty when all ran. */
+  skippedChecks: string[];
 }
 
 export interface BatchSubmitInput {

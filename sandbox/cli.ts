@@ -1,4 +1,6 @@
-// npm run sandbox -- --port <n> [--config <file.json>] [--host <addr>]
+// npm run sandbox -- --port <n> [--config <file.json>] [--host <addr>] [--state <file.json>]
+// With --state the sandbox keeps its merchants, registered keys, balances and payments in that file
+// across restarts (without it, everything is forgotten when it stops).
 // Prints exactly "sandbox listening on http://127.0.0.1:<port>" (the bound port, also when --port 0).
 import { Command, InvalidArgumentError } from 'commander';
 import { loadSandboxConfigFile, startSandbox } from './index';
@@ -17,11 +19,17 @@ async function main(): Promise<void> {
     .option('--port <n>', 'port to listen on (0 = any free port)', portNumber, 8787)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--config <file>', 'JSON config file (defaults: sandbox/default-config.json values)')
+    .option('--state <file>', 'keep merchants, registered keys, balances and payments in this JSON file across restarts')
     .parse();
-  const options = program.opts<{ port: number; host: string; config?: string }>();
+  const options = program.opts<{ port: number; host: string; config?: string; state?: string }>();
   const config = options.config ? await loadSandboxConfigFile(options.config) : undefined;
-  const sandbox = await startSandbox(config, { port: options.port, host: options.host });
+  const sandbox = await startSandbox(config, {
+    port: options.port,
+    host: options.host,
+    ...(options.state ? { stateFile: options.state, onStateError: (e: Error) => console.error(`could not write the state file: ${e.message}`) } : {}),
+  });
   console.log(`sandbox listening on ${sandbox.url}`);
+  if (options.state) console.log(`state kept in ${options.state}`);
   const stop = () => {
     void sandbox.close().then(() => process.exit(0));
   };

@@ -14,6 +14,7 @@ import { registerInfoRoutes } from './routes/info';
 import { registerPayinRoutes } from './routes/payins';
 import { registerPayoutRoutes } from './routes/payouts';
 import { registerTokenRoutes } from './routes/tokens';
+import { newTokenSigningSecret, readStateFile, restoreStore, StateWriter } from './persistence';
 import { snapshotState, type SandboxState } from './state';
 import { SandboxStore } from './store';
 import { TimerSet } from './timers';
@@ -48,9 +49,16 @@ export type SandboxHandle = {
   fund(merchantCode: string, currencyCode: string, amountMinor: number): void;
 };
 
-export type StartOptions = { port?: number; host?: string };
+export type StartOptions = {
+  port?: number;
+  host?: string;
+  /** Keep merchants, keys, balances and payments in this JSON file across restarts (see persistence.ts). */
+  stateFile?: string;
+  /** A write of the state file failed (the sandbox keeps running and tries again on the next change). */
+  onStateError?: (error: Error) => void;
+};
 
-function buildContext(config: ReturnType<typeof parseSandboxConfig>): SandboxContext {
+function buildContext(config: ReturnType<typeof parseSandboxConfig>, tokenSigningSecret?: string): SandboxContext {
   const timers = new TimerSet();
   const store = new SandboxStore(config);
   const callbacks = new CallbackDispatcher(config.callbackRetry, timers);
@@ -60,7 +68,7 @@ function buildContext(config: ReturnType<typeof parseSandboxConfig>): SandboxCon
     timers,
     callbacks,
     lifecycle: new PaymentLifecycle(store, config, timers, callbacks),
-    tokens: new TokenService(config.tokens.signingSecret ?? randomBytes(32).toString('base64url')),
+    tokens: new TokenService(config.tokens.signingSecret ?? tokenSigningSecret ?? randomBytes(32).toString('base64url')),
     limiter: new SlidingWindowLimiter(config.rateLimitPerSecond),
     faults: new FaultController(config.faults),
   };
@@ -85,7 +93,20 @@ function buildSandboxApp(ctx: SandboxContext): FastifyInstance {
 }
 
 export async function startSandbox(config?: SandboxConfigInput, opts: StartOptions = {}): Promise<SandboxHandle> {
-  const ctx = buildContext(parseSandboxConfig(config ?? {}));
+  const parsed = parseSandboxConfig(config ?? {});
+  const saved = opts.stateFile ? await readStateFile(opts.stateFile) : null;
+  const tokenSecret = saved?.tokenSigningSecret ?? newTokenSigningSecret();
+  const ctx = buildContext(parsed, tokenSecret);
+  let writer: StateWriter | undefined;
+  if (opts.stateFile) {
+    if (saved) restoreStore(ctx.store, saved);
+    ctx.lifecycle.resumeAfterRestart();
+    const stateWriter = new StateWriter(opts.stateFile, ctx.store, parsed.tokens.signingSecret ?? tokenSecret, opts.onStateError);
+    ctx.store.onChange = () => stateWriter.changed();
+    // Written at once, so the file (and the token key) exists from the first start.
+    stateWriter.changed();
+    writer = stateWriter;
+  }
   const app = buildSandboxApp(ctx);
   const host = opts.host ?? '127.0.0.1';
   await app.listen({ port: opts.port ?? 0, host });
@@ -101,6 +122,7 @@ export async function startSandbox(config?: SandboxConfigInput, opts: StartOptio
         ctx.timers.closeAll();
         ctx.callbacks.close();
         await app.close();
+        await writer?.close();
       })();
       return closing;
     },

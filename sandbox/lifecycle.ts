@@ -75,12 +75,48 @@ export class PaymentLifecycle {
       history: [{ status: 'PENDING', at: new Date(now).toISOString() }],
     };
     this.store.payouts.set(record.idPayout, record);
-    const { payoutPendingMs, payoutProcessingMs } = this.config.timings;
-    this.timers.after(payoutPendingMs, () => {
-      this.setPayoutStatus(record, 'PROCESSING');
-      this.timers.after(payoutProcessingMs, () => this.finishPayout(record));
-    });
+    this.store.onChange();
+    this.schedulePayout(record, this.config.timings.payoutPendingMs);
     return record;
+  }
+
+  private schedulePayout(record: PayoutRecord, pendingMs: number): void {
+    this.timers.after(pendingMs, () => {
+      this.setPayoutStatus(record, 'PROCESSING');
+      this.timers.after(this.config.timings.payoutProcessingMs, () => this.finishPayout(record));
+    });
+  }
+
+  /**
+   * After a restart from a saved state (`--state`): payments that were on their way carry on. The outcome
+   * planned at creation is decided again from the same rules (a payout that reserved nothing fails for funds).
+   */
+  resumeAfterRestart(): void {
+    const now = Date.now();
+    const { payoutPendingMs, payoutProcessingMs, payoutReturnMs } = this.config.timings;
+    for (const record of this.store.payouts.values()) {
+      if (record.status === 'PENDING' || record.status === 'PROCESSING') {
+        const failure = record.reservedMinor === 0 ? this.config.insufficientFundsReason : this.outcomeFor(record.account);
+        if (failure) this.plannedPayoutFailures.set(record.idPayout, failure);
+        const returnReason = failure ? undefined : this.returnFor(record.account);
+        if (returnReason) this.plannedPayoutReturns.set(record.idPayout, returnReason);
+        if (record.status === 'PENDING') this.schedulePayout(record, Math.max(0, record.createdAt + payoutPendingMs - now));
+        else this.timers.after(Math.max(0, record.createdAt + payoutPendingMs + payoutProcessingMs - now), () => this.finishPayout(record));
+      } else if (record.status === 'SUCCESS' && record.processedAt !== undefined) {
+        const returnReason = this.returnFor(record.account);
+        if (returnReason) {
+          this.timers.after(Math.max(0, record.processedAt + payoutReturnMs - now), () => {
+            if (record.status === 'SUCCESS') this.applyReturn(record, returnReason);
+          });
+        }
+      }
+    }
+    for (const record of this.store.payins.values()) {
+      if (record.status !== 'PENDING') continue;
+      this.timers.after(Math.max(0, record.expireAt - now), () => {
+        if (record.status === 'PENDING') this.setPayinStatus(record, 'EXPIRED');
+      });
+    }
   }
 
   acceptPayin(input: NewPayin, operator: PaymentOperatorConfig): PayinRecord {
@@ -101,6 +137,7 @@ export class PaymentLifecycle {
       history: [{ status: 'PENDING', at: new Date(now).toISOString() }],
     };
     this.store.payins.set(record.idPayin, record);
+    this.store.onChange();
     this.timers.after(this.config.timings.payinExpiryMs, () => {
       if (record.status === 'PENDING') this.setPayinStatus(record, 'EXPIRED');
     });
@@ -174,6 +211,7 @@ export class PaymentLifecycle {
     // processedAt follows the latest final status: a return moves it to the time of the return.
     if (status === 'SUCCESS' || status === 'FAILED' || status === 'RETURNED') record.processedAt = now;
     record.history.push({ status, at: new Date(now).toISOString() });
+    this.store.onChange();
     if (record.callbackUrl) {
       this.callbacks.send(record.callbackUrl, 'PAYOUT_STATUS_CHANGED', record.idPayout, status);
     }
@@ -184,6 +222,7 @@ export class PaymentLifecycle {
     record.status = status;
     record.processedAt = now;
     record.history.push({ status, at: new Date(now).toISOString() });
+    this.store.onChange();
     if (record.callbackUrl) {
       this.callbacks.send(record.callbackUrl, 'PAYIN_STATUS_CHANGED', record.idPayin, status);
     }

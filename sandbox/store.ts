@@ -71,6 +71,8 @@ export class SandboxStore {
   readonly payoutCreateAttempts = new Map<string, number>();
   readonly payinCreateAttempts = new Map<string, number>();
   rateLimitedCount = 0;
+  /** Called after every change worth keeping (keys, balances, payments, counters); `--state` writes then. */
+  onChange: () => void = () => undefined;
 
   constructor(config: SandboxConfig) {
     for (const merchant of config.merchants) this.merchants.set(merchant.code, merchantState(merchant));
@@ -89,6 +91,7 @@ export class SandboxStore {
   registerPublicKey(merchantCode: string, pem: string): number {
     const merchant = this.requireMerchant(merchantCode);
     merchant.publicKeys.push(parsePublicKey(pem));
+    this.onChange();
     return merchant.publicKeys.length;
   }
 
@@ -112,12 +115,14 @@ export class SandboxStore {
       throw new SandboxError('INVALID_AMOUNT', `funding would make the ${currencyCode} balance negative`);
     }
     balance.availableMinor += amountMinor;
+    this.onChange();
     return { ...balance };
   }
 
   countCreateAttempt(kind: 'payout' | 'payin', id: string): void {
     const map = kind === 'payout' ? this.payoutCreateAttempts : this.payinCreateAttempts;
     map.set(id, (map.get(id) ?? 0) + 1);
+    this.onChange();
   }
 }
 

@@ -1,18 +1,32 @@
 // CLI: `batch template` and `batch validate <file>`. main/cli.ts creates the `batch` command and calls
-// registerBatchCsvCommands(batch, deps); the profile-aware parts (currencies, operators, limit, journal) come
-// from deps.importOptions when a profile is available, so validation also works on a bare file.
+// registerBatchCsvCommands(batch, deps). With a profile (--profile or the current one) validate runs the
+// very validation `batch submit` runs (the batches service: the gateway's currencies and operators, the
+// per-payout ceiling, the journal's ids and bank details, the balances); without one it checks the file
+// alone and lists the checks it skipped, so "all valid" is never claimed for checks that did not run.
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import type { BatchValidation } from '../../preload/api';
 import { currencyDecimals } from '../domain/currencies';
 import { formatMinor } from '../domain/money';
 import { importPayoutCsvFile } from '../csv/import';
 import { payoutCsvTemplate } from '../csv/template';
-import { CsvFileError, type CsvImportOptions, type CsvImportResult, type CsvIssue } from '../csv/types';
+import { CSV_FILE_ERROR_CODES, CsvFileError, type CsvImportOptions, type CsvImportResult, type CsvIssue } from '../csv/types';
 
 export type BatchCsvProfileOptions = Omit<CsvImportOptions, 'fileName' | 'decimalComma'>;
 
+/** What validate reports when a profile was there to check against. */
+export interface ProfileValidation {
+  profile: { id: string; baseUrl: string; maxAmountMinor: number | null };
+  view: BatchValidation;
+}
+
 export interface BatchCsvCliDeps {
-  /** Options from the active profile and its journal; called once per validate. Without it only the file is checked. */
+  /**
+   * Validates through the profile's batches service, as submit does; null when there is no profile (none named,
+   * none current). Called once per validate. Without it, or when it gives null, only the file is checked.
+   */
+  profileValidation?: (file: string, decimalComma: boolean | undefined) => Promise<ProfileValidation | null>;
+  /** Options from the active profile and its journal (used only without profileValidation). */
   importOptions?: (command: Command) => BatchCsvProfileOptions | Promise<BatchCsvProfileOptions>;
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;
@@ -51,7 +65,7 @@ function issueLines(title: string, issues: readonly CsvIssue[]): string[] {
 }
 
 /** The human report of `batch validate`. */
-export function formatValidationReport(result: CsvImportResult, currencies?: ReadonlyMap<string, number>): string {
+export function formatValidationReport(result: CsvImportResult, currencies?: ReadonlyMap<string, number>, fileOnly = false): string {
   const { counts } = result;
   const delimiter = result.delimiter === '\t' ? 'tab' : `"${result.delimiter}"`;
   const lines = [
@@ -70,7 +84,8 @@ export function formatValidationReport(result: CsvImportResult, currencies?: Rea
   }
   lines.push(...issueLines('Errors (these rows will not be sent)', result.errors));
   lines.push(...issueLines('Warnings (to be confirmed before submitting)', result.warnings));
-  lines.push(counts.invalid > 0 ? `Fix the ${plural(counts.invalid, 'invalid row')} and validate again.` : 'All rows are valid.');
+  const clean = fileOnly ? 'No invalid rows in the file itself; the profile checks below did not run.' : 'All rows are valid.';
+  lines.push(counts.invalid > 0 ? `Fix the ${plural(counts.invalid, 'invalid row')} and validate again.` : clean);
   return `${lines.join('\n')}\n`;
 }
 
@@ -89,6 +104,56 @@ export function validationJson(result: CsvImportResult, currencies?: ReadonlyMap
     errors: result.errors,
     warnings: result.warnings,
   };
+}
+
+/** What only a profile can check: listed as skipped when validate runs on the file alone. */
+export const PROFILE_CHECKS = [
+  'the currencies and operators the gateway offers (e.g. an unknown currency, an unknown operator, an operator that does not pay that currency)',
+  "the profile's per-payout ceiling",
+  "the journal (ids already used, the file already submitted, changed bank details)",
+  'the available balances',
+] as const;
+
+function offlineLines(): string[] {
+  return [
+    'Checked the file alone (no profile): columns, amounts, formats and duplicates within the file.',
+    'Skipped, as there is no profile to check against:',
+    ...PROFILE_CHECKS.map((c) => `  - ${c}`),
+    'Pass --profile <id> (or make a profile current) to run the checks "batch submit" runs.',
+  ];
+}
+
+const shortOf = (view: BatchValidation) => view.funding.filter((f) => f.shortfall);
+
+/** The human report of `batch validate` with a profile: the same numbers and issues as the app's review. */
+export function formatProfileValidation({ profile, view }: ProfileValidation): string {
+  const { counts } = view;
+  const delimiter = view.delimiter === '\t' ? 'tab' : `"${view.delimiter}"`;
+  const label = ENCODING_LABELS[view.encoding as CsvImportResult['encoding']] ?? view.encoding;
+  const ceiling = profile.maxAmountMinor ? `${profile.maxAmountMinor} minor units of each currency` : 'none set';
+  const lines = [
+    `${view.fileName}: ${plural(counts.rows, 'row')}, ${counts.valid.toLocaleString('en-US')} valid, ${counts.invalid.toLocaleString('en-US')} invalid, ${plural(counts.warnings, 'warning')}`,
+    `  read as ${label}, delimiter ${delimiter}; SHA-256 ${view.sha256}`,
+    `Checked against profile ${profile.id} (${profile.baseUrl}): the gateway's currencies and operators, the per-payout ceiling (${ceiling}), the journal, the balances.`,
+  ];
+  if (view.skippedChecks.length > 0) lines.push('Not checked:', ...view.skippedChecks.map((c) => `  - ${c}`));
+  if (view.funding.length > 0) {
+    lines.push('Totals of the valid rows against the available balance:');
+    for (const f of view.funding) {
+      const against = f.shortfall ? `SHORT by ${f.shortfall.amount} (available ${f.available?.amount})` : f.available ? `available ${f.available.amount}` : 'balance unknown';
+      lines.push(`  ${f.currencyCode} ${f.required.amount.padStart(18)}  (${plural(f.count, 'payout')})  ${against}`);
+    }
+  }
+  if (view.unknownColumns.length > 0) {
+    lines.push(`Columns not used for payouts (kept for the results export): ${view.unknownColumns.map((c) => `"${c}"`).join(', ')}`);
+  }
+  lines.push(...issueLines('Errors (these rows will not be sent)', view.errors as CsvIssue[]));
+  lines.push(...issueLines('Warnings (to be confirmed before submitting)', view.warnings as CsvIssue[]));
+  const short = shortOf(view);
+  if (counts.invalid > 0) lines.push(`Fix the ${plural(counts.invalid, 'invalid row')} and validate again.`);
+  else if (short.length > 0) lines.push(`All rows are valid, but ${short.map((f) => f.currencyCode).join(', ')} is not funded: submit refuses it. Top up, or submit only the funded currencies with --currencies.`);
+  else lines.push('All rows are valid: the checks "batch submit" runs passed.');
+  return `${lines.join('\n')}\n`;
 }
 
 export function registerBatchCsvCommands(batch: Command, deps: BatchCsvCliDeps = {}): void {
@@ -126,19 +191,41 @@ export function registerBatchCsvCommands(batch: Command, deps: BatchCsvCliDeps =
     .option('--decimal-dot', 'read amounts with a decimal dot even when the delimiter is ";"')
     .action(async (file: string, _opts: unknown, command: Command) => {
       const opts = command.optsWithGlobals<{ json?: boolean; decimalComma?: boolean; decimalDot?: boolean }>();
-      const profile = deps.importOptions ? await deps.importOptions(command) : {};
       const decimalComma = opts.decimalComma ? true : opts.decimalDot ? false : undefined;
       try {
+        const checked = deps.profileValidation ? await deps.profileValidation(file, decimalComma) : null;
+        if (checked) {
+          const { view, profile } = checked;
+          const ok = view.counts.invalid === 0 && shortOf(view).length === 0;
+          if (opts.json) {
+            const { rows: _rows, validationId: _id, ...rest } = view;
+            stdout(`${JSON.stringify({ ok, profile: profile.id, ...rest }, null, 2)}\n`);
+          } else {
+            stdout(formatProfileValidation(checked));
+          }
+          setExitCode(ok ? VALIDATE_EXIT.ok : VALIDATE_EXIT.invalidRows);
+          return;
+        }
+        const profile = deps.importOptions ? await deps.importOptions(command) : {};
         const result = await importPayoutCsvFile(file, { ...profile, decimalComma });
-        stdout(opts.json ? `${JSON.stringify(validationJson(result, profile.currencies), null, 2)}\n` : formatValidationReport(result, profile.currencies));
+        if (opts.json) {
+          const skippedChecks = deps.importOptions ? [] : [...PROFILE_CHECKS];
+          stdout(`${JSON.stringify({ ...validationJson(result, profile.currencies), profile: null, skippedChecks }, null, 2)}\n`);
+        } else {
+          const fileOnly = !deps.importOptions;
+          stdout(formatValidationReport(result, profile.currencies, fileOnly) + (fileOnly ? `${offlineLines().join('\n')}\n` : ''));
+        }
         setExitCode(result.counts.invalid > 0 ? VALIDATE_EXIT.invalidRows : VALIDATE_EXIT.ok);
       } catch (error) {
-        if (!(error instanceof CsvFileError)) throw error;
+        // A file that cannot be read at all: from the importer itself, or through the service (same codes).
+        const code = (error as { code?: unknown }).code;
+        if (!(error instanceof CsvFileError) && !(typeof code === 'string' && (CSV_FILE_ERROR_CODES as readonly string[]).includes(code))) throw error;
+        const e = error as { code: string; message: string; rowNumber?: number | null; columns?: readonly string[] };
         if (opts.json) {
-          const body = { ok: false, error: { code: error.code, message: error.message, rowNumber: error.rowNumber, columns: error.columns } };
+          const body = { ok: false, error: { code: e.code, message: e.message, rowNumber: e.rowNumber ?? null, columns: e.columns ?? [] } };
           stdout(`${JSON.stringify(body, null, 2)}\n`);
         } else {
-          stderr(`${file}: ${error.message} (${error.code})\n`);
+          stderr(`${file}: ${e.message} (${e.code})\n`);
         }
         setExitCode(VALIDATE_EXIT.fileError);
       }

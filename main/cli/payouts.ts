@@ -7,12 +7,14 @@
 // Exit codes: 0 accepted (or, with --wait, SUCCESS; release/discard done); 1 an error, a refusal or a
 // failed payout; 3 not done yet (gateway unreachable, outcome unknown, or --wait timed out): the payout
 // is journalled, run again with --id; 4 HELD: nothing was sent, a person must release or discard it.
+// On a LIVE profile `create` asks for a confirmation first (--yes skips it; with no terminal and no
+// --yes it refuses, exit 2): real money leaves the account.
 import { type Command } from 'commander';
-import type { PaymentDetail, PayoutInput } from '../../preload/api';
-import { CliHeldError, type CliDeps, type CliDesk } from './deps';
+import type { PaymentDetail, PayoutInput, PayoutPreview } from '../../preload/api';
+import { CliHeldError, CliUsageError, type CliDeps, type CliDesk } from './deps';
 import { parseMinor } from '../domain/money';
 import { DeskError } from '../desk/services';
-import { PENDING_EXIT, addFilterOptions, currencyCode, filtersFrom, interrupted, intOption, sleep, statusWord, table, type FilterOptions } from './shared';
+import { PENDING_EXIT, addFilterOptions, askYesNo, currencyCode, filtersFrom, interrupted, intOption, sleep, statusWord, table, type FilterOptions } from './shared';
 
 const LOCAL_END_STATES = new Set(['REJECTED', 'CANCELLED', 'MISMATCH', 'DISCARDED']);
 
@@ -128,6 +130,14 @@ function sameDetails(d: PaymentDetail, input: PayoutInput): boolean {
   }
 }
 
+/** Real money on a LIVE profile: a person says yes first, or the command was given --yes. */
+async function confirmLive(deps: CliDeps, desk: CliDesk, p: PayoutPreview): Promise<void> {
+  const question = `LIVE profile ${desk.profile.id} "${desk.profile.name}": send ${money(p.money)} to ${p.accountName}, ${p.accountNumber} (${p.paymentOperatorCode})?`;
+  const yes = await askYesNo(deps, question);
+  if (yes === null) throw new CliUsageError(`Not confirmed: ${desk.profile.id} is a LIVE profile and there is no terminal to ask on. Check the payout and run again with --yes to send it; nothing was sent`);
+  if (!yes) throw new DeskError('NOT_CONFIRMED', 'Not confirmed; nothing was sent');
+}
+
 export function registerPayoutCommands(program: Command, deps: CliDeps): void {
   const payouts = program.command('payouts').description('single payouts: create, get, list');
 
@@ -146,7 +156,8 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
     .option('--reference <text>', 'your reference, kept in the journal (never sent)')
     .option('--wait', 'wait until the gateway reports a final status (exit 1 unless SUCCESS)')
     .option('--timeout <secs>', 'with --wait: stop waiting after this many seconds', intOption('timeout'), 300)
-    .action(async (o: { amount: string; currency: string; accountName: string; accountNumber: string; operator: string; email: string; method: string; callbackUrl?: string; id?: string; reference?: string; wait?: boolean; timeout: number }) => {
+    .option('--yes', 'on a LIVE profile: send without asking for a confirmation')
+    .action(async (o: { amount: string; currency: string; accountName: string; accountNumber: string; operator: string; email: string; method: string; callbackUrl?: string; id?: string; reference?: string; wait?: boolean; timeout: number; yes?: boolean }) => {
       const desk = deps.desk();
       const input: PayoutInput = {
         amount: o.amount.trim(), currencyCode: o.currency, accountName: o.accountName, accountNumber: o.accountNumber,
@@ -170,6 +181,7 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
         if (detail.localState === 'QUEUED' || detail.localState === 'SENDING') detail = await waitFor(desk, detail.id, 'accepted', 15_000, () => undefined);
       } else {
         const idPayout = checked.preview!.idPayout;
+        if (desk.profile.environment === 'LIVE' && !o.yes) await confirmLive(deps, desk, checked.preview!);
         detail = await desk.call('payouts', 'create', { ...input, idPayout }).catch((error: unknown) => {
           throw heldError(error, idPayout);
         });

@@ -1,9 +1,12 @@
-// CLI: `profiles add|list|use|show`. Profiles hold no secrets; keys and the deprecated secret are
-// handled by `keys …`.
+// CLI: `profiles add|list|use|show|edit|remove`. Profiles hold no secrets; keys and the deprecated
+// secret are handled by `keys …`. `edit` passes the named fields through the profile store's update
+// (the same validation as the app's settings); `remove` keeps the journal unless --delete-journal.
 import { type Command, InvalidArgumentError } from 'commander';
-import type { CliDeps } from './deps';
-import type { Profile } from '../profiles/profile-schema';
-import { intOption } from './shared';
+import { CliUsageError, type CliDeps } from './deps';
+import { DeskError } from '../desk/services';
+import { removeProfile } from '../desk/profiles';
+import type { Profile, ProfilePatch } from '../profiles/profile-schema';
+import { askYesNo, intOption } from './shared';
 
 function choice<T extends string>(allowed: readonly T[]) {
   return (value: string): T => {
@@ -27,6 +30,51 @@ function profileLines(p: Profile, currentId: string | null): string[] {
     `    gateway ${p.baseUrl}  merchant ${p.merchantCode}  API v${p.apiMajorVersion}  ${p.rateLimitPerSec} req/s  timestamps in ${p.timestampUnit}`,
     `    active key ${p.activeKeyId ?? '(none: run "keys generate")'}${p.useDeprecatedSecret ? '  auth: merchant secret (DEPRECATED)' : ''}`,
   ];
+}
+
+/** "none" removes a value (a ceiling, a callback URL). Kept as the word here: commander turns a null from a parser into "". */
+const NONE = 'none';
+const isNone = (value: string) => value.trim().toLowerCase() === NONE;
+function intOrNone(label: string) {
+  const int = intOption(label);
+  return (value: string): number | typeof NONE => (isNone(value) ? NONE : int(value));
+}
+
+interface EditOptions {
+  name?: string;
+  baseUrl?: string;
+  merchantCode?: string;
+  environment?: 'TEST' | 'LIVE';
+  apiVersion?: number;
+  timestampUnit?: 'ms' | 's';
+  rateLimit?: number;
+  tokenValidity?: number;
+  pollInterval?: number;
+  maxAmountMinor?: number | typeof NONE;
+  callbacks?: 'on' | 'off';
+  callbackHost?: string;
+  callbackPort?: number;
+  callbackUrl?: string;
+}
+
+/** Only the fields given on the command line: the others keep their values. */
+function patchOf(o: EditOptions): ProfilePatch {
+  const patch: ProfilePatch = {};
+  if (o.name !== undefined) patch.name = o.name;
+  if (o.baseUrl !== undefined) patch.baseUrl = o.baseUrl;
+  if (o.merchantCode !== undefined) patch.merchantCode = o.merchantCode;
+  if (o.environment !== undefined) patch.environment = o.environment;
+  if (o.apiVersion !== undefined) patch.apiMajorVersion = o.apiVersion;
+  if (o.timestampUnit !== undefined) patch.timestampUnit = o.timestampUnit;
+  if (o.rateLimit !== undefined) patch.rateLimitPerSec = o.rateLimit;
+  if (o.tokenValidity !== undefined) patch.tokenValiditySecs = o.tokenValidity;
+  if (o.pollInterval !== undefined) patch.pollIntervalSecs = o.pollInterval;
+  if (o.maxAmountMinor !== undefined) patch.maxAmountMinor = o.maxAmountMinor === NONE ? null : o.maxAmountMinor;
+  if (o.callbacks !== undefined) patch.callbackEnabled = o.callbacks === 'on';
+  if (o.callbackHost !== undefined) patch.callbackHost = o.callbackHost;
+  if (o.callbackPort !== undefined) patch.callbackPort = o.callbackPort;
+  if (o.callbackUrl !== undefined) patch.callbackUrl = isNone(o.callbackUrl) ? null : o.callbackUrl;
+  return patch;
 }
 
 export function registerProfileCommands(program: Command, deps: CliDeps): void {
@@ -93,5 +141,64 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
       const current = deps.context().profiles.currentId();
       const view = profileView(p, current);
       deps.print(Object.entries(view).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`), view);
+    });
+
+  profiles
+    .command('edit [profile]')
+    .description('change settings of a profile (default: --profile or the current one); only the options given change')
+    .option('--name <name>', 'display name')
+    .option('--base-url <url>', 'gateway base address')
+    .option('--merchant-code <code>', 'merchant code')
+    .option('--environment <env>', 'TEST or LIVE', choice(['TEST', 'LIVE'] as const))
+    .option('--api-version <major>', 'API major version sent as X-API-Version', intOption('API version'))
+    .option('--timestamp-unit <unit>', 'token request timestamp unit: ms or s', choice(['ms', 's'] as const))
+    .option('--rate-limit <perSec>', 'requests per second the gateway allows', intOption('rate limit'))
+    .option('--token-validity <secs>', 'validity of general tokens in seconds', intOption('token validity'))
+    .option('--poll-interval <secs>', 'status polling interval in seconds', intOption('poll interval'))
+    .option('--max-amount-minor <minor>', 'largest amount of one payout in minor units of its currency, or "none"', intOrNone('maximum amount'))
+    .option('--callbacks <onOff>', 'listen for status callbacks: on or off', choice(['on', 'off'] as const))
+    .option('--callback-host <host>', 'address the callback listener binds')
+    .option('--callback-port <port>', 'port of the callback listener (0 = any free port)', intOption('callback port'))
+    .option('--callback-url <url>', 'public callback URL the gateway calls, or "none"')
+    .action((idOrName: string | undefined, o: EditOptions) => {
+      const store = deps.context().profiles;
+      const before = idOrName ? store.resolve(idOrName) : deps.profile();
+      const patch = patchOf(o);
+      if (Object.keys(patch).length === 0) throw new CliUsageError('Nothing to change: give at least one option (see profiles edit --help)');
+      const after = store.update(before.id, patch);
+      const changed = (Object.keys(after) as (keyof Profile)[]).filter((k) => k !== 'updatedAt' && JSON.stringify(after[k]) !== JSON.stringify(before[k]));
+      const current = store.currentId();
+      deps.print(
+        [
+          changed.length > 0 ? `Updated profile ${after.id}:` : `Profile ${after.id} already had these settings.`,
+          ...changed.map((k) => `  ${k}: ${String(before[k])} -> ${String(after[k])}`),
+          ...profileLines(after, current),
+        ],
+        { ...profileView(after, current), changed },
+      );
+    });
+
+  profiles
+    .command('remove <profile>')
+    .description('remove a profile from this desk; its journal (payment records) is kept unless --delete-journal')
+    .option('--delete-journal', 'also delete the journal file of the profile (its record of every payment)')
+    .option('--yes', 'with --delete-journal: delete without asking')
+    .action(async (idOrName: string, o: { deleteJournal?: boolean; yes?: boolean }) => {
+      const ctx = deps.context();
+      const p = ctx.profiles.resolve(idOrName);
+      if (o.deleteJournal && !o.yes) {
+        const yes = await askYesNo(deps, `Delete the journal of ${p.id} "${p.name}" (its record of every payment)? It cannot be undone.`);
+        if (yes === null) throw new CliUsageError(`Not confirmed: no terminal to ask on. Run again with --yes to delete the journal of ${p.id}; nothing was removed`);
+        if (!yes) throw new DeskError('NOT_CONFIRMED', 'Not confirmed; nothing was removed');
+      }
+      const removal = removeProfile(ctx, p.id, { deleteJournal: o.deleteJournal === true });
+      deps.print(
+        [
+          `Removed profile ${p.id} "${p.name}".`,
+          removal.journalDeleted ? '  Its journal was deleted.' : `  Its journal is kept: ${removal.journalPath}`,
+          removal.activeProfileId ? `  Current profile: ${removal.activeProfileId}` : '  No profile is left: profiles add … or sandbox-setup',
+        ],
+        { removed: p.id, ...removal },
+      );
     });
 }

@@ -2,13 +2,13 @@
 // submission through the engine, control of running batches and their results.
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView, CurrencyFunding } from '../../preload/api';
+import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView } from '../../preload/api';
 import { decodeBase64InSlices } from '../csv/base64';
 import { exportBatchResultsCsvAsync } from '../csv/export';
 import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../csv/import';
 import { payoutCsvTemplate } from '../csv/template';
 import { mapInSlices, yieldToEventLoop } from '../csv/time-slice';
-import type { CsvCurrencyTotal, CsvImportOptions, CsvImportResult } from '../csv/types';
+import type { CsvImportOptions, CsvImportResult } from '../csv/types';
 import { payoutFieldsOf } from '../domain/payout';
 import { batchProgress } from '../engine';
 import type { Journal, PaymentRecord } from '../journal';
@@ -18,6 +18,7 @@ import { DeskError } from './services';
 import type { FileGrants } from './file-grants';
 import { isoOrNull, money, optionalMoney, reasonOf, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
+import { freshFunding, fundingFrom, shortfallText } from './funding';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
 const MAX_PENDING_VALIDATIONS = 8;
@@ -122,32 +123,6 @@ export function batchesService(
     pendingBytes -= entry.bytes;
   };
 
-  /** Totals per currency against the last known available balance (no snapshot: not known, not blocked). */
-  const fundingFrom = (profileId: string, totals: readonly CsvCurrencyTotal[], decimalsOf: DecimalsOf): CurrencyFunding[] => {
-    const latest = rt.journalFor(profileId).latestBalances();
-    return totals.map((t) => {
-      const snap = latest.find((b) => b.currencyCode === t.currencyCode);
-      const short = snap ? t.amountMinor - snap.availableMinor : 0;
-      return {
-        currencyCode: t.currencyCode,
-        count: t.count,
-        required: money(t.amountMinor, t.currencyCode, decimalsOf),
-        available: snap ? money(snap.availableMinor, t.currencyCode, decimalsOf) : null,
-        shortfall: short > 0 ? money(short, t.currencyCode, decimalsOf) : null,
-      };
-    });
-  };
-
-  const fundingOf = async (profileId: string, result: CsvImportResult, decimalsOf: DecimalsOf): Promise<CurrencyFunding[]> => {
-    const codes = result.totals.map((t) => t.currencyCode);
-    try {
-      await (await rt.engineFor(profileId)).refreshBalances(codes);
-    } catch {
-      // Offline: the last stored balances are used, and shown with their age on the balances screen.
-    }
-    return fundingFrom(profileId, result.totals, decimalsOf);
-  };
-
   return {
     async template() {
       return { fileName: 'payout-batch-template.csv', mimeType: 'text/csv', content: payoutCsvTemplate() };
@@ -158,12 +133,15 @@ export function batchesService(
       const client = rt.ctx.gatewayFor(profile.id);
       const options: CsvImportOptions = { journal, ...(decimalComma !== undefined ? { decimalComma } : {}) };
       if (profile.maxAmountMinor) options.maxAmountMinor = profile.maxAmountMinor;
+      const skippedChecks: string[] = [];
       try {
         const list = await currencies.currencies(profile.id);
         options.currencies = new Map(list.map((c) => [c.code, c.decimals]));
         options.operators = await client.paymentOperators();
-      } catch {
-        // Offline: rows are checked with ISO decimals and without the operator list.
+      } catch (error) {
+        // Offline: rows are checked with ISO decimals and without the operator list, and the report says so.
+        const reason = error instanceof Error ? error.message : String(error);
+        skippedChecks.push(`the currencies and operators ${profile.baseUrl} offers (not reachable: ${reason})`);
       }
       const { result, bytes } = await readSource(input, options);
       const decimalsOf = currencies.decimalsOf(profile.id);
@@ -184,9 +162,10 @@ export function batchesService(
         }), yieldToEventLoop),
         errors: result.errors,
         warnings: result.warnings,
-        funding: await fundingOf(profile.id, result, decimalsOf),
+        funding: await freshFunding(rt, profile.id, result.totals, decimalsOf),
         unknownColumns: result.unknownColumns,
         alreadySubmitted: result.warnings.some((w) => w.code === 'FILE_ALREADY_SUBMITTED'),
+        skippedChecks,
       };
       return view;
     },
@@ -211,10 +190,9 @@ export function batchesService(
       const rows = result.rows.filter((r) => !currencyCodes || currencyCodes.includes(r.payout.currencyCode));
       if (rows.length === 0) throw new DeskError('EMPTY_BATCH', 'No rows are left to send for the chosen currencies');
       // The same rule the review shows: a currency the balance cannot cover blocks the batch, here too.
-      const short = fundingFrom(profile.id, totalsOf(rows), currencies.decimalsOf(profile.id)).filter((f) => f.shortfall);
-      if (short.length > 0) {
-        const text = short.map((f) => `${f.currencyCode} short by ${f.shortfall?.amount} (needs ${f.required.amount}, available ${f.available?.amount})`).join('; ');
-        throw new DeskError('INSUFFICIENT_BALANCE', `${text}; nothing was sent. Send only the funded currencies, or top up and validate again`);
+      const short = shortfallText(fundingFrom(rt, profile.id, totalsOf(rows), currencies.decimalsOf(profile.id)));
+      if (short) {
+        throw new DeskError('INSUFFICIENT_BALANCE', `${short}; nothing was sent. Send only the funded currencies, or top up and validate again`);
       }
       // Taken out before sending: the same validation can never be submitted twice.
       take(validationId, entry);

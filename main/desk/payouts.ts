@@ -11,6 +11,12 @@ import { announcedCallbackUrl } from './profile-engine';
 import { DeskError } from './services';
 import { detailOf, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
+import { freshFunding, shortfallText, type FreshnessOptions } from './funding';
+
+/** Live validation (every pause in typing): a balance read at most every 15 s, waited for up to 2 s. */
+const LIVE_CHECK: FreshnessOptions = { maxAgeMs: 15_000, waitMs: 2_000 };
+/** Before sending: read now, waited for up to 5 s (offline, the stored balance decides). */
+const BEFORE_SEND: FreshnessOptions = { waitMs: 5_000 };
 
 interface DraftOutcome {
   draft: PayoutDraft | null;
@@ -41,9 +47,24 @@ function buildDraft(input: PayoutInput, profile: Profile, decimalsOf: DecimalsOf
   };
   for (const p of validatePayout(draft, profile.maxAmountMinor ?? undefined)) {
     if (p.field === 'amountMinor' && issues.length > 0) continue;
-    issues.push({ field: p.field === 'amountMinor' ? 'amount' : p.field, code: p.code, message: p.message });
+    // The ceiling counts in minor units of the payout's own currency: say it in that currency.
+    const message = p.code === 'AMOUNT_OVER_LIMIT' && profile.maxAmountMinor
+      ? `amount is over this profile's per-payout maximum of ${money(profile.maxAmountMinor, draft.currencyCode, decimalsOf).amount} ${draft.currencyCode}`
+      : p.message;
+    issues.push({ field: p.field === 'amountMinor' ? 'amount' : p.field, code: p.code, message });
   }
   return { draft: issues.length === 0 ? draft : null, issues };
+}
+
+/**
+ * The funding rule of batches (main/desk/funding.ts) for one payout: refused when the last known available
+ * balance of its currency does not cover it. The gateway's balance is read first when it can be.
+ */
+async function fundingIssue(rt: DeskRuntime, profile: Profile, draft: PayoutDraft, decimalsOf: DecimalsOf, freshness: FreshnessOptions): Promise<FieldIssue | null> {
+  const totals = [{ currencyCode: draft.currencyCode, amountMinor: draft.amountMinor, count: 1 }];
+  const short = shortfallText(await freshFunding(rt, profile.id, totals, decimalsOf, freshness));
+  if (!short) return null;
+  return { field: 'amount', code: 'INSUFFICIENT_BALANCE', message: `not enough funds: ${short}; top up the balance or send less` };
 }
 
 function preview(draft: PayoutDraft, decimalsOf: DecimalsOf): PayoutPreview {
@@ -70,6 +91,9 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       if (draft && rt.journalFor(profile.id).getPayment('payout', draft.idPayout)) {
         issues.push({ field: 'idPayout', code: 'ID_EXISTS', message: `payout ${draft.idPayout} is already in the journal` });
       }
+      // Validated as the person types: the balance is read at most every 15 s, and never waited for long.
+      const funding = draft && issues.length === 0 ? await fundingIssue(rt, profile, draft, decimalsOf, LIVE_CHECK) : null;
+      if (funding) issues.push(funding);
       return issues.length > 0 ? { valid: false, issues, preview: null } : { valid: true, issues: [], preview: draft ? preview(draft, decimalsOf) : null };
     },
     async create(profile, input) {
@@ -79,6 +103,9 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       if (journal.getPayment('payout', input.idPayout)) return detailOf(journal, 'payout', input.idPayout, decimalsOf);
       const { draft, issues } = buildDraft(input, profile, decimalsOf);
       if (!draft) throw new DeskError('VALIDATION', 'The payout is not valid; nothing was sent', false, issues);
+      // Checked again here, not only in validate: this is the one place every sender (UI, CLI) passes.
+      const funding = await fundingIssue(rt, profile, draft, decimalsOf, BEFORE_SEND);
+      if (funding) throw new DeskError('INSUFFICIENT_BALANCE', `The payout was not sent: ${funding.message}`, false, [funding]);
       const engine = await rt.engineFor(profile.id);
       await engine.submitPayout(draft, { waitMs: 10_000 });
       return detailOf(journal, 'payout', draft.idPayout, decimalsOf);

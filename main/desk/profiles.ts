@@ -1,5 +1,8 @@
 // profiles:* over the profile store: list, create, switch, update, remove and test the connection.
+import { rmSync } from 'node:fs';
+import type { AppContext } from '../context';
 import type { ProfileAreaService } from './profile-binding';
+import { journalPath } from './profile-engine';
 import type { DeskRuntime } from './runtime';
 import type { Profile } from '../profiles/profile-schema';
 import { toJson } from './convert';
@@ -10,6 +13,33 @@ import { DeskError } from './services';
 async function activate(rt: DeskRuntime, profile: Profile): Promise<void> {
   rt.ctx.profiles.setCurrent(profile.id);
   rt.setConnection(profile.id, { status: 'unknown', lastError: null });
+}
+
+export interface ProfileRemoval {
+  journalDeleted: boolean;
+  /** The journal file, kept unless its deletion was asked for. */
+  journalPath: string;
+  /** The current profile afterwards: another one when the removed profile was current, null when none is left. */
+  activeProfileId: string | null;
+}
+
+/**
+ * Takes a profile off this desk (its key records go with it; sealed key files stay on disk). Its journal (the
+ * record of every payment it made) is kept unless deleteJournal says otherwise. When it was the current
+ * profile, the first remaining one becomes current, so the app and the CLI never point at a missing profile.
+ * The caller has stopped its engine and closed its journal (DeskRuntime.forget) when one was open.
+ */
+export function removeProfile(ctx: AppContext, profileId: string, options: { deleteJournal?: boolean } = {}): ProfileRemoval {
+  const wasCurrent = ctx.profiles.currentId() === profileId;
+  ctx.profiles.remove(profileId);
+  const path = journalPath(ctx.home, profileId);
+  if (options.deleteJournal) {
+    // SQLite's write-ahead log and shared memory files belong to the journal too.
+    for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) rmSync(file, { force: true });
+  }
+  const next = wasCurrent ? ctx.profiles.list()[0] : undefined;
+  if (next) ctx.profiles.setCurrent(next.id);
+  return { journalDeleted: options.deleteJournal === true, journalPath: path, activeProfileId: ctx.profiles.currentId() };
 }
 
 export function profilesService(rt: DeskRuntime, demo: DemoController | null): ProfileAreaService<'profiles'> {
@@ -39,10 +69,14 @@ export function profilesService(rt: DeskRuntime, demo: DemoController | null): P
       await rt.reset(profileId);
       return profileView(rt, profile);
     },
-    async remove({ profileId }) {
-      await rt.reset(profileId);
-      profiles.remove(profileId);
-      return { removed: true };
+    async remove({ profileId, deleteJournal }) {
+      profiles.get(profileId);
+      const wasCurrent = profiles.currentId() === profileId;
+      await rt.forget(profileId);
+      const removal = removeProfile(rt.ctx, profileId, { deleteJournal: deleteJournal === true });
+      // The next profile became current: the app shows it as not yet checked, as after a switch.
+      if (wasCurrent && removal.activeProfileId) rt.setConnection(removal.activeProfileId, { status: 'unknown', lastError: null });
+      return { removed: true, journalDeleted: removal.journalDeleted, activeProfileId: removal.activeProfileId };
     },
     async testConnection(profile) {
       const client = rt.ctx.gatewayFor(profile.id);

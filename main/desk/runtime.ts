@@ -36,6 +36,8 @@ export interface DeskRuntime {
   callbackStatus(profileId: string): CallbackListenerStatus;
   /** True while the profile's engine has started and not been reset. */
   isStarted(profileId: string): boolean;
+  /** A profile that is being removed: engine stopped, journal closed, and not the connection's profile any more. */
+  forget(profileId: string): Promise<void>;
   connection(): ConnectionState;
   setConnection(profileId: string, patch: Partial<Omit<ConnectionState, 'profileId' | 'since'>>): void;
   close(): Promise<void>;
@@ -146,6 +148,15 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       engines.delete(profileId);
       running.delete(profileId);
       if (engine) await (await engine.catch(() => null))?.stop();
+    },
+    async forget(profileId) {
+      await this.reset(profileId);
+      journals.get(profileId)?.close();
+      journals.delete(profileId);
+      if (connection.profileId === profileId) {
+        connection = { status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0 };
+        events.emit('connectionChanged', connection);
+      }
     },
     connection: () => withQueued(connection),
     setConnection,

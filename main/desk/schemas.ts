@@ -107,7 +107,7 @@ export const ARG_SCHEMAS: SchemaMap = {
       environment: environment.optional(),
       apiMajorVersion: z.number().int().min(1).max(99).optional(),
     }),
-    remove: z.strictObject({ profileId }),
+    remove: z.strictObject({ profileId, deleteJournal: z.boolean().optional() }),
     testConnection: optionalProfile,
   },
   keys: {

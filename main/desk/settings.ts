@@ -9,7 +9,8 @@ export function settingsService(rt: DeskRuntime): ProfileAreaService<'settings'>
     async get(profile) {
       return settingsView(profile, rt.callbackStatus(profile.id));
     },
-    async update(profile, { callback, ...rest }) {
+    async update(profile, { callback, profileId: _chosen, ...rest }) {
+      // profileId chose the profile (bindProfile); it is not a field to change.
       const patch: ProfilePatch = { ...rest };
       if (callback?.enabled !== undefined) patch.callbackEnabled = callback.enabled;
       if (callback?.host !== undefined) patch.callbackHost = callback.host;

@@ -21,6 +21,24 @@ export class KeyStoreError extends Error {
   }
 }
 
+/**
+ * keytar's errors when there is no usable Secret Service (Linux): no session bus (no X11 to autolaunch
+ * one), nothing owning org.freedesktop.secrets on it, or a locked / dismissed collection.
+ */
+const SECRET_SERVICE_UNAVAILABLE = /d-?bus|autolaunch|could not connect|\$DISPLAY|X11|org\.freedesktop\.secrets|secret service|ServiceUnknown|no such (interface|object)|locked|prompt (was )?dismissed|Cannot create an item in a locked collection/i;
+
+/** What is missing and how to run the CLI anyway, for an error of that family; null for any other error. */
+export function secretServiceHint(reason: string): string | null {
+  if (!SECRET_SERVICE_UNAVAILABLE.test(reason)) return null;
+  return [
+    'The keys live in the OS keychain, and on Linux that is a Secret Service (e.g. GNOME Keyring) on the D-Bus session bus, running and unlocked.',
+    'In a desktop session, log in to it (or unlock the "login" keyring). On a headless box (SSH, container, CI), start a bus and an unlocked keyring for the command:',
+    '  sudo apt-get install dbus-user-session gnome-keyring   # once',
+    '  dbus-run-session -- sh -c \'printf "%s" "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null && payout-desk <command>\'',
+    '(KEYRING_PASSWORD unlocks the keyring in ~/.local/share/keyrings; the same password must be used each time, or the stored keys cannot be read.)',
+  ].join('\n');
+}
+
 /** In-memory store for unit tests and throwaway demo profiles. */
 export class MemoryKeyStore implements KeyStore {
   readonly description = 'in-memory key store (not persistent)';
@@ -76,7 +94,8 @@ export class KeytarKeyStore implements KeyStore {
     } catch (e) {
       // keytar's own messages name the failing backend (e.g. no Secret Service on D-Bus); they never contain the value.
       const reason = e instanceof Error ? e.message : String(e);
-      throw new KeyStoreError(`Could not ${what} the ${this.description}: ${reason}`);
+      const hint = secretServiceHint(reason);
+      throw new KeyStoreError(`Could not ${what} the ${this.description}: ${reason}${hint ? `\n${hint}` : ''}`);
     }
   }
 }

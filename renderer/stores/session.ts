@@ -6,7 +6,9 @@ import type {
   AppInfo,
   ConnectionState,
   ProfileCreateInput,
+  ProfileUpdateInput,
   ProfileView,
+  SettingsUpdate,
   RateBudgetUsage,
   Unsubscribe,
 } from '../../preload/api';
@@ -117,6 +119,31 @@ export const useSessionStore = defineStore('session', () => {
     return r;
   }
 
+  /** Connection fields through profiles:update, then limits and callbacks through settings:update (any profile). */
+  async function edit(input: ProfileUpdateInput, settings: Omit<SettingsUpdate, 'profileId'>) {
+    const r = await desk().profiles.update(input);
+    if (!r.ok) return r;
+    const s = await desk().settings.update({ ...settings, profileId: input.profileId });
+    await loadProfiles().catch(() => undefined);
+    if (input.profileId === activeProfileId.value) {
+      const conn = await desk().app.connectionState();
+      if (conn.ok) connection.value = conn.data;
+    }
+    return s.ok ? r : s;
+  }
+
+  /** Removes a profile; when it was the active one, every area is reset for the profile main made current (or none). */
+  async function remove(profileId: string, deleteJournal: boolean) {
+    const wasActive = profileId === activeProfileId.value;
+    const r = await desk().profiles.remove({ profileId, deleteJournal });
+    if (!r.ok) return r;
+    if (wasActive) for (const use of areaStores) use().dehydrate();
+    await loadProfiles().catch(() => undefined);
+    const conn = await desk().app.connectionState();
+    if (conn.ok) connection.value = conn.data;
+    return r;
+  }
+
   /** Re-reads the profile list (after settings or key changes). */
   async function refreshProfiles(): Promise<void> {
     await loadProfiles().catch((e: unknown) => notify.error(e instanceof Error ? e.message : String(e)));
@@ -137,6 +164,8 @@ export const useSessionStore = defineStore('session', () => {
     create,
     use,
     testConnection,
+    edit,
+    remove,
     refreshProfiles,
     reloadProfiles,
   };

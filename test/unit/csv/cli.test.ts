@@ -53,6 +53,16 @@ describe('batch validate', () => {
     expect(r.out).toContain('row 5, column "Betrag": AMOUNT_AMBIGUOUS');
   });
 
+  it('without a profile says the file alone was checked and names each check it skipped', async () => {
+    const r = await run(['batch', 'validate', fixture('windows-1252.csv')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('No invalid rows in the file itself; the profile checks below did not run.');
+    expect(r.out).toContain('the currencies and operators the gateway offers');
+    expect(r.out).toContain("the profile's per-payout ceiling");
+    expect(r.out).toContain('the available balances');
+    expect(r.out).not.toContain('All rows are valid');
+  });
+
   it('exit 0 for a clean file; --json (local or global) prints the machine report', async () => {
     for (const args of [['batch', 'validate', fixture('windows-1252.csv'), '--json'], ['--json', 'batch', 'validate', fixture('windows-1252.csv')]]) {
       const r = await run(args);

@@ -1,0 +1,71 @@
+// `sandbox-setup`: from a running sandbox to a profile that pays, in one command; run again it reuses
+// the profile and key (e.g. after a sandbox without --state forgot the key); a wrong address says how
+// to start the sandbox.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../main/cli';
+import { MemoryKeyStore } from '../../../main/keys/key-store';
+import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
+
+let sandbox: SandboxHandle;
+const home = mkdtempSync(join(tmpdir(), 'desk-cli-setup-'));
+const keyStore = new MemoryKeyStore();
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(['--home', home, ...args], { keyStore, io: { stdout: (t) => void (out += t), stderr: (t) => void (err += t) } });
+  return { code, out, err };
+}
+
+const payout = ['--amount', '12.50', '--currency', 'EUR', '--account-name', 'Jane Doe', '--account-number', 'DE89370400440532013000', '--operator', 'EU_SEPA', '--email', 'jane@example.com'];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => sandbox.close());
+
+describe('sandbox-setup', () => {
+  it('yields a current profile that can create a payout', async () => {
+    const setup = await cli('sandbox-setup', '--url', sandbox.url);
+    expect(setup.err).toBe('');
+    expect(setup.code).toBe(0);
+    expect(setup.out).toContain(`Created profile sandbox "Sandbox" for ${sandbox.url} (merchant DEMO-MERCHANT, TEST)`);
+    expect(setup.out).toContain('Registered the public key with the sandbox.');
+    expect(setup.out).toContain('Connection works: channel "Demo Store"');
+    const sent = await cli('payouts', 'create', ...payout);
+    expect(sent.err).toBe('');
+    expect(sent.code).toBe(0);
+    expect(sandbox.state().payouts).toHaveLength(1);
+  });
+
+  it('run again, reuses the profile and its key and registers it with a sandbox that forgot it', async () => {
+    const before = (await cli('--json', 'profiles', 'show')).out;
+    await sandbox.close();
+    sandbox = await startSandbox();
+    const setup = await cli('sandbox-setup', '--url', sandbox.url);
+    expect(setup.code).toBe(0);
+    expect(setup.out).toContain('Using its active key');
+    expect((JSON.parse(before) as { activeKeyId: string }).activeKeyId).toBe((JSON.parse((await cli('--json', 'profiles', 'show')).out) as { activeKeyId: string }).activeKeyId);
+    expect((await cli('profiles', 'list')).out.match(/"Sandbox"/g)).toHaveLength(1);
+    expect((await cli('payouts', 'create', ...payout)).code).toBe(0);
+    expect(sandbox.state().payouts).toHaveLength(1);
+  });
+
+  it('says how to start the sandbox when none answers at the address', async () => {
+    const r = await cli('sandbox-setup', '--url', 'http://127.0.0.1:9', '--name', 'Nowhere');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('No sandbox answers at http://127.0.0.1:9');
+    expect(r.err).toContain('npm run sandbox -- --port 8787 --state');
+  });
+
+  it('names the merchant code when the sandbox has no such merchant', async () => {
+    const r = await cli('sandbox-setup', '--url', sandbox.url, '--name', 'Other', '--merchant-code', 'NOPE');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('has no merchant NOPE (it has: DEMO-MERCHANT)');
+    // Nothing was created for a setup that could not work.
+    expect((await cli('profiles', 'list')).out).not.toMatch(/"Other"|"Nowhere"/);
+  });
+});

@@ -1,0 +1,44 @@
+// Outside a desktop session (no D-Bus session bus, no X11 to autolaunch one) the CLI cannot reach the
+// keychain: the error must say what is missing and how to run it headless, not only keytar's words.
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { secretServiceHint } from '../../../main/keys/key-store';
+
+const root = join(import.meta.dirname, '../../..');
+
+function cliWithoutBus(home: string, busAddress: string | undefined, ...args: string[]): Promise<{ code: number; err: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PAYOUT_DESK_HOME: home };
+  delete env.DISPLAY;
+  delete env.DBUS_SESSION_BUS_ADDRESS;
+  if (busAddress) env.DBUS_SESSION_BUS_ADDRESS = busAddress;
+  return new Promise((resolve) => {
+    execFile(join(root, 'node_modules/.bin/tsx'), ['main/cli.ts', ...args], { cwd: root, env, timeout: 60_000 }, (error, _out, err) => {
+      resolve({ code: typeof error?.code === 'number' ? error.code : error ? 1 : 0, err });
+    });
+  });
+}
+
+describe('keychain unavailable', () => {
+  it.each([
+    ['a bus address that points nowhere', 'unix:path=/nonexistent/payout-desk-test-bus'],
+    ['no bus and no $DISPLAY', undefined],
+  ])('keys generate with %s says a Secret Service is needed and how to start one', async (_label, bus) => {
+    const home = mkdtempSync(join(tmpdir(), 'desk-nobus-'));
+    expect((await cliWithoutBus(home, bus, 'profiles', 'add', '--name', 'Headless', '--base-url', 'http://127.0.0.1:9', '--merchant-code', 'M')).code).toBe(0);
+    const r = await cliWithoutBus(home, bus, 'keys', 'generate', '--bits', '2048');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('Could not read the OS keychain');
+    expect(r.err).toContain('Secret Service');
+    expect(r.err).toContain('running and unlocked');
+    expect(r.err).toContain('dbus-run-session -- sh -c');
+    expect(r.err).toContain('gnome-keyring-daemon --unlock --components=secrets');
+  }, 120_000);
+
+  it('adds no hint to keychain errors of other kinds', () => {
+    expect(secretServiceHint('The specified item could not be found in the keychain.')).toBeNull();
+    expect(secretServiceHint('Cannot autolaunch D-Bus without X11 $DISPLAY')).toContain('dbus-run-session');
+  });
+});
