@@ -21,12 +21,15 @@ export function profilesService(rt: DeskRuntime, demo: DemoController | null): P
     async create(args) {
       const profile = profiles.add({ ...args, isDemo: false });
       if (!profiles.currentId()) await activate(rt, profile);
+      // The profile store reported the change; answer once it is in the audit log.
+      await rt.ctx.trail.flush();
       return profileView(rt, profile);
     },
     async createDemo() {
       if (!demo) throw new DeskError('NOT_AVAILABLE', 'Demo mode is not available in this build');
       const profile = await demo.createDemoProfile();
       await activate(rt, profile);
+      await rt.ctx.trail.flush();
       return profileView(rt, profile);
     },
     async use({ profileId }) {
@@ -37,11 +40,13 @@ export function profilesService(rt: DeskRuntime, demo: DemoController | null): P
     async update({ profileId, ...patch }) {
       const profile = profiles.update(profileId, patch);
       await rt.reset(profileId);
+      await rt.ctx.trail.flush();
       return profileView(rt, profile);
     },
     async remove({ profileId }) {
       await rt.reset(profileId);
       profiles.remove(profileId);
+      await rt.ctx.trail.flush();
       return { removed: true };
     },
     async testConnection(profile) {

@@ -17,6 +17,8 @@ export function settingsService(rt: DeskRuntime): ProfileAreaService<'settings'>
       if (callback?.url !== undefined) patch.callbackUrl = callback.url;
       const updated = rt.ctx.profiles.update(profile.id, patch);
       await rt.reset(profile.id);
+      // The change is in the audit log (profile.updated, field by field) before the answer.
+      await rt.ctx.trail.flush();
       return settingsView(updated);
     },
   };

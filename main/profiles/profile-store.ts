@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import type { SecurityActionReporter } from '../domain/security-action';
 import {
   ProfileInputSchema,
   slugifyProfileName,
@@ -80,7 +81,8 @@ export class ProfileStore {
   /** Parsed profiles by id, with the stored text they came from. */
   private readonly parsed = new Map<string, { data: string; profile: Profile }>();
 
-  constructor(file: string) {
+  /** `audit` hears every profile added, changed or removed (see main/security-trail.ts). */
+  constructor(file: string, private readonly audit?: SecurityActionReporter) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -106,7 +108,9 @@ export class ProfileStore {
       .prepare('INSERT INTO profiles (id, name, data, active_key_id, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?)')
       .run(id, fields.name, JSON.stringify(fields), now, now);
     if (!this.currentId()) this.setCurrent(id);
-    return this.get(id);
+    const added = this.get(id);
+    this.audit?.report({ profileId: id, action: 'profile.added', subject: id, details: { name: added.name, environment: added.environment, baseUrl: added.baseUrl, merchantCode: added.merchantCode } });
+    return added;
   }
 
   list(): Profile[] {
@@ -147,13 +151,18 @@ export class ProfileStore {
     this.db
       .prepare('UPDATE profiles SET name = ?, data = ?, updated_at = ? WHERE id = ?')
       .run(fields.name, JSON.stringify(fields), new Date().toISOString(), id);
-    return this.get(id);
+    const updated = this.get(id);
+    const changes = profileChanges(current, updated);
+    if (Object.keys(changes).length > 0) this.audit?.report({ profileId: id, action: 'profile.updated', subject: id, details: { changes } });
+    return updated;
   }
 
   remove(id: string): void {
-    this.get(id);
+    const removed = this.get(id);
     this.db.prepare('DELETE FROM profiles WHERE id = ?').run(id);
     if (this.currentId() === id) this.db.prepare("DELETE FROM app_settings WHERE key = 'currentProfile'").run();
+    // Written to the removed profile's own journal, which stays on disk with its audit log.
+    this.audit?.report({ profileId: id, action: 'profile.removed', subject: id, details: { name: removed.name, environment: removed.environment } });
   }
 
   currentId(): string | null {
@@ -273,4 +282,29 @@ function keyFromRow(row: KeyRow): KeyRecord {
     source: row.source,
     retiredAt: row.retired_at,
   };
+}
+
+/**
+ * What a profile update changed, field by field, for the audit log. A callback URL is kept only up to
+ * its host: its path may carry a secret. Secret-looking field names are left to the journal's scrub.
+ */
+export function profileChanges(before: Profile, after: Profile): Record<string, { from: unknown; to: unknown }> {
+  const shown = (key: string, value: unknown): unknown => {
+    if (typeof value === 'string' && /^callback.*url$/i.test(key)) {
+      try {
+        return new URL(value).origin;
+      } catch {
+        return '(not a URL)';
+      }
+    }
+    return value;
+  };
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const key of Object.keys(after) as (keyof Profile)[]) {
+    if (key === 'updatedAt') continue;
+    const from = before[key];
+    const to = after[key];
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes[key] = { from: shown(key, from), to: shown(key, to) };
+  }
+  return changes;
 }
