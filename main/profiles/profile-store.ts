@@ -153,7 +153,7 @@ export class ProfileStore {
       .run(fields.name, JSON.stringify(fields), new Date().toISOString(), id);
     const updated = this.get(id);
     const changes = profileChanges(current, updated);
-    if (Object.keys(changes).length > 0) this.audit?.report({ profileId: id, action: 'profile.updated', subject: id, details: { changes } });
+    if (changes.length > 0) this.audit?.report({ profileId: id, action: 'profile.updated', subject: id, details: { changes } });
     return updated;
   }
 
@@ -285,12 +285,15 @@ function keyFromRow(row: KeyRow): KeyRecord {
 }
 
 /**
- * What a profile update changed, field by field, for the audit log. A callback URL is kept only up to
- * its host: its path may carry a secret. Secret-looking field names are left to the journal's scrub.
+ * What a profile update changed, field by field, for the audit log: a list, so a field named like a
+ * secret (useDeprecatedSecret) is not dropped by the journal's scrub of secret-looking keys. A text
+ * value of such a field is never shown, and a callback URL only up to its host (its path may carry a secret).
  */
-export function profileChanges(before: Profile, after: Profile): Record<string, { from: unknown; to: unknown }> {
-  const shown = (key: string, value: unknown): unknown => {
-    if (typeof value === 'string' && /^callback.*url$/i.test(key)) {
+export function profileChanges(before: Profile, after: Profile): { field: string; from: unknown; to: unknown }[] {
+  const shown = (field: string, value: unknown): unknown => {
+    if (typeof value !== 'string') return value;
+    if (/secret|token|password|passphrase|key/i.test(field)) return '(hidden)';
+    if (/^callback.*url$/i.test(field)) {
       try {
         return new URL(value).origin;
       } catch {
@@ -299,12 +302,10 @@ export function profileChanges(before: Profile, after: Profile): Record<string, 
     }
     return value;
   };
-  const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const key of Object.keys(after) as (keyof Profile)[]) {
-    if (key === 'updatedAt') continue;
-    const from = before[key];
-    const to = after[key];
-    if (JSON.stringify(from) !== JSON.stringify(to)) changes[key] = { from: shown(key, from), to: shown(key, to) };
+  const changes: { field: string; from: unknown; to: unknown }[] = [];
+  for (const field of Object.keys(after) as (keyof Profile)[]) {
+    if (field === 'updatedAt') continue;
+    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes.push({ field, from: shown(field, before[field]), to: shown(field, after[field]) });
   }
   return changes;
 }

@@ -110,7 +110,7 @@ describe('security actions in the audit log', () => {
     expect(change).toMatchObject({ action: 'profile.updated', subject: profileId });
     expect(change?.details).toMatchObject({
       actor: deskActor(),
-      changes: { pollIntervalSecs: { from: before, to: 7 }, callbackUrl: { from: null, to: 'https://desk.example.com' } },
+      changes: [{ field: 'callbackUrl', from: null, to: 'https://desk.example.com' }, { field: 'pollIntervalSecs', from: before, to: 7 }],
     });
     expect(JSON.stringify(change)).not.toContain('s3cr3t');
   });
@@ -141,7 +141,7 @@ describe('security actions in the audit log', () => {
     const journal = runtime.journalFor(other.id);
     const log = journal.listAudit(10).reverse();
     expect(log.map((e) => [e.action, e.actor])).toEqual([['profile.added', deskActor()], ['profile.updated', deskActor()], ['profile.removed', deskActor()]]);
-    expect(log[1]?.details).toEqual({ changes: { name: { from: 'Acme Live', to: 'Acme Test' } } });
+    expect(log[1]?.details).toEqual({ changes: [{ field: 'name', from: 'Acme Live', to: 'Acme Test' }] });
     expect((await runtime.auditSeal(other.id)).journalId).toMatch(/^[0-9a-f]{32}$/);
   });
 
