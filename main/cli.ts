@@ -13,7 +13,7 @@ import { createAppContext, type AppContext } from './context';
 import { GatewayError } from './gateway/errors';
 import { bindProfile, createDeskServices } from './desk';
 import { createDeskEvents } from './desk/events';
-import { createDeskRuntime } from './desk/runtime';
+import { createDeskRuntime, type DeskRuntime } from './desk/runtime';
 import { createIpcHandlers } from './ipc/handlers';
 import { DeskError, type AreaResult } from './desk/services';
 import { KeytarKeyStore, type KeyStore } from './keys/key-store';
@@ -54,9 +54,8 @@ export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Builds the desk services from the app context, acting on the profile chosen for this command. */
-function openDesk(c: AppContext, profile: Profile): CliDesk {
-  const events = createDeskEvents((error) => c.logger.error('cli event listener failed', { error }));
-  const runtime = createDeskRuntime({ ctx: c, events, log: c.logger });
+function openDesk(c: AppContext, runtime: DeskRuntime, profile: Profile): CliDesk {
+  const { events } = runtime;
   const app = { name: 'payout-desk', version: 'cli', platform: process.platform, demoAvailable: false };
   const services = bindProfile(createDeskServices(runtime, app, null), c, () => profile);
   const handlers = createIpcHandlers(services, { log: c.logger });
@@ -92,6 +91,9 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
   let ctx: AppContext | undefined;
+  // Made with the context: key and profile commands act on the context directly, and the runtime is
+  // what writes their audit entries into the profile's journal (main/security-trail.ts).
+  let runtime: DeskRuntime | undefined;
   let desk: CliDesk | undefined;
   // A command that completes but must still exit non-zero (e.g. `batch validate` with invalid rows).
   let exitCode = 0;
@@ -106,6 +108,9 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
         const logger = options.logger ?? (globals().verbose ? createLogger((line) => io.stderr(`${line}\n`)) : silentLogger);
         const keyStore = options.keyStore ?? new KeytarKeyStore(env['PAYOUT_DESK_KEYCHAIN_SERVICE'] || undefined);
         ctx = createAppContext({ home, keyStore, logger });
+        const c = ctx;
+        const events = createDeskEvents((error) => c.logger.error('cli event listener failed', { error }));
+        runtime = createDeskRuntime({ ctx: c, events, log: c.logger });
       }
       return ctx;
     },
@@ -117,8 +122,15 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
       if (!current) throw new CliUsageError('No profile yet: create one with "profiles add" (or pass --profile)');
       return c.profiles.get(current);
     },
+    runtime() {
+      deps.context();
+      if (!runtime) throw new Error('the desk runtime is made with the context');
+      return runtime;
+    },
     desk() {
-      desk ??= openDesk(deps.context(), deps.profile());
+      const c = deps.context();
+      if (!runtime) throw new Error('the desk runtime is made with the context');
+      desk ??= openDesk(c, runtime, deps.profile());
       return desk;
     },
     setExitCode(code) {
@@ -165,9 +177,11 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
     async dispose() {
       // Engine stopped (requests on the wire finish and are journalled) and journals closed before the profile store.
       try {
-        await desk?.runtime.close();
+        // Also waits for audit entries of key and profile commands and anchors them in the keychain.
+        await runtime?.close();
       } finally {
         desk = undefined;
+        runtime = undefined;
         ctx?.close();
         ctx = undefined;
       }
@@ -193,25 +207,36 @@ export function describeError(e: unknown): { code: string; message: string } {
 /** Runs one command line; resolves to the exit code. */
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
   const { program, deps, exitCode, dispose } = buildProgram(options);
+  const fail = (e: unknown): number => {
+    const { code, message } = describeError(e);
+    deps.io.stderr(deps.json() ? `${JSON.stringify({ error: { code, message } })}\n` : `error: ${message}\n`);
+    return e instanceof CliUsageError ? 2 : 1;
+  };
+  let code: number;
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return exitCode();
+    code = exitCode();
   } catch (e) {
     if (e instanceof CommanderError) {
       // Help and version are successes; everything else commander already printed.
-      return e.exitCode === 0 || e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;
-    }
-    const { code, message } = describeError(e);
-    if (e instanceof CliHeldError) {
+      code = e.exitCode === 0 || e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;
+    } else if (e instanceof CliHeldError) {
       // The payout is safe in the journal and waits for a person: say what to do next.
-      deps.io.stderr(deps.json() ? `${JSON.stringify({ error: { code, message, idPayout: e.idPayout, hints: e.hints } })}\n` : `error: ${message}\n${e.hints.join('\n')}\n`);
-      return HELD_EXIT;
+      const { code: errorCode, message } = describeError(e);
+      deps.io.stderr(deps.json() ? `${JSON.stringify({ error: { code: errorCode, message, idPayout: e.idPayout, hints: e.hints } })}\n` : `error: ${message}\n${e.hints.join('\n')}\n`);
+      code = HELD_EXIT;
+    } else {
+      code = fail(e);
     }
-    deps.io.stderr(deps.json() ? `${JSON.stringify({ error: { code, message } })}\n` : `error: ${message}\n`);
-    return e instanceof CliUsageError ? 2 : 1;
-  } finally {
-    await dispose();
   }
+  // Closing writes what is still on its way (audit entries of profile commands, their keychain anchor):
+  // a failure there is the command's failure too.
+  try {
+    await dispose();
+  } catch (e) {
+    code = code === 0 ? fail(e) : code;
+  }
+  return code;
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;

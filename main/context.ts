@@ -11,6 +11,7 @@ import { KeytarKeyStore, type KeyStore } from './keys/key-store';
 import { silentLogger, type Logger } from './log';
 import { profileRuleProblem, type Profile } from './profiles/profile-schema';
 import { ProfileError, ProfileStore } from './profiles/profile-store';
+import { SecurityTrail } from './security-trail';
 
 export interface AppContextOptions {
   /** The data folder: `desk.db` and `profiles/<id>/keys/*.key.enc` live here. */
@@ -27,6 +28,10 @@ export interface AppContext {
   readonly home: string;
   readonly profiles: ProfileStore;
   readonly keys: KeyCustody;
+  /** The keychain: key custody's wrap keys, and each journal's audit key and head anchor (main/desk/audit-keys.ts). */
+  readonly keyStore: KeyStore;
+  /** Security actions of key custody and the profile store on their way to the audit log. */
+  readonly trail: SecurityTrail;
   readonly logger: Logger;
   /** The client of a profile (cached; rebuilt when the profile or its active key changed). */
   gatewayFor(profileId: string): GatewayClient;
@@ -38,10 +43,11 @@ export interface AppContext {
 export function createAppContext(options: AppContextOptions): AppContext {
   const home = options.home;
   const logger = options.logger ?? silentLogger;
-  const profiles = new ProfileStore(join(home, 'desk.db'));
+  const trail = new SecurityTrail();
+  const profiles = new ProfileStore(join(home, 'desk.db'), trail);
   // PAYOUT_DESK_KEYCHAIN_SERVICE lets tests and a second install keep their keys apart from the default service.
   const keyStore = options.keyStore ?? new KeytarKeyStore(process.env['PAYOUT_DESK_KEYCHAIN_SERVICE'] || undefined);
-  const keys = new KeyCustody({ home, keyStore, profiles });
+  const keys = new KeyCustody({ home, keyStore, profiles, audit: trail });
   const limiters = new RateLimiterRegistry();
   const clients = new Map<string, { client: GatewayClient; stamp: string }>();
 
@@ -58,6 +64,8 @@ export function createAppContext(options: AppContextOptions): AppContext {
     home,
     profiles,
     keys,
+    keyStore,
+    trail,
     logger,
     limiterFor,
     gatewayFor(profileId) {

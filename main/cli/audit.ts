@@ -1,6 +1,7 @@
-// CLI: `audit verify|list` over the UI's audit service (main/desk/audit.ts). The audit log is
-// hash-chained (main/journal/audit-log.ts): verify walks the chain and names the first bad entry;
-// a broken chain exits 1.
+// CLI: `audit verify|list` over the UI's audit service (main/desk/audit.ts). The audit log is sealed
+// with a key from the OS keychain and its newest entry anchored there (main/journal/audit-log.ts,
+// main/desk/audit-keys.ts): verify names the first bad entry and exits 1; a log that cannot be checked
+// on this desk (key or anchor not in this keychain) also exits 1 and says so.
 import type { Command } from 'commander';
 import type { AuditEntryView } from '../../preload/api';
 import type { CliDeps } from './deps';
@@ -13,7 +14,7 @@ export function registerAuditCommands(program: Command, deps: CliDeps): void {
 
   audit
     .command('verify')
-    .description('check the hash chain of the audit log; exits 1 and names the first bad entry when it is broken')
+    .description('check the sealed chain of the audit log against the keychain; exits 1 and names the first bad entry when it was changed')
     .action(async () => {
       const desk = deps.desk();
       const result = await desk.call('audit', 'verify', undefined);
@@ -22,6 +23,11 @@ export function registerAuditCommands(program: Command, deps: CliDeps): void {
         return;
       }
       deps.setExitCode(1);
+      if (result.firstBrokenSeq === null) {
+        // Nothing found changed, but the keychain lacks what checking needs (key or anchor): not "tampered".
+        deps.print([`Audit log CANNOT BE CHECKED on this desk`, `  ${result.message}`], result);
+        return;
+      }
       // The entry as it reads now (it may be the edited one); absent when it was deleted.
       const seq = result.firstBrokenSeq;
       const newest = (await desk.call('audit', 'list', { limit: 1 })).total;

@@ -33,6 +33,8 @@ export interface CliDeps {
   context(): AppContext;
   /** The profile named by --profile, else the current one; a clear error when there is none. */
   profile(): Profile;
+  /** The desk runtime of the data folder (journals, engines), for commands that act on a profile they name. */
+  runtime(): DeskRuntime;
   /** The desk services (journal, started engine on first use); closed, engine stopped, when the command ends. */
   desk(): CliDesk;
   /** True with --json. */

@@ -191,7 +191,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
         if (yes === null) throw new CliUsageError(`Not confirmed: no terminal to ask on. Run again with --yes to delete the journal of ${p.id}; nothing was removed`);
         if (!yes) throw new DeskError('NOT_CONFIRMED', 'Not confirmed; nothing was removed');
       }
-      const removal = removeProfile(ctx, p.id, { deleteJournal: o.deleteJournal === true });
+      const removal = await removeProfile(deps.runtime(), p.id, { deleteJournal: o.deleteJournal === true });
       deps.print(
         [
           `Removed profile ${p.id} "${p.name}".`,

@@ -12,7 +12,7 @@ import { historyService } from './history';
 import { keysService } from './keys';
 import { payinsService } from './payins';
 import { payoutsService } from './payouts';
-import type { ProfileServices } from './profile-binding';
+import { PROFILE_FREE, type ProfileServices } from './profile-binding';
 import { profilesService } from './profiles';
 import type { DeskRuntime } from './runtime';
 import { settingsService } from './settings';
@@ -26,7 +26,7 @@ export { activeProfileOf, bindActiveProfile, bindProfile, NoProfileError, type P
 export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: DemoController | null): ProfileServices {
   const currencies = createCurrencyCache(rt);
   const files = env.files ?? createFileGrants();
-  return {
+  return sealedFirst(rt, {
     profiles: profilesService(rt, demo),
     keys: keysService(rt, demo, { grants: files, ...(env.dialogs ? { dialogs: env.dialogs } : {}) }),
     payouts: payoutsService(rt, currencies),
@@ -37,5 +37,28 @@ export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: D
     audit: auditService(rt),
     settings: settingsService(rt),
     app: appService(rt, env, files),
-  };
+  });
+}
+
+type AnyMethod = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * Each method that acts on a profile first waits until that profile's audit key is loaded, so any audit
+ * entry it writes is sealed. A keychain that cannot be read does not stop reads (history, balances):
+ * a write then fails with the journal's AUDIT_KEY_NEEDED error saying why.
+ */
+function sealedFirst(rt: DeskRuntime, services: ProfileServices): ProfileServices {
+  const free: Partial<Record<string, readonly string[]>> = PROFILE_FREE;
+  for (const [area, impl] of Object.entries(services) as [string, Record<string, AnyMethod | undefined>][]) {
+    for (const [verb, method] of Object.entries(impl)) {
+      if (!method || free[area]?.includes(verb)) continue;
+      const fn = method.bind(impl);
+      impl[verb] = async (profile: unknown, ...rest: unknown[]) => {
+        const id = (profile as { id?: unknown } | null)?.id;
+        if (typeof id === 'string') await rt.auditSeal(id).catch(() => undefined);
+        return fn(profile, ...rest);
+      };
+    }
+  }
+  return services;
 }

@@ -103,6 +103,7 @@ export function keysService(rt: DeskRuntime, demo: DemoController | null, files:
     async retire(profile, { keyId }) {
       const record = keys.retire(profile.id, keyId);
       await rt.reset(profile.id);
+      await rt.ctx.trail.flush();
       return keyView(rt, record);
     },
     async backup(profile, { keyId, passphrase, confirmed }) {

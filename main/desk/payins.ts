@@ -157,6 +157,8 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
     async shareToken(profile, { idPayin, validitySecs }) {
       if (!rt.journalFor(profile.id).getPayment('payin', idPayin)) throw new DeskError('NOT_FOUND', `No payin ${idPayin} in this profile's journal`);
       const issued = await rt.ctx.gatewayFor(profile.id).createPayinToken({ action: 'PAYIN_INFO', idPayin, validitySecs });
+      // Who handed out a token for this payin and for how long; never the token itself.
+      await rt.audit(profile.id, { action: 'payin.token-shared', subject: idPayin, details: { validitySecs, expiresAt: issued.expiresAt } });
       return { idPayin, token: issued.token, expiresAt: issued.expiresAt };
     },
   };

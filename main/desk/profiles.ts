@@ -1,6 +1,5 @@
 // profiles:* over the profile store: list, create, switch, update, remove and test the connection.
 import { rmSync } from 'node:fs';
-import type { AppContext } from '../context';
 import type { ProfileAreaService } from './profile-binding';
 import { journalPath } from './profile-engine';
 import type { DeskRuntime } from './runtime';
@@ -27,11 +26,16 @@ export interface ProfileRemoval {
  * Takes a profile off this desk (its key records go with it; sealed key files stay on disk). Its journal (the
  * record of every payment it made) is kept unless deleteJournal says otherwise. When it was the current
  * profile, the first remaining one becomes current, so the app and the CLI never point at a missing profile.
- * The caller has stopped its engine and closed its journal (DeskRuntime.forget) when one was open.
+ * Order matters: the engine stops first, the removal is written into the profile's own audit log, and only
+ * then is that journal closed (and deleted, if asked), so nothing writes to a journal after its deletion.
  */
-export function removeProfile(ctx: AppContext, profileId: string, options: { deleteJournal?: boolean } = {}): ProfileRemoval {
+export async function removeProfile(rt: DeskRuntime, profileId: string, options: { deleteJournal?: boolean } = {}): Promise<ProfileRemoval> {
+  const { ctx } = rt;
   const wasCurrent = ctx.profiles.currentId() === profileId;
+  await rt.forget(profileId);
   ctx.profiles.remove(profileId);
+  await ctx.trail.flush();
+  await rt.forget(profileId);
   const path = journalPath(ctx.home, profileId);
   if (options.deleteJournal) {
     // SQLite's write-ahead log and shared memory files belong to the journal too.
@@ -51,12 +55,15 @@ export function profilesService(rt: DeskRuntime, demo: DemoController | null): P
     async create(args) {
       const profile = profiles.add({ ...args, isDemo: false });
       if (!profiles.currentId()) await activate(rt, profile);
+      // The profile store reported the change; answer once it is in the audit log.
+      await rt.ctx.trail.flush();
       return profileView(rt, profile);
     },
     async createDemo() {
       if (!demo) throw new DeskError('NOT_AVAILABLE', 'Demo mode is not available in this build');
       const profile = await demo.createDemoProfile();
       await activate(rt, profile);
+      await rt.ctx.trail.flush();
       return profileView(rt, profile);
     },
     async use({ profileId }) {
@@ -67,13 +74,13 @@ export function profilesService(rt: DeskRuntime, demo: DemoController | null): P
     async update({ profileId, ...patch }) {
       const profile = profiles.update(profileId, patch);
       await rt.reset(profileId);
+      await rt.ctx.trail.flush();
       return profileView(rt, profile);
     },
     async remove({ profileId, deleteJournal }) {
       profiles.get(profileId);
       const wasCurrent = profiles.currentId() === profileId;
-      await rt.forget(profileId);
-      const removal = removeProfile(rt.ctx, profileId, { deleteJournal: deleteJournal === true });
+      const removal = await removeProfile(rt, profileId, { deleteJournal: deleteJournal === true });
       // The next profile became current: the app shows it as not yet checked, as after a switch.
       if (wasCurrent && removal.activeProfileId) rt.setConnection(removal.activeProfileId, { status: 'unknown', lastError: null });
       return { removed: true, journalDeleted: removal.journalDeleted, activeProfileId: removal.activeProfileId };

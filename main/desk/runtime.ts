@@ -6,7 +6,9 @@
 import type { CallbackListenerStatus, ConnectionState, Environment } from '../../preload/api';
 import type { AppContext } from '../context';
 import { PayoutEngine, type PayoutEngineOptions } from '../engine';
-import { openJournal, type Journal } from '../journal';
+import { openJournal, type Journal, type NewAuditEntry } from '../journal';
+import type { SecurityAction } from '../domain/security-action';
+import { AuditSeal } from './audit-keys';
 import type { Logger } from '../log';
 import { profileRuleProblem, type Profile } from '../profiles/profile-schema';
 import { ProfileError } from '../profiles/profile-store';
@@ -28,6 +30,13 @@ export interface DeskRuntime {
   readonly events: DeskEvents;
   readonly log: Logger;
   journalFor(profileId: string): Journal;
+  /**
+   * The profile's journal once its audit key is loaded from the keychain (its entries are sealed from
+   * then on); rejects when the keychain cannot be read. Every write path awaits it first.
+   */
+  auditSeal(profileId: string): Promise<AuditSeal>;
+  /** Appends an audit entry to the profile's journal once sealing is ready; the actor defaults to deskActor(). */
+  audit(profileId: string, entry: NewAuditEntry): Promise<void>;
   /** The started engine of a profile (started on first use, restarted after settings change). */
   engineFor(profileId: string): Promise<PayoutEngine>;
   /** Stops a profile's engine so the next use picks up changed settings. */
@@ -47,6 +56,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   const { ctx, events, log } = options;
   const open = options.openJournal ?? ((profileId: string) => openJournal(journalPath(ctx.home, profileId)));
   const journals = new Map<string, Journal>();
+  const seals = new Map<string, Promise<AuditSeal>>();
   const engines = new Map<string, Promise<PayoutEngine>>();
   /** Started engines, and why the last start failed, for looking at without starting one. */
   const running = new Map<string, PayoutEngine>();
@@ -59,10 +69,37 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     let journal = journals.get(profileId);
     if (!journal) {
       journal = open(profileId);
+      journal.requireAuditKey();
       journals.set(profileId, journal);
+      void auditSeal(profileId).catch(() => undefined);
     }
     return journal;
   };
+
+  const auditSeal = (profileId: string): Promise<AuditSeal> => {
+    const journal = journalFor(profileId);
+    let seal = seals.get(profileId);
+    if (!seal) {
+      seal = AuditSeal.open(journal, ctx.keyStore, log);
+      seals.set(profileId, seal);
+      seal.catch((error: unknown) => {
+        // Not cached: the next write tries the keychain again (it may have been locked).
+        seals.delete(profileId);
+        const reason = error instanceof Error ? error.message : String(error);
+        journal.requireAuditKey(`the audit key could not be read from the ${ctx.keyStore.description}: ${reason}`);
+        log.error('audit key not loaded', { profileId, error });
+      });
+    }
+    return seal;
+  };
+
+  const audit = async (profileId: string, entry: NewAuditEntry): Promise<void> => {
+    await auditSeal(profileId);
+    journalFor(profileId).audit(entry);
+  };
+  const detachTrail = ctx.trail.attach((action: SecurityAction) =>
+    audit(action.profileId, { action: action.action, subject: action.subject ?? null, details: action.details ?? {} }),
+  );
 
   /** The state with its profile's payouts still waiting to be sent (they wait while offline). */
   const withQueued = (state: ConnectionState): ConnectionState => {
@@ -100,6 +137,8 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     const profile = ctx.profiles.get(profileId);
     const rule = profileRuleProblem(profile);
     if (rule) throw new ProfileError('PROFILE_INVALID', `Profile "${profile.name}" cannot start: ${rule}; change its base URL first`);
+    // The engine writes audit entries (held, missing, batch states): not before they can be sealed.
+    await auditSeal(profileId);
     const engine = new PayoutEngine({
       ...engineOptionsFromProfile(profile),
       ...options.engineOptions?.(profile),
@@ -117,6 +156,8 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     events,
     log,
     journalFor,
+    auditSeal,
+    audit,
     engineFor(profileId) {
       let engine = engines.get(profileId);
       if (!engine) {
@@ -151,6 +192,12 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     },
     async forget(profileId) {
       await this.reset(profileId);
+      // Its anchor brought up to the newest entry before the journal closes (as close() does for all).
+      const seal = seals.get(profileId);
+      seals.delete(profileId);
+      const ready = await seal?.catch(() => null);
+      await ready?.flush();
+      ready?.close();
       journals.get(profileId)?.close();
       journals.delete(profileId);
       if (connection.profileId === profileId) {
@@ -162,8 +209,18 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     setConnection,
     async close() {
       for (const id of [...engines.keys()]) await this.reset(id);
+      // Security actions on their way to the log, then each journal's anchor brought up to its newest entry.
+      detachTrail();
+      const trailFailure = await ctx.trail.flush().then(() => null, (error: unknown) => ({ error }));
+      for (const seal of seals.values()) {
+        const ready = await seal.catch(() => null);
+        await ready?.flush();
+        ready?.close();
+      }
+      seals.clear();
       for (const journal of journals.values()) journal.close();
       journals.clear();
+      if (trailFailure) throw trailFailure.error;
     },
   };
 }

@@ -19,6 +19,8 @@ export function settingsService(rt: DeskRuntime): ProfileAreaService<'settings'>
       const updated = rt.ctx.profiles.update(profile.id, patch);
       const wasStarted = rt.isStarted(profile.id);
       await rt.reset(profile.id);
+      // The change is in the audit log (profile.updated, field by field) before the answer.
+      await rt.ctx.trail.flush();
       // A running engine is started again at once, so a busy port or a bad address shows on the screen
       // that set it. One that was not running (the CLI, another profile) is left to start when used.
       if (wasStarted) await rt.engineFor(profile.id).catch(() => undefined);

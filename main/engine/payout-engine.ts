@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { newPaymentId } from '../domain/ids';
 import { DEFAULT_FINAL_STATUSES, NOT_PAID_STATUSES } from '../domain/status';
 import { payoutFieldsOf, validatePayout, type FieldProblem, type PayoutDraft } from '../domain/payout';
-import { JournalError, type BalanceSnapshot, type BatchRecord, type Journal, type NewPayment, type PaymentKind, type PaymentRecord } from '../journal';
+import { deskActor, JournalError, type BalanceSnapshot, type BatchRecord, type Journal, type NewPayment, type PaymentKind, type PaymentRecord } from '../journal';
 import { BalanceWatcher } from './balance-watcher';
 import { BatchRun, batchProgress } from './batch-runner';
 import { CallbackListener, isLoopbackHost, publicCallbackUrl, type CallbackListenerState } from './callback-listener';
@@ -208,21 +208,21 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   async submitPayout(draft: PayoutDraft, opts: { waitMs?: number; actor?: string } = {}): Promise<PaymentRecord> {
     const problems = this.validate(draft);
     if (problems.length > 0) throw new EngineError('VALIDATION', problems.map((p) => p.message).join('; '), [{ rowNumber: null, problems }]);
-    this.journal.insertPayment('payout', this.toNewPayment(draft), opts.actor ?? 'user');
+    this.journal.insertPayment('payout', this.toNewPayment(draft), opts.actor ?? deskActor());
     return this.sendAndReport(draft.idPayout, opts.waitMs ?? 15_000);
   }
 
   /** A person releases a held payout after fixing the cause: it is sent now, as submitPayout sends. */
   async releasePayout(id: string, opts: { waitMs?: number; actor?: string } = {}): Promise<PaymentRecord> {
     const p = this.mustGet('payout', id);
-    if (!this.journal.releaseHeld('payout', id, opts.actor ?? 'user')) throw new EngineError('BAD_STATE', `payout ${id} is ${p.state.toLowerCase()}, not held`);
+    if (!this.journal.releaseHeld('payout', id, opts.actor ?? deskActor())) throw new EngineError('BAD_STATE', `payout ${id} is ${p.state.toLowerCase()}, not held`);
     return this.sendAndReport(id, opts.waitMs ?? 15_000);
   }
 
   /** A person decides a held payout is not to be sent: DISCARDED, final, nothing sent. */
   discardPayout(id: string, opts: { actor?: string; reason?: string } = {}): PaymentRecord {
     const p = this.mustGet('payout', id);
-    if (!this.journal.discardHeld('payout', id, opts.actor ?? 'user', opts.reason ?? 'discarded by a person while held')) {
+    if (!this.journal.discardHeld('payout', id, opts.actor ?? deskActor(), opts.reason ?? 'discarded by a person while held')) {
       throw new EngineError('BAD_STATE', `payout ${id} is ${p.state.toLowerCase()}, not held`);
     }
     const record = this.mustGet('payout', id);
@@ -265,7 +265,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     return batch;
   }
 
-  resumeBatch(batchId: string, actor = 'user'): BatchRecord {
+  resumeBatch(batchId: string, actor = deskActor()): BatchRecord {
     const batch = this.mustGetBatch(batchId);
     if (batch.state === 'CANCELLED') throw new EngineError('BAD_STATE', `batch ${batchId} was cancelled and cannot be resumed`);
     if (batch.state !== 'RUNNING') this.journal.setBatchState(batchId, 'RUNNING', null, actor);
@@ -277,7 +277,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
    * "Retry failed rows": the attempts a person reviewed, sent again as new attempts of the same intents,
    * if and only if they are exactly the batch's retryable attempts (see Journal.retryableAttempts).
    */
-  retryFailed(batchId: string, reviewedIds: readonly string[], actor = 'user'): BatchRecord {
+  retryFailed(batchId: string, reviewedIds: readonly string[], actor = deskActor()): BatchRecord {
     const batch = this.mustGetBatch(batchId);
     try {
       const retry = this.journal.retryBatch({
@@ -297,7 +297,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     return new Set(this.journal.retryableAttempts(batchId, NOT_PAID_STATUSES).map((p) => p.id));
   }
 
-  async pauseBatch(batchId: string, actor = 'user'): Promise<BatchRecord> {
+  async pauseBatch(batchId: string, actor = deskActor()): Promise<BatchRecord> {
     const batch = this.mustGetBatch(batchId);
     if (batch.state !== 'RUNNING') throw new EngineError('BAD_STATE', `batch ${batchId} is ${batch.state.toLowerCase()}, not running`);
     this.journal.setBatchState(batchId, 'PAUSED', 'paused by the user', actor);
@@ -307,7 +307,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   }
 
   /** Stops sending; payouts the gateway already has stay and keep being tracked; unsent ones are cancelled. */
-  async cancelBatch(batchId: string, actor = 'user'): Promise<BatchRecord> {
+  async cancelBatch(batchId: string, actor = deskActor()): Promise<BatchRecord> {
     const batch = this.mustGetBatch(batchId);
     if (batch.state === 'CANCELLED' || batch.state === 'COMPLETED') return batch;
     this.journal.setBatchState(batchId, 'CANCELLED', 'cancelled by the user', actor);
@@ -361,7 +361,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     const batch = this.journal.getBatch(batchId);
     if (cancel && batch?.state === 'CANCELLED') {
       const queued = this.journal.unsentPayments('payout', batchId).filter((p) => p.state === 'QUEUED').map((p) => p.id);
-      if (queued.length > 0) this.journal.cancelUnsent('payout', queued, 'user');
+      if (queued.length > 0) this.journal.cancelUnsent('payout', queued, deskActor());
     }
   }
 

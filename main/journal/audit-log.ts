@@ -1,25 +1,58 @@
-// Append-only audit log, chained by hash: hash = sha256(prevHash + canonical JSON of the entry).
-// The head (last seq and hash) is also kept in the meta table, written in the same transaction, so
-// removing the newest entries is detected too. Limit: someone who can write the file can rebuild the
-// whole chain and the head; the chain proves the log was not changed by accident or by a careless
-// edit, not against a determined attacker holding the file (that would need a key outside the file).
-import { createHash } from 'node:crypto';
+// Append-only audit log, sealed entry by entry: hash = HMAC-SHA256(audit key, prevHash + canonical JSON
+// of the entry), so only a holder of the key (kept in the OS keychain, outside this file) can write an
+// entry that verifies. Rows written before keys existed (key_id NULL) keep the old unkeyed chain,
+// sha256(prevHash + canonical JSON); the first sealed entry after them is an `audit.rekeyed` entry that
+// commits to their head. The newest entry (seq and seal) is anchored in the keychain too
+// (main/desk/audit-keys.ts), so cutting the tail is detected; the copy of the head in the meta table
+// only catches an accidental truncation, as anyone who can write the file can rewrite it.
+import { createHash, createHmac } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { deskActor } from './actor';
 import type { AuditEntry } from './types';
 
 export const GENESIS_HASH = '0'.repeat(64);
 const HEAD_KEY = 'audit_head';
 
 export interface NewAuditEntry {
-  actor: string;
+  /** Default: the person at this desk (deskActor()). */
+  actor?: string | undefined;
   action: string;
   subject?: string | null | undefined;
   details?: unknown;
 }
 
-export interface AuditProblem {
+/** A key that seals entries; its id is derived from it (auditKeyId) and stored with each entry. */
+export interface AuditKey {
+  id: string;
+  key: Buffer;
+}
+
+/** What a verification knows from the keychain: the keys it holds and the anchored head, if any. */
+export interface AuditTrust {
+  /** Keys by id; an entry sealed with a key not here cannot be checked. */
+  keys: ReadonlyMap<string, Buffer>;
+  /** The head anchored in the keychain; null when the keychain has none; undefined: do not check. */
+  anchor?: AuditAnchor | null | undefined;
+  /** Names the keychain in messages ("OS keychain (service payout-desk)"). */
+  keychain?: string;
+}
+
+/** The newest entry as last recorded in the keychain; every entry from sealedFrom on must be sealed. */
+export interface AuditAnchor {
   seq: number;
-  code: 'HASH_MISMATCH' | 'CHAIN_BROKEN' | 'HEAD_MISMATCH';
+  hash: string;
+  sealedFrom: number;
+}
+
+export type AuditProblemCode =
+  | 'HASH_MISMATCH' | 'CHAIN_BROKEN' | 'ENTRIES_MISSING' | 'UNSEALED' | 'TRUNCATED' | 'ANCHOR_MISMATCH' | 'HEAD_MISMATCH'
+  // The two below say the log cannot be checked here, not that it was changed.
+  | 'KEY_MISSING' | 'ANCHOR_MISSING';
+
+export interface AuditProblem {
+  /** The first entry concerned; null when no single entry is (the anchor is missing). */
+  seq: number | null;
+  code: AuditProblemCode;
   message: string;
 }
 
@@ -29,8 +62,16 @@ export interface AuditVerifyResult {
   problems: AuditProblem[];
 }
 
+export class AuditKeyError extends Error {
+  readonly code = 'AUDIT_KEY_NEEDED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'AuditKeyError';
+  }
+}
+
 // Keys whose values must never be written to the journal, whoever calls.
-const SECRET_KEY = /token|secret|password|private.?key|signature|authorization/i;
+const SECRET_KEY = /token|secret|password|passphrase|private.?key|signature|authorization/i;
 
 /** JSON with object keys sorted at every depth and secret-looking fields removed. */
 export function canonicalJson(value: unknown): string {
@@ -51,9 +92,25 @@ function scrub(value: unknown): unknown {
   return value === undefined ? null : value;
 }
 
-function entryHash(prevHash: string, e: { seq: number; at: number; actor: string; action: string; subject: string | null; detailsJson: string }): string {
-  const canonical = canonicalJson({ seq: e.seq, at: e.at, actor: e.actor, action: e.action, subject: e.subject, details: JSON.parse(e.detailsJson) as unknown });
-  return createHash('sha256').update(prevHash + canonical).digest('hex');
+/** The id stored with each sealed entry: names the key without revealing it. */
+export function auditKeyId(key: Buffer): string {
+  return createHmac('sha256', key).update('payout-desk audit key id').digest('hex').slice(0, 16);
+}
+
+interface EntryFields {
+  seq: number;
+  at: number;
+  actor: string;
+  action: string;
+  subject: string | null;
+  detailsJson: string;
+}
+
+function entryHash(prevHash: string, e: EntryFields, seal: { id: string; key: Buffer } | null): string {
+  const fields = { seq: e.seq, at: e.at, actor: e.actor, action: e.action, subject: e.subject, details: JSON.parse(e.detailsJson) as unknown };
+  // A sealed entry also commits to the id of its key, so an entry cannot be passed off as another key's.
+  if (!seal) return createHash('sha256').update(prevHash + canonicalJson(fields)).digest('hex');
+  return createHmac('sha256', seal.key).update(prevHash + canonicalJson({ ...fields, keyId: seal.id })).digest('hex');
 }
 
 interface AuditRow {
@@ -65,6 +122,7 @@ interface AuditRow {
   details_json: string;
   prev_hash: string;
   hash: string;
+  key_id: string | null;
 }
 
 function readHead(db: Database.Database): { seq: number; hash: string } {
@@ -74,70 +132,180 @@ function readHead(db: Database.Database): { seq: number; hash: string } {
   return { seq: Number(seq), hash: hash ?? '' };
 }
 
-/** Appends one entry; call inside the caller's transaction when it belongs with other writes. */
-export function appendAudit(db: Database.Database, at: number, entry: NewAuditEntry): AuditEntry {
+/** The newest entry: its seq, hash and key (0, genesis and null for an empty log). */
+export function auditHead(db: Database.Database): { seq: number; hash: string; keyId: string | null } {
+  const last = db.prepare('SELECT seq, hash, key_id FROM audit_log ORDER BY seq DESC LIMIT 1').get() as Pick<AuditRow, 'seq' | 'hash' | 'key_id'> | undefined;
+  return last ? { seq: last.seq, hash: last.hash, keyId: last.key_id } : { seq: 0, hash: GENESIS_HASH, keyId: null };
+}
+
+/** The first sealed entry, if any. */
+export function firstSealedSeq(db: Database.Database): number | null {
+  const row = db.prepare('SELECT MIN(seq) AS seq FROM audit_log WHERE key_id IS NOT NULL').get() as { seq: number | null };
+  return row.seq;
+}
+
+/** Ids of every key that sealed an entry, oldest first. */
+export function auditKeyIds(db: Database.Database): string[] {
+  const rows = db.prepare('SELECT key_id, MIN(seq) AS first FROM audit_log WHERE key_id IS NOT NULL GROUP BY key_id ORDER BY first').all() as { key_id: string }[];
+  return rows.map((r) => r.key_id);
+}
+
+/**
+ * Appends one entry, sealed with `seal`; call inside the caller's transaction when it belongs with
+ * other writes. Without a seal only an unsealed log may grow (journals opened without the keychain:
+ * unit tests, tools); once sealed entries exist an unsealed one would read as forged, so it is refused.
+ */
+export function appendAudit(db: Database.Database, at: number, entry: NewAuditEntry, seal: AuditKey | null = null): AuditEntry {
   const write = db.transaction((): AuditEntry => {
-    const last = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
-    const seq = (last?.seq ?? 0) + 1;
-    const prevHash = last?.hash ?? GENESIS_HASH;
+    const last = auditHead(db);
+    if (!seal && last.keyId !== null) {
+      throw new AuditKeyError('This journal\'s audit log is sealed with a key from the OS keychain; open it through the desk (which loads the key) to write to it');
+    }
+    const seq = last.seq + 1;
+    const prevHash = last.hash;
     const detailsJson = canonicalJson(entry.details ?? {});
     const subject = entry.subject ?? null;
-    const hash = entryHash(prevHash, { seq, at, actor: entry.actor, action: entry.action, subject, detailsJson });
+    const actor = entry.actor ?? deskActor();
+    const hash = entryHash(prevHash, { seq, at, actor, action: entry.action, subject, detailsJson }, seal);
     db.prepare(
-      'INSERT INTO audit_log (seq, at, actor, action, subject, details_json, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    ).run(seq, at, entry.actor, entry.action, subject, detailsJson, prevHash, hash);
+      'INSERT INTO audit_log (seq, at, actor, action, subject, details_json, prev_hash, hash, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(seq, at, actor, entry.action, subject, detailsJson, prevHash, hash, seal?.id ?? null);
     db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(HEAD_KEY, `${seq}:${hash}`);
-    return { seq, at, actor: entry.actor, action: entry.action, subject, details: JSON.parse(detailsJson) as unknown, prevHash, hash };
+    return { seq, at, actor, action: entry.action, subject, details: JSON.parse(detailsJson) as unknown, prevHash, hash };
   });
   return write();
 }
 
-/** Recomputes the whole chain; any edited, inserted or deleted entry shows up as a problem. */
-/** Where a verification ended: the last entry checked and its hash. */
+/**
+ * Starts sealing with `seal`. When the log so far ends in an unsealed entry or one sealed with another
+ * key, the first sealed entry is `audit.rekeyed`: it names the previous head (so the old part cannot be
+ * changed without breaking it), and for an unsealed log whether that old chain verified at this moment.
+ */
+export function startSealing(db: Database.Database, at: number, seal: AuditKey, trust: AuditTrust): AuditEntry | null {
+  const head = auditHead(db);
+  if (head.seq === 0 || head.keyId === seal.id) return null;
+  const previousKey = head.keyId;
+  const reason = previousKey === null
+    ? 'the entries so far were chained without a key (written before audit keys)'
+    : trust.keys.has(previousKey)
+      ? 'a new audit key'
+      : 'the key of the entries so far is not in this keychain (journal from another machine, or the keychain was wiped)';
+  let previousChain: { verified: boolean | null; problem: string | null } = { verified: null, problem: null };
+  if (previousKey === null || trust.keys.has(previousKey)) {
+    const old = verifyAudit(db, { keys: trust.keys });
+    previousChain = { verified: old.ok, problem: old.problems[0]?.message ?? null };
+  }
+  return appendAudit(db, at, {
+    action: 'audit.rekeyed',
+    details: { reason, keyId: seal.id, previousKeyId: previousKey, previousHead: { seq: head.seq, hash: head.hash }, previousChainVerified: previousChain.verified, previousChainProblem: previousChain.problem },
+  }, seal);
+}
+
+/** Where a verification ended: the last entry checked, its hash, and whether sealed entries had begun. */
 export interface AuditMark {
   seq: number;
   hash: string;
+  sealed?: boolean;
 }
 
-export function verifyAudit(db: Database.Database): AuditVerifyResult {
-  return verifyAuditFrom(db, { seq: 0, hash: GENESIS_HASH }).result;
+export function verifyAudit(db: Database.Database, trust: AuditTrust = { keys: new Map() }): AuditVerifyResult {
+  return verifyAuditFrom(db, { seq: 0, hash: GENESIS_HASH }, trust).result;
 }
+
+const span = (from: number, to: number) => (from === to ? `entry ${from}` : `entries ${from}–${to}`);
 
 /**
  * Verifies the entries after `from` (an earlier verification's mark, or the start), so a caller that
  * checks after every change does not hash the whole log each time. `mark` is where the next check starts.
+ * Each problem names the first entry it concerns; problems come in order of entries.
  */
-export function verifyAuditFrom(db: Database.Database, from: AuditMark): { result: AuditVerifyResult; mark: AuditMark } {
+export function verifyAuditFrom(db: Database.Database, from: AuditMark, trust: AuditTrust = { keys: new Map() }): { result: AuditVerifyResult; mark: AuditMark } {
   const problems: AuditProblem[] = [];
+  const anchor = trust.anchor;
+  const keychain = trust.keychain ?? 'keychain';
   let prevHash = from.hash;
   let lastSeq = from.seq;
+  let sealed = from.sealed === true;
   let count = 0;
+  let anchoredHash: string | null = null;
+  // Entries sealed with a key the keychain lacks, grouped into runs for one message each.
+  let missing: { keyId: string; from: number; to: number } | null = null;
+  const closeMissing = () => {
+    if (!missing) return;
+    problems.push({
+      seq: missing.from, code: 'KEY_MISSING',
+      message: `${span(missing.from, missing.to)} were sealed with audit key ${missing.keyId}, which the ${keychain} does not hold (the journal comes from another machine, or the keychain was wiped): they cannot be checked here`,
+    });
+    missing = null;
+  };
   const rows = db.prepare('SELECT * FROM audit_log WHERE seq > ? ORDER BY seq').iterate(from.seq) as IterableIterator<AuditRow>;
   for (const row of rows) {
     count++;
-    if (row.prev_hash !== prevHash) {
+    if (row.seq !== lastSeq + 1) {
+      problems.push({ seq: lastSeq + 1, code: 'ENTRIES_MISSING', message: `${span(lastSeq + 1, row.seq - 1)} ${row.seq - 1 > lastSeq + 1 ? 'are' : 'is'} missing: entry ${row.seq} follows entry ${lastSeq}` });
+    } else if (row.prev_hash !== prevHash) {
       problems.push({ seq: row.seq, code: 'CHAIN_BROKEN', message: `entry ${row.seq} does not follow entry ${lastSeq}: an entry before it was removed, inserted or changed` });
     }
-    const expected = entryHash(row.prev_hash, {
-      seq: row.seq, at: row.at, actor: row.actor, action: row.action, subject: row.subject, detailsJson: row.details_json,
-    });
-    if (expected !== row.hash) {
-      problems.push({ seq: row.seq, code: 'HASH_MISMATCH', message: `entry ${row.seq} was changed after it was written` });
+    const mustBeSealed = sealed || (anchor ? row.seq >= anchor.sealedFrom : false);
+    if (row.key_id === null) {
+      closeMissing();
+      if (mustBeSealed) {
+        problems.push({ seq: row.seq, code: 'UNSEALED', message: `entry ${row.seq} carries no seal although every entry from ${sealed ? 'the first sealed one' : `entry ${anchor?.sealedFrom ?? '?'}`} on is sealed: it was written or rewritten without the audit key` });
+      } else if (entryHash(row.prev_hash, fieldsOf(row), null) !== row.hash) {
+        problems.push({ seq: row.seq, code: 'HASH_MISMATCH', message: `entry ${row.seq} was changed after it was written` });
+      }
+    } else {
+      sealed = true;
+      const key = trust.keys.get(row.key_id);
+      if (!key) {
+        if (missing && missing.keyId === row.key_id && missing.to === row.seq - 1) missing.to = row.seq;
+        else {
+          closeMissing();
+          missing = { keyId: row.key_id, from: row.seq, to: row.seq };
+        }
+      } else {
+        closeMissing();
+        if (entryHash(row.prev_hash, fieldsOf(row), { id: row.key_id, key }) !== row.hash) {
+          problems.push({ seq: row.seq, code: 'HASH_MISMATCH', message: `entry ${row.seq} was changed after it was written: its seal does not match (the chain was edited or recomputed without the audit key)` });
+        }
+      }
     }
+    if (anchor && row.seq === anchor.seq) anchoredHash = row.hash;
     prevHash = row.hash;
     lastSeq = row.seq;
+  }
+  closeMissing();
+
+  if (anchor === null) {
+    if (sealed) {
+      problems.push({ seq: null, code: 'ANCHOR_MISSING', message: `the ${keychain} holds no anchor for the newest audit entry of this journal, so removal of the newest entries cannot be ruled out` });
+    }
+  } else if (anchor) {
+    if (lastSeq < anchor.seq) {
+      problems.push({ seq: lastSeq + 1, code: 'TRUNCATED', message: `the log ends at entry ${lastSeq} but the ${keychain} anchored entry ${anchor.seq}: ${span(lastSeq + 1, anchor.seq)} were removed (or the journal was restored from an older copy)` });
+    } else if (anchor.seq > 0) {
+      anchoredHash ??= anchor.seq <= from.seq ? (db.prepare('SELECT hash FROM audit_log WHERE seq = ?').get(anchor.seq) as { hash: string } | undefined)?.hash ?? null : null;
+      if (anchoredHash !== anchor.hash) {
+        problems.push({ seq: anchor.seq, code: 'ANCHOR_MISMATCH', message: `entry ${anchor.seq} is not the entry the ${keychain} anchored: the log was rewritten` });
+      }
+    }
   }
   const head = readHead(db);
   if (head.seq !== lastSeq || head.hash !== prevHash) {
     problems.push({
-      seq: lastSeq,
+      seq: head.seq > lastSeq ? lastSeq + 1 : lastSeq,
       code: 'HEAD_MISMATCH',
       message: head.seq > lastSeq
         ? `the log ends at entry ${lastSeq} but entry ${head.seq} was written: newest entries were removed`
         : `the log head does not match its last entry ${lastSeq}`,
     });
   }
-  return { result: { ok: problems.length === 0, entries: count, problems }, mark: { seq: lastSeq, hash: prevHash } };
+  problems.sort((a, b) => (a.seq ?? Number.MAX_SAFE_INTEGER) - (b.seq ?? Number.MAX_SAFE_INTEGER));
+  return { result: { ok: problems.length === 0, entries: count, problems }, mark: { seq: lastSeq, hash: prevHash, sealed } };
+}
+
+function fieldsOf(row: AuditRow): EntryFields {
+  return { seq: row.seq, at: row.at, actor: row.actor, action: row.action, subject: row.subject, detailsJson: row.details_json };
 }
 
 export function listAudit(db: Database.Database, limit = 200, beforeSeq?: number): AuditEntry[] {

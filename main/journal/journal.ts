@@ -6,7 +6,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { sumMinor } from '../domain/money';
-import { appendAudit, canonicalJson, listAudit, verifyAudit, verifyAuditFrom, type AuditMark, type AuditVerifyResult, type NewAuditEntry } from './audit-log';
+import { deskActor } from './actor';
+import {
+  appendAudit, AuditKeyError, auditHead, auditKeyIds, canonicalJson, firstSealedSeq, GENESIS_HASH, listAudit, startSealing, verifyAuditFrom,
+  type AuditKey, type AuditMark, type AuditTrust, type AuditVerifyResult, type NewAuditEntry,
+} from './audit-log';
 import {
   balanceSeries, iterateHistory, latestBalances, paymentTimeline, pendingPayoutTotals, queryHistory,
 } from './history';
@@ -157,13 +161,13 @@ export class Journal {
   }
 
   /** Stores a new payment as QUEUED: its id is fixed from here on. */
-  insertPayment(kind: PaymentKind, p: NewPayment, actor = 'user'): PaymentRecord {
+  insertPayment(kind: PaymentKind, p: NewPayment, actor = deskActor()): PaymentRecord {
     const at = this.now();
     this.durably(() => {
       this.refuseExisting(kind, [p.id]);
       this.insertRow(kind, p, at, this.intentFor(kind, p, 'single', at, actor));
       this.appendStatusEvent(kind, p.id, 'QUEUED', 'local', at, null);
-      appendAudit(this.db, at, { actor, action: `${kind}.queued`, subject: p.id, details: { amountMinor: p.amountMinor, currencyCode: p.currencyCode, batchId: p.batchId ?? null } });
+      this.appendAudit(at, { actor, action: `${kind}.queued`, subject: p.id, details: { amountMinor: p.amountMinor, currencyCode: p.currencyCode, batchId: p.batchId ?? null } });
     });
     return this.mustGet(kind, p.id);
   }
@@ -189,10 +193,10 @@ export class Journal {
     this.stmt(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?)`)
       .run(id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, at);
     input.rows.forEach((row, i) => {
-      this.insertRow('payout', { ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1 }, at, this.intentFor('payout', row, row.retryOf ? 'retry' : 'batch', at, input.actor ?? 'user'));
+      this.insertRow('payout', { ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1 }, at, this.intentFor('payout', row, row.retryOf ? 'retry' : 'batch', at, input.actor ?? deskActor()));
       this.appendStatusEvent('payout', row.id, 'QUEUED', 'local', at, null);
     });
-    appendAudit(this.db, at, { actor: input.actor ?? 'user', action: 'batch.submitted', subject: id, details: { fileName: input.fileName, sha256: input.sha256, rows: input.rows.length, totals } });
+    this.appendAudit(at, { actor: input.actor ?? deskActor(), action: 'batch.submitted', subject: id, details: { fileName: input.fileName, sha256: input.sha256, rows: input.rows.length, totals } });
     return id;
   }
 
@@ -269,7 +273,7 @@ export class Journal {
         .run(reason, at, kind, id).changes === 1;
       if (changed) {
         this.appendStatusEvent(kind, id, 'HELD', 'local', at, { message: reason });
-        appendAudit(this.db, at, { actor, action: `${kind}.held`, subject: id, details: { reason } });
+        this.appendAudit(at, { actor, action: `${kind}.held`, subject: id, details: { reason } });
       }
       return changed;
     })();
@@ -282,7 +286,7 @@ export class Journal {
       const changed = this.stmt(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', updated_at = ? WHERE kind = ? AND id = ? AND state = 'HELD'`).run(at, kind, id).changes === 1;
       if (changed) {
         this.appendStatusEvent(kind, id, 'QUEUED', 'local', at, { message: 'released by a person' });
-        appendAudit(this.db, at, { actor, action: `${kind}.released`, subject: id, details: {} });
+        this.appendAudit(at, { actor, action: `${kind}.released`, subject: id, details: {} });
       }
       return changed;
     })();
@@ -296,7 +300,7 @@ export class Journal {
         .run(at, reason, at, kind, id).changes === 1;
       if (changed) {
         this.appendStatusEvent(kind, id, 'DISCARDED', 'local', at, { message: reason });
-        appendAudit(this.db, at, { actor, action: `${kind}.discarded`, subject: id, details: { reason } });
+        this.appendAudit(at, { actor, action: `${kind}.discarded`, subject: id, details: { reason } });
       }
       return changed;
     })();
@@ -320,7 +324,7 @@ export class Journal {
       this.stmt(`UPDATE payments SET state = 'MISSING', status = 'MISSING', is_final = 0, updated_at = ? WHERE kind = ? AND id = ?`).run(at, kind, id);
       const message = `the gateway has answered "not found" ${row.not_found_reads} times since ${new Date(row.not_found_since).toISOString()}`;
       this.appendStatusEvent(kind, id, 'MISSING', 'local', at, { message });
-      appendAudit(this.db, at, { actor: 'engine', action: `${kind}.missing`, subject: id, details: { message } });
+      this.appendAudit(at, { actor: 'engine', action: `${kind}.missing`, subject: id, details: { message } });
       return true;
     })();
   }
@@ -337,13 +341,13 @@ export class Journal {
         .run(state, state, state === 'REJECTED' ? 1 : 0, message, at, at, kind, id, state).changes === 1;
       if (!changed) return false;
       this.appendStatusEvent(kind, id, state, 'local', at, { message, response: raw ?? null });
-      appendAudit(this.db, at, { actor, action: `${kind}.${state.toLowerCase()}`, subject: id, details: { message } });
+      this.appendAudit(at, { actor, action: `${kind}.${state.toLowerCase()}`, subject: id, details: { message } });
       return true;
     })();
   }
 
   /** Cancels unsent payments (QUEUED only: a SENDING one may already be at the gateway). */
-  cancelUnsent(kind: PaymentKind, ids: string[], actor = 'user'): number {
+  cancelUnsent(kind: PaymentKind, ids: string[], actor = deskActor()): number {
     const at = this.now();
     let cancelled = 0;
     this.db.transaction(() => {
@@ -354,7 +358,7 @@ export class Journal {
           this.appendStatusEvent(kind, id, 'CANCELLED', 'local', at, null);
         }
       }
-      if (cancelled > 0) appendAudit(this.db, at, { actor, action: `${kind}.cancelled`, subject: ids.length === 1 ? ids[0] : null, details: { count: cancelled } });
+      if (cancelled > 0) this.appendAudit(at, { actor, action: `${kind}.cancelled`, subject: ids.length === 1 ? ids[0] : null, details: { count: cancelled } });
     })();
     return cancelled;
   }
@@ -576,7 +580,7 @@ export class Journal {
       const before = this.mustGetBatch(id);
       if (before.state === state && before.pauseReason === reason) return;
       this.stmt('UPDATE batches SET state = ?, pause_reason = ?, updated_at = ? WHERE id = ?').run(state, reason, at, id);
-      appendAudit(this.db, at, { actor, action: `batch.${state.toLowerCase()}`, subject: id, details: reason ? { reason } : {} });
+      this.appendAudit(at, { actor, action: `batch.${state.toLowerCase()}`, subject: id, details: reason ? { reason } : {} });
     })();
     return this.mustGetBatch(id);
   }
@@ -699,17 +703,73 @@ export class Journal {
 
   // ---- audit ----
 
+  private auditSeal: AuditKey | null = null;
+  private auditKeys = new Map<string, Buffer>();
+  /** Why entries are refused while there is no key (null: unsealed entries are allowed). */
+  private auditSealRequired: string | null = null;
+  private readonly auditListeners = new Set<() => void>();
+
+  /**
+   * From now on every entry is sealed with `seal` (see audit-log.ts); `keys` are the other keys the
+   * keychain holds for checking older entries. Writes `audit.rekeyed` first when the log so far was
+   * unsealed or sealed with another key.
+   */
+  useAuditKey(seal: AuditKey, keys: ReadonlyMap<string, Buffer> = new Map()): void {
+    this.auditKeys = new Map([...keys, [seal.id, seal.key]]);
+    this.auditSeal = seal;
+    const rekeyed = startSealing(this.db, this.now(), seal, { keys: this.auditKeys });
+    if (rekeyed) this.auditAppended();
+  }
+
+  /** Refuse audit entries until useAuditKey (a desk journal: its key is being read from the keychain). */
+  requireAuditKey(reason = 'the audit key of this journal is still being read from the keychain'): void {
+    this.auditSealRequired = reason;
+  }
+
+  /** Called after each audit entry is written (possibly before its transaction commits). */
+  onAuditAppended(listener: () => void): () => void {
+    this.auditListeners.add(listener);
+    return () => this.auditListeners.delete(listener);
+  }
+
+  /** The id the keychain files this journal's audit key and anchor under. */
+  journalId(): string {
+    const row = this.stmt("SELECT value FROM meta WHERE key = 'journal_id'").get() as { value: string } | undefined;
+    if (!row) throw new Error('journal has no journal_id (migration 4 missing)');
+    return row.value;
+  }
+
+  /** The newest audit entry, the first sealed one, and every key id that sealed entries. */
+  auditState(): { head: { seq: number; hash: string; keyId: string | null }; firstSealed: number | null; keyIds: string[] } {
+    return { head: auditHead(this.db), firstSealed: firstSealedSeq(this.db), keyIds: auditKeyIds(this.db) };
+  }
+
+  private appendAudit(at: number, entry: NewAuditEntry): AuditEntry {
+    if (!this.auditSeal && this.auditSealRequired !== null) {
+      throw new AuditKeyError(`Nothing was written: ${this.auditSealRequired}`);
+    }
+    const written = appendAudit(this.db, at, entry, this.auditSeal);
+    this.auditAppended();
+    return written;
+  }
+
+  private auditAppended(): void {
+    for (const listener of this.auditListeners) listener();
+  }
+
+  /** Appends an audit entry; the actor defaults to the person at this desk (deskActor()). */
   audit(entry: NewAuditEntry): AuditEntry {
-    return appendAudit(this.db, this.now(), entry);
+    return this.appendAudit(this.now(), entry);
   }
 
   /** verifyAudit for the entries after `from` only; the mark returned is where the next check starts. */
-  verifyAuditSince(from: AuditMark): { result: AuditVerifyResult; mark: AuditMark } {
-    return verifyAuditFrom(this.db, from);
+  verifyAuditSince(from: AuditMark, trust?: AuditTrust): { result: AuditVerifyResult; mark: AuditMark } {
+    return verifyAuditFrom(this.db, from, trust ?? { keys: this.auditKeys });
   }
 
-  verifyAudit(): AuditVerifyResult {
-    return verifyAudit(this.db);
+  /** Walks the whole log with the keys given to useAuditKey, or `trust` (which can also name the keychain's anchor). */
+  verifyAudit(trust?: AuditTrust): AuditVerifyResult {
+    return this.verifyAuditSince({ seq: 0, hash: GENESIS_HASH }, trust).result;
   }
 
   listAudit(limit?: number, beforeSeq?: number): AuditEntry[] {

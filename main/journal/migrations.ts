@@ -176,6 +176,14 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX payments_unsent ON payments (state) WHERE state IN ('QUEUED', 'SENDING', 'UNKNOWN', 'HELD');
     `);
   },
+  // 4: audit entries sealed with a key from the OS keychain (key_id names it; NULL: the earlier unkeyed
+  //    chain), and an id for this journal under which the keychain keeps its audit key and head anchor.
+  (db) => {
+    db.exec(`
+      ALTER TABLE audit_log ADD COLUMN key_id TEXT;
+      INSERT INTO meta (key, value) VALUES ('journal_id', lower(hex(randomblob(16)))) ON CONFLICT (key) DO NOTHING;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,6 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import type { KeyRecord, KeySource, Profile } from '../profiles/profile-schema';
 import type { ProfileStore } from '../profiles/profile-store';
+import type { SecurityAction, SecurityActionReporter } from '../domain/security-action';
 import type { KeyStore } from './key-store';
 import { keyLetterText } from './key-letter';
 import {
@@ -51,7 +52,8 @@ export const secretAccount = (profileId: string) => `profile:${profileId}:deprec
 
 export class KeyCustody {
   constructor(
-    private readonly deps: { home: string; keyStore: KeyStore; profiles: ProfileStore },
+    /** `audit` hears every key and secret action (see main/security-trail.ts); never the key or secret itself. */
+    private readonly deps: { home: string; keyStore: KeyStore; profiles: ProfileStore; audit?: SecurityActionReporter },
   ) {}
 
   get keyStoreDescription(): string {
@@ -65,13 +67,17 @@ export class KeyCustody {
   async generateKey(profileId: string, bits: number = DEFAULT_RSA_BITS, options: AddKeyOptions = {}): Promise<KeyRecord> {
     this.deps.profiles.get(profileId);
     const key = await generateRsaKey(bits);
-    return this.store(profileId, key, 'generated', options);
+    const record = await this.store(profileId, key, 'generated', options);
+    await this.audited(profileId, 'key.generated', record);
+    return record;
   }
 
   async importKey(profileId: string, pem: string, passphrase?: string, options: AddKeyOptions = {}): Promise<KeyRecord> {
     this.deps.profiles.get(profileId);
     const key = importRsaPrivateKeyPem(pem, passphrase);
-    return this.store(profileId, key, 'imported', options);
+    const record = await this.store(profileId, key, 'imported', options);
+    await this.audited(profileId, 'key.imported', record);
+    return record;
   }
 
   /**
@@ -81,17 +87,23 @@ export class KeyCustody {
   async rotate(profileId: string, bits: number = DEFAULT_RSA_BITS): Promise<{ key: KeyRecord; previousKeyId: string | null }> {
     const previousKeyId = this.deps.profiles.get(profileId).activeKeyId;
     const key = await this.generateKey(profileId, bits, { activate: true });
+    await this.audited(profileId, 'key.rotated', key, { previousKeyId });
     return { key, previousKeyId };
   }
 
   activate(profileId: string, keyId: string): KeyRecord {
+    const previousKeyId = this.deps.profiles.get(profileId).activeKeyId;
     this.deps.profiles.setActiveKey(profileId, keyId);
-    return this.deps.profiles.getKey(profileId, keyId);
+    const record = this.deps.profiles.getKey(profileId, keyId);
+    this.deps.audit?.report(keyAction(profileId, 'key.activated', record, { previousKeyId }));
+    return record;
   }
 
   /** Stops using a key for good. The sealed file is kept (never auto-deleted) but the key can no longer sign. */
   retire(profileId: string, keyId: string): KeyRecord {
-    return this.deps.profiles.retireKey(profileId, keyId);
+    const record = this.deps.profiles.retireKey(profileId, keyId);
+    this.deps.audit?.report(keyAction(profileId, 'key.retired', record));
+    return record;
   }
 
   listKeys(profileId: string): KeyRecord[] {
@@ -123,7 +135,9 @@ export class KeyCustody {
   async backupPem(profileId: string, keyId: string, passphrase: string, confirmed: boolean): Promise<string> {
     const record = this.keyRecord(profileId, keyId);
     const key = await this.unseal(profileId, record.keyId);
-    return encryptedBackupPem(key, passphrase, confirmed);
+    const pem = encryptedBackupPem(key, passphrase, confirmed);
+    await this.audited(profileId, 'key.backed-up', record, { format: 'encrypted PKCS#8 PEM' });
+    return pem;
   }
 
   /** A signer over the profile's active key. Retired keys never sign. */
@@ -145,6 +159,8 @@ export class KeyCustody {
       throw new KeyCustodyError('SECRET_INVALID', 'The merchant secret must be 1-1024 characters');
     }
     await this.deps.keyStore.set(secretAccount(profileId), secret);
+    // Only that it was set: the secret itself never goes near the audit log.
+    await this.deps.audit?.record({ profileId, action: 'merchant-secret.set', subject: profileId, details: {} });
   }
 
   async hasDeprecatedSecret(profileId: string): Promise<boolean> {
@@ -152,7 +168,9 @@ export class KeyCustody {
   }
 
   async deleteDeprecatedSecret(profileId: string): Promise<boolean> {
-    return this.deps.keyStore.delete(secretAccount(profileId));
+    const removed = await this.deps.keyStore.delete(secretAccount(profileId));
+    await this.deps.audit?.record({ profileId, action: 'merchant-secret.cleared', subject: profileId, details: { removed } });
+    return removed;
   }
 
   /** For the token manager only; never shown, logged or sent over IPC. */
@@ -170,6 +188,10 @@ export class KeyCustody {
   }
 
   // ---- internals -----------------------------------------------------------------------------
+
+  private async audited(profileId: string, action: string, record: KeyRecord, extra: Record<string, unknown> = {}): Promise<void> {
+    await this.deps.audit?.record(keyAction(profileId, action, record, extra));
+  }
 
   private async store(profileId: string, key: KeyObject, source: KeySource, options: AddKeyOptions): Promise<KeyRecord> {
     const fingerprint = publicKeyFingerprint(key);
@@ -219,3 +241,8 @@ export class KeyCustody {
 }
 
 export { SealedKeyError };
+
+/** A key action for the audit log: which key (id, fingerprint, size, source, status), never its material. */
+function keyAction(profileId: string, action: string, k: KeyRecord, extra: Record<string, unknown> = {}): SecurityAction {
+  return { profileId, action, subject: k.keyId, details: { keyId: k.keyId, fingerprint: k.fingerprint, bits: k.bits, source: k.source, status: k.status, ...extra } };
+}

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import type { SecurityActionReporter } from '../domain/security-action';
 import {
   ProfileInputSchema,
   profileRuleProblem,
@@ -83,7 +84,8 @@ export class ProfileStore {
   /** Parsed profiles by id, with the stored text they came from. */
   private readonly parsed = new Map<string, { data: string; profile: Profile }>();
 
-  constructor(file: string) {
+  /** `audit` hears every profile added, changed or removed (see main/security-trail.ts). */
+  constructor(file: string, private readonly audit?: SecurityActionReporter) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -112,7 +114,9 @@ export class ProfileStore {
       .prepare('INSERT INTO profiles (id, name, data, active_key_id, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?)')
       .run(id, fields.name, JSON.stringify(fields), now, now);
     if (!this.currentId()) this.setCurrent(id);
-    return this.get(id);
+    const added = this.get(id);
+    this.audit?.report({ profileId: id, action: 'profile.added', subject: id, details: { name: added.name, environment: added.environment, baseUrl: added.baseUrl, merchantCode: added.merchantCode } });
+    return added;
   }
 
   list(): Profile[] {
@@ -155,13 +159,18 @@ export class ProfileStore {
     this.db
       .prepare('UPDATE profiles SET name = ?, data = ?, updated_at = ? WHERE id = ?')
       .run(fields.name, JSON.stringify(fields), new Date().toISOString(), id);
-    return this.get(id);
+    const updated = this.get(id);
+    const changes = profileChanges(current, updated);
+    if (changes.length > 0) this.audit?.report({ profileId: id, action: 'profile.updated', subject: id, details: { changes } });
+    return updated;
   }
 
   remove(id: string): void {
-    this.get(id);
+    const removed = this.get(id);
     this.db.prepare('DELETE FROM profiles WHERE id = ?').run(id);
     if (this.currentId() === id) this.db.prepare("DELETE FROM app_settings WHERE key = 'currentProfile'").run();
+    // Written to the removed profile's own journal, which stays on disk with its audit log.
+    this.audit?.report({ profileId: id, action: 'profile.removed', subject: id, details: { name: removed.name, environment: removed.environment } });
   }
 
   currentId(): string | null {
@@ -296,4 +305,30 @@ function keyFromRow(row: KeyRow): KeyRecord {
     source: row.source,
     retiredAt: row.retired_at,
   };
+}
+
+/**
+ * What a profile update changed, field by field, for the audit log: a list, so a field named like a
+ * secret (useDeprecatedSecret) is not dropped by the journal's scrub of secret-looking keys. A text
+ * value of such a field is never shown, and a callback URL only up to its host (its path may carry a secret).
+ */
+export function profileChanges(before: Profile, after: Profile): { field: string; from: unknown; to: unknown }[] {
+  const shown = (field: string, value: unknown): unknown => {
+    if (typeof value !== 'string') return value;
+    if (/secret|token|password|passphrase|key/i.test(field)) return '(hidden)';
+    if (/^callback.*url$/i.test(field)) {
+      try {
+        return new URL(value).origin;
+      } catch {
+        return '(not a URL)';
+      }
+    }
+    return value;
+  };
+  const changes: { field: string; from: unknown; to: unknown }[] = [];
+  for (const field of Object.keys(after) as (keyof Profile)[]) {
+    if (field === 'updatedAt') continue;
+    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes.push({ field, from: shown(field, before[field]), to: shown(field, after[field]) });
+  }
+  return changes;
 }

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, openWithDemo, shot, test } from './support/journey';
 
-test('the signing key is rotated, the old key kept on standby then retired, and the audit chain verifies', async ({ page, desk }) => {
+test('the signing key is rotated, the old key kept on standby then retired, and the audit log verifies with each key action in it', async ({ page, desk }) => {
   // The renderer's test origin is not a secure context, so it has no clipboard: record what is copied.
   await page.addInitScript(() => {
     const copied: string[] = [];
@@ -45,6 +45,9 @@ test('the signing key is rotated, the old key kept on standby then retired, and 
 
   await page.getByTestId('tab-audit').click();
   await expect(page.getByTestId('audit-verification')).toContainText(/intact|verified|ok/i);
+  // The key actions are in the log, each with the person at this desk as actor.
+  for (const action of ['key.generated', 'key.rotated', 'key.retired']) await expect(page.getByTestId('settings-audit').getByText(action, { exact: true }).first()).toBeVisible();
+  await expect(page.getByTestId('settings-audit')).toContainText(/"actor":"[^"@]+@[^"]+"/);
   await shot(page, 'settings-audit');
   expect(desk.home).toBeTruthy();
 });

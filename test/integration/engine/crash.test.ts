@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { journalPath } from '../../../main/desk/profile-engine';
-import { openJournal } from '../../../main/journal';
+import { auditKeyAccount, readAuditAnchor } from '../../../main/desk/audit-keys';
+import { auditKeyId, openJournal } from '../../../main/journal';
 import type { SandboxHandle } from '../../../sandbox/index';
 import { FileKeyStore } from './fixtures/file-key-store';
 import { createDesk, payoutRows, sandboxConfig, startSandbox } from './setup';
@@ -139,7 +140,12 @@ describe('crash test', () => {
       const mismatches = journal.batchPayments('crash-batch').filter((p) => p.status !== bySandbox.get(p.id));
       expect(mismatches).toEqual([]);
       expect(journal.batchPayments('crash-batch')).toHaveLength(300);
-      expect(journal.verifyAudit().ok).toBe(true);
+      // Sealed throughout, and the keychain's anchor never ahead of the journal, kills and all.
+      const keyStore = new FileKeyStore(join(home, 'keys.json'));
+      const key = Buffer.from((await keyStore.get(auditKeyAccount(journal.journalId()))) ?? '', 'base64');
+      const anchor = await readAuditAnchor(keyStore, journal.journalId());
+      expect(anchor).not.toBeNull();
+      expect(journal.verifyAudit({ keys: new Map([[auditKeyId(key), key]]), anchor })).toMatchObject({ ok: true, problems: [] });
       // Rows whose first gateway observation came from a GET: a SENDING row resolved after a kill.
       resolvedByGet = journal.batchPayments('crash-batch').filter((p) => journal.timeline('payout', p.id).find((e) => e.source !== 'local')?.source === 'poll').length;
     } finally {
