@@ -7,6 +7,7 @@
 // Exit codes: 0 accepted (or, with --wait, SUCCESS; release/discard done); 1 an error, a refusal or a
 // failed payout; 3 not done yet (gateway unreachable, outcome unknown, or --wait timed out): the payout
 // is journalled, run again with --id; 4 HELD: nothing was sent, a person must release or discard it.
+import { paymentStateText } from '../domain/state-words';
 import { type Command } from 'commander';
 import type { PaymentDetail, PayoutInput } from '../../preload/api';
 import { CliHeldError, type CliDeps, type CliDesk } from './deps';
@@ -24,6 +25,7 @@ export function detailLines(d: PaymentDetail): string[] {
   const label = d.kind === 'payout' ? 'Payout' : 'Payin';
   return [
     `${label} ${d.id}  ${statusWord(d)}${d.final ? ' (final)' : ''}${d.isTest ? '  TEST' : ''}`,
+    `  State:      ${paymentStateText(d.localState, d.status)}`,
     `  Amount:     ${money(d.money)}   fee ${money(d.fee)}`,
     `  Account:    ${d.accountName}, ${d.accountNumber}   e-mail ${d.emailAddress}`,
     `  Created:    ${d.createdAt}   updated ${d.updatedAt}${d.processedAt ? `   processed ${d.processedAt}` : ''}`,

@@ -29,6 +29,8 @@ export interface DeskRuntime {
   journalFor(profileId: string): Journal;
   /** The started engine of a profile (started on first use, restarted after settings change). */
   engineFor(profileId: string): Promise<PayoutEngine>;
+  /** The engine of a profile if it is started (or starting), without starting one; null otherwise. */
+  startedEngine(profileId: string): Promise<PayoutEngine | null>;
   /** Stops a profile's engine so the next use picks up changed settings. */
   reset(profileId: string): Promise<void>;
   connection(): ConnectionState;
@@ -113,6 +115,9 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
         engine.catch(() => engines.delete(profileId));
       }
       return engine;
+    },
+    async startedEngine(profileId) {
+      return (await engines.get(profileId)?.catch(() => null)) ?? null;
     },
     async reset(profileId) {
       const engine = engines.get(profileId);
