@@ -94,6 +94,20 @@ describe('row checks with gateway lists and the profile limit', () => {
       ["'Quote", 'k@example.com'],
     ]);
   });
+
+  it('warns, without refusing the row, about a payee name a spreadsheet would run as a formula', async () => {
+    const r = await importPayoutCsv(file(
+      'W-1,10.00,EUR,=cmd|calc,DE89370400440532013000,EU_SEPA,,a@example.com',
+      'W-2,10.00,EUR,+Plus Ltd,GB82WEST12345698765432,EU_SEPA,,b@example.com',
+      'W-3,10.00,EUR,-Minus,FR1420041010050500013M02606,EU_SEPA,,c@example.com',
+      'W-4,10.00,EUR,@handle,DE44500105175407324931,EU_SEPA,,d@example.com',
+      'W-5,10.00,EUR,Anna-Lena Meyer,DE02120300000000202051,EU_SEPA,,e@example.com',
+    ));
+    expect(r.errors).toEqual([]);
+    expect(r.counts.valid).toBe(5);
+    expect(r.warnings.map((w) => [w.rowNumber, w.column, w.code])).toEqual([2, 3, 4, 5].map((n) => [n, 'accountName', 'NAME_LOOKS_LIKE_FORMULA']));
+    expect(r.warnings[0]?.message).toBe('the beneficiary name "=cmd|calc" starts with "=", which a spreadsheet runs as a formula; check it is the payee\'s real name');
+  });
 });
 
 describe('checks against the journal', () => {
