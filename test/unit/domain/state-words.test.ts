@@ -1,6 +1,7 @@
 // The one vocabulary the UI and the CLI read: a batch says why it stopped or waits, a sent batch is not
 // "COMPLETED" while its final statuses are awaited, and a payout the gateway has is named by its status.
 import { describe, expect, it } from 'vitest';
+import { payeeKey } from '../../../main/domain/payee-key';
 import { withCurrenciesHint } from '../../../main/cli/batch';
 import { batchStateLine, batchStateWords, clockTime, paymentStateText, paymentStatusWord, unreachableReason } from '../../../main/domain/state-words';
 
@@ -60,5 +61,15 @@ describe('the CLI shortfall message', () => {
     const checked = { funding: [funding('EUR', true), funding('USD', false), funding('GBP', false)] } as unknown as Parameters<typeof withCurrenciesHint>[1];
     expect(withCurrenciesHint('EUR short by 9.00', checked, undefined)).toBe('EUR short by 9.00 (to send only the funded ones, run again with --currencies USD,GBP)');
     expect(withCurrenciesHint('EUR short by 9.00', { funding: [funding('EUR', true)] } as unknown as Parameters<typeof withCurrenciesHint>[1], undefined)).toMatch(/no currency of this file is funded; top up first \(--currencies/);
+  });
+});
+
+describe('payeeKey', () => {
+  it('folds case and Unicode forms beyond ASCII, and collapses spaces', () => {
+    expect(payeeKey('ÉLODIE')).toBe(payeeKey('élodie'));
+    expect(payeeKey('Zoe\u0308')).toBe(payeeKey('ZO\u00cb'));
+    expect(payeeKey('  Straße  Nord ')).toBe('strasse nord');
+    expect(payeeKey(' Ada   LOVELACE ')).toBe('ada lovelace');
+    expect(payeeKey('Élodie')).not.toBe(payeeKey('Elodie'));
   });
 });
