@@ -24,7 +24,7 @@ export function useMenuCommands() {
   const exportBatch = useAction((batchId: string) => desk().batches.exportResults({ batchId }));
   const openDataFolder = useAction(() => desk().app.openDataFolder());
   const loadInfo = useAction(() => desk().app.info());
-  const validatePath = useAction((path: string) => batches.validateFile({ path }));
+  const validatePath = useAction((path: string) => batches.validateFile({ path }), { latest: true });
 
   /** `path`: main already asked the user for the file (its own dialog); otherwise the page's picker opens. */
   async function importCsv(path?: string): Promise<void> {
