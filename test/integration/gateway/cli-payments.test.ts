@@ -81,6 +81,8 @@ describe('payouts', () => {
     const r = await cli('payouts', 'get', id);
     expect(r.code).toBe(0);
     expect(r.out).toContain(`Payout ${id}  SUCCESS (final)`);
+    // The same sentence as the desk's detail panel (main/domain/state-words.ts), not "local state ACCEPTED".
+    expect(r.out).toContain('  State:      Sent — the gateway reports SUCCESS\n');
     expect(r.out).toMatch(/Status history:\n.*QUEUED\s+local\n.*ACCEPTED\s+create\n(.*(PENDING|PROCESSING)\s+poll\n)*.*SUCCESS\s+poll\n$/);
     const detail = await json<PaymentDetail>('payouts', 'get', id, '--refresh');
     expect(detail).toMatchObject({ id, status: 'SUCCESS', final: true, money: { amount: '1250.50', currencyCode: 'EUR' }, fee: { amount: '6.50', currencyCode: 'EUR' } });
