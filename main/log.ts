@@ -48,7 +48,7 @@ function isSensitiveKey(key: string): boolean {
 export function redactFields(value: unknown, depth = 0): unknown {
   if (depth > 6) return '[…]';
   if (typeof value === 'string') return redactText(value);
-  if (value instanceof Error) return { name: value.name, message: redactText(value.message) };
+  if (value instanceof Error) return redactedError(value, depth);
   if (Array.isArray(value)) return value.map((v) => redactFields(v, depth + 1));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
@@ -59,6 +59,19 @@ export function redactFields(value: unknown, depth = 0): unknown {
     return out;
   }
   return value;
+}
+
+/**
+ * An error as a log field: its name, message, code, stack and cause, each redacted. The stack is what
+ * lets a bug be found from a log file; its first line repeats the message, so it is redacted like one.
+ */
+function redactedError(error: Error, depth: number): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: error.name, message: redactText(error.message) };
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' || typeof code === 'number') out['code'] = code;
+  if (typeof error.stack === 'string') out['stack'] = redactText(error.stack);
+  if (error.cause !== undefined) out['cause'] = redactFields(error.cause, depth + 1);
+  return out;
 }
 
 /** One log line as text: ISO time, level, redacted message and redacted JSON fields. */

@@ -346,7 +346,7 @@ export interface BatchProgress {
   batchId: string;
   state: BatchState;
   total: number;
-  /** Reached a final gateway status. */
+  /** Final: every row not still pending (final + pending = total). */
   done: number;
   failed: number;
   pending: number;
@@ -354,6 +354,10 @@ export interface BatchProgress {
   sent: number;
   ratePerSec: number;
   etaSeconds: number | null;
+  /** The state as a person reads it (main/domain/state-words.ts): SENT while final statuses are awaited, WAITING, STOPPED… */
+  stateWord: string;
+  /** Why the batch stopped or waits (e.g. "gateway unreachable since 10:42 (ECONNREFUSED)"); null when nothing needs saying. */
+  stateReason: string | null;
 }
 
 export interface BatchView {

@@ -12,6 +12,7 @@ import { type Command } from 'commander';
 import type { BatchResultRow, BatchValidation, BatchView, CsvIssueView } from '../../preload/api';
 import { CliUsageError, type CliDeps, type CliDesk } from './deps';
 import { DeskError } from '../desk/services';
+import { batchStateLine } from '../domain/state-words';
 import { PENDING_EXIT, askYesNo, currencyCode, interrupted, intOption, sleep, statusWord, table, totalsByCurrency, writeOut } from './shared';
 
 const STOPPED_STATES = new Set(['CANCELLED', 'PAUSED', 'FAILED']);
@@ -29,15 +30,22 @@ function refuse(deps: CliDeps, code: string, title: string, issues: CsvIssueView
   throw new DeskError(code, `${title} (${first}${issues.length > 3 ? ', …' : ''}); nothing was sent`);
 }
 
+/** The shortfall message in the CLI's own words: which --currencies would send the funded rows. */
+export function withCurrenciesHint(message: string, checked: Pick<BatchValidation, 'funding'>, chosen: string[] | undefined): string {
+  const funded = checked.funding.filter((f) => !f.shortfall && (!chosen || chosen.includes(f.currencyCode))).map((f) => f.currencyCode);
+  const hint = funded.length > 0 ? `to send only the funded ones, run again with --currencies ${funded.join(',')}` : 'no currency of this file is funded; top up first (--currencies picks which currencies to send)';
+  return `${message} (${hint})`;
+}
+
 function progressLine(v: BatchView): string {
   const p = v.progress;
   const eta = p.etaSeconds ? `, about ${p.etaSeconds} s to send the rest` : '';
-  return `  ${new Date().toISOString().slice(11, 19)}  ${p.state.padEnd(10)} sent ${p.sent}/${p.total}, final ${p.done}, failed ${p.failed}, pending ${p.pending}${p.ratePerSec ? `, ${p.ratePerSec}/s` : ''}${eta}`;
+  return `  ${new Date().toISOString().slice(11, 19)}  ${p.stateWord.padEnd(10)} sent ${p.sent}/${p.total}, final ${p.done}, failed ${p.failed}, pending ${p.pending}${p.ratePerSec ? `, ${p.ratePerSec}/s` : ''}${eta}`;
 }
 
 function summaryLines(v: BatchView): string[] {
   return [
-    `Batch ${v.id}  ${v.fileName}  [${v.progress.state}]`,
+    `Batch ${v.id}  ${v.fileName}  ${batchStateLine({ word: v.progress.stateWord, reason: v.progress.stateReason })}`,
     `  created ${v.createdAt}${v.finishedAt ? `, ended ${v.finishedAt}` : ''}; file SHA-256 ${v.sha256}`,
     ...v.totals.map((t) => `  ${t.money.currencyCode} ${t.money.amount.padStart(18)}  (${t.count} payout${t.count === 1 ? '' : 's'})`),
     `  ${v.progress.total} rows: ${v.progress.sent} sent, ${v.progress.done} final, ${v.progress.failed} failed, ${v.progress.pending} pending`,
@@ -103,7 +111,7 @@ async function follow(deps: CliDeps, desk: CliDesk, view: BatchView, timeoutSecs
   let last = '';
   try {
     while (view.progress.pending > 0 && !STOPPED_STATES.has(view.progress.state) && Date.now() < deadline && !signal.stop) {
-      const key = `${view.progress.state}|${view.progress.sent}|${view.progress.done}|${view.progress.failed}`;
+      const key = `${view.progress.stateWord}|${view.progress.stateReason}|${view.progress.sent}|${view.progress.done}|${view.progress.failed}`;
       if (key !== last && !deps.json()) deps.io.stdout(`${progressLine(view)}\n`);
       last = key;
       await sleep(Math.min(500, deadline - Date.now()));
@@ -128,8 +136,10 @@ function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, waited: boolean)
     return [`Paused${reason ? `: ${reason}` : ''}. Continue with "batch resume ${view.id}".`];
   }
   if (p.state === 'CANCELLED') return [`Cancelled: ${p.pending} payouts already at the gateway are still tracked.`];
+  // Why it is not final yet: the gateway unreachable since…, nothing sending it, or the time given ran out.
+  const why = p.stateReason ?? (waited ? 'the --timeout ran out or the wait was interrupted' : null);
   return [
-    waited ? `Stopped waiting with ${p.pending} payouts not final.` : `Stored; ${p.pending} payouts not final yet.`,
+    waited ? `Stopped waiting with ${p.pending} payouts not final${why ? `: ${why}` : ''}.` : `Stored; ${p.pending} payouts not final yet${p.stateReason ? ` (${p.stateReason})` : ''}.`,
     `Sending and tracking go on while the desk app has this profile open, or with "batch resume ${view.id}".`,
   ];
 }
@@ -159,7 +169,11 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
         if (f.shortfall) lines.push(`  warning: ${f.currencyCode} needs ${f.required.amount}, available ${f.available?.amount ?? '?'} (short by ${f.shortfall.amount})`);
       }
       // Warnings are confirmed by row; the file-level one ("already submitted") is row 0.
-      let view = await desk.call('batches', 'submit', { validationId: checked.validationId, confirmedWarningRows: [...new Set(checked.warnings.map((w) => w.rowNumber))], ...(o.currencies ? { currencyCodes: o.currencies } : {}) });
+      let view = await desk
+        .call('batches', 'submit', { validationId: checked.validationId, confirmedWarningRows: [...new Set(checked.warnings.map((w) => w.rowNumber))], ...(o.currencies ? { currencyCodes: o.currencies } : {}) })
+        .catch((error: unknown) => {
+          throw error instanceof DeskError && error.code === 'INSUFFICIENT_BALANCE' ? new DeskError(error.code, withCurrenciesHint(error.message, checked, o.currencies)) : error;
+        });
       lines.push(`Batch ${view.id} submitted: ${view.progress.total} payouts`);
       if (o.wait) {
         if (!deps.json()) deps.io.stdout(`${lines.splice(0).join('\n')}\n`);
@@ -220,7 +234,7 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
     .option('--limit <n>', 'at most this many (1-1000)', intOption('limit'), 20)
     .action(async (o: { limit: number }) => {
       const page = await deps.desk().call('batches', 'list', { limit: o.limit });
-      const rows = page.items.map((b) => [b.createdAt, b.id, b.progress.state, `${b.progress.done}/${b.progress.total}`, String(b.progress.failed), b.fileName]);
+      const rows = page.items.map((b) => [b.createdAt, b.id, b.progress.stateWord, `${b.progress.done}/${b.progress.total}`, String(b.progress.failed), b.fileName]);
       deps.print(page.items.length === 0 ? ['No batches yet.'] : table([['CREATED', 'ID', 'STATE', 'FINAL', 'FAILED', 'FILE'], ...rows]), page);
     });
 

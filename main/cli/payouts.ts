@@ -9,6 +9,7 @@
 // is journalled, run again with --id; 4 HELD: nothing was sent, a person must release or discard it.
 // On a LIVE profile `create` asks for a confirmation first (--yes skips it; with no terminal and no
 // --yes it refuses, exit 2): real money leaves the account.
+import { paymentStateText } from '../domain/state-words';
 import { type Command } from 'commander';
 import type { PaymentDetail, PayoutInput, PayoutPreview } from '../../preload/api';
 import { CliHeldError, CliUsageError, type CliDeps, type CliDesk } from './deps';
@@ -26,6 +27,7 @@ export function detailLines(d: PaymentDetail): string[] {
   const label = d.kind === 'payout' ? 'Payout' : 'Payin';
   return [
     `${label} ${d.id}  ${statusWord(d)}${d.final ? ' (final)' : ''}${d.isTest ? '  TEST' : ''}`,
+    `  State:      ${paymentStateText(d.localState, d.status)}`,
     `  Amount:     ${money(d.money)}   fee ${money(d.fee)}`,
     `  Account:    ${d.accountName}, ${d.accountNumber}   e-mail ${d.emailAddress}`,
     `  Created:    ${d.createdAt}   updated ${d.updatedAt}${d.processedAt ? `   processed ${d.processedAt}` : ''}`,

@@ -1,5 +1,6 @@
 // Helpers several CLI command modules share: option parsers, the history filter options, tables,
 // waiting, and writing a file result.
+import { paymentStatusWord } from '../domain/state-words';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
@@ -94,12 +95,8 @@ export async function writeOut(deps: CliDeps, out: string | undefined, force: bo
 /** Exit code of a payout that is kept HELD: nothing was sent; a person must release or discard it. */
 export const HELD_EXIT = 4;
 
-/**
- * One status word for a payout, attempt or batch row: the gateway's status once the gateway has it
- * (local state ACCEPTED), else the desk's own state (QUEUED, SENDING, UNKNOWN, HELD, DISCARDED,
- * MISSING, REJECTED, CANCELLED, MISMATCH).
- */
-export const statusWord = (p: { status: string; localState: string }): string => (p.localState === 'ACCEPTED' ? p.status : p.localState);
+/** One status word for a payout, attempt or batch row, in the vocabulary the desk UI uses too. */
+export const statusWord = paymentStatusWord;
 
 /** Exact sum of decimal amount strings (as the services give them); never a float. */
 export function sumAmounts(amounts: readonly string[]): string {

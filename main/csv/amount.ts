@@ -9,6 +9,7 @@
 // - Refused as ambiguous: the other separator without decimals ("1,234" in dot mode could be 1234 or 1.234,
 //   "1.234.567" in comma mode), or D used more than once ("1.234.567" in dot mode).
 // - Refused as the wrong separator: "12,50" in dot mode, "12.50" or "1,234.56" in comma mode.
+import { looksLikeFormula } from './formula';
 import { formatMinor, MoneyError, parseMinor } from '../domain/money';
 import type { CsvIssueCode } from './types';
 
@@ -104,6 +105,10 @@ export function parseCsvAmount(raw: string, ctx: AmountContext): AmountParse {
   const d = ctx.decimalSeparator;
   const example = d === '.' ? '1234.56' : '1234,56';
   if (!text) return fail('REQUIRED', `the amount is empty; write the amount in ${ctx.currencyCode || 'the row currency'}, e.g. ${example}`);
+  // Before the sign checks: "=HYPERLINK(…)" ends with ")" and "-A1" starts with "-", yet neither is a negative number.
+  if (looksLikeFormula(text)) {
+    return fail('AMOUNT_FORMULA', `"${text}" is a spreadsheet formula, not an amount; paste the column as values only (in the spreadsheet: copy, then Paste Special → Values), e.g. ${example}`);
+  }
   if (/^[-\u2212(]|-$|\)$/.test(text)) {
     return fail('AMOUNT_NEGATIVE', `"${text}" is negative; a payout amount must be greater than zero (remove the minus sign, or the row)`);
   }

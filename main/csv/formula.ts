@@ -17,3 +17,16 @@ export function neutraliseCell(value: string): string {
 export function restoreCell(value: string): string {
   return GUARDED.test(value) ? value.slice(1) : value;
 }
+
+/**
+ * A cell a spreadsheet computes rather than a value typed in: "=HYPERLINK(…)", "@SUM(A1)", "+A1*2", "-B2".
+ * A sign followed by a digit ("-12.50", "+44 20…") is a value, not a formula.
+ */
+export function looksLikeFormula(value: string): boolean {
+  return /^[=@]/.test(value) || /^[+\-\u2212]\s*[A-Za-z_$(]/.test(value);
+}
+
+/** A text cell a spreadsheet would run as a formula when the file is opened again (names, references). */
+export function startsLikeFormula(value: string): boolean {
+  return /^[=+\-@]/.test(value);
+}

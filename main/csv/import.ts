@@ -3,7 +3,7 @@
 // 100,000-row file. Row problems come back in the result; only whole-file problems throw CsvFileError.
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parse, type Parser } from 'csv-parse';
 import { z } from 'zod';
@@ -286,13 +286,15 @@ export async function importPayoutCsvFile(path: string, options: CsvImportOption
   let bytes: Uint8Array;
   try {
     const info = await stat(path);
-    if (!info.isFile()) throw new CsvFileError('READ_FAILED', `${path} is not a file.`);
+    if (!info.isFile()) throw new CsvFileError('READ_FAILED', `${resolve(path)} is not a file.`);
     if (info.size > MAX_CSV_BYTES) throw fileTooLarge(info.size);
     bytes = await readFile(path);
   } catch (error) {
     if (error instanceof CsvFileError) throw error;
     const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-    throw new CsvFileError('READ_FAILED', code === 'ENOENT' ? `File not found: ${path}` : `Cannot read ${path} (${code || 'unknown error'}).`);
+    // The absolute path: a relative one does not say which folder was searched.
+    const shown = resolve(path);
+    throw new CsvFileError('READ_FAILED', code === 'ENOENT' ? `File not found: ${shown}` : `Cannot read ${shown} (${code || 'unknown error'}).`);
   }
   return importPayoutCsv(bytes, { fileName: basename(path), ...options });
 }

@@ -1,5 +1,6 @@
 // Checks against what the desk has already paid: ids the journal holds (errors) and beneficiaries whose
 // account number differs from the one used before (warnings: the classic sign of invoice fraud).
+import { payeeKey } from '../domain/payee-key';
 import { accountKey } from './account-number';
 import { TimeSlicer } from './time-slice';
 import type { CsvIssue, CsvJournalLookup, CsvValidRow } from './types';
@@ -12,9 +13,8 @@ export interface JournalCheckOutcome {
   warnings: CsvIssue[];
 }
 
-function personKey(text: string): string {
-  return text.trim().replace(/\s+/g, ' ').toLowerCase();
-}
+// Unicode-aware (ÉLODIE = élodie, NFC = NFD), the same key the journal indexes payees by.
+const personKey = payeeKey;
 
 function lastDigits(accountNumber: string): string {
   const key = accountKey(accountNumber);

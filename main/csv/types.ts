@@ -56,6 +56,7 @@ export const CSV_ISSUE_CODES = [
   'AMOUNT_FORMAT',
   'AMOUNT_EXPONENT',
   'AMOUNT_NEGATIVE',
+  'AMOUNT_FORMULA',
   'AMOUNT_ZERO',
   'AMOUNT_PRECISION',
   'AMOUNT_AMBIGUOUS',
@@ -80,6 +81,7 @@ export const CSV_ISSUE_CODES = [
   'DUPLICATE_ROW',
   'FILE_ALREADY_SUBMITTED',
   'BANK_DETAILS_CHANGED',
+  'NAME_LOOKS_LIKE_FORMULA',
 ] as const;
 export type CsvIssueCode = (typeof CSV_ISSUE_CODES)[number];
 

@@ -6,7 +6,7 @@ import { DEFAULT_PAYMENT_METHOD, isEmailAddress, isHttpUrl, type PayoutDraft } f
 import { compactIban, looksLikeIban } from '../domain/iban';
 import { accountKey, checkAccountNumber } from './account-number';
 import { parseCsvAmount, type DecimalSeparator } from './amount';
-import { restoreCell } from './formula';
+import { restoreCell, startsLikeFormula } from './formula';
 import type { CsvColumn, HeaderMap, PayoutCsvField } from './headers';
 import type { CsvImportOptions, CsvIssue, CsvIssueCode, CsvOperator, CsvValidRow } from './types';
 
@@ -153,6 +153,15 @@ export class RowValidator {
     }
 
     if (this.out.errors.length > errorsBefore) return null;
+
+    if (startsLikeFormula(accountName)) {
+      this.out.warnings.push({
+        rowNumber,
+        column: 'accountName',
+        code: 'NAME_LOOKS_LIKE_FORMULA',
+        message: `the beneficiary name "${accountName}" starts with "${accountName[0]}", which a spreadsheet runs as a formula; check it is the payee's real name`,
+      });
+    }
 
     const duplicateKey = `${currencyCode}|${amountMinor}|${accountKey(accountNumber)}`;
     const sameAs = this.duplicateKeys.get(duplicateKey);

@@ -10,7 +10,7 @@ import { payoutCsvTemplate } from '../csv/template';
 import { mapInSlices, yieldToEventLoop } from '../csv/time-slice';
 import type { CsvImportOptions, CsvImportResult } from '../csv/types';
 import { payoutFieldsOf } from '../domain/payout';
-import { batchProgress } from '../engine';
+import { batchProgress, type PayoutEngine } from '../engine';
 import type { Journal, PaymentRecord } from '../journal';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
@@ -38,10 +38,15 @@ interface PendingValidation {
   bytes: number;
 }
 
-function batchView(journal: Journal, batchId: string, profileId: string, decimalsOf: DecimalsOf): BatchView {
+/**
+ * `engine`: the profile's started engine, if any. Without one nothing sends the batch, so a batch the journal
+ * calls RUNNING reads as STOPPED; with one, as WAITING while the gateway is unreachable.
+ */
+function batchView(journal: Journal, batchId: string, profileId: string, decimalsOf: DecimalsOf, engine: PayoutEngine | null): BatchView {
   const batch = journal.getBatch(batchId);
   if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
-  const { counts: _counts, ...progress } = batchProgress(journal, batchId);
+  const live = engine ? engine.batchLive(batchId) : { running: false };
+  const { counts: _counts, ...progress } = batchProgress(journal, batchId, 0, live);
   const ended = batch.state === 'COMPLETED' || batch.state === 'CANCELLED';
   return {
     id: batch.id,
@@ -198,32 +203,33 @@ export function batchesService(
       take(validationId, entry);
       const engine = await rt.engineFor(profile.id);
       const batch = engine.submitBatch({ fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra })) });
-      return batchView(engine.journal, batch.id, profile.id, currencies.decimalsOf(profile.id));
+      return batchView(engine.journal, batch.id, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async pause(profile, { batchId }) {
       const engine = await rt.engineFor(profile.id);
       await engine.pauseBatch(batchId);
-      return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id));
+      return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async resume(profile, { batchId }) {
       const engine = await rt.engineFor(profile.id);
       engine.resumeBatch(batchId);
-      return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id));
+      return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async cancel(profile, { batchId }) {
       const engine = await rt.engineFor(profile.id);
       await engine.cancelBatch(batchId);
-      return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id));
+      return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async list(profile, { offset = 0, limit = 100 }) {
       const journal = rt.journalFor(profile.id);
       const all = journal.listBatches(offset + limit);
       const decimalsOf = currencies.decimalsOf(profile.id);
-      const items = all.slice(offset, offset + limit).map((b) => (batchView(journal, b.id, profile.id, decimalsOf)));
+      const engine = await rt.startedEngine(profile.id);
+      const items = all.slice(offset, offset + limit).map((b) => batchView(journal, b.id, profile.id, decimalsOf, engine));
       return { items, total: offset + all.length - Math.min(all.length, offset) + (all.length === offset + limit ? 1 : 0), offset, limit };
     },
     async get(profile, { batchId }) {
-      return batchView(rt.journalFor(profile.id), batchId, profile.id, currencies.decimalsOf(profile.id));
+      return batchView(rt.journalFor(profile.id), batchId, profile.id, currencies.decimalsOf(profile.id), await rt.startedEngine(profile.id));
     },
     async results(profile, { batchId }) {
       const journal = rt.journalFor(profile.id);
@@ -259,7 +265,7 @@ export function batchesService(
       if (!engine.journal.getBatch(batchId)) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       // The engine decides per intent, in one journal transaction, and sends exactly the reviewed rows or none.
       const retry = engine.retryFailed(batchId, idPayouts);
-      return batchView(engine.journal, retry.id, profile.id, currencies.decimalsOf(profile.id));
+      return batchView(engine.journal, retry.id, profile.id, currencies.decimalsOf(profile.id), engine);
     },
   };
 }

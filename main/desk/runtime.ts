@@ -39,6 +39,8 @@ export interface DeskRuntime {
   audit(profileId: string, entry: NewAuditEntry): Promise<void>;
   /** The started engine of a profile (started on first use, restarted after settings change). */
   engineFor(profileId: string): Promise<PayoutEngine>;
+  /** The engine of a profile if it is started (or starting), without starting one; null otherwise. */
+  startedEngine(profileId: string): Promise<PayoutEngine | null>;
   /** Stops a profile's engine so the next use picks up changed settings. */
   reset(profileId: string): Promise<void>;
   /** The callback listener of the profile's running engine (never starts one). */
@@ -184,6 +186,9 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       return { state: 'stopped', boundTo: null, announcedUrl: null, message };
     },
     isStarted: (profileId) => running.has(profileId),
+    async startedEngine(profileId) {
+      return (await engines.get(profileId)?.catch(() => null)) ?? null;
+    },
     async reset(profileId) {
       const engine = engines.get(profileId);
       engines.delete(profileId);

@@ -4,6 +4,7 @@
 // a crash, a quit or a lost network is resumed from there with the same ids.
 import type { Journal } from '../journal';
 import type { BatchRecord } from '../journal/types';
+import { batchStateWords, type BatchLiveState } from '../domain/state-words';
 import type { BatchProgressEvent } from './events';
 import { EngineHaltError, type PayoutSender } from './payout-sender';
 
@@ -14,6 +15,8 @@ export interface BatchRunnerDeps {
   now: () => number;
   onProgress: (e: BatchProgressEvent) => void;
   onError: (e: Error) => void;
+  /** Whether a run sends the batch now and whether the gateway is reachable, for the state's words. */
+  live?: (batchId: string) => BatchLiveState;
   /** Minimum time between two progress events (default 200 ms). */
   progressEveryMs?: number;
 }
@@ -90,7 +93,7 @@ export class BatchRun {
     if (!force && now - this.lastProgress < (this.deps.progressEveryMs ?? 200)) return;
     this.lastProgress = now;
     try {
-      this.deps.onProgress(batchProgress(this.deps.journal, this.batchId, this.rate(now)));
+      this.deps.onProgress(batchProgress(this.deps.journal, this.batchId, this.rate(now), this.deps.live?.(this.batchId) ?? null));
     } catch (e) {
       this.deps.onError(e instanceof Error ? e : new Error(String(e)));
     }
@@ -104,7 +107,8 @@ export class BatchRun {
   }
 }
 
-export function batchProgress(journal: Journal, batchId: string, ratePerSec = 0): BatchProgressEvent {
+/** `live`: null when only the journal is known (no engine open): a RUNNING batch is then shown as it is journalled. */
+export function batchProgress(journal: Journal, batchId: string, ratePerSec = 0, live: BatchLiveState | null = null): BatchProgressEvent {
   const batch = journal.getBatch(batchId);
   if (!batch) throw new Error(`no batch ${batchId} in the journal`);
   const counts = journal.batchCounts(batchId);
@@ -115,10 +119,14 @@ export function batchProgress(journal: Journal, batchId: string, ratePerSec = 0)
     total: counts.total,
     counts,
     sent: counts.sent,
-    done: counts.final,
+    // Rows refused or cancelled by the desk are final too, not only those with a final gateway status.
+    done: counts.total - counts.pending,
     failed: counts.failed,
     pending: counts.pending,
     ratePerSec: Math.round(ratePerSec * 100) / 100,
     etaSeconds: unsent === 0 ? 0 : ratePerSec > 0 ? Math.ceil(unsent / ratePerSec) : null,
+    ...stateWordsOf(batchStateWords({ state: batch.state, total: counts.total, pending: counts.pending, failed: counts.failed }, live, batch.pauseReason)),
   };
 }
+
+const stateWordsOf = (w: { word: string; reason: string | null }) => ({ stateWord: w.word, stateReason: w.reason });

@@ -21,7 +21,7 @@ export interface BatchProgressEvent {
   counts: BatchCounts;
   /** Accepted by the gateway so far. */
   sent: number;
-  /** Reached a final gateway status. */
+  /** Final: every row not still pending (final + pending = total). */
   done: number;
   failed: number;
   pending: number;
@@ -29,6 +29,10 @@ export interface BatchProgressEvent {
   ratePerSec: number;
   /** Time left to send the rest at the current rate; null when unknown. */
   etaSeconds: number | null;
+  /** What a person reads for the state (main/domain/state-words.ts): SENT, WAITING, STOPPED… */
+  stateWord: string;
+  /** Why it stopped or waits, when it did; else null. */
+  stateReason: string | null;
 }
 
 export interface ConnectionEvent {

@@ -10,6 +10,7 @@ import { deskActor, JournalError, type BalanceSnapshot, type BatchRecord, type J
 import { BalanceWatcher } from './balance-watcher';
 import { BatchRun, batchProgress } from './batch-runner';
 import { CallbackListener, isLoopbackHost, publicCallbackUrl, type CallbackListenerState } from './callback-listener';
+import type { BatchLiveState } from '../domain/state-words';
 import type { BatchProgressEvent, ConnectionEvent, EngineEvents } from './events';
 import { EngineHaltError, PayoutSender, type SendOutcome } from './payout-sender';
 import type { PayoutGatewayPort } from './ports';
@@ -302,7 +303,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     if (batch.state !== 'RUNNING') throw new EngineError('BAD_STATE', `batch ${batchId} is ${batch.state.toLowerCase()}, not running`);
     this.journal.setBatchState(batchId, 'PAUSED', 'paused by the user', actor);
     await this.stopRun(batchId);
-    this.emit('batch-progress', batchProgress(this.journal, batchId));
+    this.emit('batch-progress', batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
     return this.mustGetBatch(batchId);
   }
 
@@ -313,7 +314,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     this.journal.setBatchState(batchId, 'CANCELLED', 'cancelled by the user', actor);
     await this.stopRun(batchId);
     await this.settleUnsent(batchId);
-    this.emit('batch-progress', batchProgress(this.journal, batchId));
+    this.emit('batch-progress', batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
     return this.mustGetBatch(batchId);
   }
 
@@ -326,7 +327,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
 
   batchProgress(batchId: string): BatchProgressEvent {
     this.mustGetBatch(batchId);
-    return batchProgress(this.journal, batchId);
+    return batchProgress(this.journal, batchId, 0, this.batchLive(batchId));
   }
 
   /** Reads one payment from the gateway now. */
@@ -374,6 +375,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
       concurrency: this.options.concurrency ?? Math.min(256, Math.max(4, limit * 2)),
       now: this.now,
       onProgress: (e) => this.emit('batch-progress', e),
+      live: (id) => this.batchLive(id),
       onError: (e) => this.emit('background-error', e),
     });
     this.runs.set(batchId, run);
@@ -393,7 +395,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     const timer = setTimeout(() => {
       this.settleReports.delete(batchId);
       try {
-        this.emit('batch-progress', batchProgress(this.journal, batchId));
+        this.emit('batch-progress', batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
       } catch (error) {
         onError(error);
       }
@@ -420,10 +422,19 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     return work;
   }
 
+  /** Whether a run sends this batch now, and since when the gateway is unreachable: the reason a batch waits or stopped. */
+  batchLive(batchId: string): BatchLiveState {
+    const run = this.runs.get(batchId);
+    const c = this.connection;
+    return { running: run !== undefined && !run.stopping, unreachable: c.state === 'offline' ? { since: c.at, message: c.message } : null };
+  }
+
   private setConnection(state: 'online' | 'offline', message: string | null): void {
     if (this.connection.state === state) return;
     this.connection = { state, message, at: this.now() };
     this.emit('connection', this.connection);
+    // A running batch now waits for the gateway (or goes on): its state's words change with it.
+    for (const batchId of this.runs.keys()) this.emit('batch-progress', batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
   }
 
   private toNewPayment(d: PayoutDraft): NewPayment {

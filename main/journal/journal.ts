@@ -1,6 +1,7 @@
 // The journal: one SQLite file per profile, the single source of truth for every payment, batch,
 // status observation, balance snapshot and audit entry. Every state change is committed before the
 // engine acts on it (DESIGN.md §4). No token, key or secret is ever written here.
+import { payeeKey } from '../domain/payee-key';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -134,13 +135,13 @@ export class Journal {
     this.stmt(
         `INSERT INTO payments (kind, id, intent_id, retry_of, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
           payment_operator_code, payment_method_code, email_address, callback_url, reference, state, status,
-          created_at, updated_at, details_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', 'QUEUED', ?, ?, ?)`,
+          created_at, updated_at, payee_name_key, payee_email_key, details_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', 'QUEUED', ?, ?, ?, ?, ?)`,
       )
       .run(
         kind, p.id, intentId, p.retryOf ?? null, p.batchId ?? null, p.rowNumber ?? null, p.amountMinor, p.currencyCode, p.accountName, p.accountNumber,
         p.paymentOperatorCode, p.paymentMethodCode, p.emailAddress, p.callbackUrl ?? null, p.reference ?? null,
-        at, at, p.details === undefined ? null : canonicalJson(p.details),
+        at, at, payeeKey(p.accountName), payeeKey(p.emailAddress), p.details === undefined ? null : canonicalJson(p.details),
       );
   }
 
@@ -529,24 +530,26 @@ export class Journal {
    * and outer spaces ignored): a known name with a new e-mail and a new account is exactly the fraud case.
    * A name match comes back with an empty e-mail, an e-mail match with an empty name.
    */
+  /**
+   * Every account each payee (by name, and by e-mail, each on its own) was paid to, compared by payeeKey
+   * (Unicode-aware). One row per payee key and account; the caller compares with all of them.
+   */
   knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): { accountName: string; emailAddress: string; accountNumber: string }[] {
-    const byName = this.stmt(`SELECT account_number FROM payments WHERE kind = 'payout' AND lower(trim(account_name)) = lower(trim(?)) ORDER BY created_at DESC LIMIT 1`);
-    const byEmail = this.stmt(`SELECT account_number FROM payments WHERE kind = 'payout' AND lower(trim(email_address)) = lower(trim(?)) ORDER BY created_at DESC LIMIT 1`);
+    const byName = this.stmt(`SELECT DISTINCT account_number FROM payments WHERE kind = 'payout' AND payee_name_key = ? ORDER BY account_number`);
+    const byEmail = this.stmt(`SELECT DISTINCT account_number FROM payments WHERE kind = 'payout' AND payee_email_key = ? ORDER BY account_number`);
     const out: { accountName: string; emailAddress: string; accountNumber: string }[] = [];
     const names = new Set<string>();
     const emails = new Set<string>();
     for (const k of keys) {
-      const name = k.accountName.trim().toLowerCase();
+      const name = payeeKey(k.accountName);
       if (name && !names.has(name)) {
         names.add(name);
-        const row = byName.get(k.accountName) as { account_number: string } | undefined;
-        if (row) out.push({ accountName: k.accountName, emailAddress: '', accountNumber: row.account_number });
+        for (const row of byName.all(name) as { account_number: string }[]) out.push({ accountName: k.accountName, emailAddress: '', accountNumber: row.account_number });
       }
-      const email = k.emailAddress.trim().toLowerCase();
+      const email = payeeKey(k.emailAddress);
       if (email && !emails.has(email)) {
         emails.add(email);
-        const row = byEmail.get(k.emailAddress) as { account_number: string } | undefined;
-        if (row) out.push({ accountName: '', emailAddress: k.emailAddress, accountNumber: row.account_number });
+        for (const row of byEmail.all(email) as { account_number: string }[]) out.push({ accountName: '', emailAddress: k.emailAddress, accountNumber: row.account_number });
       }
     }
     return out;

@@ -1,5 +1,6 @@
 // Schema of the journal, applied in numbered steps. PRAGMA user_version holds the last step applied,
 // so an older journal file is brought forward on open and a newer one is refused rather than damaged.
+import { payeeKey } from '../domain/payee-key';
 import type Database from 'better-sqlite3';
 
 type Migration = (db: Database.Database) => void;
@@ -182,6 +183,24 @@ const MIGRATIONS: readonly Migration[] = [
     db.exec(`
       ALTER TABLE audit_log ADD COLUMN key_id TEXT;
       INSERT INTO meta (key, value) VALUES ('journal_id', lower(hex(randomblob(16)))) ON CONFLICT (key) DO NOTHING;
+    `);
+  },
+  // 5: payees are looked up by a key computed in JS (payeeKey: Unicode case folding and normalisation),
+  //    which SQLite's ASCII-only lower() cannot give; every account a payee was paid to is one index read.
+  (db) => {
+    db.exec(`
+      ALTER TABLE payments ADD COLUMN payee_name_key TEXT;
+      ALTER TABLE payments ADD COLUMN payee_email_key TEXT;
+      DROP INDEX payments_payee_name;
+      DROP INDEX payments_payee_email;
+    `);
+    const update = db.prepare('UPDATE payments SET payee_name_key = ?, payee_email_key = ? WHERE pk = ?');
+    for (const row of db.prepare(`SELECT pk, account_name, email_address FROM payments WHERE kind = 'payout'`).iterate() as IterableIterator<{ pk: number; account_name: string; email_address: string }>) {
+      update.run(payeeKey(row.account_name), payeeKey(row.email_address), row.pk);
+    }
+    db.exec(`
+      CREATE INDEX payments_payee_name_key ON payments (payee_name_key, account_number) WHERE kind = 'payout';
+      CREATE INDEX payments_payee_email_key ON payments (payee_email_key, account_number) WHERE kind = 'payout';
     `);
   },
 ];

@@ -1,8 +1,11 @@
 // Runs a call to main with the house rules: a second click while the first is in flight does nothing,
 // every failure goes through the error helper to a snackbar and into `error` for the screen's error state.
+// With `latest`, a new call is not refused but replaces the one in flight: only the latest call's answer
+// (and error) counts, an older one that lands later is dropped (renderer/lib/latest-request.ts).
 import { ref, type Ref } from 'vue';
 import type { Result } from '../../preload/api';
 import { describeError, errorFromException, type DeskError } from '../lib/errors';
+import { latestRequests } from '../lib/latest-request';
 import { useNotifyStore } from '../stores/notify';
 
 export type DeskResult<T> = Result<T>;
@@ -18,6 +21,8 @@ export interface ActionOptions {
   notify?: boolean;
   /** Message shown on success. */
   success?: string;
+  /** A new call replaces the one in flight (choosing another file, typing a new search) instead of being ignored. */
+  latest?: boolean;
 }
 
 export function useAction<A extends unknown[], T>(
@@ -27,24 +32,31 @@ export function useAction<A extends unknown[], T>(
   const busy = ref(false);
   const error = ref<DeskError | null>(null);
   const notify = useNotifyStore();
+  const requests = latestRequests();
 
   async function run(...args: A): Promise<T | undefined> {
-    if (busy.value) return undefined;
+    if (busy.value && !options.latest) return undefined;
+    const isLatest = requests.begin();
     busy.value = true;
     error.value = null;
+    let failure: DeskError | null = null;
+    let data: T | undefined;
     try {
       const result = await call(...args);
-      if (result.ok) {
-        if (options.success) notify.success(options.success);
-        return result.data;
-      }
-      error.value = result.error;
+      if (result.ok) data = result.data;
+      else failure = result.error;
     } catch (e) {
-      error.value = errorFromException(e);
-    } finally {
-      busy.value = false;
+      failure = errorFromException(e);
     }
-    if (error.value && options.notify !== false) notify.error(describeError(error.value));
+    // A newer call owns busy, error and the snackbar now: this answer is dropped.
+    if (!isLatest()) return undefined;
+    busy.value = false;
+    if (!failure) {
+      if (options.success) notify.success(options.success);
+      return data;
+    }
+    error.value = failure;
+    if (options.notify !== false) notify.error(describeError(failure));
     return undefined;
   }
 

@@ -24,7 +24,7 @@ export function useMenuCommands() {
   const exportBatch = useAction((batchId: string) => desk().batches.exportResults({ batchId }));
   const openDataFolder = useAction(() => desk().app.openDataFolder());
   const loadInfo = useAction(() => desk().app.info());
-  const validateChosen = useAction((file: FileGrant) => batches.validateFile(file));
+  const validateChosen = useAction((file: FileGrant) => batches.validateFile(file), { latest: true });
 
   /** `file`: main already asked the user for the file (its own dialog); otherwise the page's picker opens. */
   async function importCsv(file?: FileGrant): Promise<void> {

@@ -80,6 +80,7 @@ export function statusColor(status: string | undefined | null): string {
     case 'DONE':
       return 'success';
     case 'RUNNING':
+    case 'SENT':
     case 'QUEUED':
     case 'PAUSED':
     case 'CANCELLING':
@@ -96,6 +97,8 @@ export function statusColor(status: string | undefined | null): string {
     case 'HELD':
       return 'held';
     case 'UNKNOWN':
+    case 'WAITING':
+    case 'STOPPED':
       return 'unknown';
     case 'MISSING':
       return 'missing';

@@ -5,6 +5,7 @@ import type { BalanceView } from '../../preload/api';
 import type { ChartPoint } from '../components/BalanceChart.vue';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
+import { latestRequests, type IsLatest } from '../lib/latest-request';
 import { registerAreaStore } from './session';
 
 export const useBalancesStore = defineStore('balances', () => {
@@ -14,30 +15,40 @@ export const useBalancesStore = defineStore('balances', () => {
   const loaded = ref(false);
   const error = ref<DeskError | null>(null);
 
-  async function loadSeries(): Promise<void> {
+  // A refresh from the gateway replaces a journal read still on its way (and the other way round): only
+  // the latest load's balances and chart are shown.
+  const loads = latestRequests();
+  let loadingFromGateway = false;
+
+  async function loadSeries(isLatest: IsLatest): Promise<void> {
     const all: ChartPoint[] = [];
     for (const b of balances.value) {
       const r = await desk().balances.series({ currencyCode: b.currencyCode });
+      if (!isLatest()) return;
       if (r.ok) for (const p of r.data) all.push({ at: p.at, currencyCode: b.currencyCode, available: p.available.amount });
     }
     points.value = all;
   }
 
   async function load(fromGateway: boolean): Promise<void> {
-    if (loading.value) return;
+    // The same load twice (a double click) is one load; a different one replaces it.
+    if (loading.value && loadingFromGateway === fromGateway) return;
+    const isLatest = loads.begin();
     loading.value = true;
+    loadingFromGateway = fromGateway;
     error.value = null;
     try {
       const r = fromGateway ? await desk().balances.refresh() : await desk().balances.get();
+      if (!isLatest()) return;
       if (!r.ok) {
         error.value = r.error;
         return;
       }
       balances.value = r.data;
       loaded.value = true;
-      await loadSeries();
+      await loadSeries(isLatest);
     } finally {
-      loading.value = false;
+      if (isLatest()) loading.value = false;
     }
   }
 
@@ -48,6 +59,8 @@ export const useBalancesStore = defineStore('balances', () => {
   }
 
   function dehydrate(): void {
+    loads.dropAll();
+    loading.value = false;
     balances.value = [];
     points.value = [];
     loaded.value = false;

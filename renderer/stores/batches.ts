@@ -4,6 +4,7 @@ import { computed, ref, shallowRef } from 'vue';
 import type { BatchFileSource, BatchProgress, FileGrant, BatchResultRow, BatchValidation, BatchView, CsvIssueView, Unsubscribe } from '../../preload/api';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
+import { latestRequests } from '../lib/latest-request';
 import { registerAreaStore } from './session';
 
 const FINISHED: ReadonlySet<string> = new Set(['COMPLETED', 'CANCELLED', 'FAILED']);
@@ -61,6 +62,11 @@ export const useBatchesStore = defineStore('batches', () => {
   let unsubscribe: Unsubscribe | undefined;
   let unsubscribeStatus: Unsubscribe | undefined;
   let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  // One ticket office per kind of answer: only the latest request of each kind reaches the screen.
+  const validations = latestRequests();
+  const opens = latestRequests();
+  const pastLoads = latestRequests();
+  const resultLoads = latestRequests();
 
   /**
    * The rows "retry failed rows" would send again, as the results show them now. Main decides, per
@@ -134,12 +140,17 @@ export const useBatchesStore = defineStore('batches', () => {
     });
   }
 
+  /**
+   * Reads a file (or the same one with another decimal separator). Only the latest request's answer is
+   * shown: a slower answer for the file chosen before, landing after it, is dropped (it is returned, not applied).
+   */
   async function validateFile(next: BatchInput) {
+    const isLatest = validations.begin();
     const mode = decimalMode.value;
     const decimalComma = decimalCommaOf(mode);
     const source: BatchFileSource = next instanceof Blob ? await fileSource(next) : { kind: 'granted', token: next.token };
     const r = await desk().batches.validateFile({ source, ...(decimalComma !== undefined ? { decimalComma } : {}) });
-    if (r.ok) {
+    if (r.ok && isLatest()) {
       validation.value = r.data;
       file.value = next;
       validatedDecimalMode.value = mode;
@@ -189,6 +200,8 @@ export const useBatchesStore = defineStore('batches', () => {
       ...(onlyFunded.value ? { currencyCodes: fundedCurrencies.value } : {}),
     });
     if (r.ok) {
+      validations.dropAll();
+      opens.dropAll();
       current.value = r.data;
       validation.value = null;
       file.value = null;
@@ -210,14 +223,17 @@ export const useBatchesStore = defineStore('batches', () => {
   }
 
   async function loadResults(batchId: string): Promise<void> {
+    const isLatest = resultLoads.begin();
     const r = await desk().batches.results({ batchId });
-    if (r.ok) results.value = r.data;
+    if (r.ok && isLatest() && current.value?.id === batchId) results.value = r.data;
   }
 
   async function open(batchId: string) {
     listen();
+    const isLatest = opens.begin();
     const r = await desk().batches.get({ batchId });
-    if (r.ok) {
+    if (r.ok && isLatest()) {
+      validations.dropAll();
       current.value = r.data;
       validation.value = null;
       file.value = null;
@@ -241,8 +257,10 @@ export const useBatchesStore = defineStore('batches', () => {
   }
 
   async function loadPast(): Promise<void> {
+    const isLatest = pastLoads.begin();
     pastLoading.value = true;
     const r = await desk().batches.list({ limit: 200 });
+    if (!isLatest()) return;
     pastLoading.value = false;
     if (r.ok) {
       past.value = r.data.items;
@@ -251,6 +269,10 @@ export const useBatchesStore = defineStore('batches', () => {
   }
 
   function reset(): void {
+    // Answers still on their way belong to what is being cleared: none of them may land on the empty screen.
+    validations.dropAll();
+    opens.dropAll();
+    resultLoads.dropAll();
     validation.value = null;
     file.value = null;
     current.value = null;
@@ -273,6 +295,8 @@ export const useBatchesStore = defineStore('batches', () => {
     refreshTimer = undefined;
     reset();
     decimalMode.value = 'auto';
+    pastLoads.dropAll();
+    pastLoading.value = false;
     past.value = [];
   }
 

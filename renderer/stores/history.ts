@@ -5,6 +5,7 @@ import { ref, shallowRef, triggerRef } from 'vue';
 import type { HistoryFilters, HistoryQuery, HistoryRow, HistorySortField, Unsubscribe } from '../../preload/api';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
+import { latestRequests, type IsLatest } from '../lib/latest-request';
 import { registerAreaStore } from './session';
 
 // About five screenfuls: the first answer is small and quick, scrolling rarely waits.
@@ -20,7 +21,9 @@ export const useHistoryStore = defineStore('history', () => {
   // Sparse page cache; shallow so 100,000 rows never become deep reactive proxies.
   const pages = shallowRef(new Map<number, HistoryRow[]>());
   const inFlight = new Set<number>();
-  let generation = 0;
+  // Every apply() (new filters, search, sort) makes the answers to earlier queries stale.
+  const queries = latestRequests();
+  let current: IsLatest = queries.begin();
   let unsubscribe: Unsubscribe | undefined;
   let staleTimer: ReturnType<typeof setTimeout> | undefined;
   /** The rows the table last asked for, fetched again once a fresh first page has replaced the cache. */
@@ -44,12 +47,12 @@ export const useHistoryStore = defineStore('history', () => {
   }
 
   /** `fresh`: the first page of new filters, which replaces the whole cache when it arrives. */
-  async function fetchPage(page: number, gen: number, fresh = false): Promise<void> {
+  async function fetchPage(page: number, isLatest: IsLatest, fresh = false): Promise<void> {
     if (inFlight.has(page)) return;
     inFlight.add(page);
     try {
       const r = await desk().history.query(query(page * HISTORY_PAGE_SIZE, HISTORY_PAGE_SIZE));
-      if (gen !== generation) return;
+      if (!isLatest()) return;
       if (!r.ok) {
         error.value = r.error;
         return;
@@ -62,7 +65,8 @@ export const useHistoryStore = defineStore('history', () => {
         triggerRef(pages);
       }
     } finally {
-      inFlight.delete(page);
+      // A newer apply() cleared the set and may have this page on its way again: that mark is not ours.
+      if (isLatest()) inFlight.delete(page);
     }
   }
 
@@ -72,7 +76,7 @@ export const useHistoryStore = defineStore('history', () => {
     if (loading.value || !loaded.value) return;
     const first = Math.max(0, Math.floor(start / HISTORY_PAGE_SIZE));
     const last = Math.floor(Math.max(start, end - 1) / HISTORY_PAGE_SIZE);
-    for (let p = first; p <= last; p++) if (!pages.value.has(p)) void fetchPage(p, generation);
+    for (let p = first; p <= last; p++) if (!pages.value.has(p)) void fetchPage(p, current);
   }
 
   function rowAt(index: number): HistoryRow | undefined {
@@ -84,20 +88,21 @@ export const useHistoryStore = defineStore('history', () => {
    * until it arrives, so the table never flashes empty.
    */
   async function apply(): Promise<void> {
-    const gen = ++generation;
+    const isLatest = queries.begin();
+    current = isLatest;
     inFlight.clear();
     error.value = null;
     loading.value = true;
     try {
-      await fetchPage(0, gen, true);
+      await fetchPage(0, isLatest, true);
     } finally {
       // A newer apply() owns the flags now.
-      if (gen === generation) {
+      if (isLatest()) {
         loaded.value = true;
         loading.value = false;
       }
     }
-    if (gen === generation) ensureRange(wanted.start, wanted.end);
+    if (isLatest()) ensureRange(wanted.start, wanted.end);
   }
 
   /** Status changes arrive while the table is open: refresh the cached pages, at most twice a second. */
@@ -105,9 +110,8 @@ export const useHistoryStore = defineStore('history', () => {
     if (staleTimer) return;
     staleTimer = setTimeout(() => {
       staleTimer = undefined;
-      const gen = generation;
       const cached = [...pages.value.keys()];
-      for (const p of cached) void fetchPage(p, gen);
+      for (const p of cached) void fetchPage(p, current);
     }, 500);
   }
 
@@ -119,7 +123,8 @@ export const useHistoryStore = defineStore('history', () => {
   function dehydrate(): void {
     unsubscribe?.();
     unsubscribe = undefined;
-    generation++;
+    queries.dropAll();
+    current = queries.begin();
     pages.value = new Map();
     total.value = 0;
     loaded.value = false;

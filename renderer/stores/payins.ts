@@ -4,6 +4,7 @@ import { ref, shallowRef } from 'vue';
 import type { HistoryRow, JsonValue, PayinInput, PayinView, PaymentOptionView, Unsubscribe } from '../../preload/api';
 import { desk } from '../desk';
 import { errorFromException, type DeskError } from '../lib/errors';
+import { latestRequests } from '../lib/latest-request';
 import { registerAreaStore } from './session';
 
 export const usePayinsStore = defineStore('payins', () => {
@@ -15,16 +16,25 @@ export const usePayinsStore = defineStore('payins', () => {
   const recentLoaded = ref(false);
   const recentError = ref<DeskError | null>(null);
   let unsubscribe: Unsubscribe | undefined;
+  // Only the latest request of each kind is shown: the options for the amount typed last, the payin
+  // opened last (an open, a refresh and a status event can overlap), the newest recent list.
+  const optionLoads = latestRequests();
+  const payinLoads = latestRequests();
+  const accountLoads = latestRequests();
+  const recentLoads = latestRequests();
 
   async function loadOptions(amount: string, currencyCode: string) {
+    const isLatest = optionLoads.begin();
     const r = await desk().payins.options({ money: { amount, currencyCode } });
-    if (r.ok) options.value = r.data;
+    if (r.ok && isLatest()) options.value = r.data;
     return r;
   }
 
   async function create(input: PayinInput) {
     const r = await desk().payins.create(input);
     if (r.ok) {
+      payinLoads.dropAll();
+      accountLoads.dropAll();
       current.value = r.data;
       accountData.value = null;
       void loadRecent();
@@ -33,9 +43,13 @@ export const usePayinsStore = defineStore('payins', () => {
   }
 
   async function open(idPayin: string) {
+    const isLatest = payinLoads.begin();
     const r = await desk().payins.get({ idPayin });
-    if (r.ok) {
-      if (current.value?.idPayin !== idPayin) accountData.value = null;
+    if (r.ok && isLatest()) {
+      if (current.value?.idPayin !== idPayin) {
+        accountLoads.dropAll();
+        accountData.value = null;
+      }
       current.value = r.data;
     }
     return r;
@@ -51,31 +65,34 @@ export const usePayinsStore = defineStore('payins', () => {
     const id = current.value?.idPayin;
     if (!id) throw new Error('no payin');
     const r = await desk().payins.markPaidDemo({ idPayin: id });
-    if (r.ok) current.value = r.data;
+    if (r.ok && current.value?.idPayin === id) current.value = r.data;
     return r;
   }
 
   async function loadAccountData() {
     const id = current.value?.idPayin;
     if (!id) throw new Error('no payin');
+    const isLatest = accountLoads.begin();
     const r = await desk().payins.accountData({ idPayin: id });
-    if (r.ok) accountData.value = r.data;
+    if (r.ok && isLatest() && current.value?.idPayin === id) accountData.value = r.data;
     return r;
   }
 
   async function loadRecent(): Promise<void> {
+    const isLatest = recentLoads.begin();
     recentLoading.value = true;
     try {
       const r = await desk().history.query({ limit: 10, filters: { kinds: ['payin'] } });
+      if (!isLatest()) return;
       if (r.ok) {
         recent.value = r.data.items;
         recentLoaded.value = true;
         recentError.value = null;
       } else recentError.value = r.error;
     } catch (e) {
-      recentError.value = errorFromException(e);
+      if (isLatest()) recentError.value = errorFromException(e);
     } finally {
-      recentLoading.value = false;
+      if (isLatest()) recentLoading.value = false;
     }
   }
 
@@ -92,6 +109,8 @@ export const usePayinsStore = defineStore('payins', () => {
   function dehydrate(): void {
     unsubscribe?.();
     unsubscribe = undefined;
+    for (const gate of [optionLoads, payinLoads, accountLoads, recentLoads]) gate.dropAll();
+    recentLoading.value = false;
     options.value = [];
     current.value = null;
     accountData.value = null;

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchView, Page, HistoryRow, PaymentDetail, PayinView } from '../../../preload/api';
 import { runCli } from '../../../main/cli';
@@ -59,7 +59,10 @@ beforeAll(async () => {
   ctx.profiles.update(PROFILE, { pollIntervalSecs: 1 });
   ctx.close();
 });
-afterAll(async () => sandbox.close());
+let sandboxClosed = false;
+afterAll(async () => {
+  if (!sandboxClosed) await sandbox.close();
+});
 
 describe('payouts', () => {
   let id = '';
@@ -78,6 +81,8 @@ describe('payouts', () => {
     const r = await cli('payouts', 'get', id);
     expect(r.code).toBe(0);
     expect(r.out).toContain(`Payout ${id}  SUCCESS (final)`);
+    // The same sentence as the desk's detail panel (main/domain/state-words.ts), not "local state ACCEPTED".
+    expect(r.out).toContain('  State:      Sent — the gateway reports SUCCESS\n');
     expect(r.out).toMatch(/Status history:\n.*QUEUED\s+local\n.*ACCEPTED\s+create\n(.*(PENDING|PROCESSING)\s+poll\n)*.*SUCCESS\s+poll\n$/);
     const detail = await json<PaymentDetail>('payouts', 'get', id, '--refresh');
     expect(detail).toMatchObject({ id, status: 'SUCCESS', final: true, money: { amount: '1250.50', currencyCode: 'EUR' }, fee: { amount: '6.50', currencyCode: 'EUR' } });
@@ -256,6 +261,27 @@ describe('payins', () => {
     expect((await get('/payins/some-other-payin')).status).toBe(403);
     expect((await get(`/payins/${idPayin}/account-data`)).status).toBe(403);
     expect((await cli('payins', 'share-token', idPayin, '--validity', '10')).code).toBe(1);
+  });
+});
+
+describe('messages that say why', () => {
+  it('names the absolute path of a file that is not there', async () => {
+    const r = await cli('batch', 'validate', 'no-such-file.csv');
+    expect(r.err).toContain(`File not found: ${resolve('no-such-file.csv')}`);
+  });
+
+  it('a batch whose gateway went away says why it is not final, and reads STOPPED once nothing sends it', async () => {
+    await sandbox.close();
+    sandboxClosed = true;
+    const gone = csvFile('gone.csv', [',3.00,EUR,Gus Six,DE02120300000000202051,EU_SEPA,BANK_TRANSFER,gus@example.com,,INV-G']);
+    const r = await cli('batch', 'submit', gone, '--confirm-warnings', '--timeout', '3');
+    expect(r.code).toBe(3);
+    expect(r.out).toMatch(/WAITING \(gateway unreachable since \d\d:\d\d \(ECONNREFUSED\)\)/);
+    expect(r.out).toMatch(/Stopped waiting with 1 payouts not final: gateway unreachable since \d\d:\d\d \(ECONNREFUSED\)\./);
+    const id = /Batch (\S+) submitted/.exec(r.out)?.[1] ?? '';
+    const list = await cli('batch', 'list');
+    expect(list.out).toMatch(new RegExp(`${id}\\s+STOPPED`));
+    expect(list.out).not.toMatch(new RegExp(`${id}\\s+RUNNING`));
   });
 });
 

@@ -45,6 +45,17 @@ describe('parseCsvAmount', () => {
     expect(minor('1,234.56', ',')).toBe('AMOUNT_DECIMAL_SEPARATOR');
   });
 
+  it('calls a formula a formula, not a negative amount', () => {
+    for (const cell of ['=HYPERLINK("https://x.example","12.00")', '=SUM(A1:A3)', '@SUM(A1)', '+A1*2', '-B2', '=-5']) expect(minor(cell)).toBe('AMOUNT_FORMULA');
+    const r = parseCsvAmount('=HYPERLINK("https://x.example","12.00")', { currencyCode: 'EUR', decimals: 2, decimalSeparator: '.' });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.message).toMatch(/is a spreadsheet formula, not an amount; paste the column as values only/);
+      expect(r.message).not.toMatch(/negative/);
+    }
+    expect(minor('-5')).toBe('AMOUNT_NEGATIVE');
+  });
+
   it('refuses zero, negatives, exponents, text and too many decimals with the fix in the message', () => {
     expect(minor('0')).toBe('AMOUNT_ZERO');
     expect(minor('0.00')).toBe('AMOUNT_ZERO');

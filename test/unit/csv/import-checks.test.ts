@@ -94,6 +94,20 @@ describe('row checks with gateway lists and the profile limit', () => {
       ["'Quote", 'k@example.com'],
     ]);
   });
+
+  it('warns, without refusing the row, about a payee name a spreadsheet would run as a formula', async () => {
+    const r = await importPayoutCsv(file(
+      'W-1,10.00,EUR,=cmd|calc,DE89370400440532013000,EU_SEPA,,a@example.com',
+      'W-2,10.00,EUR,+Plus Ltd,GB82WEST12345698765432,EU_SEPA,,b@example.com',
+      'W-3,10.00,EUR,-Minus,FR1420041010050500013M02606,EU_SEPA,,c@example.com',
+      'W-4,10.00,EUR,@handle,DE44500105175407324931,EU_SEPA,,d@example.com',
+      'W-5,10.00,EUR,Anna-Lena Meyer,DE02120300000000202051,EU_SEPA,,e@example.com',
+    ));
+    expect(r.errors).toEqual([]);
+    expect(r.counts.valid).toBe(5);
+    expect(r.warnings.map((w) => [w.rowNumber, w.column, w.code])).toEqual([2, 3, 4, 5].map((n) => [n, 'accountName', 'NAME_LOOKS_LIKE_FORMULA']));
+    expect(r.warnings[0]?.message).toBe('the beneficiary name "=cmd|calc" starts with "=", which a spreadsheet runs as a formula; check it is the payee\'s real name');
+  });
 });
 
 describe('checks against the journal', () => {
@@ -210,6 +224,44 @@ describe('bank details changed, against a real journal', () => {
         [2, 'accountNumber', 'BANK_DETAILS_CHANGED'],
         [3, 'accountNumber', 'BANK_DETAILS_CHANGED'],
       ]);
+    } finally {
+      t.dispose();
+    }
+  });
+
+  it('knows a payee whatever the Unicode case or form of the name, and compares with every account used before', async () => {
+    const t = tempJournal();
+    try {
+      // Élodie was paid to A, then to B; "Zoë" was written with a combining diaeresis (NFD).
+      t.journal.insertPayment('payout', payout('paid-a', { accountName: 'Élodie Brontë', emailAddress: 'e1@example.com', accountNumber: 'DE89370400440532013000' }));
+      t.journal.insertPayment('payout', payout('paid-b', { accountName: 'élodie brontë', emailAddress: 'e2@example.com', accountNumber: 'FR1420041010050500013M02606' }));
+      t.journal.insertPayment('payout', payout('paid-z', { accountName: 'Zoe\u0308 Straße', emailAddress: 'z@example.com', accountNumber: 'GB82WEST12345698765432' }));
+      const r = await importPayoutCsv(
+        file(
+          // Back to account A: paid there before, nothing changed.
+          'U-1,10.00,EUR,ÉLODIE BRONTË,DE89370400440532013000,EU_SEPA,,e3@example.com',
+          // Upper case, NFD written as NFC, "ß" as "SS", and a new account: changed.
+          'U-2,11.00,EUR,ZO\u00cb STRASSE,DE44500105175407324931,EU_SEPA,,z2@example.com',
+          // A third account for Élodie: changed, naming both earlier ones.
+          'U-3,12.00,EUR,ÉLODIE  brontë,NL91ABNA0417164300,EU_SEPA,,e4@example.com',
+        ),
+        { journal: t.journal },
+      );
+      expect(r.errors).toEqual([]);
+      expect(r.warnings.map((w) => [w.rowNumber, w.code])).toEqual([[3, 'BANK_DETAILS_CHANGED'], [4, 'BANK_DETAILS_CHANGED']]);
+      expect(r.warnings[0]?.message).toMatch(/was paid to account …5432 before/);
+      expect(r.warnings[1]?.message).toMatch(/was paid to account …3000, …2606 before/);
+    } finally {
+      t.dispose();
+    }
+  });
+
+  it('one with an accent and one without are different names ("elodie" is not "élodie")', async () => {
+    const t = tempJournal();
+    try {
+      t.journal.insertPayment('payout', payout('paid-1', { accountName: 'Élodie', emailAddress: 'a@example.com', accountNumber: 'DE89370400440532013000' }));
+      const r = await importPayoutCsv(file('V-1,10.00,EUR,ÉLODIE,FR1420041010050500013M02606,EU_SEPA,,b@example.com', 'V-2,10.00,EUR,Elodie,NL91ABNA0417164300,EU_SEPA,,c@example.com'), { journal: t.journal });
+      expect(r.warnings.map((w) => [w.rowNumber, w.code])).toEqual([[2, 'BANK_DETAILS_CHANGED']]);
     } finally {
       t.dispose();
     }

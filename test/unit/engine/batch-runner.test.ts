@@ -73,6 +73,31 @@ describe('batch runner', () => {
     expect(events.at(-1)).toMatchObject({ state: 'COMPLETED', sent: 60, etaSeconds: 0 });
   });
 
+  it('counts every row that is final, refused ones too, and calls a sent batch SENT until its statuses are final', async () => {
+    f = engineFixture();
+    f.gateway.failCreates(1, 'validation');
+    const events: BatchProgressEvent[] = [];
+    f.engine.on('batch-progress', (e) => events.push(e));
+    const batch = f.engine.submitBatch({ fileName: 'mixed.csv', sha256: 'm1', rows: rows(3) });
+    expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
+    // One row refused by the gateway (final, failed), two at the gateway without a final status yet.
+    expect(events.at(-1)).toMatchObject({ state: 'COMPLETED', stateWord: 'SENT', total: 3, done: 1, failed: 1, pending: 2 });
+    expect(events.at(-1)!.stateReason).toBe('every row sent; 2 of 3 still wait for a final status');
+  });
+
+  it('says why a running batch waits when the gateway cannot be reached, and is RUNNING again once it can', async () => {
+    f = engineFixture();
+    f.gateway.offline = true;
+    const events: BatchProgressEvent[] = [];
+    f.engine.on('batch-progress', (e) => events.push(e));
+    const batch = f.engine.submitBatch({ fileName: 'gone.csv', sha256: 'g1', rows: rows(2) });
+    await until(() => events.some((e) => e.stateWord === 'WAITING'));
+    expect(events.find((e) => e.stateWord === 'WAITING')!.stateReason).toMatch(/^gateway unreachable since \d\d:\d\d \(fake network\)$/);
+    expect(f.engine.batchProgress(batch.id)).toMatchObject({ state: 'RUNNING', stateWord: 'WAITING' });
+    f.gateway.offline = false;
+    expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
+  });
+
   it('refuses the whole batch when a row is invalid, naming the row, and stores nothing', async () => {
     f = engineFixture();
     const bad = [...rows(3), draft('x-4', { emailAddress: 'not-an-email' })];

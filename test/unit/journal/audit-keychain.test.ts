@@ -6,7 +6,7 @@ import { AuditSeal, auditAnchorAccount, auditKeyAccount, readAuditAnchor } from 
 import { openJournal } from '../../../main/journal';
 import { MemoryKeyStore, type KeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
-import { tempJournal, type TempJournal } from './helpers';
+import { rollBackToSchema3, tempJournal, type TempJournal } from './helpers';
 
 let t: TempJournal;
 let seal: AuditSeal | undefined;
@@ -43,7 +43,7 @@ describe('audit key and anchor in the keychain', () => {
   it('migrates a log from before sealing: one audit.rekeyed entry, anchored, sealed from there on', async () => {
     t = tempJournal();
     for (let i = 1; i <= 3; i++) t.journal.audit({ action: 'old.entry', details: { i } });
-    t.journal.db.exec("ALTER TABLE audit_log DROP COLUMN key_id; DELETE FROM meta WHERE key = 'journal_id'; PRAGMA user_version = 3;");
+    rollBackToSchema3(t.journal.db);
     t.journal.close();
     t.journal = openJournal(t.file);
     const store = new MemoryKeyStore();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditKeyId, deskActor, openJournal, type AuditAnchor, type AuditKey, type AuditTrust } from '../../../main/journal';
-import { tempJournal, type TempJournal } from './helpers';
+import { rollBackToSchema3, tempJournal, type TempJournal } from './helpers';
 
 let t: TempJournal;
 afterEach(() => t?.dispose());
@@ -162,7 +162,7 @@ describe('an unkeyed audit log from before sealing', () => {
   function oldJournal(): void {
     t = tempJournal();
     writeFive();
-    t.journal.db.exec("ALTER TABLE audit_log DROP COLUMN key_id; DELETE FROM meta WHERE key = 'journal_id'; PRAGMA user_version = 3;");
+    rollBackToSchema3(t.journal.db);
     t.journal.close();
     t.journal = openJournal(t.file);
   }

@@ -1,4 +1,5 @@
 // Shared builders for journal and engine unit tests: a temp-dir journal and valid payouts.
+import type Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,4 +37,22 @@ export function payout(id: string, overrides: Partial<NewPayment> = {}): NewPaym
     emailAddress: 'ada@example.com',
     ...overrides,
   };
+}
+
+/**
+ * Turns a fresh journal back into one as schema step 3 left it (before sealed audit entries and payee keys),
+ * so opening it again runs the later migrations over old data.
+ */
+export function rollBackToSchema3(db: Database.Database): void {
+  db.exec(`
+    DROP INDEX payments_payee_name_key;
+    DROP INDEX payments_payee_email_key;
+    ALTER TABLE payments DROP COLUMN payee_name_key;
+    ALTER TABLE payments DROP COLUMN payee_email_key;
+    CREATE INDEX payments_payee_name ON payments (lower(trim(account_name)), created_at) WHERE kind = 'payout';
+    CREATE INDEX payments_payee_email ON payments (lower(trim(email_address)), created_at) WHERE kind = 'payout';
+    ALTER TABLE audit_log DROP COLUMN key_id;
+    DELETE FROM meta WHERE key = 'journal_id';
+    PRAGMA user_version = 3;
+  `);
 }

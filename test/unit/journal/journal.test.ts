@@ -168,7 +168,7 @@ describe('batches', () => {
 });
 
 describe('CSV lookup', () => {
-  it('answers existing ids and the last account number paid to a known name and to a known e-mail, each on its own', () => {
+  it('answers existing ids and every account number paid to a known name and to a known e-mail, each on its own', () => {
     let clock = 1;
     t = tempJournal({ now: () => clock++ });
     const j = t.journal;
@@ -184,6 +184,7 @@ describe('CSV lookup', () => {
       { accountName: 'Nobody', emailAddress: 'no@example.com' },
     ])).toEqual([
       { accountName: '  ada LOVELACE ', emailAddress: '', accountNumber: 'NEW-2' },
+      { accountName: '  ada LOVELACE ', emailAddress: '', accountNumber: 'OLD-1' },
       { accountName: '', emailAddress: 'BOB@example.com', accountNumber: 'BOB-3' },
     ]);
   });

@@ -115,6 +115,28 @@ describe('setupLogging', () => {
     expect(fileText()).toContain('SHA256:abc');
   });
 
+  it('writes the stack of an error, and of its cause, into the log file, redacted', () => {
+    const logger = setupLogging(log);
+    function failingService(): never {
+      const cause = Object.assign(new Error(`keychain said passphrase=hunter2`), { code: 'EACCES' });
+      throw new Error(`could not sign with ${jwt} (secret=${merchantSecret})`, { cause });
+    }
+    let error: unknown;
+    try {
+      failingService();
+    } catch (e) {
+      error = e;
+    }
+    logger.error('ipc handler failed', { channel: 'payouts:create', error });
+    const logged = (captured[0]?.data[1] as { error: { stack: string; cause: { code: string; stack: string } } }).error;
+    expect(logged.stack).toMatch(/^Error: could not sign with \[REDACTED\] \(secret=\[REDACTED\]\n\s+at failingService/);
+    expect(logged.cause).toMatchObject({ code: 'EACCES', message: 'keychain said passphrase=[REDACTED]' });
+    expect(logged.cause.stack).toContain('at failingService');
+    // The file itself holds the frames, and none of the secrets.
+    expect(fileText()).toContain('failingService');
+    expectClean(everything());
+  });
+
   it('redacts every data item of a direct electron-log call, not only the first', () => {
     setupLogging(log);
     log.info('first', `second ${jwt}`, { nested: [{ token: opaqueToken }] }, pem, 42, null);

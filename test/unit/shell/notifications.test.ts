@@ -6,7 +6,7 @@ import { createNotificationPolicy, notificationForBatch, notificationForPayment 
 import { draft, engineFixture, until, type EngineFixture } from '../engine/engine-helpers';
 
 const progress = (overrides: Partial<BatchProgress> = {}): BatchProgress => ({
-  batchId: 'b-1', state: 'RUNNING', total: 3, done: 0, failed: 0, pending: 3, sent: 0, ratePerSec: 0, etaSeconds: null, ...overrides,
+  batchId: 'b-1', state: 'RUNNING', total: 3, done: 0, failed: 0, pending: 3, sent: 0, ratePerSec: 0, etaSeconds: null, stateWord: 'RUNNING', stateReason: null, ...overrides,
 });
 
 const change = (overrides: Partial<PaymentStatusChanged> = {}): PaymentStatusChanged => ({
