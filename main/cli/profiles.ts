@@ -7,6 +7,7 @@ import { DeskError } from '../desk/services';
 import { removeProfile } from '../desk/profiles';
 import type { Profile, ProfilePatch } from '../profiles/profile-schema';
 import { askYesNo, intOption } from './shared';
+import { assertKeychainReachable } from '../keys/key-store';
 
 function choice<T extends string>(allowed: readonly T[]) {
   return (value: string): T => {
@@ -94,7 +95,9 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
     .option('--token-validity <secs>', 'validity of general tokens in seconds', intOption('token validity'), 900)
     .option('--max-amount-minor <minor>', 'largest amount of one payout, in minor units', intOption('maximum amount'))
     .option('--use', 'make it the current profile')
-    .action((o: { name: string; baseUrl: string; merchantCode: string; id?: string; environment: 'TEST' | 'LIVE'; apiVersion: number; timestampUnit: 'ms' | 's'; rateLimit: number; tokenValidity: number; maxAmountMinor?: number; use?: boolean }) => {
+    .action(async (o: { name: string; baseUrl: string; merchantCode: string; id?: string; environment: 'TEST' | 'LIVE'; apiVersion: number; timestampUnit: 'ms' | 's'; rateLimit: number; tokenValidity: number; maxAmountMinor?: number; use?: boolean }) => {
+      // Adding a profile is audited in its journal, sealed with a key from the keychain: check it first.
+      await assertKeychainReachable(deps.context().keyStore);
       const store = deps.context().profiles;
       const p = store.add({
         ...(o.id ? { id: o.id } : {}),

@@ -46,7 +46,11 @@ export function createFileGrants(now: () => number = Date.now): FileGrants {
       if (!FILE_EXTENSIONS[purpose].includes(ext)) {
         throw new DeskError('FILE_TYPE', `${basename(path)} is not a ${KIND_NAME[purpose]} file: choose a ${acceptedExtensions(purpose)} file`);
       }
-      const info = await stat(path).catch(() => null);
+      const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+        // The full path: the person (or the CLI's caller) sees where the desk looked.
+        if (error.code === 'ENOENT') throw new DeskError('FILE_NOT_FOUND', `File not found: ${path}`);
+        return null;
+      });
       if (!info?.isFile()) throw new DeskError('FILE_TYPE', `${basename(path)} is not a file that can be read`);
       const token = randomUUID();
       grants.set(token, { path, purpose, grantedAt: now() });

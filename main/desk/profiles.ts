@@ -8,6 +8,7 @@ import { toJson } from './convert';
 import type { DemoController } from './demo-controller';
 import { profileView } from './profile-views';
 import { DeskError } from './services';
+import { assertKeychainReachable } from '../keys/key-store';
 
 async function activate(rt: DeskRuntime, profile: Profile): Promise<void> {
   rt.ctx.profiles.setCurrent(profile.id);
@@ -53,6 +54,7 @@ export function profilesService(rt: DeskRuntime, demo: DemoController | null): P
       return { profiles: await Promise.all(profiles.list().map((p) => profileView(rt, p))), activeProfileId: profiles.currentId() };
     },
     async create(args) {
+      await assertKeychainReachable(rt.ctx.keyStore);
       const profile = profiles.add({ ...args, isDemo: false });
       if (!profiles.currentId()) await activate(rt, profile);
       // The profile store reported the change; answer once it is in the audit log.

@@ -39,6 +39,14 @@ export function secretServiceHint(reason: string): string | null {
   ].join('\n');
 }
 
+/**
+ * One harmless lookup, so an action that must be audited (its entries are sealed with a key from the
+ * keychain) fails before it changes anything when the keychain cannot be reached, with the same hint.
+ */
+export async function assertKeychainReachable(store: KeyStore): Promise<void> {
+  await store.get('reachability-check');
+}
+
 /** In-memory store for unit tests and throwaway demo profiles. */
 export class MemoryKeyStore implements KeyStore {
   readonly description = 'in-memory key store (not persistent)';

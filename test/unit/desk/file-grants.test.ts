@@ -1,6 +1,6 @@
 // The tokens main issues for files a person chose or dropped: checked when issued (absolute path,
 // a regular file, the purpose's extensions), good for their purpose only, bounded in number and in age.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,7 +29,9 @@ describe('file grants', () => {
     await expect(grants.grant(file('key.pem'), 'csv')).rejects.toMatchObject({ code: 'FILE_TYPE', message: expect.stringContaining('.csv, .tsv, .txt') });
     await expect(grants.grant(file('journal.db'), 'key')).rejects.toMatchObject({ code: 'FILE_TYPE' });
     await expect(grants.grant('payouts.csv', 'csv')).rejects.toMatchObject({ code: 'FILE_TYPE' });
-    await expect(grants.grant(join(dir, 'missing.csv'), 'csv')).rejects.toMatchObject({ code: 'FILE_TYPE', message: expect.stringContaining('not a file') });
+    await expect(grants.grant(join(dir, 'missing.csv'), 'csv')).rejects.toMatchObject({ code: 'FILE_NOT_FOUND', message: `File not found: ${join(dir, 'missing.csv')}` });
+    mkdirSync(join(dir, 'folder.csv'));
+    await expect(grants.grant(join(dir, 'folder.csv'), 'csv')).rejects.toMatchObject({ code: 'FILE_TYPE', message: expect.stringContaining('not a file') });
   });
 
   it('forgets the oldest of more than 32 tokens, and tokens older than an hour', async () => {
