@@ -1,32 +1,37 @@
 // Batch throughput of the engine against the sandbox, through the real GatewayClient and journal.
-//  1. At the gateway's default 10 requests/s: creates per second achieved (target ≥ 9.5), 429s (target 0),
-//     time until every payout is final (callbacks on, as a profile with a callback URL runs).
+//  1. At the gateway's default 10 requests/s, over networks the sandbox simulates (request and answer legs
+//     each delayed latencyMs + 0..latencyJitterMs, optional stalls), one table, a row per network:
+//     creates per second at the gateway (from its own stamps), 429s (count and % of requests sent), and the
+//     time until the desk knows every payout final against the floor 2 × N / 10 s (a create and a read each).
+//     Callbacks are on, as a profile with a callback URL runs. Targets: issue 16 (docs/gateway-notes.md).
 //  2. With the limit raised to 1,000/s on both sides: payouts per second the engine sustains (target ≥ 500).
 //     A 1,000-payout run lasts about a second, so this one is repeated (--repeat, default 5) and the
 //     median and the slowest run are printed, with the engine's CPU time per payout.
-// Run: npx tsx bench/batch.ts [--count 1000] [--only slow|fast] [--repeat 5] [--sync FULL|NORMAL] [--callbacks on|off]
+// Run: npx tsx bench/batch.ts [--rows 1000] [--only slow|fast|all] [--networks loopback,100+50,300+100,stall]
+//        [--repeat 5] [--sync FULL|NORMAL] [--callbacks on|off]
+// (default: the network table only; settings run one after another, each about 2 × N / 10 s)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SandboxState } from '../sandbox/index';
+import type { FaultConfig, SandboxState } from '../sandbox/index';
 import { createDesk, MERCHANT, payoutRows } from '../test/integration/engine/setup';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i === -1 ? undefined : process.argv[i + 1];
 }
-const COUNT = Number(arg('count') ?? 1000);
-const ONLY = arg('only');
+const COUNT = Number(arg('rows') ?? arg('count') ?? 1000);
+const ONLY = arg('only') ?? 'slow';
 const SYNC = arg('sync') === 'FULL' ? 'FULL' : 'NORMAL';
 const CALLBACKS = arg('callbacks') !== 'off';
 const REPEAT = Math.max(1, Number(arg('repeat') ?? 5));
 
 /** The sandbox in its own process, as a real gateway would be: it does not share the engine's CPU time. */
-async function startSandboxProcess(limit: number): Promise<{ url: string; proc: ChildProcess; state(): Promise<SandboxState>; dir: string }> {
+async function startSandboxProcess(limit: number, faults: Partial<FaultConfig> = {}): Promise<{ url: string; proc: ChildProcess; state(): Promise<SandboxState>; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-batch-'));
   const configFile = join(dir, 'sandbox.json');
-  writeFileSync(configFile, JSON.stringify({ rateLimitPerSecond: limit }));
+  writeFileSync(configFile, JSON.stringify({ rateLimitPerSecond: limit, faults }));
   const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'sandbox', 'cli.ts'), '--port', '0', '--config', configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -93,10 +98,115 @@ async function run(limit: number, label: string): Promise<{ perSec: number; cpuM
   }
 }
 
+interface Network {
+  name: string;
+  faults: Partial<FaultConfig>;
+}
+
+const NETWORKS: Record<string, Network> = {
+  loopback: { name: 'loopback', faults: {} },
+  '100+50': { name: '100 + 50 ms each way', faults: { latencyMs: 100, latencyJitterMs: 50 } },
+  '300+100': { name: '300 + 100 ms each way', faults: { latencyMs: 300, latencyJitterMs: 100 } },
+  stall: { name: '300 ms, 2 s stall every 20 s', faults: { latencyMs: 300, stallEveryMs: 20_000, stallForMs: 2_000 } },
+};
+
+interface NetworkRow {
+  network: string;
+  createsPerSec: number;
+  stored: number;
+  attempts: number;
+  requests: number;
+  rateLimited: number;
+  finalSecs: number;
+  floorSecs: number;
+  floorMs: number;
+}
+
+/** One batch of COUNT at 10/s over one simulated network; returns its row of the table. */
+async function runNetwork(network: Network): Promise<NetworkRow> {
+  const limit = 10;
+  const sandbox = await startSandboxProcess(limit, { ...network.faults, seed: 16 });
+  const desk = await createDesk({
+    baseUrl: sandbox.url,
+    rateLimitPerSec: limit,
+    journalSynchronous: SYNC,
+    engine: { pollIntervalMs: 10_000, pollTickMs: 250, backoff: { baseMs: 500, capMs: 30_000 }, callbackListen: CALLBACKS ? { host: '127.0.0.1', port: 0 } : null },
+  });
+  const pem = await desk.ctx.keys.publicKeyPem(desk.profileId);
+  await fetch(`${sandbox.url}/_sandbox/merchants/${MERCHANT}/keys`, { method: 'POST', body: pem, headers: { 'content-type': 'text/plain' } });
+  try {
+    const engine = await desk.runtime.engineFor(desk.profileId);
+    const limiter = desk.ctx.limiterFor(desk.ctx.profiles.get(desk.profileId));
+    // Fetch the token before the clock starts: it is paid once per session, not per batch.
+    await desk.ctx.gatewayFor(desk.profileId).merchantInfo();
+    const rows = payoutRows(COUNT, `bench-${network.name.replace(/[^A-Za-z0-9]+/g, '-')}`.slice(0, 40));
+    const releasedBefore = limiter.stats().released;
+    const limitedBefore = (await sandbox.state()).rateLimitedCount;
+    const started = performance.now();
+    let lastLog = started;
+    const batch = engine.submitBatch({ fileName: 'bench.json', sha256: `bench-${network.name}`, rows });
+    for (;;) {
+      const counts = engine.journal.batchCounts(batch.id);
+      if (counts.final >= COUNT) break;
+      if (performance.now() - lastLog > 20_000) {
+        lastLog = performance.now();
+        console.error(`    … ${network.name}: ${counts.sent}/${COUNT} accepted, ${counts.final} final after ${((lastLog - started) / 1000).toFixed(0)} s`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const finalSecs = (performance.now() - started) / 1000;
+    const state = await sandbox.state();
+    const created = state.payouts.map((p) => Date.parse(p.createdAt)).sort((a, b) => a - b);
+    const createSpan = (created.at(-1)! - created[0]!) / 1000;
+    return {
+      network: network.name,
+      createsPerSec: (created.length - 1) / createSpan,
+      stored: state.payouts.length,
+      attempts: Object.values(state.createAttempts.payouts).reduce((a, b) => a + b, 0),
+      requests: limiter.stats().released - releasedBefore,
+      rateLimited: state.rateLimitedCount - limitedBefore,
+      finalSecs,
+      floorSecs: (2 * COUNT) / limit,
+      floorMs: limiter.stats().floorMs,
+    };
+  } finally {
+    await desk.dispose();
+    sandbox.proc.kill('SIGTERM');
+    rmSync(sandbox.dir, { recursive: true, force: true });
+  }
+}
+
+function networkTable(rows: NetworkRow[]): string {
+  const header = ['network (each leg)', 'creates/s at gateway', '429s (% of requests)', 'all final', 'floor 2N/10', 'over floor', 'stored / create attempts', 'learned floor (ms)'];
+  const lines = rows.map((r) => [
+    r.network,
+    r.createsPerSec.toFixed(2),
+    `${r.rateLimited} (${((100 * r.rateLimited) / Math.max(1, r.requests)).toFixed(2)} % of ${r.requests})`,
+    `${r.finalSecs.toFixed(1)} s`,
+    `${r.floorSecs.toFixed(0)} s`,
+    `${(100 * (r.finalSecs / r.floorSecs - 1)).toFixed(1)} %`,
+    `${r.stored} / ${r.attempts}`,
+    r.floorMs.toFixed(0),
+  ]);
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...lines.map((l) => `| ${l.join(' | ')} |`)].join('\n');
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-if (ONLY !== 'fast') await run(10, `1) limit 10 requests/s on both sides (target ≥ 9.5 creates/s, 0 × 429)`);
-if (ONLY !== 'slow') {
+if (ONLY !== 'fast') {
+  const names = (arg('networks') ?? Object.keys(NETWORKS).join(',')).split(',');
+  const rows: NetworkRow[] = [];
+  for (const name of names) {
+    const network = NETWORKS[name];
+    if (!network) throw new Error(`unknown network ${name}; known: ${Object.keys(NETWORKS).join(', ')}`);
+    console.error(`  running ${network.name} (${COUNT} payouts) …`);
+    rows.push(await runNetwork(network));
+    console.error(networkTable(rows.slice(-1)));
+  }
+  console.log(`1) ${COUNT} payouts at 10 requests/s, callbacks ${CALLBACKS ? 'on' : 'off'}; creates/s from the sandbox's stamps; floor = 2 × N / 10 s`);
+  console.log(networkTable(rows));
+}
+if (ONLY === 'fast' || ONLY === 'all') {
   const runs: { perSec: number; cpuMsPerPayout: number }[] = [];
   for (let i = 1; i <= REPEAT; i++) {
     runs.push(await run(1000, `2) limit 1,000 requests/s on both sides (target ≥ 500 payouts/s through the engine), run ${i} of ${REPEAT}`));

@@ -7,10 +7,23 @@ const Count = z.number().int().min(0);
 
 export const FaultConfigSchema = z
   .object({
-    /** Added to every API response (not to /_sandbox routes). */
+    /** Request leg: every API request (not /_sandbox routes) waits this long before it is handled. */
     latencyMs: Count,
     /** A uniformly drawn 0..latencyJitterMs is added on top of latencyMs. */
     latencyJitterMs: Count,
+    /**
+     * Answer leg: every API answer waits this long (plus 0..answerLatencyJitterMs) before it is sent,
+     * drawn separately from the request leg. null (the default): the same as latencyMs.
+     */
+    answerLatencyMs: Count.nullable(),
+    /** null (the default): the same as latencyJitterMs. */
+    answerLatencyJitterMs: Count.nullable(),
+    /**
+     * Stalls: the last stallForMs of every stallEveryMs (counted from when the switch was set) the
+     * gateway takes nothing in; a request arriving then waits until the stall ends. 0 = never.
+     */
+    stallEveryMs: Count,
+    stallForMs: Count,
     /** The next N create calls (payin or payout) answer 500 and store nothing. */
     failBeforeStoreNext: Count,
     /** The next N create calls store the payment, then answer 500. */
@@ -37,6 +50,10 @@ export const FaultPatchSchema = FaultConfigSchema.partial();
 export const NO_FAULTS: FaultConfig = {
   latencyMs: 0,
   latencyJitterMs: 0,
+  answerLatencyMs: null,
+  answerLatencyJitterMs: null,
+  stallEveryMs: 0,
+  stallForMs: 0,
   failBeforeStoreNext: 0,
   failAfterStoreNext: 0,
   dropAfterStoreNext: 0,
@@ -66,17 +83,30 @@ function seededRandom(seed: number): () => number {
 export class FaultController {
   private config: FaultConfig;
   private random: () => number;
+  /** Answer legs draw from their own generator, so switching them on does not change any other fault's draws. */
+  private answerRandom: () => number;
+  /** Where the stall cycle starts: when a stall switch was last set. */
+  private stallOrigin: number;
 
-  constructor(initial: Partial<FaultConfig> = {}) {
+  constructor(
+    initial: Partial<FaultConfig> = {},
+    private readonly now: () => number = Date.now,
+  ) {
     this.config = { ...NO_FAULTS, ...FaultPatchSchema.parse(initial) };
     this.random = seededRandom(this.config.seed);
+    this.answerRandom = seededRandom(~this.config.seed);
+    this.stallOrigin = this.now();
   }
 
-  /** Merges a patch into the current faults; a seed in the patch restarts the generator. */
+  /** Merges a patch into the current faults; a seed in the patch restarts the generators. */
   update(patch: Partial<FaultConfig>): FaultConfig {
     const checked = FaultPatchSchema.parse(patch);
     this.config = { ...this.config, ...checked };
-    if (checked.seed !== undefined) this.random = seededRandom(checked.seed);
+    if (checked.seed !== undefined) {
+      this.random = seededRandom(checked.seed);
+      this.answerRandom = seededRandom(~checked.seed);
+    }
+    if (checked.stallEveryMs !== undefined || checked.stallForMs !== undefined) this.stallOrigin = this.now();
     return this.current();
   }
 
@@ -84,10 +114,28 @@ export class FaultController {
     return { ...this.config };
   }
 
+  /** Delay of one request leg (before the request is handled). */
   latencyMs(): number {
     const { latencyMs, latencyJitterMs } = this.config;
     if (latencyJitterMs === 0) return latencyMs;
     return latencyMs + Math.floor(this.random() * (latencyJitterMs + 1));
+  }
+
+  /** Delay of one answer leg (before the answer is sent), drawn independently of the request leg. */
+  answerLatencyMs(): number {
+    const base = this.config.answerLatencyMs ?? this.config.latencyMs;
+    const jitter = this.config.answerLatencyJitterMs ?? this.config.latencyJitterMs;
+    if (jitter === 0) return base;
+    return base + Math.floor(this.answerRandom() * (jitter + 1));
+  }
+
+  /** How long a request arriving now waits for the current stall to end (0 outside stalls). */
+  stallWaitMs(): number {
+    const { stallEveryMs, stallForMs } = this.config;
+    if (stallEveryMs <= 0 || stallForMs <= 0) return 0;
+    const stallFor = Math.min(stallForMs, stallEveryMs);
+    const phase = (((this.now() - this.stallOrigin) % stallEveryMs) + stallEveryMs) % stallEveryMs;
+    return phase >= stallEveryMs - stallFor ? stallEveryMs - phase : 0;
   }
 
   /** Decides the fault of one create call; counters win over probabilities. */

@@ -1,12 +1,12 @@
 // The request pipeline, stripe-mock style: each stage may end the request with the house error body.
 //   1 version   X-API-Version must be "2" (every non-admin request, unknown routes included) → 404
-//   2 latency   injected delay (fault)
+//   2 latency   injected request-leg delay, then a stall's remaining time (faults)
 //   3 auth      Bearer JWT → 401            (token routes authenticate later, from their signed body)
 //   4 rate      per-merchant sliding window → 429 + Retry-After
 //   5 routing   unknown route → 404; operation not in the token → 403
 //   6 parse     raw bytes kept; > 1 MB → 413; not JSON → 400 / 415; unknown query parameter → 400
 //   7 handler   validates the body with zod (400) and does the work
-//   8 response  faults may add or reorder properties of successful JSON answers
+//   8 response  faults may add or reorder properties of successful JSON answers, then the answer-leg delay
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertOperationAllowed } from './auth';
 import { requestFacts, routeRules, type SandboxContext } from './context';
@@ -65,6 +65,9 @@ export function installPipeline(app: FastifyInstance, ctx: SandboxContext): void
     }
     const latency = ctx.faults.latencyMs();
     if (latency > 0) await ctx.timers.sleep(latency);
+    // A stall is measured when the request arrives (after its leg): it waits until the stall ends.
+    const stall = ctx.faults.stallWaitMs();
+    if (stall > 0) await ctx.timers.sleep(stall);
     if (rules?.kind === 'token') return;
 
     const { claims, patterns } = await ctx.tokens.verifyAuthorization(request.headers.authorization);
@@ -109,6 +112,15 @@ export function installPipeline(app: FastifyInstance, ctx: SandboxContext): void
     const rules = routeRules(request);
     if (!rules || rules.kind === 'admin' || reply.statusCode >= 300) return payload;
     return ctx.faults.rewritesResponses() ? ctx.faults.rewrite(payload) : payload;
+  });
+
+  // The answer leg: every API answer (errors and 429s included) is delayed on its way back.
+  app.addHook('onSend', async (request, _reply, payload: unknown) => {
+    const rules = routeRules(request);
+    if (rules?.kind === 'admin' || (!rules && isAdminPath(request))) return payload;
+    const latency = ctx.faults.answerLatencyMs();
+    if (latency > 0) await ctx.timers.sleep(latency);
+    return payload;
   });
 
   app.setNotFoundHandler(async (request) => {

@@ -1,6 +1,7 @@
 // Reads non-final payments with GET on the limiter's 'status' lane, spending only the budget creates
 // leave free: while any create waits for a slot, or creates are flowing (one left within the last
-// `createsQuietMs`), the poller starts nothing. A batch thus gets the whole rate budget and this
+// `createsQuietMs`), the poller starts nothing. Otherwise it keeps reads outstanding at the limiter
+// (which paces them), so they run at the full rate however long the round trip. A batch thus gets the whole rate budget and this
 // process's time, and statuses (callbacks included) are read as soon as sending pauses or ends. At
 // the gateway's usual 10/s the two rules coincide: a sending batch always has a create waiting.
 // Intervals grow with a payment's age (timing.pollInterval); a final status ends polling. Every
@@ -20,7 +21,7 @@ export interface PollerDeps {
   pollIntervalMs: number;
   /** How often due payments are looked for (default 250 ms). */
   tickMs?: number;
-  /** Most GETs in flight at once (default: half the rate limit, at least 1). */
+  /** Most GETs outstanding at once, in flight or queued at the limiter (default: 1.5 × the rate limit). */
   maxInFlight?: number;
   /** How long after the last create the poller keeps waiting (default 1000 ms: one rate window). */
   createsQuietMs?: number;
@@ -126,14 +127,20 @@ export class StatusPoller {
     return Math.min(longest, Math.max(tickMs, next - this.deps.now()));
   }
 
+  /**
+   * How many reads to start now. Creates first: none while a create (or token) waits for a slot or creates
+   * are flowing, and none while a list call (the UI) waits, so it is not stuck behind a queue of reads.
+   * Otherwise reads are kept outstanding (in flight or queued at the limiter, which paces them) up to the
+   * limit and a half: with round trips of hundreds of ms the limiter always has a read waiting when a slot
+   * comes free between ticks, so reads run at the full rate and "all final" nears 2 requests per payout.
+   */
   private freeBudget(): number {
     const usage = this.deps.gateway.limiter.usage();
-    if ((usage.queued.create ?? 0) > 0 || (usage.queued.token ?? 0) > 0) return 0;
+    if ((usage.queued.create ?? 0) > 0 || (usage.queued.token ?? 0) > 0 || (usage.queued.list ?? 0) > 0) return 0;
     const sinceCreate = usage.msSinceRelease?.create;
     if (sinceCreate !== undefined && sinceCreate !== null && sinceCreate < (this.deps.createsQuietMs ?? 1000)) return 0;
-    const queued = Object.values(usage.queued).reduce((a, b) => a + b, 0);
-    const maxInFlight = this.deps.maxInFlight ?? Math.max(1, Math.floor(usage.limit / 2));
-    return Math.max(0, Math.min(usage.limit - usage.inWindow - queued, maxInFlight - this.inFlight.size));
+    const maxInFlight = this.deps.maxInFlight ?? Math.max(1, Math.ceil(usage.limit * 1.5));
+    return Math.max(0, maxInFlight - this.inFlight.size);
   }
 
   private tick(): void {

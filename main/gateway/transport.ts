@@ -1,7 +1,8 @@
 // The HTTP layer under the gateway client: one axios instance per profile, every request through the
 // merchant's rate limiter, bodies sent as the exact string given (what was signed is what is sent),
 // answers mapped to GatewayError. Retry policy lives here because it is about HTTP, not business:
-// - a 429 means "not processed": any call waits Retry-After (the limiter pauses everyone) and tries once more;
+// - a 429 means "not processed": any call waits Retry-After (the limiter pauses everyone and grows its
+//   safety margin) and tries once more;
 // - idempotent calls (GETs, token requests) are retried a bounded number of times on time-out, network or 5xx;
 // - POST creates are never retried here: the engine owns that decision (DESIGN.md §4).
 import axios, { type AxiosAdapter, type AxiosInstance, type AxiosResponse } from 'axios';
@@ -9,7 +10,7 @@ import { getProxyForUrl } from 'proxy-from-env';
 import type { Logger } from '../log';
 import { GatewayError, SendCancelledError } from './errors';
 import { answerTooLarge, errorFromResponse, errorFromTransport, isAnswerTooLarge, type ErrorContext } from './error-mapping';
-import type { Lane, RateLimiter } from './rate-limiter';
+import type { Lane, RateLimiter, SlotOutcome } from './rate-limiter';
 
 export interface GatewayRequest extends ErrorContext {
   method: 'GET' | 'POST';
@@ -97,7 +98,7 @@ export class GatewayTransport {
         const error = e instanceof GatewayError ? e : errorFromTransport(e, request, this.options.timeoutMs);
         if (error.kind === 'rate-limited' && !retried429) {
           retried429 = true;
-          this.options.limiter.pauseFor(error.details.retryAfterMs ?? 1000);
+          this.options.limiter.rateLimited(error.details.retryAfterMs ?? 1000);
           this.options.logger.warn('gateway rate limited; waiting Retry-After', { operation: request.operation, retryAfterMs: error.details.retryAfterMs });
           continue;
         }
@@ -120,12 +121,15 @@ export class GatewayTransport {
     if (request.body !== undefined) headers['Content-Type'] = 'application/json';
     if (authorization) headers.Authorization = `Bearer ${authorization}`;
 
-    const response = await this.options.limiter.run(request.lane, async () => {
+    // The limiter learns from how the request ended: an answer (a 429 told apart) or none at all.
+    const done = await this.options.limiter.acquire(request.lane);
+    let outcome: SlotOutcome = 'no-answer';
+    let response: AxiosResponse<string>;
+    try {
       if (request.beforeSend && !request.beforeSend()) throw new SendCancelledError(request.operation);
       const started = performance.now();
-      let res: AxiosResponse<string>;
       try {
-        res = await this.http.request<string>({
+        response = await this.http.request<string>({
           method: request.method,
           url: withQuery(request.path, request.query),
           data: request.body,
@@ -136,15 +140,17 @@ export class GatewayTransport {
         this.options.logger.warn('gateway request failed', { operation: request.operation, method: request.method, path: request.path, kind: error.kind, code: error.code });
         throw error;
       }
+      outcome = response.status === 429 ? 'rate-limited' : 'answered';
       this.options.logger.info('gateway request', {
         operation: request.operation,
         method: request.method,
         path: request.path,
-        status: res.status,
+        status: response.status,
         ms: Math.round(performance.now() - started),
       });
-      return res;
-    });
+    } finally {
+      done(outcome);
+    }
 
     const data = parseBody(response.data);
     if (response.status >= 200 && response.status < 300) {

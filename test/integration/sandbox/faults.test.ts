@@ -86,6 +86,46 @@ describe('response faults', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(145);
   });
 
+  it('the answer leg is delayed on its own: the payout is stamped at least answerLatencyMs before its answer arrives', async () => {
+    client = await startWithClient();
+    const token = await client.token();
+    client.sandbox.setFaults({ latencyMs: 0, answerLatencyMs: 150 });
+    const response = await client.request('POST', '/payouts/leg-answer', { token, body: payoutBody() });
+    const received = Date.now();
+    expect(response.status).toBe(201);
+    const stamp = Date.parse(client.sandbox.state().payouts[0]!.createdAt);
+    expect(received - stamp).toBeGreaterThanOrEqual(145);
+  });
+
+  it('without answer switches latencyMs delays both legs: stamped ≥ latencyMs after sending and before answering', async () => {
+    client = await startWithClient();
+    const token = await client.token();
+    client.sandbox.setFaults({ latencyMs: 120 });
+    const sent = Date.now();
+    const response = await client.request('POST', '/payouts/leg-both', { token, body: payoutBody() });
+    const received = Date.now();
+    expect(response.status).toBe(201);
+    const stamp = Date.parse(client.sandbox.state().payouts[0]!.createdAt);
+    expect(stamp - sent).toBeGreaterThanOrEqual(115);
+    expect(received - stamp).toBeGreaterThanOrEqual(115);
+    expect(client.sandbox.state().faults).toMatchObject({ latencyMs: 120, answerLatencyMs: null, answerLatencyJitterMs: null });
+  });
+
+  it('a stall holds a request until it ends: nothing is stamped inside the stall', async () => {
+    client = await startWithClient();
+    const token = await client.token();
+    // The whole cycle is a stall: every request waits for the next multiple of 400 ms after the switch.
+    const before = Date.now();
+    expect(await setFaultsOverHttp(client, { stallEveryMs: 400, stallForMs: 400 })).toBe(200);
+    const response = await client.request('POST', '/payouts/stalled', { token, body: payoutBody() });
+    expect(response.status).toBe(201);
+    const stamp = Date.parse(client.sandbox.state().payouts[0]!.createdAt);
+    expect(stamp - before).toBeGreaterThanOrEqual(399);
+    client.sandbox.setFaults({ stallForMs: 0 });
+    const after = await client.request('POST', '/payouts/not-stalled', { token, body: payoutBody() });
+    expect(after.status).toBe(201);
+  });
+
   it('extra properties: unknown fields appear in every object, known ones are unchanged', async () => {
     client = await startWithClient();
     const token = await client.token();

@@ -55,6 +55,30 @@ describe('status poller', () => {
     await until(() => f!.gateway.getCalls > before);
   });
 
+  it('keeps 1.5 × limit reads outstanding even while the window is full: the limiter paces them, no slot goes unused between ticks', async () => {
+    f = engineFixture();
+    for (let i = 0; i < 30; i++) await f.engine.submitPayout(draft(`out-${i}`));
+    f.gateway.getDelayMs = 4_000; // long round trips: the reads stay outstanding
+    f.gateway.usage = { inWindow: 10, limit: 10, queued: { token: 0, create: 0, status: 0, list: 0 } };
+    const before = f.gateway.getCalls;
+    await f.engine.start();
+    await until(() => f!.gateway.getCalls - before >= 15);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(f.gateway.getCalls - before).toBe(15);
+  });
+
+  it('lets a waiting list call (the UI) go before more reads are queued', async () => {
+    f = engineFixture();
+    await f.engine.submitPayout(draft('ui-first'));
+    f.gateway.usage = { inWindow: 0, limit: 10, queued: { token: 0, create: 0, status: 0, list: 1 } };
+    const before = f.gateway.getCalls;
+    await f.engine.start();
+    await new Promise((r) => setTimeout(r, 120));
+    expect(f.gateway.getCalls).toBe(before);
+    f.gateway.usage = { inWindow: 0, limit: 10, queued: { token: 0, create: 0, status: 0, list: 0 } };
+    await until(() => f!.gateway.getCalls > before);
+  });
+
   it('stops polling at a final status, also an unknown-yet-configured one', async () => {
     f = engineFixture({ finalStatuses: ['PAID_OUT'] });
     await f.engine.start();
