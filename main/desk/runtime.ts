@@ -9,6 +9,9 @@ import { PayoutEngine, type PayoutEngineOptions } from '../engine';
 import { openJournal, type Journal, type NewAuditEntry } from '../journal';
 import type { SecurityAction } from '../domain/security-action';
 import { AuditSeal } from './audit-keys';
+import { journalApprovalGate } from '../approvals/gate';
+import type { DualControlRepository } from '../approvals/repository';
+import { SqliteDualControlRepository } from '../approvals/sqlite-repository';
 import type { Logger } from '../log';
 import { profileRuleProblem, type Profile } from '../profiles/profile-schema';
 import { ProfileError } from '../profiles/profile-store';
@@ -37,6 +40,8 @@ export interface DeskRuntime {
   auditSeal(profileId: string): Promise<AuditSeal>;
   /** Appends an audit entry to the profile's journal once sealing is ready; the actor defaults to deskActor(). */
   audit(profileId: string, entry: NewAuditEntry): Promise<void>;
+  /** The profile's people, approvals and policy versions (dual control), in its journal. */
+  dualControlFor(profileId: string): DualControlRepository;
   /** The started engine of a profile (started on first use, restarted after settings change). */
   engineFor(profileId: string): Promise<PayoutEngine>;
   /** The engine of a profile if it is started (or starting), without starting one; null otherwise. */
@@ -95,6 +100,17 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     return seal;
   };
 
+  const dualControl = new Map<string, { journal: Journal; repository: DualControlRepository }>();
+  const dualControlFor = (profileId: string): DualControlRepository => {
+    const journal = journalFor(profileId);
+    let entry = dualControl.get(profileId);
+    if (!entry || entry.journal !== journal) {
+      entry = { journal, repository: new SqliteDualControlRepository(journal) };
+      dualControl.set(profileId, entry);
+    }
+    return entry.repository;
+  };
+
   const audit = async (profileId: string, entry: NewAuditEntry): Promise<void> => {
     await auditSeal(profileId);
     journalFor(profileId).audit(entry);
@@ -141,8 +157,11 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     if (rule) throw new ProfileError('PROFILE_INVALID', `Profile "${profile.name}" cannot start: ${rule}; change its base URL first`);
     // The engine writes audit entries (held, missing, batch states): not before they can be sealed.
     await auditSeal(profileId);
+    const journal = journalFor(profileId);
     const engine = new PayoutEngine({
       ...engineOptionsFromProfile(profile),
+      // Before the first create of every payout and batch (DESIGN.md §4, last rule).
+      approvalGate: journalApprovalGate({ profileId, environment: profile.environment, journal, repository: dualControlFor(profileId) }),
       ...options.engineOptions?.(profile),
       journal: journalFor(profileId),
       gateway: gatewayPortFor(ctx, profileId),
@@ -160,6 +179,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     journalFor,
     auditSeal,
     audit,
+    dualControlFor,
     engineFor(profileId) {
       let engine = engines.get(profileId);
       if (!engine) {
