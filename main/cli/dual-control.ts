@@ -13,13 +13,13 @@ import { CliUsageError, type CliDeps } from './deps';
 import { readSecretInput } from './keys';
 import { intOption } from './shared';
 
-interface ActingOptions {
+export interface ActingOptions {
   as?: string;
   passphraseEnv?: string;
   passphraseFile?: string;
 }
 
-const actingOptions = (command: Command): Command =>
+export const actingOptions = (command: Command): Command =>
   command
     .option('--as <person>', 'who acts: person id or name')
     .option('--passphrase-env <name>', 'environment variable holding the passphrase of --as')
@@ -53,31 +53,44 @@ function roleList(text: string): string[] {
   return text.split(',').map((r) => r.trim()).filter(Boolean);
 }
 
+/** The person named by id or by name (ignoring case); a clear error for none or several. */
+async function findPerson(svc: DualControlService, profileId: string, named: string): Promise<PersonView> {
+  const people = await svc.listPeople(profileId);
+  const byId = people.find((p) => p.id === named);
+  if (byId) return byId;
+  const byName = people.filter((p) => p.name.toLowerCase() === named.trim().toLowerCase());
+  if (byName.length === 1) return byName[0]!;
+  throw new CliUsageError(byName.length > 1 ? `Several people are named "${named}"; give the id (people list)` : `No person "${named}" on this profile (people list)`);
+}
+
+async function unlockAs(deps: CliDeps, svc: DualControlService, o: ActingOptions): Promise<UnlockedSession> {
+  if (!o.as) throw new CliUsageError('Say who acts: --as <person> with --passphrase-env or --passphrase-file');
+  const passphrase = await readSecretInput(deps, { file: o.passphraseFile, env: o.passphraseEnv }, 'passphrase');
+  if (passphrase === undefined) throw new CliUsageError('Give the passphrase of --as with --passphrase-env or --passphrase-file');
+  const profileId = deps.profile().id;
+  const person = await findPerson(svc, profileId, o.as);
+  return svc.unlock(profileId, person.id, passphrase);
+}
+
+/**
+ * For commands that prepare payouts (payouts create, batch submit, batch retry-failed): with --as, that
+ * person is unlocked as the one working on the profile for this command (the runtime locks them when the
+ * command ends). Without --as nothing is unlocked, which is enough until the profile has people.
+ */
+export async function workAs(deps: CliDeps, o: ActingOptions): Promise<void> {
+  if (!o.as) return;
+  const session = await unlockAs(deps, dualControlService(deps.runtime()), o);
+  deps.runtime().setSession(deps.profile().id, session);
+}
+
 export function registerDualControlCommands(program: Command, deps: CliDeps): void {
   let service: DualControlService | undefined;
   const svc = (): DualControlService => (service ??= dualControlService(deps.runtime()));
   const profileId = () => deps.profile().id;
 
-  /** The person named by id or by name (ignoring case); a clear error for none or several. */
-  const resolvePerson = async (named: string): Promise<PersonView> => {
-    const people = await svc().listPeople(profileId());
-    const byId = people.find((p) => p.id === named);
-    if (byId) return byId;
-    const byName = people.filter((p) => p.name.toLowerCase() === named.trim().toLowerCase());
-    if (byName.length === 1) return byName[0]!;
-    throw new CliUsageError(byName.length > 1 ? `Several people are named "${named}"; give the id (people list)` : `No person "${named}" on this profile (people list)`);
-  };
-
-  /** Unlocks --as for this command; locked again by the caller. */
-  const actAs = async (o: ActingOptions): Promise<UnlockedSession> => {
-    if (!o.as) throw new CliUsageError('Say who acts: --as <person> with --passphrase-env or --passphrase-file');
-    const passphrase = await readSecretInput(deps, { file: o.passphraseFile, env: o.passphraseEnv }, 'passphrase');
-    if (passphrase === undefined) throw new CliUsageError('Give the passphrase of --as with --passphrase-env or --passphrase-file');
-    const person = await resolvePerson(o.as);
-    return svc().unlock(profileId(), person.id, passphrase);
-  };
+  const resolvePerson = (named: string) => findPerson(svc(), profileId(), named);
   const withSession = async <T>(o: ActingOptions, work: (s: UnlockedSession) => Promise<T>): Promise<T> => {
-    const session = await actAs(o);
+    const session = await unlockAs(deps, svc(), o);
     try {
       return await work(session);
     } finally {

@@ -41,6 +41,23 @@ export interface SubjectView {
 
 export const personActor = (p: { id: string }) => `person:${p.id}`;
 
+/**
+ * Who prepares what is about to be journalled on this profile: the unlocked person at this desk. Once dual
+ * control is on (the profile has people), preparing needs an unlocked, unrevoked person holding the
+ * preparer role; before that, nobody needs to be named (the desk works as it always did).
+ */
+export async function preparedByFor(rt: DeskRuntime, profileId: string, now = Date.now()): Promise<string | undefined> {
+  const session = rt.sessionFor(profileId);
+  const state = await dualControlState(rt.dualControlFor(profileId), profileId, rt.ctx.profiles.get(profileId).environment);
+  if (!state.enforced) return session?.personId;
+  if (!session) throw new DeskError('LOCKED', 'Dual control is on for this profile: unlock as a preparer first; nothing was sent');
+  const person = state.people.find((p) => p.id === session.personId && p.publicKey === session.publicKey);
+  if (!person || person.revokedAt !== null || !heldRoleAt(person, 'preparer', now)) {
+    throw new DeskError('NOT_ALLOWED', `${person?.name ?? 'This person'} does not hold the preparer role now; nothing was sent`);
+  }
+  return person.id;
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export interface DualControlService {

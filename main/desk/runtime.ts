@@ -11,6 +11,7 @@ import type { SecurityAction } from '../domain/security-action';
 import { AuditSeal } from './audit-keys';
 import { journalApprovalGate } from '../approvals/gate';
 import type { DualControlRepository } from '../approvals/repository';
+import type { UnlockedSession } from '../people/key-vault';
 import { SqliteDualControlRepository } from '../approvals/sqlite-repository';
 import type { Logger } from '../log';
 import { profileRuleProblem, type Profile } from '../profiles/profile-schema';
@@ -42,6 +43,10 @@ export interface DeskRuntime {
   audit(profileId: string, entry: NewAuditEntry): Promise<void>;
   /** The profile's people, approvals and policy versions (dual control), in its journal. */
   dualControlFor(profileId: string): DualControlRepository;
+  /** The person working on this profile at this desk (dual control), unlocked; null when nobody is. */
+  sessionFor(profileId: string): UnlockedSession | null;
+  /** Sets the person working on the profile; null locks and forgets the one there was. */
+  setSession(profileId: string, session: UnlockedSession | null): void;
   /** The started engine of a profile (started on first use, restarted after settings change). */
   engineFor(profileId: string): Promise<PayoutEngine>;
   /** The engine of a profile if it is started (or starting), without starting one; null otherwise. */
@@ -109,6 +114,14 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       dualControl.set(profileId, entry);
     }
     return entry.repository;
+  };
+
+  const sessions = new Map<string, UnlockedSession>();
+  const setSession = (profileId: string, session: UnlockedSession | null): void => {
+    const before = sessions.get(profileId);
+    if (before && before !== session) before.lock();
+    if (session) sessions.set(profileId, session);
+    else sessions.delete(profileId);
   };
 
   const audit = async (profileId: string, entry: NewAuditEntry): Promise<void> => {
@@ -180,6 +193,11 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     auditSeal,
     audit,
     dualControlFor,
+    sessionFor: (profileId) => {
+      const session = sessions.get(profileId);
+      return session && !session.locked ? session : null;
+    },
+    setSession,
     engineFor(profileId) {
       let engine = engines.get(profileId);
       if (!engine) {
@@ -216,6 +234,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       if (engine) await (await engine.catch(() => null))?.stop();
     },
     async forget(profileId) {
+      setSession(profileId, null);
       await this.reset(profileId);
       // Its anchor brought up to the newest entry before the journal closes (as close() does for all).
       const seal = seals.get(profileId);
@@ -233,6 +252,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     connection: () => withQueued(connection),
     setConnection,
     async close() {
+      for (const id of [...sessions.keys()]) setSession(id, null);
       for (const id of [...engines.keys()]) await this.reset(id);
       // Security actions on their way to the log, then each journal's anchor brought up to its newest entry.
       detachTrail();

@@ -283,11 +283,11 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
    * "Retry failed rows": the attempts a person reviewed, sent again as new attempts of the same intents,
    * if and only if they are exactly the batch's retryable attempts (see Journal.retryableAttempts).
    */
-  retryFailed(batchId: string, reviewedIds: readonly string[], actor = deskActor()): BatchRecord {
+  retryFailed(batchId: string, reviewedIds: readonly string[], actor = deskActor(), preparedBy?: string): BatchRecord {
     const batch = this.mustGetBatch(batchId);
     try {
       const retry = this.journal.retryBatch({
-        batchId, reviewedIds, notPaid: NOT_PAID_STATUSES, actor, newId: newPaymentId,
+        batchId, reviewedIds, notPaid: NOT_PAID_STATUSES, actor, newId: newPaymentId, ...(preparedBy ? { preparedBy } : {}),
         fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-retry.csv`,
       });
       this.startRun(retry.id);

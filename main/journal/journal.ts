@@ -660,7 +660,7 @@ export class Journal {
    * (new ids, linked both ways), in one transaction with the check that they are still the retryable
    * ones. Throws RETRY_ROWS_CHANGED when the reviewed ids are not exactly those.
    */
-  retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; newId: () => string; actor: string }): BatchRecord {
+  retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; newId: () => string; actor: string; preparedBy?: string }): BatchRecord {
     const source = this.mustGetBatch(input.batchId);
     let created = '';
     this.durably(() => {
@@ -677,7 +677,7 @@ export class Journal {
         ...(p.details ? { details: p.details } : {}),
       }));
       const sha256 = createHash('sha256').update(`retry:${source.id}:${rows.map((r) => r.retryOf).join(',')}:${rows.map((r) => r.id).join(',')}`).digest('hex');
-      created = this.insertBatch({ fileName: input.fileName, sha256, rows, actor: input.actor });
+      created = this.insertBatch({ fileName: input.fileName, sha256, rows, actor: input.actor, preparedBy: input.preparedBy });
     });
     return this.mustGetBatch(created);
   }
