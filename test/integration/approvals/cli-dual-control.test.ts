@@ -42,6 +42,7 @@ const csvFile = (name: string, rows: string[]) => {
 const audit = async () => (await json<Page<AuditEntryView>>('audit', 'list', '--limit', '200')).items;
 const asAda = ['--as', 'Ada', '--passphrase-env', 'ADA_PASS'];
 const asBob = ['--as', 'Bob', '--passphrase-env', 'BOB_PASS'];
+const asEve = ['--as', 'Eve', '--passphrase-env', 'EVE_PASS'];
 
 beforeAll(async () => {
   sandbox = await startSandbox();
@@ -104,7 +105,10 @@ describe('dual control from the CLI', () => {
       'dc-1,10.00,EUR,Ann One,DE02120300000000202051,EU_SEPA,BANK_TRANSFER,ann@example.com,,',
       'dc-2,20.50,EUR,Bob Two,DE02100500000054540402,EU_SEPA,BANK_TRANSFER,bob@example.com,,',
     ]);
-    const r = await cli('batch', 'submit', file, '--timeout', '30');
+    // Once the profile has people, preparing needs an unlocked preparer; Bob only approves.
+    expect((await cli('batch', 'submit', file, '--timeout', '30')).err).toMatch(/unlock as a preparer first; nothing was sent/);
+    expect((await cli('batch', 'submit', file, '--timeout', '30', ...asBob)).err).toMatch(/Bob does not hold the preparer role/);
+    const r = await cli('batch', 'submit', file, '--timeout', '30', ...asEve);
     expect(r.code).toBe(3);
     batchId = /Batch (\S+) submitted/.exec(r.out)?.[1] ?? '';
     expect(r.out).toContain('Paused: Nothing was sent: it needs 1 approval (30.50 EUR: 1), has 0.');
@@ -112,11 +116,14 @@ describe('dual control from the CLI', () => {
     const refused = (await audit()).find((e) => e.action === 'approval.refused');
     expect(refused).toMatchObject({ subject: batchId, details: expect.objectContaining({ code: 'MISSING_APPROVALS' }) });
     const shown = await json<SubjectView>('approvals', 'show', 'batch', batchId);
+    expect(shown.preparedBy).toBe((await json<PersonView[]>('people', 'list')).find((p) => p.name === 'Eve')!.id);
     expect(shown).toMatchObject({ rows: 2, totals: [{ currency: 'EUR', amount: '30.50', count: 2 }], verdict: { ok: false, code: 'MISSING_APPROVALS' } });
   });
 
   it('refuses a rejection without a reason, then sends the batch once an approver signed and it is resumed', async () => {
     expect((await cli('approvals', 'reject', 'batch', batchId, ...asBob)).code).toBe(2);
+    // Eve prepared it: she cannot approve her own work (and is no approver anyway); Ada, who could, did not prepare it.
+    expect((await cli('approvals', 'approve', 'batch', batchId, ...asEve)).err).toMatch(/does not hold the approver role/);
     const approved = await cli('approvals', 'approve', 'batch', batchId, ...asBob);
     expect(approved.out).toMatch(/Approved batch \S+ \(manifest SHA-256 [0-9a-f]{64}\)/);
     expect(approved.out).toContain('may be sent: approved by 1 of 1 needed');
@@ -131,7 +138,9 @@ describe('dual control from the CLI', () => {
 
   it('refuses a batch whose row was edited in the journal after approval, and one whose approver was then revoked', async () => {
     const file = csvFile('july.csv', ['dc-3,40.00,EUR,Cy Three,DE02120300000000202051,EU_SEPA,BANK_TRANSFER,cy@example.com,,']);
-    const first = await cli('batch', 'submit', file, '--timeout', '30');
+    const first = await cli('batch', 'submit', file, '--timeout', '30', ...asAda);
+    // Ada prepared this one: her own approval is refused before anything is signed.
+    expect((await cli('approvals', 'approve', 'batch', /Batch (\S+) submitted/.exec(first.out)?.[1] ?? '', ...asAda)).err).toMatch(/Ada prepared this batch and cannot approve/);
     const id = /Batch (\S+) submitted/.exec(first.out)?.[1] ?? '';
     expect((await cli('approvals', 'approve', 'batch', id, ...asBob)).code).toBe(0);
     const db = new Database(journalPath(home, PROFILE));
