@@ -39,19 +39,11 @@ export const manifestDecimals = (currencyCode: string): number => currencyDecima
 export function manifestFromJournal(journal: Journal, profileId: string, subject: Subject, policyVersion: number): Manifest | undefined {
   const preparation = journal.preparation(subject.kind, subject.id);
   if (!preparation) return undefined;
-  let rows;
-  let fileSha256: string | null = null;
-  if (subject.kind === 'batch') {
-    fileSha256 = journal.getBatch(subject.id)?.sha256 ?? null;
-    rows = journal.batchPayments(subject.id);
-  } else {
-    const p = journal.getPayment('payout', subject.id);
-    if (!p) return undefined;
-    rows = [p];
-  }
+  const fileSha256 = subject.kind === 'batch' ? (journal.getBatch(subject.id)?.sha256 ?? null) : null;
+  const rows = journal.manifestRows(subject.kind, subject.id);
+  if (rows.length === 0 && subject.kind === 'payout') return undefined;
   return buildManifest({
-    profileId, subject, preparedBy: preparation.preparedBy, preparedAt: preparation.preparedAt, fileSha256,
-    rows: rows.map((p) => ({ ...p, id: p.id })), decimalsOf: manifestDecimals, policyVersion,
+    profileId, subject, preparedBy: preparation.preparedBy, preparedAt: preparation.preparedAt, fileSha256, rows, decimalsOf: manifestDecimals, policyVersion,
   });
 }
 

@@ -4,7 +4,8 @@
 // name, account, operator, method and e-mail, the file's SHA-256 for a batch from a file, the totals per
 // currency, who prepared it and the version of the policy it is approved under.
 import type { PayoutFields } from '../domain/payout';
-import { canonicalBytes, sha256Hex } from './canonical';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical';
 
 export const MANIFEST_FORMAT = 'payout-desk/manifest';
 
@@ -54,9 +55,9 @@ export interface Manifest {
 
 export type ManifestSourceRow = Pick<PayoutFields, 'amountMinor' | 'currencyCode' | 'accountName' | 'accountNumber' | 'paymentOperatorCode' | 'paymentMethodCode' | 'emailAddress'> & { id: string };
 
-/** Minor units (a bigint, so totals never lose a unit) as a decimal string with `decimals` places. */
-export function decimalOf(minor: bigint, decimals: number): string {
-  const negative = minor < 0n;
+/** Minor units (a bigint for totals, so they never lose a unit) as a decimal string with `decimals` places. */
+export function decimalOf(minor: bigint | number, decimals: number): string {
+  const negative = minor < 0;
   const digits = (negative ? -minor : minor).toString().padStart(decimals + 1, '0');
   const text = decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
   return negative ? `-${text}` : text;
@@ -97,7 +98,7 @@ export function buildManifest(input: {
     sum.count++;
     sums.set(r.currencyCode, sum);
     return {
-      id: r.id, amount: decimalOf(BigInt(r.amountMinor), d), currency: r.currencyCode, payeeName: r.accountName,
+      id: r.id, amount: decimalOf(r.amountMinor, d), currency: r.currencyCode, payeeName: r.accountName,
       account: r.accountNumber, operator: r.paymentOperatorCode, method: r.paymentMethodCode, email: r.emailAddress,
     };
   });
@@ -110,7 +111,42 @@ export function buildManifest(input: {
   };
 }
 
+const ROW_KEYS = ['account', 'amount', 'currency', 'email', 'id', 'method', 'operator', 'payeeName'] as const;
+
+/**
+ * The manifest's canonical JSON (canonical.ts), written in pieces: the rows, which are almost all of it,
+ * with their keys in canonical order directly, so a 100,000-row batch is not walked value by value.
+ * Gives exactly canonicalJson(manifest) (a unit test holds them equal).
+ */
+export function* manifestCanonicalPieces(m: Manifest): Generator<string> {
+  const { rows, ...rest } = m;
+  // The other keys in canonical order around an empty rows array; the rows are written into its place.
+  const head = canonicalJson({ ...rest, rows: [] });
+  const at = head.indexOf('"rows":[]') + '"rows":['.length;
+  yield head.slice(0, at);
+  let piece = '';
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    piece += i > 0 ? ',{' : '{';
+    for (let j = 0; j < ROW_KEYS.length; j++) {
+      const k = ROW_KEYS[j]!;
+      const v = r[k];
+      if (typeof v !== 'string') throw new Error(`manifest row ${i}: ${k} is not text`);
+      piece += `${j > 0 ? ',' : ''}"${k}":${JSON.stringify(v)}`;
+    }
+    piece += '}';
+    if (piece.length > 65_536) {
+      yield piece;
+      piece = '';
+    }
+  }
+  yield piece;
+  yield head.slice(at);
+}
+
 /** SHA-256 (hex) of the manifest's canonical bytes: what an approval names and signs. */
 export function manifestDigest(manifest: Manifest): string {
-  return sha256Hex(canonicalBytes(manifest));
+  const hash = createHash('sha256');
+  for (const piece of manifestCanonicalPieces(manifest)) hash.update(piece, 'utf8');
+  return hash.digest('hex');
 }

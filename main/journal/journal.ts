@@ -624,6 +624,18 @@ export class Journal {
     return row ? { preparedBy: row.prepared_by, preparedAt: row.created_at } : undefined;
   }
 
+  /**
+   * Just what a manifest signs of each payout of a batch (or of one payout), in row order: a lean read,
+   * because the approval gate reads a whole batch before its first create.
+   */
+  manifestRows(kind: 'payout' | 'batch', id: string): { id: string; amountMinor: number; currencyCode: string; accountName: string; accountNumber: string; paymentOperatorCode: string; paymentMethodCode: string; emailAddress: string }[] {
+    const columns = `id, amount_minor AS amountMinor, currency_code AS currencyCode, account_name AS accountName, account_number AS accountNumber,
+      payment_operator_code AS paymentOperatorCode, payment_method_code AS paymentMethodCode, email_address AS emailAddress`;
+    return (kind === 'batch'
+      ? this.stmt(`SELECT ${columns} FROM payments WHERE batch_id = ? ORDER BY row_number, pk`).all(id)
+      : this.stmt(`SELECT ${columns} FROM payments WHERE kind = 'payout' AND id = ?`).all(id)) as ReturnType<Journal['manifestRows']>;
+  }
+
   // ---- intents and retries ----
 
   /** Every attempt of an intent, oldest first. */

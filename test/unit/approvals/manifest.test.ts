@@ -57,3 +57,18 @@ describe('the manifest', () => {
     expect(compareDecimal('0.1', '0.10000000000000000001')).toBe(-1);
   });
 });
+
+describe('the manifest written in pieces', () => {
+  it('is exactly its canonical JSON, whatever the text in the rows', async () => {
+    const { canonicalJson } = await import('../../../main/approvals/canonical');
+    const { manifestCanonicalPieces } = await import('../../../main/approvals/manifest');
+    const { createHash } = await import('node:crypto');
+    const tricky = ['Zoë "Quotes" \\ back', 'line\nbreak\t', '"rows":[]', '😀 emoji', '\u2028', 'ß'];
+    const rows = Array.from({ length: 3000 }, (_, i) => row(`id-${i}`, i + 1, { accountName: tricky[i % tricky.length]!, emailAddress: `${tricky[(i + 1) % tricky.length]}@x`, currencyCode: i % 2 ? 'EUR' : 'JPY' }));
+    for (const m of [manifest([]), manifest(rows.slice(0, 1)), manifest(rows, { fileSha256: null, preparedBy: null })]) {
+      const text = canonicalJson(m);
+      expect([...manifestCanonicalPieces(m)].join('')).toBe(text);
+      expect(manifestDigest(m)).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+    }
+  });
+});
