@@ -136,6 +136,18 @@ describe('dual control from the CLI', () => {
     expect(given).toMatchObject({ subject: batchId, details: expect.objectContaining({ actor: `person:${bob.id}`, name: 'Bob' }) });
   });
 
+  it('holds a single payout that needs an approval (exit 4, nothing sent) and sends it on release once approved', async () => {
+    const payout = ['--amount', '30.00', '--currency', 'EUR', '--account-name', 'Dee Four', '--account-number', 'DE89370400440532013000', '--operator', 'EU_SEPA', '--email', 'dee@example.com', '--id', 'dc-single'];
+    const held = await cli('payouts', 'create', ...payout, ...asEve);
+    expect(held.code).toBe(4);
+    expect(held.err).toMatch(/held, not sent.*Nothing was sent: it needs 1 approval \(30\.00 EUR: 1\), has 0/s);
+    expect(sandbox.state().createAttempts.payouts['dc-single']).toBeUndefined();
+    expect((await cli('approvals', 'approve', 'payout', 'dc-single', ...asBob)).code).toBe(0);
+    const released = await cli('payouts', 'release', 'dc-single');
+    expect(released.code).toBe(0);
+    expect(sandbox.state().createAttempts.payouts['dc-single']).toBe(1);
+  });
+
   it('refuses a batch whose row was edited in the journal after approval, and one whose approver was then revoked', async () => {
     const file = csvFile('july.csv', ['dc-3,40.00,EUR,Cy Three,DE02120300000000202051,EU_SEPA,BANK_TRANSFER,cy@example.com,,']);
     const first = await cli('batch', 'submit', file, '--timeout', '30', ...asAda);
