@@ -10,7 +10,7 @@ import { SqliteDualControlRepository } from '../../../main/approvals/sqlite-repo
 import type { Environment } from '../../../main/profiles/profile-schema';
 import { EngineError } from '../../../main/engine';
 import { member, type Member } from '../approvals/helpers';
-import { draft, engineFixture, type EngineFixture } from './engine-helpers';
+import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
 
 const PROFILE = 'prof-1';
 let f: EngineFixture;
@@ -96,6 +96,30 @@ describe('the approval gate in the engine', () => {
     f.engine.resumeBatch(batch.id);
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
     expect(creates()).toBe(2);
+  });
+
+  it('checks a batch and a payout left unsent by a stopped desk when the engine starts again (recovery)', async () => {
+    await desk('LIVE');
+    const batch = f.t.journal.createBatch({ fileName: 'june.csv', sha256: 'aa', preparedBy: 'paula', rows: [big('r1')].map((r) => ({ ...r, id: r.idPayout })) });
+    f.t.journal.insertPayment('payout', { ...big('p1'), id: 'p1', preparedBy: 'paula' });
+    await f.engine.start();
+    expect((await f.engine.waitForBatch(batch.id)).state).toBe('PAUSED');
+    await until(() => f.t.journal.getPayment('payout', 'p1')?.state === 'HELD');
+    expect(creates()).toBe(0);
+    expect(refusals().map((e) => e.subject).sort()).toEqual([batch.id, 'p1'].sort());
+  });
+
+  it('fails closed: approvals that cannot be read count as none', async () => {
+    f = engineFixture();
+    const repo = new SqliteDualControlRepository(f.t.journal);
+    await repo.addPerson(alice.person, ['approver'], T, null);
+    const broken = Object.assign(Object.create(repo) as SqliteDualControlRepository, { approvalsFor: () => Promise.reject(new Error('disk I/O error')) });
+    const gate = journalApprovalGate({ profileId: PROFILE, environment: 'LIVE', journal: f.t.journal, repository: broken });
+    await f.engine.stop();
+    f = engineFixture({ approvalGate: gate }, f.gateway, f.t);
+    expect(await heldMessage(f.engine.submitPayout(big('p1')))).toMatch(/the approvals could not be checked \(disk I\/O error\)/);
+    expect(creates()).toBe(0);
+    expect(refusals()[0]?.details).toMatchObject({ code: 'CHECK_FAILED' });
   });
 
   describe('tampering, each refused before anything is sent and audited', () => {
