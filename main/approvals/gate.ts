@@ -9,9 +9,8 @@
 // first person added turns it on for good (the people table is only ever added to).
 import { currencyDecimals } from '../domain/currencies';
 import type { Journal } from '../journal';
-import type { Environment } from '../profiles/profile-schema';
 import { buildManifest, type Manifest, type Subject } from './manifest';
-import { defaultPolicy, type ApprovalPolicy } from './policy';
+import { defaultPolicy, type ApprovalPolicy, type PolicyEnvironment } from './policy';
 import type { DualControlRepository } from './repository';
 import { verifyApprovals, type RefusalCode, type Verdict } from './verify';
 
@@ -54,14 +53,14 @@ export interface DualControlState {
 }
 
 /** The people and the policy in force (the stored newest version, else the environment's default). */
-export async function dualControlState(repository: DualControlRepository, profileId: string, environment: Environment): Promise<DualControlState> {
+export async function dualControlState(repository: DualControlRepository, profileId: string, environment: PolicyEnvironment): Promise<DualControlState> {
   const [people, stored] = await Promise.all([repository.listPeople(), repository.currentPolicy()]);
   return { enforced: people.length > 0 || stored !== null, policy: stored ?? defaultPolicy(profileId, environment), people };
 }
 
 export function journalApprovalGate(deps: {
   profileId: string;
-  environment: Environment;
+  environment: PolicyEnvironment;
   journal: Journal;
   repository: DualControlRepository;
   /** Rows of the subject flagged as a new payee or changed bank details (the payee book, later). */

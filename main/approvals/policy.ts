@@ -4,7 +4,6 @@
 // is a new version, signed by an admin; approvals name the version they were given under, so a change of
 // policy voids them. Version 0 is the built-in default and is unsigned.
 import { verify as edVerify } from 'node:crypto';
-import type { Environment } from '../profiles/profile-schema';
 import { heldRoleAt, type Person } from '../people/roles';
 import { publicKeyObject } from '../people/person-key';
 import type { UnlockedSession } from '../people/key-vault';
@@ -12,6 +11,8 @@ import { canonicalBytes } from './canonical';
 import { compareDecimal, type Manifest } from './manifest';
 
 export const MAX_APPROVALS = 3;
+/** A profile's environment (the profile schema's, restated: approvals import only domain, keys, journal, people). */
+export type PolicyEnvironment = 'TEST' | 'LIVE';
 /** Any currency without bands of its own. */
 export const ANY_CURRENCY = '*';
 /** LIVE's default: one approval once a currency's total reaches this many major units. */
@@ -49,7 +50,7 @@ export class PolicyError extends Error {
 }
 
 /** LIVE: one approval from LIVE_DEFAULT_THRESHOLD of any currency; TEST: none. */
-export function defaultPolicy(profileId: string, environment: Environment): ApprovalPolicy {
+export function defaultPolicy(profileId: string, environment: PolicyEnvironment): ApprovalPolicy {
   const bands: Record<string, AmountBand[]> = environment === 'LIVE' ? { [ANY_CURRENCY]: [{ atLeast: LIVE_DEFAULT_THRESHOLD, approvals: 1 }] } : {};
   return { profileId, version: 0, rules: { bands, newOrChangedPayee: 0 }, setBy: null, setAt: 0, signature: null };
 }

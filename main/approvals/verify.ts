@@ -39,7 +39,7 @@ export interface Verdict {
 }
 
 const HARD: ReadonlySet<ApprovalStatus> = new Set(['FORGED', 'REPLAYED']);
-/** How far a signing time may be ahead of the verifier's clock (another desk's clock). */
+/** How far apart two desks' clocks may be: a signing time may be this much before preparation or after now. */
 const CLOCK_SKEW_MS = 5 * 60_000;
 
 export interface VerifyOptions {
@@ -62,7 +62,7 @@ function checkOne(a: ApprovalRecord, manifest: Manifest, digest: string, people:
     return { status: 'MANIFEST_CHANGED', message: `what ${signer.name} signed is not what would be sent now: the ${manifest.subject.kind} changed after the decision` };
   }
   if (signer.revokedAt !== null && signer.revokedAt <= now) return { status: 'SIGNER_REVOKED', message: `${signer.name} was revoked; their decisions on payouts not yet sent died with it` };
-  if (a.signedAt < manifest.preparedAt || a.signedAt > now + CLOCK_SKEW_MS) {
+  if (a.signedAt < manifest.preparedAt - CLOCK_SKEW_MS || a.signedAt > now + CLOCK_SKEW_MS) {
     return { status: 'SIGNED_OUT_OF_TIME', message: `${signer.name}'s signature is dated ${new Date(a.signedAt).toISOString()}, outside the time since the ${manifest.subject.kind} was prepared` };
   }
   if (!heldRoleAt(signer, 'approver', a.signedAt)) return { status: 'SIGNER_NOT_APPROVER', message: `${signer.name} did not hold the approver role when they signed` };

@@ -121,7 +121,10 @@ describe('verifyApprovals', () => {
 
   it('refuses self-approval by the preparer, and a signature dated before the batch was prepared', () => {
     expect(verify(big, [approve(alice, big), approve(paula, big)])).toMatchObject({ ok: false, code: 'SELF_APPROVAL' });
-    expect(verify(big, [approve(alice, big), approve(bob, big, 'approve', null, T0 - 1)])).toMatchObject({ ok: false, code: 'SIGNED_OUT_OF_TIME' });
+    expect(verify(big, [approve(alice, big), approve(bob, big, 'approve', null, T0 - 5 * 60_000 - 1)])).toMatchObject({ ok: false, code: 'SIGNED_OUT_OF_TIME' });
+    expect(verify(big, [approve(alice, big), approve(bob, big, 'approve', null, NOW + 5 * 60_000 + 1)])).toMatchObject({ ok: false, code: 'SIGNED_OUT_OF_TIME' });
+    // Clocks a little apart (another desk's): still counted.
+    expect(verify(big, [approve(alice, big), approve(bob, big, 'approve', null, T0 - 500)])).toMatchObject({ ok: true });
   });
 
   it('refuses once the policy changed after approval', () => {
