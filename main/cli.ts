@@ -32,6 +32,7 @@ import { registerBatchCommands } from './cli/batch';
 import { registerPayoutCommands } from './cli/payouts';
 import { registerHistoryCommands } from './cli/history';
 import { registerAuditCommands } from './cli/audit';
+import { registerDualControlCommands } from './cli/dual-control';
 import { registerPayinCommands } from './cli/payins';
 import { registerSandboxSetupCommand } from './cli/sandbox-setup';
 
@@ -153,6 +154,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
   registerHistoryCommands(program, deps);
   registerPayinCommands(program, deps);
   registerAuditCommands(program, deps);
+  registerDualControlCommands(program, deps);
   const batch = program.command('batch').description('CSV batches: template, validate, submit, resume, status, export');
   registerBatchCsvCommands(batch, {
     stdout: io.stdout,

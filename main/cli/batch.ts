@@ -10,6 +10,7 @@
 import { resolve } from 'node:path';
 import { type Command } from 'commander';
 import type { BatchResultRow, BatchValidation, BatchView, CsvIssueView } from '../../preload/api';
+import { actingOptions, workAs, type ActingOptions } from './dual-control';
 import { CliUsageError, type CliDeps, type CliDesk } from './deps';
 import { DeskError } from '../desk/services';
 import { batchStateLine } from '../domain/state-words';
@@ -145,7 +146,7 @@ function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, waited: boolean)
 }
 
 export function registerBatchCommands(batch: Command, deps: CliDeps): void {
-  batch
+  actingOptions(batch
     .command('submit <file>')
     .description('validate a payout CSV, refuse it if any row is invalid, store it as a batch and send it')
     .option('--confirm-warnings', 'confirm every warning (duplicate rows, file already submitted, bank details changed)')
@@ -153,9 +154,10 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
     .option('--decimal-comma', 'read amounts with a decimal comma (default: only when the delimiter is ";")')
     .option('--decimal-dot', 'read amounts with a decimal dot even when the delimiter is ";"')
     .option('--no-wait', 'return once the batch is stored, without printing progress')
-    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600)
-    .action(async (file: string, o: { confirmWarnings?: boolean; currencies?: string[]; decimalComma?: boolean; decimalDot?: boolean; wait: boolean; timeout: number }) => {
+    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600))
+    .action(async (file: string, o: ActingOptions & { confirmWarnings?: boolean; currencies?: string[]; decimalComma?: boolean; decimalDot?: boolean; wait: boolean; timeout: number }) => {
       const desk = deps.desk();
+      await workAs(deps, o);
       const decimalComma = o.decimalComma ? true : o.decimalDot ? false : undefined;
       // The file named on the command line is handed over like one dropped on the window: main checks it and
       // issues the token validation takes (validation never reads a path it did not grant).
@@ -248,14 +250,15 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
       await writeOut(deps, o.out, o.force, file, { batchId, fileName: file.fileName });
     });
 
-  batch
+  actingOptions(batch
     .command('retry-failed <batchId>')
     .description('send again, as a new batch with new ids, the rows that failed without being paid (after confirmation)')
     .option('--yes', 'send them without asking (the rows are still listed)')
     .option('--no-wait', 'return once the retry batch is stored, without printing progress')
-    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600)
-    .action(async (batchId: string, o: { yes?: boolean; wait: boolean; timeout: number }) => {
+    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600))
+    .action(async (batchId: string, o: ActingOptions & { yes?: boolean; wait: boolean; timeout: number }) => {
       const desk = deps.desk();
+      await workAs(deps, o);
       const rows = await desk.call('batches', 'results', { batchId });
       // Main decides per intent which rows may be sent again; the CLI never picks rows itself.
       const retry = rows.filter((r) => r.retryable);

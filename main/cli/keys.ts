@@ -14,7 +14,7 @@ interface SecretSource {
 }
 
 /** Reads a passphrase or secret from a file (first line) or a named environment variable; never from argv. */
-async function readSecretInput(deps: CliDeps, o: { file?: string; env?: string }, what: string): Promise<string | undefined> {
+export async function readSecretInput(deps: CliDeps, o: { file?: string; env?: string }, what: string): Promise<string | undefined> {
   if (o.file && o.env) throw new CliUsageError(`Give the ${what} either from a file or from an environment variable, not both`);
   if (o.file) return (await readFile(o.file, 'utf8')).split(/\r?\n/)[0] ?? '';
   if (o.env) {

@@ -13,6 +13,7 @@ import { paymentStateText } from '../domain/state-words';
 import { type Command } from 'commander';
 import type { PaymentDetail, PayoutInput, PayoutPreview } from '../../preload/api';
 import { CliHeldError, CliUsageError, type CliDeps, type CliDesk } from './deps';
+import { actingOptions, workAs, type ActingOptions } from './dual-control';
 import { parseMinor } from '../domain/money';
 import { DeskError } from '../desk/services';
 import { PENDING_EXIT, addFilterOptions, askYesNo, currencyCode, filtersFrom, interrupted, intOption, sleep, statusWord, table, type FilterOptions } from './shared';
@@ -143,7 +144,7 @@ async function confirmLive(deps: CliDeps, desk: CliDesk, p: PayoutPreview): Prom
 export function registerPayoutCommands(program: Command, deps: CliDeps): void {
   const payouts = program.command('payouts').description('single payouts: create, get, list');
 
-  payouts
+  const create = payouts
     .command('create')
     .description('validate, journal (id fixed first) and send one payout; the same --id is never paid twice')
     .requiredOption('--amount <decimal>', 'amount in major units, a plain decimal such as 1250.50')
@@ -158,9 +159,12 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
     .option('--reference <text>', 'your reference, kept in the journal (never sent)')
     .option('--wait', 'wait until the gateway reports a final status (exit 1 unless SUCCESS)')
     .option('--timeout <secs>', 'with --wait: stop waiting after this many seconds', intOption('timeout'), 300)
-    .option('--yes', 'on a LIVE profile: send without asking for a confirmation')
-    .action(async (o: { amount: string; currency: string; accountName: string; accountNumber: string; operator: string; email: string; method: string; callbackUrl?: string; id?: string; reference?: string; wait?: boolean; timeout: number; yes?: boolean }) => {
+    .option('--yes', 'on a LIVE profile: send without asking for a confirmation');
+  // Dual control: --as names the person preparing it (needed once the profile has people).
+  actingOptions(create)
+    .action(async (o: ActingOptions & { amount: string; currency: string; accountName: string; accountNumber: string; operator: string; email: string; method: string; callbackUrl?: string; id?: string; reference?: string; wait?: boolean; timeout: number; yes?: boolean }) => {
       const desk = deps.desk();
+      await workAs(deps, o);
       const input: PayoutInput = {
         amount: o.amount.trim(), currencyCode: o.currency, accountName: o.accountName, accountNumber: o.accountNumber,
         paymentOperatorCode: o.operator, paymentMethodCode: o.method, emailAddress: o.email,

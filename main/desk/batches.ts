@@ -19,6 +19,7 @@ import type { FileGrants } from './file-grants';
 import { isoOrNull, money, optionalMoney, reasonOf, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 import { freshFunding, fundingFrom, shortfallText } from './funding';
+import { preparedByFor } from './dual-control';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
 const MAX_PENDING_VALIDATIONS = 8;
@@ -199,10 +200,13 @@ export function batchesService(
       if (short) {
         throw new DeskError('INSUFFICIENT_BALANCE', `${short}; nothing was sent. Send only the funded currencies, or top up and validate again`);
       }
+      const preparedBy = await preparedByFor(rt, profile.id);
       // Taken out before sending: the same validation can never be submitted twice.
       take(validationId, entry);
       const engine = await rt.engineFor(profile.id);
-      const batch = engine.submitBatch({ fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra })) });
+      const batch = engine.submitBatch({
+        fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra })), ...(preparedBy ? { preparedBy } : {}),
+      });
       return batchView(engine.journal, batch.id, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async pause(profile, { batchId }) {
@@ -264,7 +268,8 @@ export function batchesService(
       const engine = await rt.engineFor(profile.id);
       if (!engine.journal.getBatch(batchId)) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       // The engine decides per intent, in one journal transaction, and sends exactly the reviewed rows or none.
-      const retry = engine.retryFailed(batchId, idPayouts);
+      const preparedBy = await preparedByFor(rt, profile.id);
+      const retry = engine.retryFailed(batchId, idPayouts, undefined, preparedBy);
       return batchView(engine.journal, retry.id, profile.id, currencies.decimalsOf(profile.id), engine);
     },
   };

@@ -12,6 +12,7 @@ import { DeskError } from './services';
 import { detailOf, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 import { freshFunding, shortfallText, type FreshnessOptions } from './funding';
+import { preparedByFor } from './dual-control';
 
 /** Live validation (every pause in typing): a balance read at most every 15 s, waited for up to 2 s. */
 const LIVE_CHECK: FreshnessOptions = { maxAgeMs: 15_000, waitMs: 2_000 };
@@ -106,8 +107,10 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       // Checked again here, not only in validate: this is the one place every sender (UI, CLI) passes.
       const funding = await fundingIssue(rt, profile, draft, decimalsOf, BEFORE_SEND);
       if (funding) throw new DeskError('INSUFFICIENT_BALANCE', `The payout was not sent: ${funding.message}`, false, [funding]);
+      // Dual control: the person preparing it is recorded (and, once the desk has people, required).
+      const preparedBy = await preparedByFor(rt, profile.id);
       const engine = await rt.engineFor(profile.id);
-      await engine.submitPayout(draft, { waitMs: 10_000 });
+      await engine.submitPayout(draft, { waitMs: 10_000, ...(preparedBy ? { preparedBy } : {}) });
       return detailOf(journal, 'payout', draft.idPayout, decimalsOf);
     },
     async get(profile, { idPayout }) {

@@ -9,6 +9,10 @@ import { PayoutEngine, type PayoutEngineOptions } from '../engine';
 import { openJournal, type Journal, type NewAuditEntry } from '../journal';
 import type { SecurityAction } from '../domain/security-action';
 import { AuditSeal } from './audit-keys';
+import { journalApprovalGate } from '../approvals/gate';
+import type { DualControlRepository } from '../approvals/repository';
+import type { UnlockedSession } from '../people/key-vault';
+import { SqliteDualControlRepository } from '../approvals/sqlite-repository';
 import type { Logger } from '../log';
 import { profileRuleProblem, type Profile } from '../profiles/profile-schema';
 import { ProfileError } from '../profiles/profile-store';
@@ -37,6 +41,12 @@ export interface DeskRuntime {
   auditSeal(profileId: string): Promise<AuditSeal>;
   /** Appends an audit entry to the profile's journal once sealing is ready; the actor defaults to deskActor(). */
   audit(profileId: string, entry: NewAuditEntry): Promise<void>;
+  /** The profile's people, approvals and policy versions (dual control), in its journal. */
+  dualControlFor(profileId: string): DualControlRepository;
+  /** The person working on this profile at this desk (dual control), unlocked; null when nobody is. */
+  sessionFor(profileId: string): UnlockedSession | null;
+  /** Sets the person working on the profile; null locks and forgets the one there was. */
+  setSession(profileId: string, session: UnlockedSession | null): void;
   /** The started engine of a profile (started on first use, restarted after settings change). */
   engineFor(profileId: string): Promise<PayoutEngine>;
   /** The engine of a profile if it is started (or starting), without starting one; null otherwise. */
@@ -95,6 +105,25 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     return seal;
   };
 
+  const dualControl = new Map<string, { journal: Journal; repository: DualControlRepository }>();
+  const dualControlFor = (profileId: string): DualControlRepository => {
+    const journal = journalFor(profileId);
+    let entry = dualControl.get(profileId);
+    if (!entry || entry.journal !== journal) {
+      entry = { journal, repository: new SqliteDualControlRepository(journal) };
+      dualControl.set(profileId, entry);
+    }
+    return entry.repository;
+  };
+
+  const sessions = new Map<string, UnlockedSession>();
+  const setSession = (profileId: string, session: UnlockedSession | null): void => {
+    const before = sessions.get(profileId);
+    if (before && before !== session) before.lock();
+    if (session) sessions.set(profileId, session);
+    else sessions.delete(profileId);
+  };
+
   const audit = async (profileId: string, entry: NewAuditEntry): Promise<void> => {
     await auditSeal(profileId);
     journalFor(profileId).audit(entry);
@@ -141,8 +170,11 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     if (rule) throw new ProfileError('PROFILE_INVALID', `Profile "${profile.name}" cannot start: ${rule}; change its base URL first`);
     // The engine writes audit entries (held, missing, batch states): not before they can be sealed.
     await auditSeal(profileId);
+    const journal = journalFor(profileId);
     const engine = new PayoutEngine({
       ...engineOptionsFromProfile(profile),
+      // Before the first create of every payout and batch (DESIGN.md §4, last rule).
+      approvalGate: journalApprovalGate({ profileId, environment: profile.environment, journal, repository: dualControlFor(profileId) }),
       ...options.engineOptions?.(profile),
       journal: journalFor(profileId),
       gateway: gatewayPortFor(ctx, profileId),
@@ -160,6 +192,12 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     journalFor,
     auditSeal,
     audit,
+    dualControlFor,
+    sessionFor: (profileId) => {
+      const session = sessions.get(profileId);
+      return session && !session.locked ? session : null;
+    },
+    setSession,
     engineFor(profileId) {
       let engine = engines.get(profileId);
       if (!engine) {
@@ -196,6 +234,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       if (engine) await (await engine.catch(() => null))?.stop();
     },
     async forget(profileId) {
+      setSession(profileId, null);
       await this.reset(profileId);
       // Its anchor brought up to the newest entry before the journal closes (as close() does for all).
       const seal = seals.get(profileId);
@@ -213,6 +252,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     connection: () => withQueued(connection),
     setConnection,
     async close() {
+      for (const id of [...sessions.keys()]) setSession(id, null);
       for (const id of [...engines.keys()]) await this.reset(id);
       // Security actions on their way to the log, then each journal's anchor brought up to its newest entry.
       detachTrail();

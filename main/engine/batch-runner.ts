@@ -19,6 +19,11 @@ export interface BatchRunnerDeps {
   live?: (batchId: string) => BatchLiveState;
   /** Minimum time between two progress events (default 200 ms). */
   progressEveryMs?: number;
+  /**
+   * Dual control: asked before a run that would create rows never tried before; null lets it go, a
+   * reason pauses the batch with that reason and nothing is sent.
+   */
+  gate?: (batchId: string) => Promise<string | null>;
 }
 
 const RATE_WINDOW_MS = 5_000;
@@ -49,7 +54,18 @@ export class BatchRun {
 
   private async run(): Promise<BatchRecord> {
     const { journal } = this.deps;
-    const queue = journal.unsentPayments('payout', this.batchId).map((p) => p.id);
+    const unsent = journal.unsentPayments('payout', this.batchId);
+    if (this.deps.gate && unsent.some((p) => p.state === 'QUEUED' && p.attempts === 0 && p.unknownSince === null)) {
+      const refusal = await this.deps.gate(this.batchId);
+      if (refusal !== null) {
+        if (journal.getBatch(this.batchId)?.state === 'RUNNING') journal.setBatchState(this.batchId, 'PAUSED', refusal, 'approvals');
+        this.progress(true);
+        const paused = journal.getBatch(this.batchId);
+        if (!paused) throw new Error(`batch ${this.batchId} vanished from the journal`);
+        return paused;
+      }
+    }
+    const queue = unsent.map((p) => p.id);
     let halt: EngineHaltError | undefined;
     const worker = async () => {
       while (!this.abort.signal.aborted) {

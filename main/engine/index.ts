@@ -1,6 +1,7 @@
 export { PayoutEngine, EngineError, type PayoutEngineOptions, type BatchSubmission, type EngineErrorCode } from './payout-engine';
 export { EngineHaltError, PayoutSender, payoutRequestOf, type SendOutcome } from './payout-sender';
 export { StatusPoller } from './status-poller';
+export type { ApprovalGatePort } from './ports';
 export { CallbackListener, newCallbackPathSecret, publicCallbackUrl, type CallbackListenerState } from './callback-listener';
 export { BalanceWatcher } from './balance-watcher';
 export { batchProgress } from './batch-runner';

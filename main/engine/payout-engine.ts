@@ -13,7 +13,7 @@ import { CallbackListener, isLoopbackHost, publicCallbackUrl, type CallbackListe
 import type { BatchLiveState } from '../domain/state-words';
 import type { BatchProgressEvent, ConnectionEvent, EngineEvents } from './events';
 import { EngineHaltError, PayoutSender, type SendOutcome } from './payout-sender';
-import type { PayoutGatewayPort } from './ports';
+import type { ApprovalGatePort, PayoutGatewayPort } from './ports';
 import { StatusPoller } from './status-poller';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './timing';
 
@@ -43,6 +43,8 @@ export interface PayoutEngineOptions {
   balanceCurrencies?: readonly string[];
   /** When an accepted payout answering 404 is flagged MISSING (default: 3 reads over 15 minutes). */
   missingRule?: { reads: number; spanMs: number };
+  /** Dual control: asked before the first create of a payout or a batch; absent, nothing is asked. */
+  approvalGate?: ApprovalGatePort | null;
   now?: () => number;
   random?: () => number;
 }
@@ -67,6 +69,8 @@ export interface BatchSubmission {
   /** `extra`: the file's other columns, kept in the journal for the results export. */
   rows: (PayoutDraft & { rowNumber?: number; extra?: Readonly<Record<string, string>> })[];
   actor?: string;
+  /** Person id of whoever prepared it (dual control: they cannot approve it). */
+  preparedBy?: string;
 }
 
 export class PayoutEngine extends EventEmitter<EngineEvents> {
@@ -206,10 +210,10 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
    * answer, then returns the journal's record either way; sending goes on in the background. When it
    * cannot be sent for a reason a person must fix, it is HELD and PAYOUT_HELD says why.
    */
-  async submitPayout(draft: PayoutDraft, opts: { waitMs?: number; actor?: string } = {}): Promise<PaymentRecord> {
+  async submitPayout(draft: PayoutDraft, opts: { waitMs?: number; actor?: string; preparedBy?: string } = {}): Promise<PaymentRecord> {
     const problems = this.validate(draft);
     if (problems.length > 0) throw new EngineError('VALIDATION', problems.map((p) => p.message).join('; '), [{ rowNumber: null, problems }]);
-    this.journal.insertPayment('payout', this.toNewPayment(draft), opts.actor ?? deskActor());
+    this.journal.insertPayment('payout', { ...this.toNewPayment(draft), ...(opts.preparedBy ? { preparedBy: opts.preparedBy } : {}) }, opts.actor ?? deskActor());
     return this.sendAndReport(draft.idPayout, opts.waitMs ?? 15_000);
   }
 
@@ -261,6 +265,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
         ...(r.extra && Object.keys(r.extra).length > 0 ? { details: { extra: r.extra } } : {}),
       })),
       ...(input.actor ? { actor: input.actor } : {}),
+      ...(input.preparedBy ? { preparedBy: input.preparedBy } : {}),
     });
     this.startRun(batch.id);
     return batch;
@@ -278,11 +283,11 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
    * "Retry failed rows": the attempts a person reviewed, sent again as new attempts of the same intents,
    * if and only if they are exactly the batch's retryable attempts (see Journal.retryableAttempts).
    */
-  retryFailed(batchId: string, reviewedIds: readonly string[], actor = deskActor()): BatchRecord {
+  retryFailed(batchId: string, reviewedIds: readonly string[], actor = deskActor(), preparedBy?: string): BatchRecord {
     const batch = this.mustGetBatch(batchId);
     try {
       const retry = this.journal.retryBatch({
-        batchId, reviewedIds, notPaid: NOT_PAID_STATUSES, actor, newId: newPaymentId,
+        batchId, reviewedIds, notPaid: NOT_PAID_STATUSES, actor, newId: newPaymentId, ...(preparedBy ? { preparedBy } : {}),
         fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-retry.csv`,
       });
       this.startRun(retry.id);
@@ -377,6 +382,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
       onProgress: (e) => this.emit('batch-progress', e),
       live: (id) => this.batchLive(id),
       onError: (e) => this.emit('background-error', e),
+      ...(this.options.approvalGate ? { gate: (id: string) => this.batchApproved(id) } : {}),
     });
     this.runs.set(batchId, run);
     void run.done
@@ -414,12 +420,53 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   private sendSingle(id: string): Promise<SendOutcome> {
     const existing = this.singles.get(id);
     if (existing) return existing;
-    const work = this.sender.send(id, this.singlesAbort.signal).finally(() => this.singles.delete(id));
+    const signal = this.singlesAbort.signal;
+    const send = this.options.approvalGate
+      ? this.payoutApproved(id).then((approved): Promise<SendOutcome> | SendOutcome => (approved ? this.sender.send(id, signal) : 'not-unsent'))
+      : this.sender.send(id, signal);
+    const work = send.finally(() => this.singles.delete(id));
     this.singles.set(id, work);
     work.catch((e: unknown) => {
       if (!(e instanceof EngineHaltError)) this.emit('background-error', e instanceof Error ? e : new Error(String(e)));
     });
     return work;
+  }
+
+  /**
+   * Dual control for a single payout about to be created for the first time (QUEUED, never tried): the
+   * gate is asked; on a refusal the payout is HELD with the reason (nothing sent) and the refusal audited.
+   * A payout already tried passed the gate before its first create and is left to the sender.
+   */
+  private async payoutApproved(id: string): Promise<boolean> {
+    const gate = this.options.approvalGate;
+    const row = this.journal.getPayment('payout', id);
+    if (!gate || !row || row.batchId !== null || row.state !== 'QUEUED' || row.attempts > 0 || row.unknownSince !== null) return true;
+    const decision = await gate.check({ kind: 'payout', id });
+    if (decision.ok) return true;
+    this.auditRefusal('payout', id, decision);
+    if (this.journal.markHeld('payout', id, decision.message, 'approvals')) {
+      this.emit('status-changed', { kind: 'payout', id, status: 'HELD', previousStatus: row.status, final: false, source: 'local', observedAt: this.now(), batchId: null });
+    }
+    return false;
+  }
+
+  /** Dual control for a batch run that would create rows for the first time: null when it may go, else why not. */
+  private async batchApproved(batchId: string): Promise<string | null> {
+    const gate = this.options.approvalGate;
+    if (!gate) return null;
+    const decision = await gate.check({ kind: 'batch', id: batchId });
+    if (decision.ok) return null;
+    this.auditRefusal('batch', batchId, decision);
+    return decision.message;
+  }
+
+  private auditRefusal(kind: 'payout' | 'batch', id: string, decision: Awaited<ReturnType<ApprovalGatePort['check']>>): void {
+    this.journal.audit({
+      actor: 'approvals',
+      action: 'approval.refused',
+      subject: id,
+      details: { kind, code: decision.code, message: decision.message, required: decision.verdict?.requirement.required ?? null, approvedBy: decision.verdict?.approvedBy ?? [] },
+    });
   }
 
   /** Whether a run sends this batch now, and since when the gateway is unreachable: the reason a batch waits or stopped. */

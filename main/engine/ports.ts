@@ -44,3 +44,17 @@ export interface PayoutGatewayPort {
   /** The merchant's shared rate budget, read so the poller leaves room for creates. */
   readonly limiter: { usage(): LimiterUsagePort };
 }
+
+/**
+ * Dual control (main/approvals/gate.ts satisfies this structurally): asked before the first create of a
+ * payout or of a batch's rows. A refusal sends nothing; its message says why.
+ */
+export interface ApprovalGatePort {
+  check(subject: { kind: 'payout' | 'batch'; id: string }): Promise<{
+    ok: boolean;
+    enforced: boolean;
+    code: string | null;
+    message: string;
+    verdict: { requirement: { required: number }; approvedBy: string[] } | null;
+  }>;
+}

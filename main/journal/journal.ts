@@ -52,6 +52,8 @@ export interface BatchInput {
   sha256: string;
   rows: NewPayment[];
   actor?: string;
+  /** Person id of whoever prepared the batch (dual control). */
+  preparedBy?: string | undefined;
 }
 
 export interface BatchCounts {
@@ -135,13 +137,13 @@ export class Journal {
     this.stmt(
         `INSERT INTO payments (kind, id, intent_id, retry_of, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
           payment_operator_code, payment_method_code, email_address, callback_url, reference, state, status,
-          created_at, updated_at, payee_name_key, payee_email_key, details_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', 'QUEUED', ?, ?, ?, ?, ?)`,
+          created_at, updated_at, payee_name_key, payee_email_key, details_json, prepared_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', 'QUEUED', ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         kind, p.id, intentId, p.retryOf ?? null, p.batchId ?? null, p.rowNumber ?? null, p.amountMinor, p.currencyCode, p.accountName, p.accountNumber,
         p.paymentOperatorCode, p.paymentMethodCode, p.emailAddress, p.callbackUrl ?? null, p.reference ?? null,
-        at, at, payeeKey(p.accountName), payeeKey(p.emailAddress), p.details === undefined ? null : canonicalJson(p.details),
+        at, at, payeeKey(p.accountName), payeeKey(p.emailAddress), p.details === undefined ? null : canonicalJson(p.details), p.preparedBy ?? null,
       );
   }
 
@@ -191,10 +193,10 @@ export class Journal {
     const repeated = ids.filter((x) => (seen.has(x) ? true : (seen.add(x), false)));
     if (repeated.length > 0) throw new JournalError('DUPLICATE_ID', `the batch repeats payout ids: ${repeated.slice(0, 5).join(', ')}`, repeated);
     this.refuseExisting('payout', ids);
-    this.stmt(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?)`)
-      .run(id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, at);
+    this.stmt(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at, prepared_by) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?)`)
+      .run(id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, at, input.preparedBy ?? null);
     input.rows.forEach((row, i) => {
-      this.insertRow('payout', { ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1 }, at, this.intentFor('payout', row, row.retryOf ? 'retry' : 'batch', at, input.actor ?? deskActor()));
+      this.insertRow('payout', { ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1, preparedBy: input.preparedBy ?? row.preparedBy }, at, this.intentFor('payout', row, row.retryOf ? 'retry' : 'batch', at, input.actor ?? deskActor()));
       this.appendStatusEvent('payout', row.id, 'QUEUED', 'local', at, null);
     });
     this.appendAudit(at, { actor: input.actor ?? deskActor(), action: 'batch.submitted', subject: id, details: { fileName: input.fileName, sha256: input.sha256, rows: input.rows.length, totals } });
@@ -611,6 +613,29 @@ export class Journal {
     return (this.stmt('SELECT * FROM payments WHERE batch_id = ? ORDER BY row_number, pk').all(id) as PaymentRow[]).map(toPayment);
   }
 
+  /**
+   * Who prepared a batch or a payout and when it was journalled (the manifest's preparedBy and
+   * preparedAt); undefined when there is no such subject.
+   */
+  preparation(kind: 'payout' | 'batch', id: string): { preparedBy: string | null; preparedAt: number } | undefined {
+    const row = (kind === 'batch'
+      ? this.stmt('SELECT prepared_by, created_at FROM batches WHERE id = ?').get(id)
+      : this.stmt(`SELECT prepared_by, created_at FROM payments WHERE kind = 'payout' AND id = ?`).get(id)) as { prepared_by: string | null; created_at: number } | undefined;
+    return row ? { preparedBy: row.prepared_by, preparedAt: row.created_at } : undefined;
+  }
+
+  /**
+   * Just what a manifest signs of each payout of a batch (or of one payout), in row order: a lean read,
+   * because the approval gate reads a whole batch before its first create.
+   */
+  manifestRows(kind: 'payout' | 'batch', id: string): { id: string; amountMinor: number; currencyCode: string; accountName: string; accountNumber: string; paymentOperatorCode: string; paymentMethodCode: string; emailAddress: string }[] {
+    const columns = `id, amount_minor AS amountMinor, currency_code AS currencyCode, account_name AS accountName, account_number AS accountNumber,
+      payment_operator_code AS paymentOperatorCode, payment_method_code AS paymentMethodCode, email_address AS emailAddress`;
+    return (kind === 'batch'
+      ? this.stmt(`SELECT ${columns} FROM payments WHERE batch_id = ? ORDER BY row_number, pk`).all(id)
+      : this.stmt(`SELECT ${columns} FROM payments WHERE kind = 'payout' AND id = ?`).all(id)) as ReturnType<Journal['manifestRows']>;
+  }
+
   // ---- intents and retries ----
 
   /** Every attempt of an intent, oldest first. */
@@ -647,7 +672,7 @@ export class Journal {
    * (new ids, linked both ways), in one transaction with the check that they are still the retryable
    * ones. Throws RETRY_ROWS_CHANGED when the reviewed ids are not exactly those.
    */
-  retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; newId: () => string; actor: string }): BatchRecord {
+  retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; newId: () => string; actor: string; preparedBy?: string }): BatchRecord {
     const source = this.mustGetBatch(input.batchId);
     let created = '';
     this.durably(() => {
@@ -664,7 +689,7 @@ export class Journal {
         ...(p.details ? { details: p.details } : {}),
       }));
       const sha256 = createHash('sha256').update(`retry:${source.id}:${rows.map((r) => r.retryOf).join(',')}:${rows.map((r) => r.id).join(',')}`).digest('hex');
-      created = this.insertBatch({ fileName: input.fileName, sha256, rows, actor: input.actor });
+      created = this.insertBatch({ fileName: input.fileName, sha256, rows, actor: input.actor, preparedBy: input.preparedBy });
     });
     return this.mustGetBatch(created);
   }

@@ -203,6 +203,77 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX payments_payee_email_key ON payments (payee_email_key, account_number) WHERE kind = 'payout';
     `);
   },
+  // 6: dual control. People with their role history (grants are closed, never rewritten), approvals and
+  //    rejections (each an Ed25519 signature over a manifest digest; append-only), the versions of the
+  //    approval policy (append-only, each signed by an admin), and who prepared each batch and payout.
+  //    approvals.signer_id has no foreign key on purpose: a row naming no person is refused by verification,
+  //    which says so, rather than made impossible to see.
+  (db) => {
+    db.exec(`
+      CREATE TABLE people (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        public_key TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        created_by TEXT,
+        revoked_at INTEGER,
+        revoked_by TEXT,
+        revoke_reason TEXT
+      );
+      CREATE TABLE role_grants (
+        seq INTEGER PRIMARY KEY,
+        person_id TEXT NOT NULL REFERENCES people (id),
+        role TEXT NOT NULL CHECK (role IN ('preparer', 'approver', 'sender', 'viewer', 'admin')),
+        granted_at INTEGER NOT NULL,
+        granted_by TEXT,
+        removed_at INTEGER,
+        removed_by TEXT
+      );
+      CREATE INDEX role_grants_person ON role_grants (person_id, seq);
+
+      CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        profile_id TEXT NOT NULL,
+        subject_kind TEXT NOT NULL CHECK (subject_kind IN ('payout', 'batch')),
+        subject_id TEXT NOT NULL,
+        manifest_digest TEXT NOT NULL,
+        policy_version INTEGER NOT NULL,
+        decision TEXT NOT NULL CHECK (decision IN ('approve', 'reject')),
+        reason TEXT,
+        signer_id TEXT NOT NULL,
+        signed_at INTEGER NOT NULL,
+        signature TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL
+      );
+      CREATE INDEX approvals_subject ON approvals (subject_kind, subject_id, recorded_at);
+      CREATE INDEX approvals_recorded ON approvals (recorded_at);
+      CREATE TRIGGER approvals_no_update BEFORE UPDATE ON approvals BEGIN
+        SELECT RAISE(ABORT, 'approvals are append-only');
+      END;
+      CREATE TRIGGER approvals_no_delete BEFORE DELETE ON approvals BEGIN
+        SELECT RAISE(ABORT, 'approvals are append-only');
+      END;
+
+      CREATE TABLE policies (
+        version INTEGER PRIMARY KEY CHECK (version >= 1),
+        profile_id TEXT NOT NULL,
+        rules_json TEXT NOT NULL,
+        set_by TEXT,
+        set_at INTEGER NOT NULL,
+        signature TEXT,
+        recorded_at INTEGER NOT NULL
+      );
+      CREATE TRIGGER policies_no_update BEFORE UPDATE ON policies BEGIN
+        SELECT RAISE(ABORT, 'policy versions are append-only');
+      END;
+      CREATE TRIGGER policies_no_delete BEFORE DELETE ON policies BEGIN
+        SELECT RAISE(ABORT, 'policy versions are append-only');
+      END;
+
+      ALTER TABLE batches ADD COLUMN prepared_by TEXT;
+      ALTER TABLE payments ADD COLUMN prepared_by TEXT;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

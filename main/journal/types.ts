@@ -71,6 +71,8 @@ export interface NewPayment extends PayoutFields {
   /** An existing intent (a retry); default: a new intent of its own. */
   intentId?: string | undefined;
   retryOf?: string | undefined;
+  /** Person id of whoever prepared it (dual control); absent before people exist on the desk. */
+  preparedBy?: string | undefined;
 }
 
 /** One observation of a gateway status, as the engine hands it to the journal. */

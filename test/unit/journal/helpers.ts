@@ -39,11 +39,25 @@ export function payout(id: string, overrides: Partial<NewPayment> = {}): NewPaym
   };
 }
 
+/** Undoes schema step 6 (dual control): the journal as the app before people and approvals left it. */
+export function rollBackToSchema5(db: Database.Database): void {
+  db.exec(`
+    DROP TABLE approvals;
+    DROP TABLE policies;
+    DROP TABLE role_grants;
+    DROP TABLE people;
+    ALTER TABLE batches DROP COLUMN prepared_by;
+    ALTER TABLE payments DROP COLUMN prepared_by;
+    PRAGMA user_version = 5;
+  `);
+}
+
 /**
  * Turns a fresh journal back into one as schema step 3 left it (before sealed audit entries and payee keys),
  * so opening it again runs the later migrations over old data.
  */
 export function rollBackToSchema3(db: Database.Database): void {
+  rollBackToSchema5(db);
   db.exec(`
     DROP INDEX payments_payee_name_key;
     DROP INDEX payments_payee_email_key;

@@ -1,0 +1,75 @@
+// Verifying the approvals of a 100,000-row batch at the gate (issue 14 target: < 1 s): the manifest rebuilt
+// from the journal's rows, its canonical bytes and SHA-256, and two Ed25519 signatures checked against the
+// people and the policy. Each stage is timed on its own so a slow one shows; repeated, median printed.
+// Run: npx tsx bench/approvals-verify.ts [--rows 100000] [--repeat 5]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { signApproval } from '../main/approvals/approval';
+import { journalApprovalGate, manifestFromJournal } from '../main/approvals/gate';
+import { manifestCanonicalPieces, manifestDigest } from '../main/approvals/manifest';
+import { signPolicy } from '../main/approvals/policy';
+import { SqliteDualControlRepository } from '../main/approvals/sqlite-repository';
+import { verifyApprovals } from '../main/approvals/verify';
+import { openJournal } from '../main/journal';
+import { UnlockedSession } from '../main/people/key-vault';
+import { generatePersonKey } from '../main/people/person-key';
+import type { Role } from '../main/people/roles';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? undefined : process.argv[i + 1];
+}
+const ROWS = Number(arg('rows') ?? 100_000);
+const REPEAT = Math.max(1, Number(arg('repeat') ?? 5));
+const PROFILE = 'bench';
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-approvals-'));
+const journal = openJournal(join(dir, 'journal.db'));
+const repo = new SqliteDualControlRepository(journal);
+const at = Date.now() - 60_000;
+const person = async (id: string, roles: Role[]) => {
+  const pair = generatePersonKey();
+  await repo.addPerson({ id, name: id, publicKey: pair.publicKey, createdAt: at, createdBy: null, revokedAt: null, revokedBy: null, revokeReason: null }, roles, at, null);
+  return new UnlockedSession(id, pair.publicKey, pair.privateKey, at);
+};
+const admin = await person('admin', ['admin']);
+const approvers = [await person('a1', ['approver']), await person('a2', ['approver'])];
+await repo.addPolicy(signPolicy(admin, { profileId: PROFILE, version: 1, rules: { bands: { '*': [{ atLeast: '1000', approvals: 2 }] }, newOrChangedPayee: 0 }, setAt: at }));
+
+const batch = journal.createBatch({
+  fileName: 'big.csv', sha256: 'f'.repeat(64), preparedBy: 'someone',
+  rows: Array.from({ length: ROWS }, (_, i) => ({
+    id: `row-${i}`, amountMinor: 1_000 + (i % 97), currencyCode: i % 3 === 0 ? 'USD' : 'EUR', accountName: `Payee ${i}`, accountNumber: `DE${String(i).padStart(20, '0')}`,
+    paymentOperatorCode: 'EU_SEPA', paymentMethodCode: 'BANK_TRANSFER', emailAddress: `payee${i}@example.com`,
+  })),
+});
+const subject = { kind: 'batch' as const, id: batch.id };
+const signed = manifestFromJournal(journal, PROFILE, subject, 1)!;
+for (const s of approvers) await repo.addApproval(signApproval(s, { id: `appr-${s.personId}`, manifest: signed, decision: 'approve', signedAt: Date.now() }));
+const gate = journalApprovalGate({ profileId: PROFILE, environment: 'LIVE', journal, repository: repo });
+
+const ms = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e6;
+const runs: Record<string, number[]> = { 'read rows + build manifest': [], 'canonical JSON + SHA-256': [], 'verifyApprovals (digest again, 2 signatures)': [], 'whole gate check': [] };
+for (let r = 0; r < REPEAT; r++) {
+  let t = process.hrtime.bigint();
+  const manifest = manifestFromJournal(journal, PROFILE, subject, 1)!;
+  runs['read rows + build manifest']!.push(ms(t));
+  t = process.hrtime.bigint();
+  manifestDigest(manifest);
+  runs['canonical JSON + SHA-256']!.push(ms(t));
+  t = process.hrtime.bigint();
+  const verdict = verifyApprovals(manifest, await repo.approvalsFor(subject), await repo.listPeople(), (await repo.currentPolicy())!);
+  runs['verifyApprovals (digest again, 2 signatures)']!.push(ms(t));
+  if (!verdict.ok) throw new Error(`expected the batch to pass: ${verdict.message}`);
+  t = process.hrtime.bigint();
+  const decision = await gate.check(subject);
+  runs['whole gate check']!.push(ms(t));
+  if (!decision.ok) throw new Error(`expected the gate to pass: ${decision.message}`);
+  if (r === 0) console.log(`${ROWS} rows, manifest ${([...manifestCanonicalPieces(manifest)].reduce((n, p) => n + Buffer.byteLength(p), 0) / 1024 / 1024).toFixed(1)} MiB canonical`);
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+for (const [stage, xs] of Object.entries(runs)) console.log(`${stage.padEnd(46)} median ${median(xs).toFixed(0).padStart(5)} ms   slowest ${Math.max(...xs).toFixed(0).padStart(5)} ms`);
+console.log(`target: whole gate check < 1000 ms → ${median(runs['whole gate check']!) < 1000 ? 'met' : 'NOT met'}`);
+journal.close();
+rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,90 @@
+// The approval gate: before the first create of a payout or of a batch's rows, the manifest is rebuilt
+// from the journal's rows as they are now (a row edited after approval gives another digest), and the
+// approvals stored for it are verified against the people and the policy in force. The engine calls it
+// (PayoutEngineOptions.approvalGate) and, on a refusal, sends nothing, holds or pauses with the reason,
+// and audits it.
+//
+// Dual control is enforced once the desk has a person or a policy version of its own. A desk with
+// neither (every desk before this feature, and TEST desks that never set it up) sends as it did; the
+// first person added turns it on for good (the people table is only ever added to).
+import { currencyDecimals } from '../domain/currencies';
+import type { Journal } from '../journal';
+import { buildManifest, type Manifest, type Subject } from './manifest';
+import { defaultPolicy, type ApprovalPolicy, type PolicyEnvironment } from './policy';
+import type { DualControlRepository } from './repository';
+import { verifyApprovals, type RefusalCode, type Verdict } from './verify';
+
+export interface GateDecision {
+  ok: boolean;
+  /** False when dual control is not set up on this desk (nothing was checked). */
+  enforced: boolean;
+  code: RefusalCode | 'NOT_FOUND' | 'CHECK_FAILED' | null;
+  message: string;
+  verdict: Verdict | null;
+}
+
+export interface ApprovalGate {
+  check(subject: Subject): Promise<GateDecision>;
+}
+
+/**
+ * Decimals the manifest writes amounts with: ISO 4217, a fixed table, so the digest an approver signed
+ * never depends on whether the gateway's currency list could be read at the moment of checking. The
+ * journal's integer minor units are what the manifest pins; the decimals only say how they are written.
+ */
+export const manifestDecimals = (currencyCode: string): number => currencyDecimals(currencyCode);
+
+/** The manifest of a subject as the journal holds it now; undefined when there is no such subject. */
+export function manifestFromJournal(journal: Journal, profileId: string, subject: Subject, policyVersion: number): Manifest | undefined {
+  const preparation = journal.preparation(subject.kind, subject.id);
+  if (!preparation) return undefined;
+  const fileSha256 = subject.kind === 'batch' ? (journal.getBatch(subject.id)?.sha256 ?? null) : null;
+  const rows = journal.manifestRows(subject.kind, subject.id);
+  if (rows.length === 0 && subject.kind === 'payout') return undefined;
+  return buildManifest({
+    profileId, subject, preparedBy: preparation.preparedBy, preparedAt: preparation.preparedAt, fileSha256, rows, decimalsOf: manifestDecimals, policyVersion,
+  });
+}
+
+export interface DualControlState {
+  enforced: boolean;
+  policy: ApprovalPolicy;
+  people: Awaited<ReturnType<DualControlRepository['listPeople']>>;
+}
+
+/** The people and the policy in force (the stored newest version, else the environment's default). */
+export async function dualControlState(repository: DualControlRepository, profileId: string, environment: PolicyEnvironment): Promise<DualControlState> {
+  const [people, stored] = await Promise.all([repository.listPeople(), repository.currentPolicy()]);
+  return { enforced: people.length > 0 || stored !== null, policy: stored ?? defaultPolicy(profileId, environment), people };
+}
+
+export function journalApprovalGate(deps: {
+  profileId: string;
+  environment: PolicyEnvironment;
+  journal: Journal;
+  repository: DualControlRepository;
+  /** Rows of the subject flagged as a new payee or changed bank details (the payee book, later). */
+  newOrChangedPayees?: (manifest: Manifest) => Promise<number> | number;
+  now?: () => number;
+}): ApprovalGate {
+  return {
+    async check(subject) {
+      try {
+        const state = await dualControlState(deps.repository, deps.profileId, deps.environment);
+        if (!state.enforced) return { ok: true, enforced: false, code: null, message: 'dual control is not set up on this desk', verdict: null };
+        const manifest = manifestFromJournal(deps.journal, deps.profileId, subject, state.policy.version);
+        if (!manifest) return { ok: false, enforced: true, code: 'NOT_FOUND', message: `Nothing was sent: no ${subject.kind} ${subject.id} in the journal`, verdict: null };
+        const approvals = await deps.repository.approvalsFor(subject);
+        const verdict = verifyApprovals(manifest, approvals, state.people, state.policy, {
+          now: (deps.now ?? Date.now)(),
+          newOrChangedPayees: deps.newOrChangedPayees ? await deps.newOrChangedPayees(manifest) : 0,
+        });
+        return { ok: verdict.ok, enforced: true, code: verdict.code, message: verdict.message, verdict };
+      } catch (error) {
+        // Fail closed: approvals that cannot be checked are not there.
+        const reason = error instanceof Error ? error.message : String(error);
+        return { ok: false, enforced: true, code: 'CHECK_FAILED', message: `Nothing was sent: the approvals could not be checked (${reason})`, verdict: null };
+      }
+    },
+  };
+}

@@ -1,0 +1,222 @@
+// CLI: `people add|list|roles|revoke|unlock`, `approvals list|show|approve|reject`, `policy show|set`:
+// dual control over the same services the screens will use (main/desk/dual-control.ts). Whoever acts
+// names themselves with --as and gives their passphrase from a file or an environment variable, never
+// from the command line; each command unlocks for itself and locks again when it ends.
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import type { ApprovalRecord } from '../approvals/approval';
+import type { Subject } from '../approvals/manifest';
+import type { PolicyRules } from '../approvals/policy';
+import { dualControlService, type DualControlService, type PersonView, type SubjectView } from '../desk/dual-control';
+import type { UnlockedSession } from '../people/key-vault';
+import { CliUsageError, type CliDeps } from './deps';
+import { readSecretInput } from './keys';
+import { intOption } from './shared';
+
+export interface ActingOptions {
+  as?: string;
+  passphraseEnv?: string;
+  passphraseFile?: string;
+}
+
+export const actingOptions = (command: Command): Command =>
+  command
+    .option('--as <person>', 'who acts: person id or name')
+    .option('--passphrase-env <name>', 'environment variable holding the passphrase of --as')
+    .option('--passphrase-file <file>', 'file whose first line is the passphrase of --as');
+
+function personLine(p: PersonView): string {
+  const state = p.revokedAt ? `REVOKED ${p.revokedAt} (${p.revokeReason ?? ''})` : p.roles.join(', ');
+  return `${p.id}  ${p.name}  [${state}]  key ${p.fingerprint}${p.keyOnThisMachine ? '' : '  (key not on this machine)'}`;
+}
+
+function subjectLines(v: SubjectView): string[] {
+  const r = v.verdict.requirement;
+  return [
+    `${v.subject.kind} ${v.subject.id}: ${v.rows} row(s), ${v.totals.map((t) => `${t.amount} ${t.currency}`).join(', ')}`,
+    `  manifest SHA-256 ${v.manifestDigest} (policy version ${v.policyVersion})${v.fileSha256 ? `, file SHA-256 ${v.fileSha256}` : ''}`,
+    `  prepared by ${v.preparedBy ?? 'nobody named'}`,
+    v.enforced ? `  ${v.verdict.ok ? 'may be sent' : 'may NOT be sent'}: ${v.verdict.message} (${v.verdict.approvedBy.length} of ${r.required})` : '  dual control is not set up on this desk',
+    ...v.verdict.checks.map((c) => `    ${c.status.padEnd(20)} ${c.message}`),
+  ];
+}
+
+const approvalLine = (a: ApprovalRecord) =>
+  `${new Date(a.signedAt).toISOString()}  ${a.decision.padEnd(7)} ${a.subject.kind} ${a.subject.id}  by ${a.signerId}${a.reason ? `  "${a.reason}"` : ''}`;
+
+function subjectOf(kind: string, id: string): Subject {
+  if (kind !== 'batch' && kind !== 'payout') throw new CliUsageError(`"${kind}" is not batch or payout`);
+  return { kind, id };
+}
+
+function roleList(text: string): string[] {
+  return text.split(',').map((r) => r.trim()).filter(Boolean);
+}
+
+/** The person named by id or by name (ignoring case); a clear error for none or several. */
+async function findPerson(svc: DualControlService, profileId: string, named: string): Promise<PersonView> {
+  const people = await svc.listPeople(profileId);
+  const byId = people.find((p) => p.id === named);
+  if (byId) return byId;
+  const byName = people.filter((p) => p.name.toLowerCase() === named.trim().toLowerCase());
+  if (byName.length === 1) return byName[0]!;
+  throw new CliUsageError(byName.length > 1 ? `Several people are named "${named}"; give the id (people list)` : `No person "${named}" on this profile (people list)`);
+}
+
+async function unlockAs(deps: CliDeps, svc: DualControlService, o: ActingOptions): Promise<UnlockedSession> {
+  if (!o.as) throw new CliUsageError('Say who acts: --as <person> with --passphrase-env or --passphrase-file');
+  const passphrase = await readSecretInput(deps, { file: o.passphraseFile, env: o.passphraseEnv }, 'passphrase');
+  if (passphrase === undefined) throw new CliUsageError('Give the passphrase of --as with --passphrase-env or --passphrase-file');
+  const profileId = deps.profile().id;
+  const person = await findPerson(svc, profileId, o.as);
+  return svc.unlock(profileId, person.id, passphrase);
+}
+
+/**
+ * For commands that prepare payouts (payouts create, batch submit, batch retry-failed): with --as, that
+ * person is unlocked as the one working on the profile for this command (the runtime locks them when the
+ * command ends). Without --as nothing is unlocked, which is enough until the profile has people.
+ */
+export async function workAs(deps: CliDeps, o: ActingOptions): Promise<void> {
+  if (!o.as) return;
+  const session = await unlockAs(deps, dualControlService(deps.runtime()), o);
+  deps.runtime().setSession(deps.profile().id, session);
+}
+
+export function registerDualControlCommands(program: Command, deps: CliDeps): void {
+  let service: DualControlService | undefined;
+  const svc = (): DualControlService => (service ??= dualControlService(deps.runtime()));
+  const profileId = () => deps.profile().id;
+
+  const resolvePerson = (named: string) => findPerson(svc(), profileId(), named);
+  const withSession = async <T>(o: ActingOptions, work: (s: UnlockedSession) => Promise<T>): Promise<T> => {
+    const session = await unlockAs(deps, svc(), o);
+    try {
+      return await work(session);
+    } finally {
+      session.lock();
+    }
+  };
+
+  // ---- people ----
+  const people = program.command('people').description('people of the profile, their roles and signing keys (dual control)');
+
+  actingOptions(
+    people
+      .command('add')
+      .description('add a person with their own signing key; the first person gets every role, later ones are added by an admin (--as)')
+      .requiredOption('--name <name>', 'their name')
+      .option('--roles <roles>', 'comma-separated: preparer, approver, sender, viewer, admin', 'viewer')
+      .option('--new-passphrase-env <name>', "environment variable holding the new person's passphrase")
+      .option('--new-passphrase-file <file>', "file whose first line is the new person's passphrase"),
+  ).action(async (o: ActingOptions & { name: string; roles: string; newPassphraseEnv?: string; newPassphraseFile?: string }) => {
+    const passphrase = await readSecretInput(deps, { file: o.newPassphraseFile, env: o.newPassphraseEnv }, 'new passphrase');
+    if (passphrase === undefined) throw new CliUsageError("Give the new person's passphrase with --new-passphrase-env or --new-passphrase-file");
+    const add = (by: UnlockedSession | null) => svc().addPerson(profileId(), { name: o.name, roles: roleList(o.roles), passphrase }, by);
+    const { person, warning } = o.as ? await withSession(o, add) : await add(null);
+    deps.print([`Added ${personLine(person)}`, ...(warning ? [`warning: ${warning}`] : [])], { person, warning });
+  });
+
+  people
+    .command('list')
+    .description('everyone on this profile, with their roles now')
+    .action(async () => {
+      const all = await svc().listPeople(profileId());
+      deps.print(all.length === 0 ? ['Nobody yet: dual control is not set up (people add)'] : all.map(personLine), all);
+    });
+
+  actingOptions(people.command('roles <person>').description("change a person's roles (an admin, --as)").requiredOption('--roles <roles>', 'comma-separated roles'))
+    .action(async (named: string, o: ActingOptions & { roles: string }) => {
+      const target = await resolvePerson(named);
+      const person = await withSession(o, (s) => svc().setRoles(profileId(), target.id, roleList(o.roles), s));
+      deps.print(`Roles changed: ${personLine(person)}`, person);
+    });
+
+  actingOptions(people.command('revoke <person>').description('revoke a person (an admin, --as): their approvals of anything not yet sent die with it').requiredOption('--reason <text>', 'why'))
+    .action(async (named: string, o: ActingOptions & { reason: string }) => {
+      const target = await resolvePerson(named);
+      const result = await withSession(o, (s) => svc().revokePerson(profileId(), target.id, o.reason, s));
+      deps.print([`Revoked ${personLine(result.person)}`, `${result.approvalsVoided} approval(s) of payouts not yet sent are void`], result);
+    });
+
+  people
+    .command('unlock <person>')
+    .description('check a passphrase: unlocks the signing key and locks it again (each command unlocks for itself)')
+    .option('--passphrase-env <name>', 'environment variable holding the passphrase')
+    .option('--passphrase-file <file>', 'file whose first line is the passphrase')
+    .action(async (named: string, o: ActingOptions) => {
+      const person = await resolvePerson(named);
+      await withSession({ ...o, as: person.id }, async () => undefined);
+      deps.print(`${person.name}'s signing key opens with this passphrase`, { personId: person.id, unlocked: true });
+    });
+
+  // ---- approvals ----
+  const approvals = program.command('approvals').description('approvals and rejections of payouts and batches (dual control)');
+
+  approvals
+    .command('list')
+    .description('approvals and rejections, newest first')
+    .option('--limit <n>', 'at most this many', intOption('limit'), 50)
+    .action(async (o: { limit: number }) => {
+      const all = await svc().listApprovals(profileId(), o.limit);
+      deps.print(all.length === 0 ? ['No approvals yet'] : all.map(approvalLine), all);
+    });
+
+  approvals
+    .command('show <kind> <id>')
+    .description('what would be signed for a batch or payout (its manifest digest and totals) and whether it may be sent')
+    .action(async (kind: string, id: string) => {
+      const view = await svc().show(profileId(), subjectOf(kind, id));
+      deps.print(subjectLines(view), view);
+    });
+
+  for (const decision of ['approve', 'reject'] as const) {
+    const command = actingOptions(approvals.command(`${decision} <kind> <id>`).description(`${decision} a batch or payout as an approver (--as), signing its manifest`));
+    if (decision === 'reject') command.requiredOption('--reason <text>', 'why it is rejected');
+    else command.option('--reason <text>', 'a note');
+    command.action(async (kind: string, id: string, o: ActingOptions & { reason?: string }) => {
+      const subject = subjectOf(kind, id);
+      const { approval, view } = await withSession(o, (s) => svc().decide(profileId(), subject, decision, o.reason ?? null, s));
+      deps.print([`${decision === 'approve' ? 'Approved' : 'Rejected'} ${kind} ${id} (manifest SHA-256 ${approval.manifestDigest})`, ...subjectLines(view)], { approval, view });
+    });
+  }
+
+  // ---- policy ----
+  const policy = program.command('policy').description('the approval policy of the profile');
+
+  policy
+    .command('show')
+    .description('the policy in force: approvals needed by amount band per currency, and for new or changed payees')
+    .action(async () => {
+      const { policy: p, isDefault, enforced } = await svc().policy(profileId());
+      const bands = Object.entries(p.rules.bands).flatMap(([currency, list]) => list.map((b) => `  ${currency} from ${b.atLeast}: ${b.approvals} approval(s)`));
+      deps.print(
+        [
+          `Policy version ${p.version}${isDefault ? ' (the built-in default)' : ` set by ${p.setBy} at ${new Date(p.setAt).toISOString()}`}${enforced ? '' : '; not enforced: nobody on this desk yet'}`,
+          ...(bands.length > 0 ? bands : ['  no approval needed at any amount']),
+          `  new or changed payee: +${p.rules.newOrChangedPayee}`,
+        ],
+        { policy: p, isDefault, enforced },
+      );
+    });
+
+  actingOptions(policy.command('set').description('a new version of the policy, signed by an admin (--as); approvals given under the old one are void').requiredOption('--file <rules.json>', 'the rules: {"bands": {"EUR": [{"atLeast": "1000", "approvals": 1}]}, "newOrChangedPayee": 1}'))
+    .action(async (o: ActingOptions & { file: string }) => {
+      let rules: PolicyRules;
+      try {
+        rules = JSON.parse(await readFile(o.file, 'utf8')) as PolicyRules;
+      } catch (e) {
+        throw new CliUsageError(`Cannot read the rules from ${o.file}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      if (!rules || typeof rules !== 'object' || typeof rules.bands !== 'object' || rules.bands === null || Array.isArray(rules.bands) || typeof rules.newOrChangedPayee !== 'number') {
+        throw new CliUsageError('The rules need "bands" (an object of currency → list of {atLeast, approvals}) and "newOrChangedPayee" (a number)');
+      }
+      for (const list of Object.values(rules.bands)) {
+        if (!Array.isArray(list) || list.some((b) => typeof b !== 'object' || b === null || typeof (b as { atLeast?: unknown }).atLeast !== 'string' || typeof (b as { approvals?: unknown }).approvals !== 'number')) {
+          throw new CliUsageError('Each band is {"atLeast": "<amount as a string>", "approvals": <0-3>}');
+        }
+      }
+      const p = await withSession(o, (s) => svc().setPolicy(profileId(), rules, s));
+      deps.print(`Policy version ${p.version} is in force; approvals given under earlier versions are void`, p);
+    });
+}

@@ -1,0 +1,173 @@
+// Dual control through the CLI against the sandbox, over the same services the screens will use:
+// people with their own keys, a policy set by an admin, a batch that waits for its approval (nothing
+// sent, the reason shown and audited), approved by an approver and then sent; a wrong passphrase, a
+// revocation, and a row edited in the journal after approval, refused before anything is sent.
+import axios from 'axios';
+import Database from 'better-sqlite3';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditEntryView, BatchView, Page } from '../../../preload/api';
+import { runCli } from '../../../main/cli';
+import { createAppContext } from '../../../main/context';
+import { journalPath } from '../../../main/desk/profile-engine';
+import type { PersonView, SubjectView } from '../../../main/desk/dual-control';
+import { MemoryKeyStore } from '../../../main/keys/key-store';
+import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
+
+let sandbox: SandboxHandle;
+const home = mkdtempSync(join(tmpdir(), 'desk-cli-dual-'));
+const keyStore = new MemoryKeyStore();
+const PROFILE = 'sandbox-eu';
+const env = { ...process.env, ADA_PASS: 'ada passphrase 1', BOB_PASS: 'bob passphrase 2', EVE_PASS: 'eve passphrase 3', WRONG: 'not the passphrase' };
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(['--home', home, ...args], { keyStore, env, io: { stdout: (t) => void (out += t), stderr: (t) => void (err += t) } });
+  return { code, out, err };
+}
+async function json<T>(...args: string[]): Promise<T> {
+  const r = await cli('--json', ...args);
+  if (r.code !== 0) throw new Error(`exit ${r.code}: ${r.err}${r.out}`);
+  return JSON.parse(r.out) as T;
+}
+const header = 'idPayout,amount,currencyCode,accountName,accountNumber,paymentOperatorCode,paymentMethodCode,emailAddress,callbackUrl,reference';
+const csvFile = (name: string, rows: string[]) => {
+  const path = join(home, name);
+  writeFileSync(path, `${[header, ...rows].join('\r\n')}\r\n`);
+  return path;
+};
+const audit = async () => (await json<Page<AuditEntryView>>('audit', 'list', '--limit', '200')).items;
+const asAda = ['--as', 'Ada', '--passphrase-env', 'ADA_PASS'];
+const asBob = ['--as', 'Bob', '--passphrase-env', 'BOB_PASS'];
+const asEve = ['--as', 'Eve', '--passphrase-env', 'EVE_PASS'];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  expect((await cli('profiles', 'add', '--name', 'Sandbox EU', '--base-url', sandbox.url, '--merchant-code', 'DEMO-MERCHANT')).code).toBe(0);
+  expect((await cli('keys', 'generate', '--bits', '2048')).code).toBe(0);
+  const pemFile = join(home, 'public.pem');
+  expect((await cli('keys', 'export-public', '--out', pemFile)).code).toBe(0);
+  await axios.post(`${sandbox.url}/_sandbox/merchants/DEMO-MERCHANT/keys`, readFileSync(pemFile, 'utf8'), { headers: { 'Content-Type': 'text/plain' } });
+  // Poll every second (default 10 s) so a resumed batch reaches its final statuses quickly.
+  const ctx = createAppContext({ home, keyStore });
+  ctx.profiles.update(PROFILE, { pollIntervalSecs: 1 });
+  ctx.close();
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+describe('dual control from the CLI', () => {
+  let ada: PersonView;
+  let bob: PersonView;
+
+  it('adds the first person with every role and a warning, then people added by that admin', async () => {
+    expect((await cli('people', 'list')).out).toContain('Nobody yet');
+    const first = await json<{ person: PersonView; warning: string }>('people', 'add', '--name', 'Ada', '--new-passphrase-env', 'ADA_PASS');
+    ada = first.person;
+    expect(ada.roles).toEqual(['preparer', 'approver', 'sender', 'viewer', 'admin']);
+    expect(first.warning).toMatch(/nobody checks their payouts/);
+    // Nobody else adds people without an unlocked admin.
+    expect((await cli('people', 'add', '--name', 'Bob', '--roles', 'approver', '--new-passphrase-env', 'BOB_PASS')).err).toMatch(/Only an unlocked admin/);
+    bob = (await json<{ person: PersonView }>('people', 'add', '--name', 'Bob', '--roles', 'approver', '--new-passphrase-env', 'BOB_PASS', ...asAda)).person;
+    expect(bob.roles).toEqual(['approver']);
+    await json('people', 'add', '--name', 'Eve', '--roles', 'preparer', '--new-passphrase-env', 'EVE_PASS', ...asAda);
+    // Eve cannot add people: not an admin.
+    expect((await cli('people', 'add', '--name', 'Mal', '--new-passphrase-env', 'EVE_PASS', '--as', 'Eve', '--passphrase-env', 'EVE_PASS')).err).toMatch(/does not hold the admin role/);
+    expect((await cli('people', 'list')).out.split('\n').filter(Boolean)).toHaveLength(3);
+  });
+
+  it('says "wrong passphrase", and audits the failed unlock', async () => {
+    const wrong = await cli('people', 'unlock', 'Bob', '--passphrase-env', 'WRONG');
+    expect(wrong).toMatchObject({ code: 1, err: 'error: Wrong passphrase\n' });
+    expect((await cli('people', 'unlock', 'Bob', '--passphrase-env', 'BOB_PASS')).out).toContain("Bob's signing key opens");
+    const failed = (await audit()).find((e) => e.action === 'person.unlock-failed');
+    expect(failed).toMatchObject({ subject: bob.id, details: expect.objectContaining({ actor: `person:${bob.id}`, code: 'WRONG_PASSPHRASE' }) });
+    expect(JSON.stringify(await audit())).not.toContain('passphrase 2');
+  });
+
+  it('keeps the TEST default (no approval) until an admin sets a policy, which is then in force', async () => {
+    expect((await cli('policy', 'show')).out).toMatch(/Policy version 0 \(the built-in default\)\n {2}no approval needed/);
+    const rules = join(home, 'rules.json');
+    writeFileSync(rules, JSON.stringify({ bands: { EUR: [{ atLeast: '25', approvals: 1 }] }, newOrChangedPayee: 0 }));
+    expect((await cli('policy', 'set', '--file', rules, '--as', 'Bob', '--passphrase-env', 'BOB_PASS')).err).toMatch(/does not hold the admin role/);
+    expect((await cli('policy', 'set', '--file', rules, ...asAda)).out).toContain('Policy version 1 is in force');
+    expect((await cli('policy', 'show')).out).toContain('EUR from 25: 1 approval(s)');
+  });
+
+  let batchId = '';
+
+  it('pauses a batch that needs an approval: nothing sent, the reason shown and audited', async () => {
+    const file = csvFile('june.csv', [
+      'dc-1,10.00,EUR,Ann One,DE02120300000000202051,EU_SEPA,BANK_TRANSFER,ann@example.com,,',
+      'dc-2,20.50,EUR,Bob Two,DE02100500000054540402,EU_SEPA,BANK_TRANSFER,bob@example.com,,',
+    ]);
+    // Once the profile has people, preparing needs an unlocked preparer; Bob only approves.
+    expect((await cli('batch', 'submit', file, '--timeout', '30')).err).toMatch(/unlock as a preparer first; nothing was sent/);
+    expect((await cli('batch', 'submit', file, '--timeout', '30', ...asBob)).err).toMatch(/Bob does not hold the preparer role/);
+    const r = await cli('batch', 'submit', file, '--timeout', '30', ...asEve);
+    expect(r.code).toBe(3);
+    batchId = /Batch (\S+) submitted/.exec(r.out)?.[1] ?? '';
+    expect(r.out).toContain('Paused: Nothing was sent: it needs 1 approval (30.50 EUR: 1), has 0.');
+    expect(sandbox.state().createAttempts.payouts['dc-1']).toBeUndefined();
+    const refused = (await audit()).find((e) => e.action === 'approval.refused');
+    expect(refused).toMatchObject({ subject: batchId, details: expect.objectContaining({ code: 'MISSING_APPROVALS' }) });
+    const shown = await json<SubjectView>('approvals', 'show', 'batch', batchId);
+    expect(shown.preparedBy).toBe((await json<PersonView[]>('people', 'list')).find((p) => p.name === 'Eve')!.id);
+    expect(shown).toMatchObject({ rows: 2, totals: [{ currency: 'EUR', amount: '30.50', count: 2 }], verdict: { ok: false, code: 'MISSING_APPROVALS' } });
+  });
+
+  it('refuses a rejection without a reason, then sends the batch once an approver signed and it is resumed', async () => {
+    expect((await cli('approvals', 'reject', 'batch', batchId, ...asBob)).code).toBe(2);
+    // Eve prepared it: she cannot approve her own work (and is no approver anyway); Ada, who could, did not prepare it.
+    expect((await cli('approvals', 'approve', 'batch', batchId, ...asEve)).err).toMatch(/does not hold the approver role/);
+    const approved = await cli('approvals', 'approve', 'batch', batchId, ...asBob);
+    expect(approved.out).toMatch(/Approved batch \S+ \(manifest SHA-256 [0-9a-f]{64}\)/);
+    expect(approved.out).toContain('may be sent: approved by 1 of 1 needed');
+    expect((await cli('approvals', 'list')).out).toMatch(new RegExp(`approve +batch ${batchId} +by ${bob.id}`));
+    const resumed = await cli('--json', 'batch', 'resume', batchId, '--timeout', '30');
+    const view = JSON.parse(resumed.out) as BatchView;
+    expect(view.progress.sent).toBe(2);
+    expect(sandbox.state().createAttempts.payouts['dc-1']).toBe(1);
+    const given = (await audit()).find((e) => e.action === 'approval.given');
+    expect(given).toMatchObject({ subject: batchId, details: expect.objectContaining({ actor: `person:${bob.id}`, name: 'Bob' }) });
+  });
+
+  it('holds a single payout that needs an approval (exit 4, nothing sent) and sends it on release once approved', async () => {
+    const payout = ['--amount', '30.00', '--currency', 'EUR', '--account-name', 'Dee Four', '--account-number', 'DE89370400440532013000', '--operator', 'EU_SEPA', '--email', 'dee@example.com', '--id', 'dc-single'];
+    const held = await cli('payouts', 'create', ...payout, ...asEve);
+    expect(held.code).toBe(4);
+    expect(held.err).toMatch(/held, not sent.*Nothing was sent: it needs 1 approval \(30\.00 EUR: 1\), has 0/s);
+    expect(sandbox.state().createAttempts.payouts['dc-single']).toBeUndefined();
+    expect((await cli('approvals', 'approve', 'payout', 'dc-single', ...asBob)).code).toBe(0);
+    const released = await cli('payouts', 'release', 'dc-single');
+    expect(released.code).toBe(0);
+    expect(sandbox.state().createAttempts.payouts['dc-single']).toBe(1);
+  });
+
+  it('refuses a batch whose row was edited in the journal after approval, and one whose approver was then revoked', async () => {
+    const file = csvFile('july.csv', ['dc-3,40.00,EUR,Cy Three,DE02120300000000202051,EU_SEPA,BANK_TRANSFER,cy@example.com,,']);
+    const first = await cli('batch', 'submit', file, '--timeout', '30', ...asAda);
+    // Ada prepared this one: her own approval is refused before anything is signed.
+    expect((await cli('approvals', 'approve', 'batch', /Batch (\S+) submitted/.exec(first.out)?.[1] ?? '', ...asAda)).err).toMatch(/Ada prepared this batch and cannot approve/);
+    const id = /Batch (\S+) submitted/.exec(first.out)?.[1] ?? '';
+    expect((await cli('approvals', 'approve', 'batch', id, ...asBob)).code).toBe(0);
+    const db = new Database(journalPath(home, PROFILE));
+    db.prepare(`UPDATE payments SET account_number = 'GB33BUKB20201555555555' WHERE id = 'dc-3'`).run();
+    db.close();
+    const edited = await cli('batch', 'resume', id, '--timeout', '30');
+    expect(edited.out).toMatch(/Paused: Nothing was sent: .*changed after the decision/);
+    expect(sandbox.state().createAttempts.payouts['dc-3']).toBeUndefined();
+
+    const revoked = await json<{ approvalsVoided: number }>('people', 'revoke', 'Bob', '--reason', 'left the company', ...asAda);
+    expect(revoked.approvalsVoided).toBe(1);
+    expect((await cli('people', 'unlock', 'Bob', '--passphrase-env', 'BOB_PASS')).err).toMatch(/revoked/);
+    expect((await cli('people', 'revoke', 'Ada', '--reason', 'x', ...asAda)).err).toMatch(/last admin/);
+    const actions = (await audit()).map((e) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['person.added', 'policy.changed', 'approval.refused', 'approval.given', 'person.revoked']));
+    expect((await cli('audit', 'verify')).code).toBe(0);
+  });
+});
