@@ -120,9 +120,10 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     const journal = rt.journalFor(profileId);
     const mine = (await rt.dualControlFor(profileId).listApprovals(100_000)).filter((a) => a.signerId === personId && a.decision === 'approve');
     return mine.filter((a) => {
-      if (a.subject.kind === 'batch') return journal.unsentPayments('payout', a.subject.id).some((p) => p.attempts === 0);
+      // As the gate sees it: a row may still leave under this approval while it is certainly not at the gateway.
+      if (a.subject.kind === 'batch') return journal.unsentPayments('payout', a.subject.id).some((p) => p.state === 'QUEUED' && p.unknownSince === null);
       const p = journal.getPayment('payout', a.subject.id);
-      return p !== undefined && (p.state === 'QUEUED' || p.state === 'HELD') && p.attempts === 0;
+      return p !== undefined && (p.state === 'QUEUED' || p.state === 'HELD') && p.unknownSince === null;
     }).length;
   };
 
