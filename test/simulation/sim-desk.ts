@@ -11,6 +11,7 @@ import type { DeskServices } from '../../main/desk/services';
 import type { Journal } from '../../main/journal';
 import type { MemoryKeyStore } from '../../main/keys/key-store';
 import { silentLogger } from '../../main/log';
+import { setUpDualControl } from './dual-control';
 import type { GatewayModel } from './gateway-model';
 
 export const SIM_PROFILE = 'sim';
@@ -41,6 +42,18 @@ export async function prepareHome(home: string, keyStore: MemoryKeyStore): Promi
     ctx.profiles.setCurrent(SIM_PROFILE);
     await ctx.keys.setDeprecatedSecret(SIM_PROFILE, SIM_SECRET);
   } finally {
+    ctx.close();
+  }
+}
+
+/** People and the first policy version on the profile's journal (dual-control seeds), before the desk opens. */
+export async function prepareDualControl(home: string, keyStore: MemoryKeyStore, now: number): Promise<void> {
+  const ctx = createAppContext({ home, keyStore });
+  const runtime = createDeskRuntime({ ctx, events: createDeskEvents(), log: silentLogger });
+  try {
+    await setUpDualControl(runtime, now);
+  } finally {
+    await runtime.close();
     ctx.close();
   }
 }
