@@ -184,13 +184,15 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
       deps.print([...lines, ...summaryLines(view), ...outcome(deps, desk, view, o.wait)], view);
     });
 
-  batch
+  // Dual control: --as names the sender (needed once the profile has people).
+  actingOptions(batch
     .command('resume <batchId>')
     .description('carry on sending a paused or interrupted batch (same ids, nothing paid twice) and follow it')
     .option('--no-wait', 'return at once, without printing progress')
-    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600)
-    .action(async (batchId: string, o: { wait: boolean; timeout: number }) => {
+    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600))
+    .action(async (batchId: string, o: ActingOptions & { wait: boolean; timeout: number }) => {
       const desk = deps.desk();
+      await workAs(deps, o);
       let view = await desk.call('batches', 'resume', { batchId });
       if (o.wait) view = await follow(deps, desk, view, o.timeout);
       deps.print([...summaryLines(view), ...outcome(deps, desk, view, o.wait)], view);

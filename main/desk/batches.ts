@@ -19,7 +19,7 @@ import type { FileGrants } from './file-grants';
 import { isoOrNull, money, optionalMoney, reasonOf, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 import { freshFunding, fundingFrom, shortfallText } from './funding';
-import { preparedByFor } from './dual-control';
+import { personActor, preparedByFor, senderFor } from './dual-control';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
 const MAX_PENDING_VALIDATIONS = 8;
@@ -215,8 +215,10 @@ export function batchesService(
       return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async resume(profile, { batchId }) {
+      // Dual control: resuming (or starting again) sends, so it is the sender's act (recorded as the actor).
+      const sender = await senderFor(rt, profile.id);
       const engine = await rt.engineFor(profile.id);
-      engine.resumeBatch(batchId);
+      engine.resumeBatch(batchId, sender ? personActor({ id: sender }) : undefined);
       return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async cancel(profile, { batchId }) {

@@ -47,13 +47,27 @@ export const personActor = (p: { id: string }) => `person:${p.id}`;
  * preparer role; before that, nobody needs to be named (the desk works as it always did).
  */
 export async function preparedByFor(rt: DeskRuntime, profileId: string, now = Date.now()): Promise<string | undefined> {
+  return workingPersonFor(rt, profileId, 'preparer', now);
+}
+
+/**
+ * Who sends: releasing a held payout and resuming (or starting again) a paused batch are the send
+ * actions, so once dual control is on they need an unlocked, unrevoked person holding the sender role,
+ * who is recorded as the actor. Approvals say what may go; the sender says it goes now.
+ */
+export async function senderFor(rt: DeskRuntime, profileId: string, now = Date.now()): Promise<string | undefined> {
+  return workingPersonFor(rt, profileId, 'sender', now);
+}
+
+/** The unlocked person at this desk holding `role` now (required once dual control is on); their id. */
+async function workingPersonFor(rt: DeskRuntime, profileId: string, role: 'preparer' | 'sender', now: number): Promise<string | undefined> {
   const session = rt.sessionFor(profileId);
   const state = await dualControlState(rt.dualControlFor(profileId), profileId, rt.ctx.profiles.get(profileId).environment);
-  if (!state.enforced) return session?.personId;
-  if (!session) throw new DeskError('LOCKED', 'Dual control is on for this profile: unlock as a preparer first; nothing was sent');
+  if (!state.enforced) return session?.locked === false ? session.personId : undefined;
+  if (!session || session.locked) throw new DeskError('LOCKED', `Dual control is on for this profile: unlock as a ${role} first; nothing was sent`);
   const person = state.people.find((p) => p.id === session.personId && p.publicKey === session.publicKey);
-  if (!person || person.revokedAt !== null || !heldRoleAt(person, 'preparer', now)) {
-    throw new DeskError('NOT_ALLOWED', `${person?.name ?? 'This person'} does not hold the preparer role now; nothing was sent`);
+  if (!person || person.revokedAt !== null || !heldRoleAt(person, role, now)) {
+    throw new DeskError('NOT_ALLOWED', `${person?.name ?? 'This person'} does not hold the ${role} role now; nothing was sent`);
   }
   return person.id;
 }

@@ -128,10 +128,15 @@ describe('dual control from the CLI', () => {
     expect(approved.out).toMatch(/Approved batch \S+ \(manifest SHA-256 [0-9a-f]{64}\)/);
     expect(approved.out).toContain('may be sent: approved by 1 of 1 needed');
     expect((await cli('approvals', 'list')).out).toMatch(new RegExp(`approve +batch ${batchId} +by ${bob.id}`));
-    const resumed = await cli('--json', 'batch', 'resume', batchId, '--timeout', '30');
+    // Resuming sends: it is the sender's act. Nobody unlocked, or Bob (approver only), cannot.
+    expect((await cli('batch', 'resume', batchId, '--timeout', '30')).err).toMatch(/unlock as a sender first; nothing was sent/);
+    expect((await cli('batch', 'resume', batchId, '--timeout', '30', ...asBob)).err).toMatch(/Bob does not hold the sender role now/);
+    expect(sandbox.state().createAttempts.payouts['dc-1']).toBeUndefined();
+    const resumed = await cli('--json', 'batch', 'resume', batchId, '--timeout', '30', ...asAda);
     const view = JSON.parse(resumed.out) as BatchView;
     expect(view.progress.sent).toBe(2);
     expect(sandbox.state().createAttempts.payouts['dc-1']).toBe(1);
+    expect((await audit()).find((e) => e.action === 'batch.running' && e.subject === batchId)).toMatchObject({ details: expect.objectContaining({ actor: `person:${ada.id}` }) });
     const given = (await audit()).find((e) => e.action === 'approval.given');
     expect(given).toMatchObject({ subject: batchId, details: expect.objectContaining({ actor: `person:${bob.id}`, name: 'Bob' }) });
   });
@@ -143,8 +148,12 @@ describe('dual control from the CLI', () => {
     expect(held.err).toMatch(/held, not sent.*Nothing was sent: it needs 1 approval \(30\.00 EUR: 1\), has 0/s);
     expect(sandbox.state().createAttempts.payouts['dc-single']).toBeUndefined();
     expect((await cli('approvals', 'approve', 'payout', 'dc-single', ...asBob)).code).toBe(0);
-    const released = await cli('payouts', 'release', 'dc-single');
+    expect((await cli('payouts', 'release', 'dc-single')).err).toMatch(/unlock as a sender first; nothing was sent/);
+    expect((await cli('payouts', 'release', 'dc-single', ...asEve)).err).toMatch(/Eve does not hold the sender role now/);
+    expect(sandbox.state().createAttempts.payouts['dc-single']).toBeUndefined();
+    const released = await cli('payouts', 'release', 'dc-single', ...asAda);
     expect(released.code).toBe(0);
+    expect((await audit()).find((e) => e.action === 'payout.released' && e.subject === 'dc-single')).toMatchObject({ details: expect.objectContaining({ actor: `person:${ada.id}` }) });
     expect(sandbox.state().createAttempts.payouts['dc-single']).toBe(1);
   });
 
@@ -158,7 +167,7 @@ describe('dual control from the CLI', () => {
     const db = new Database(journalPath(home, PROFILE));
     db.prepare(`UPDATE payments SET account_number = 'GB33BUKB20201555555555' WHERE id = 'dc-3'`).run();
     db.close();
-    const edited = await cli('batch', 'resume', id, '--timeout', '30');
+    const edited = await cli('batch', 'resume', id, '--timeout', '30', ...asAda);
     expect(edited.out).toMatch(/Paused: Nothing was sent: .*changed after the decision/);
     expect(sandbox.state().createAttempts.payouts['dc-3']).toBeUndefined();
 
