@@ -246,10 +246,16 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
     .command('export <batchId>')
     .description('the results CSV of a batch: every row with its status, fee, failure reason and processing time')
     .option('--out <file>', 'write to this file instead of standard output')
+    .option('--approvals-out <file>', 'also write the approvals sheet: each signed decision with signer, roles, time, manifest SHA-256, signature and public key')
     .option('--force', 'overwrite the --out file if it exists')
-    .action(async (batchId: string, o: { out?: string; force?: boolean }) => {
+    .action(async (batchId: string, o: { out?: string; approvalsOut?: string; force?: boolean }) => {
+      if (o.approvalsOut && !o.out) throw new CliUsageError('--approvals-out goes with --out (standard output carries one file)');
       const file = await deps.desk().call('batches', 'exportResults', { batchId });
       await writeOut(deps, o.out, o.force, file, { batchId, fileName: file.fileName });
+      if (o.approvalsOut) {
+        const approvals = await deps.desk().call('batches', 'exportApprovals', { batchId });
+        await writeOut(deps, o.approvalsOut, o.force, approvals, { batchId, fileName: approvals.fileName });
+      }
     });
 
   actingOptions(batch

@@ -4,14 +4,15 @@
 // is an UnlockedSession: a person who proved their passphrase; only the first person is added without one.
 // Rule: passphrases and private keys are never audited, logged or returned.
 import { randomUUID } from 'node:crypto';
-import { signApproval, type ApprovalRecord, type Decision } from '../approvals/approval';
+import { approvalSignatureValid, signApproval, type ApprovalRecord, type Decision } from '../approvals/approval';
+import type { ApprovalExportRow } from '../csv/export';
 import { dualControlState, manifestFromJournal } from '../approvals/gate';
 import { manifestDigest, subjectText, type Manifest, type Subject } from '../approvals/manifest';
 import { checkRules, signPolicy, type ApprovalPolicy, type PolicyRules } from '../approvals/policy';
 import { verifyApprovals, type Verdict } from '../approvals/verify';
 import { PersonKeyVault, type UnlockedSession } from '../people/key-vault';
 import { publicKeyFingerprint, type KdfParams } from '../people/person-key';
-import { checkPersonInput, currentRoles, heldRoleAt, PeopleError, type Person, type Role } from '../people/roles';
+import { checkPersonInput, currentRoles, heldRoleAt, PeopleError, ROLES, type Person, type Role } from '../people/roles';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 
@@ -73,6 +74,35 @@ async function workingPersonFor(rt: DeskRuntime, profileId: string, role: 'prepa
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * The approvals stored for a subject as export rows: signer, roles at signing, decision, time, the digest
+ * signed (and whether the journal's rows still give it), the signature and the signer's public key.
+ */
+export async function approvalExportRows(rt: DeskRuntime, profileId: string, subject: Subject): Promise<ApprovalExportRow[]> {
+  const repo = rt.dualControlFor(profileId);
+  const approvals = await repo.approvalsFor(subject);
+  if (approvals.length === 0) return [];
+  const people = new Map((await repo.listPeople()).map((p) => [p.id, p]));
+  const digests = new Map<number, string | null>();
+  const digestNow = (version: number): string | null => {
+    if (!digests.has(version)) {
+      const manifest = manifestFromJournal(rt.journalFor(profileId), profileId, subject, version);
+      digests.set(version, manifest ? manifestDigest(manifest) : null);
+    }
+    return digests.get(version)!;
+  };
+  return approvals.map((a) => {
+    const signer = people.get(a.signerId);
+    return {
+      subjectKind: a.subject.kind, subjectId: a.subject.id, approvalId: a.id, decision: a.decision, reason: a.reason, signerId: a.signerId,
+      signerName: signer?.name ?? '(no such person)', signerRolesAtSigning: signer ? ROLES.filter((r) => heldRoleAt(signer, r, a.signedAt)).join(' ') : '',
+      signerRevokedAt: iso(signer?.revokedAt ?? null), signedAt: new Date(a.signedAt).toISOString(), policyVersion: a.policyVersion, manifestSha256: a.manifestDigest,
+      manifestMatchesJournal: digestNow(a.policyVersion) === a.manifestDigest, signatureValid: signer !== undefined && approvalSignatureValid(a, signer.publicKey),
+      signatureBase64: a.signature, signerPublicKeySpkiBase64: signer?.publicKey ?? '',
+    };
+  });
+}
 
 export interface DualControlService {
   listPeople(profileId: string): Promise<PersonView[]>;
