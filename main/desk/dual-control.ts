@@ -112,6 +112,8 @@ export interface DualControlService {
   /** Revokes a person: they can no longer sign, and their approvals of anything not yet sent are void. */
   revokePerson(profileId: string, personId: string, reason: string, by: UnlockedSession): Promise<{ person: PersonView; approvalsVoided: number }>;
   unlock(profileId: string, personId: string, passphrase: string): Promise<UnlockedSession>;
+  /** "Lock": the person working on this profile at this desk is forgotten now; false when nobody was unlocked. */
+  lock(profileId: string): Promise<boolean>;
   listApprovals(profileId: string, limit?: number): Promise<ApprovalRecord[]>;
   show(profileId: string, subject: Subject): Promise<SubjectView>;
   decide(profileId: string, subject: Subject, decision: Decision, reason: string | null, by: UnlockedSession): Promise<{ approval: ApprovalRecord; view: SubjectView }>;
@@ -240,6 +242,8 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
         throw error;
       }
     },
+
+    lock: (profileId) => rt.lock(profileId),
 
     async listApprovals(profileId, limit = 100) {
       return rt.dualControlFor(profileId).listApprovals(limit);

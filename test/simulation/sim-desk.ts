@@ -61,7 +61,8 @@ export async function prepareDualControl(home: string, keyStore: MemoryKeyStore,
 export function openSimDesk(home: string, keyStore: MemoryKeyStore, model: GatewayModel, generation: number): SimDesk {
   const ctx = createAppContext({ home, keyStore, httpAdapter: model.adapter(generation), fetchTimeoutMs: 15_000 });
   const events = createDeskEvents();
-  const runtime = createDeskRuntime({ ctx, events, log: silentLogger });
+  // The simulated person never walks away from the desk: no idle lock.
+  const runtime = createDeskRuntime({ ctx, events, log: silentLogger, idleLockMs: () => null });
   // Bound to the active profile exactly as the IPC handlers of the app are.
   const services = bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk (simulation)', version: 'sim', platform: 'sim', demoAvailable: false }, null), ctx);
   let dead = false;
