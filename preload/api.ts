@@ -400,6 +400,8 @@ export interface BatchesContract {
   get: { args: { batchId: string }; result: BatchView };
   results: { args: { batchId: string }; result: BatchResultRow[] };
   exportResults: { args: { batchId: string }; result: FileContent };
+  /** The approvals sheet: every signed decision on the batch (signer, roles, time, digest, signature, public key). */
+  exportApprovals: { args: { batchId: string }; result: FileContent };
   /** Failed rows become a new batch with new payout ids. */
   /** `idPayouts`: the failed rows the user reviewed; refused unless they are exactly the batch's failed rows now. */
   retryFailed: { args: { batchId: string; idPayouts: string[] }; result: BatchView };
@@ -575,6 +577,17 @@ export interface AuditVerification {
   checked: number;
   firstBrokenSeq: number | null;
   message: string;
+  /** Every stored approval's signature re-checked against its signer's public key (dual control). */
+  approvals: { checked: number; bad: BadApproval[] };
+}
+
+/** A stored approval whose signature does not verify (altered, forged, or signed by no person of the desk). */
+export interface BadApproval {
+  approvalId: string;
+  subject: string;
+  signerId: string;
+  signerName: string | null;
+  problem: string;
 }
 
 export interface AuditContract {
@@ -686,7 +699,7 @@ export const IPC_METHODS = {
   profiles: ['list', 'create', 'createDemo', 'use', 'update', 'remove', 'testConnection'],
   keys: ['list', 'generate', 'import', 'exportPublic', 'letter', 'rotate', 'retire', 'backup', 'setSecret', 'clearSecret'],
   payouts: ['validate', 'create', 'get', 'release', 'discard', 'currencies', 'operators'],
-  batches: ['template', 'validateFile', 'submit', 'pause', 'resume', 'cancel', 'list', 'get', 'results', 'exportResults', 'retryFailed'],
+  batches: ['template', 'validateFile', 'submit', 'pause', 'resume', 'cancel', 'list', 'get', 'results', 'exportResults', 'exportApprovals', 'retryFailed'],
   balances: ['get', 'refresh', 'series', 'pending'],
   history: ['query', 'timeline', 'export'],
   payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],

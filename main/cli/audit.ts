@@ -23,9 +23,15 @@ export function registerAuditCommands(program: Command, deps: CliDeps): void {
         return;
       }
       deps.setExitCode(1);
+      // Approvals whose signature does not verify, each named (the chain itself may be intact).
+      const badApprovals = result.approvals.bad.map((b) => `  BAD APPROVAL ${b.approvalId} (${b.subject}, signer ${b.signerName ?? b.signerId}): ${b.problem}`);
+      if (badApprovals.length > 0 && result.firstBrokenSeq === null && !/Cannot check/.test(result.message)) {
+        deps.print([`Audit log intact, but ${badApprovals.length} approval(s) do not verify`, ...badApprovals], result);
+        return;
+      }
       if (result.firstBrokenSeq === null) {
         // Nothing found changed, but the keychain lacks what checking needs (key or anchor): not "tampered".
-        deps.print([`Audit log CANNOT BE CHECKED on this desk`, `  ${result.message}`], result);
+        deps.print([`Audit log CANNOT BE CHECKED on this desk`, `  ${result.message}`, ...badApprovals], result);
         return;
       }
       // The entry as it reads now (it may be the edited one); absent when it was deleted.
@@ -34,7 +40,7 @@ export function registerAuditCommands(program: Command, deps: CliDeps): void {
       const page = seq === null || seq > newest ? null : await desk.call('audit', 'list', { offset: newest - seq, limit: 1 });
       const entry = page?.items.find((e) => e.seq === seq) ?? null;
       const first = seq === null ? 'the head of the chain' : entry ? `entry ${entryText(entry)}` : `entry #${seq}`;
-      deps.print([`Audit log BROKEN: first bad ${first}`, `  ${result.message}`], { ...result, firstBrokenEntry: entry });
+      deps.print([`Audit log BROKEN: first bad ${first}`, `  ${result.message}`, ...badApprovals], { ...result, firstBrokenEntry: entry });
     });
 
   audit

@@ -184,13 +184,15 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
       deps.print([...lines, ...summaryLines(view), ...outcome(deps, desk, view, o.wait)], view);
     });
 
-  batch
+  // Dual control: --as names the sender (needed once the profile has people).
+  actingOptions(batch
     .command('resume <batchId>')
     .description('carry on sending a paused or interrupted batch (same ids, nothing paid twice) and follow it')
     .option('--no-wait', 'return at once, without printing progress')
-    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600)
-    .action(async (batchId: string, o: { wait: boolean; timeout: number }) => {
+    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600))
+    .action(async (batchId: string, o: ActingOptions & { wait: boolean; timeout: number }) => {
       const desk = deps.desk();
+      await workAs(deps, o);
       let view = await desk.call('batches', 'resume', { batchId });
       if (o.wait) view = await follow(deps, desk, view, o.timeout);
       deps.print([...summaryLines(view), ...outcome(deps, desk, view, o.wait)], view);
@@ -244,10 +246,16 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
     .command('export <batchId>')
     .description('the results CSV of a batch: every row with its status, fee, failure reason and processing time')
     .option('--out <file>', 'write to this file instead of standard output')
+    .option('--approvals-out <file>', 'also write the approvals sheet: each signed decision with signer, roles, time, manifest SHA-256, signature and public key')
     .option('--force', 'overwrite the --out file if it exists')
-    .action(async (batchId: string, o: { out?: string; force?: boolean }) => {
+    .action(async (batchId: string, o: { out?: string; approvalsOut?: string; force?: boolean }) => {
+      if (o.approvalsOut && !o.out) throw new CliUsageError('--approvals-out goes with --out (standard output carries one file)');
       const file = await deps.desk().call('batches', 'exportResults', { batchId });
       await writeOut(deps, o.out, o.force, file, { batchId, fileName: file.fileName });
+      if (o.approvalsOut) {
+        const approvals = await deps.desk().call('batches', 'exportApprovals', { batchId });
+        await writeOut(deps, o.approvalsOut, o.force, approvals, { batchId, fileName: approvals.fileName });
+      }
     });
 
   actingOptions(batch

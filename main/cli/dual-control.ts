@@ -73,7 +73,7 @@ async function unlockAs(deps: CliDeps, svc: DualControlService, o: ActingOptions
 }
 
 /**
- * For commands that prepare payouts (payouts create, batch submit, batch retry-failed): with --as, that
+ * For commands that prepare or send payouts (payouts create|release, batch submit|resume|retry-failed): with --as, that
  * person is unlocked as the one working on the profile for this command (the runtime locks them when the
  * command ends). Without --as nothing is unlocked, which is enough until the profile has people.
  */

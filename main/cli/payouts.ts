@@ -236,11 +236,13 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
       );
     });
 
-  payouts
+  // Dual control: --as names the sender (needed once the profile has people).
+  actingOptions(payouts
     .command('release <idPayout>')
-    .description('send a HELD payout after its cause was fixed (same id; held again if it still cannot be sent)')
-    .action(async (idPayout: string) => {
+    .description('send a HELD payout after its cause was fixed (same id; held again if it still cannot be sent)'))
+    .action(async (idPayout: string, o: ActingOptions) => {
       const desk = deps.desk();
+      await workAs(deps, o);
       const detail = await desk.call('payouts', 'release', { idPayout }).catch((error: unknown) => {
         throw heldError(error, idPayout);
       });

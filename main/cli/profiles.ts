@@ -51,6 +51,7 @@ interface EditOptions {
   rateLimit?: number;
   tokenValidity?: number;
   pollInterval?: number;
+  idleLock?: number;
   maxAmountMinor?: number | typeof NONE;
   callbacks?: 'on' | 'off';
   callbackHost?: string;
@@ -70,6 +71,7 @@ function patchOf(o: EditOptions): ProfilePatch {
   if (o.rateLimit !== undefined) patch.rateLimitPerSec = o.rateLimit;
   if (o.tokenValidity !== undefined) patch.tokenValiditySecs = o.tokenValidity;
   if (o.pollInterval !== undefined) patch.pollIntervalSecs = o.pollInterval;
+  if (o.idleLock !== undefined) patch.idleLockMinutes = o.idleLock;
   if (o.maxAmountMinor !== undefined) patch.maxAmountMinor = o.maxAmountMinor === NONE ? null : o.maxAmountMinor;
   if (o.callbacks !== undefined) patch.callbackEnabled = o.callbacks === 'on';
   if (o.callbackHost !== undefined) patch.callbackHost = o.callbackHost;
@@ -158,6 +160,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
     .option('--rate-limit <perSec>', 'requests per second the gateway allows', intOption('rate limit'))
     .option('--token-validity <secs>', 'validity of general tokens in seconds', intOption('token validity'))
     .option('--poll-interval <secs>', 'status polling interval in seconds', intOption('poll interval'))
+    .option('--idle-lock <minutes>', 'dual control: lock an unlocked person after this many idle minutes (default 10)', intOption('idle lock'))
     .option('--max-amount-minor <minor>', 'largest amount of one payout in minor units of its currency, or "none"', intOrNone('maximum amount'))
     .option('--callbacks <onOff>', 'listen for status callbacks: on or off', choice(['on', 'off'] as const))
     .option('--callback-host <host>', 'address the callback listener binds')

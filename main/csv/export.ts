@@ -190,3 +190,46 @@ export function exportHistoryCsv(rows: readonly HistoryExportRow[], options: Csv
 export async function exportHistoryCsvAsync(rows: readonly HistoryExportRow[], options: CsvExportOptions = {}): Promise<string> {
   return tableInTurns(HISTORY_COLUMNS, rows, (row) => historyRecord(row, options), bomOf(options));
 }
+
+/** One signed decision on a batch (or payout), as the approvals sheet of an export shows it. */
+export interface ApprovalExportRow {
+  subjectKind: string;
+  subjectId: string;
+  approvalId: string;
+  decision: string;
+  reason: string | null;
+  signerId: string;
+  signerName: string;
+  /** Roles the signer held at the moment of signing, space-separated. */
+  signerRolesAtSigning: string;
+  signerRevokedAt: string | null;
+  signedAt: string;
+  policyVersion: number;
+  manifestSha256: string;
+  /** Whether the digest signed is the digest of the subject's rows as the journal holds them now. */
+  manifestMatchesJournal: boolean;
+  signatureValid: boolean;
+  signatureBase64: string;
+  signerPublicKeySpkiBase64: string;
+}
+
+export const APPROVAL_COLUMNS = [
+  'subjectKind', 'subjectId', 'approvalId', 'decision', 'reason', 'signerId', 'signerName', 'signerRolesAtSigning', 'signerRevokedAt', 'signedAt',
+  'policyVersion', 'manifestSha256', 'manifestMatchesJournal', 'signatureValid', 'signatureBase64', 'signerPublicKeySpkiBase64',
+] as const;
+
+/**
+ * The approvals sheet: one line per signed decision, with what an auditor needs to check it without the
+ * desk (the signer's public key, the digest and the signature). Cells are guarded against formulas like
+ * every export: a base64 value that starts with "+" is written with a leading "'" (strip it to verify).
+ */
+export function exportApprovalsCsv(rows: readonly ApprovalExportRow[], options: CsvExportOptions = {}): string {
+  const yesNo = (b: boolean) => (b ? 'yes' : 'no');
+  return bomOf(options) + stringifyTable([
+    [...APPROVAL_COLUMNS],
+    ...rows.map((r) => [
+      r.subjectKind, r.subjectId, r.approvalId, r.decision, r.reason ?? '', r.signerId, r.signerName, r.signerRolesAtSigning, r.signerRevokedAt ?? '', r.signedAt,
+      String(r.policyVersion), r.manifestSha256, yesNo(r.manifestMatchesJournal), yesNo(r.signatureValid), r.signatureBase64, r.signerPublicKeySpkiBase64,
+    ]),
+  ]);
+}

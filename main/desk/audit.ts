@@ -1,6 +1,8 @@
 // audit:* — the audit log belongs to a profile's journal; verify walks the sealed chain with the
 // keychain's audit key and checks it reaches the entry the keychain anchored (main/desk/audit-keys.ts).
-import type { AuditEntryView, AuditVerification } from '../../preload/api';
+import type { AuditEntryView, AuditVerification, BadApproval } from '../../preload/api';
+import { approvalSignatureValid } from '../approvals/approval';
+import { subjectText } from '../approvals/manifest';
 import type { AuditProblemCode, AuditVerifyResult } from '../journal';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
@@ -20,9 +22,37 @@ export function auditService(rt: DeskRuntime): ProfileAreaService<'audit'> {
     },
     async verify(profile) {
       const result = await (await rt.auditSeal(profile.id)).verify();
-      return verificationView(result);
+      return withApprovals(verificationView(result), await badApprovals(rt, profile.id));
     },
   };
+}
+
+/**
+ * Re-checks every stored approval: its Ed25519 signature, over all its fields (the manifest digest, the
+ * subject, the policy version, the decision, the signer and the time), against the signer's public key
+ * as the journal keeps it. A row edited in the approvals table, or one inserted without the key, fails.
+ */
+export async function badApprovals(rt: DeskRuntime, profileId: string): Promise<AuditVerification['approvals']> {
+  const repo = rt.dualControlFor(profileId);
+  const people = new Map((await repo.listPeople()).map((p) => [p.id, p]));
+  const approvals = await repo.listApprovals(Number.MAX_SAFE_INTEGER);
+  const bad: BadApproval[] = [];
+  for (const a of approvals) {
+    const signer = people.get(a.signerId);
+    const subject = subjectText(a.subject);
+    if (!signer) bad.push({ approvalId: a.id, subject, signerId: a.signerId, signerName: null, problem: `approval ${a.id} of ${subject} names no person of this desk as signer (${a.signerId})` });
+    else if (!approvalSignatureValid(a, signer.publicKey)) {
+      bad.push({ approvalId: a.id, subject, signerId: a.signerId, signerName: signer.name, problem: `the signature of ${signer.name} on approval ${a.id} of ${subject} does not verify against their public key and the stored manifest digest: the approval was altered or forged` });
+    }
+  }
+  return { checked: approvals.length, bad };
+}
+
+function withApprovals(chain: AuditVerification, approvals: AuditVerification['approvals']): AuditVerification {
+  if (approvals.bad.length === 0) return { ...chain, approvals, message: approvals.checked > 0 ? `${chain.message}; all ${approvals.checked} approval signature(s) verify` : chain.message };
+  const first = approvals.bad[0]!;
+  const more = approvals.bad.length > 1 ? ` (and ${approvals.bad.length - 1} more bad approval${approvals.bad.length > 2 ? 's' : ''})` : '';
+  return { ...chain, ok: false, approvals, message: `${chain.message}. Bad approval: ${first.problem}${more}` };
 }
 
 const CANNOT_CHECK = new Set<AuditProblemCode>(['KEY_MISSING', 'ANCHOR_MISSING']);
@@ -32,7 +62,7 @@ const CANNOT_CHECK = new Set<AuditProblemCode>(['KEY_MISSING', 'ANCHOR_MISSING']
  * checked here (its key or anchor is not in this keychain) says exactly that instead of "tampered".
  */
 export function verificationView(result: AuditVerifyResult): AuditVerification {
-  if (result.ok) return { ok: true, checked: result.entries, firstBrokenSeq: null, message: `All ${result.entries} audit entries are intact` };
+  if (result.ok) return { ok: true, checked: result.entries, firstBrokenSeq: null, message: `All ${result.entries} audit entries are intact`, approvals: { checked: 0, bad: [] } };
   const broken = result.problems.filter((p) => !CANNOT_CHECK.has(p.code));
   const unchecked = result.problems.filter((p) => CANNOT_CHECK.has(p.code));
   const first = broken[0];
@@ -40,5 +70,5 @@ export function verificationView(result: AuditVerifyResult): AuditVerification {
     ...(first ? [`Tampered: ${first.message}${broken.length > 1 ? ` (and ${broken.length - 1} more problem${broken.length > 2 ? 's' : ''})` : ''}`] : []),
     ...unchecked.map((p) => `Cannot check: ${p.message}`),
   ];
-  return { ok: false, checked: result.entries, firstBrokenSeq: first?.seq ?? null, message: parts.join('. ') };
+  return { ok: false, checked: result.entries, firstBrokenSeq: first?.seq ?? null, message: parts.join('. '), approvals: { checked: 0, bad: [] } };
 }

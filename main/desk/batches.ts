@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView } from '../../preload/api';
 import { decodeBase64InSlices } from '../csv/base64';
-import { exportBatchResultsCsvAsync } from '../csv/export';
+import { exportApprovalsCsv, exportBatchResultsCsvAsync } from '../csv/export';
 import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../csv/import';
 import { payoutCsvTemplate } from '../csv/template';
 import { mapInSlices, yieldToEventLoop } from '../csv/time-slice';
@@ -19,7 +19,7 @@ import type { FileGrants } from './file-grants';
 import { isoOrNull, money, optionalMoney, reasonOf, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 import { freshFunding, fundingFrom, shortfallText } from './funding';
-import { preparedByFor } from './dual-control';
+import { approvalExportRows, personActor, preparedByFor, senderFor } from './dual-control';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
 const MAX_PENDING_VALIDATIONS = 8;
@@ -215,8 +215,10 @@ export function batchesService(
       return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async resume(profile, { batchId }) {
+      // Dual control: resuming (or starting again) sends, so it is the sender's act (recorded as the actor).
+      const sender = await senderFor(rt, profile.id);
       const engine = await rt.engineFor(profile.id);
-      engine.resumeBatch(batchId);
+      engine.resumeBatch(batchId, sender ? personActor({ id: sender }) : undefined);
       return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async cancel(profile, { batchId }) {
@@ -263,6 +265,12 @@ export function batchesService(
         })),
       );
       return { fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-results.csv`, mimeType: 'text/csv', content };
+    },
+    async exportApprovals(profile, { batchId }) {
+      const batch = rt.journalFor(profile.id).getBatch(batchId);
+      if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
+      const content = exportApprovalsCsv(await approvalExportRows(rt, profile.id, { kind: 'batch', id: batchId }));
+      return { fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-approvals.csv`, mimeType: 'text/csv', content };
     },
     async retryFailed(profile, { batchId, idPayouts }) {
       const engine = await rt.engineFor(profile.id);

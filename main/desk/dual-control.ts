@@ -4,14 +4,15 @@
 // is an UnlockedSession: a person who proved their passphrase; only the first person is added without one.
 // Rule: passphrases and private keys are never audited, logged or returned.
 import { randomUUID } from 'node:crypto';
-import { signApproval, type ApprovalRecord, type Decision } from '../approvals/approval';
+import { approvalSignatureValid, signApproval, type ApprovalRecord, type Decision } from '../approvals/approval';
+import type { ApprovalExportRow } from '../csv/export';
 import { dualControlState, manifestFromJournal } from '../approvals/gate';
 import { manifestDigest, subjectText, type Manifest, type Subject } from '../approvals/manifest';
 import { checkRules, signPolicy, type ApprovalPolicy, type PolicyRules } from '../approvals/policy';
 import { verifyApprovals, type Verdict } from '../approvals/verify';
 import { PersonKeyVault, type UnlockedSession } from '../people/key-vault';
 import { publicKeyFingerprint, type KdfParams } from '../people/person-key';
-import { checkPersonInput, currentRoles, heldRoleAt, PeopleError, type Person, type Role } from '../people/roles';
+import { checkPersonInput, currentRoles, heldRoleAt, PeopleError, ROLES, type Person, type Role } from '../people/roles';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 
@@ -47,18 +48,61 @@ export const personActor = (p: { id: string }) => `person:${p.id}`;
  * preparer role; before that, nobody needs to be named (the desk works as it always did).
  */
 export async function preparedByFor(rt: DeskRuntime, profileId: string, now = Date.now()): Promise<string | undefined> {
+  return workingPersonFor(rt, profileId, 'preparer', now);
+}
+
+/**
+ * Who sends: releasing a held payout and resuming (or starting again) a paused batch are the send
+ * actions, so once dual control is on they need an unlocked, unrevoked person holding the sender role,
+ * who is recorded as the actor. Approvals say what may go; the sender says it goes now.
+ */
+export async function senderFor(rt: DeskRuntime, profileId: string, now = Date.now()): Promise<string | undefined> {
+  return workingPersonFor(rt, profileId, 'sender', now);
+}
+
+/** The unlocked person at this desk holding `role` now (required once dual control is on); their id. */
+async function workingPersonFor(rt: DeskRuntime, profileId: string, role: 'preparer' | 'sender', now: number): Promise<string | undefined> {
   const session = rt.sessionFor(profileId);
   const state = await dualControlState(rt.dualControlFor(profileId), profileId, rt.ctx.profiles.get(profileId).environment);
-  if (!state.enforced) return session?.personId;
-  if (!session) throw new DeskError('LOCKED', 'Dual control is on for this profile: unlock as a preparer first; nothing was sent');
+  if (!state.enforced) return session?.locked === false ? session.personId : undefined;
+  if (!session || session.locked) throw new DeskError('LOCKED', `Dual control is on for this profile: unlock as a ${role} first; nothing was sent`);
   const person = state.people.find((p) => p.id === session.personId && p.publicKey === session.publicKey);
-  if (!person || person.revokedAt !== null || !heldRoleAt(person, 'preparer', now)) {
-    throw new DeskError('NOT_ALLOWED', `${person?.name ?? 'This person'} does not hold the preparer role now; nothing was sent`);
+  if (!person || person.revokedAt !== null || !heldRoleAt(person, role, now)) {
+    throw new DeskError('NOT_ALLOWED', `${person?.name ?? 'This person'} does not hold the ${role} role now; nothing was sent`);
   }
   return person.id;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * The approvals stored for a subject as export rows: signer, roles at signing, decision, time, the digest
+ * signed (and whether the journal's rows still give it), the signature and the signer's public key.
+ */
+export async function approvalExportRows(rt: DeskRuntime, profileId: string, subject: Subject): Promise<ApprovalExportRow[]> {
+  const repo = rt.dualControlFor(profileId);
+  const approvals = await repo.approvalsFor(subject);
+  if (approvals.length === 0) return [];
+  const people = new Map((await repo.listPeople()).map((p) => [p.id, p]));
+  const digests = new Map<number, string | null>();
+  const digestNow = (version: number): string | null => {
+    if (!digests.has(version)) {
+      const manifest = manifestFromJournal(rt.journalFor(profileId), profileId, subject, version);
+      digests.set(version, manifest ? manifestDigest(manifest) : null);
+    }
+    return digests.get(version)!;
+  };
+  return approvals.map((a) => {
+    const signer = people.get(a.signerId);
+    return {
+      subjectKind: a.subject.kind, subjectId: a.subject.id, approvalId: a.id, decision: a.decision, reason: a.reason, signerId: a.signerId,
+      signerName: signer?.name ?? '(no such person)', signerRolesAtSigning: signer ? ROLES.filter((r) => heldRoleAt(signer, r, a.signedAt)).join(' ') : '',
+      signerRevokedAt: iso(signer?.revokedAt ?? null), signedAt: new Date(a.signedAt).toISOString(), policyVersion: a.policyVersion, manifestSha256: a.manifestDigest,
+      manifestMatchesJournal: digestNow(a.policyVersion) === a.manifestDigest, signatureValid: signer !== undefined && approvalSignatureValid(a, signer.publicKey),
+      signatureBase64: a.signature, signerPublicKeySpkiBase64: signer?.publicKey ?? '',
+    };
+  });
+}
 
 export interface DualControlService {
   listPeople(profileId: string): Promise<PersonView[]>;
@@ -68,6 +112,8 @@ export interface DualControlService {
   /** Revokes a person: they can no longer sign, and their approvals of anything not yet sent are void. */
   revokePerson(profileId: string, personId: string, reason: string, by: UnlockedSession): Promise<{ person: PersonView; approvalsVoided: number }>;
   unlock(profileId: string, personId: string, passphrase: string): Promise<UnlockedSession>;
+  /** "Lock": the person working on this profile at this desk is forgotten now; false when nobody was unlocked. */
+  lock(profileId: string): Promise<boolean>;
   listApprovals(profileId: string, limit?: number): Promise<ApprovalRecord[]>;
   show(profileId: string, subject: Subject): Promise<SubjectView>;
   decide(profileId: string, subject: Subject, decision: Decision, reason: string | null, by: UnlockedSession): Promise<{ approval: ApprovalRecord; view: SubjectView }>;
@@ -120,9 +166,10 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     const journal = rt.journalFor(profileId);
     const mine = (await rt.dualControlFor(profileId).listApprovals(100_000)).filter((a) => a.signerId === personId && a.decision === 'approve');
     return mine.filter((a) => {
-      if (a.subject.kind === 'batch') return journal.unsentPayments('payout', a.subject.id).some((p) => p.attempts === 0);
+      // As the gate sees it: a row may still leave under this approval while it is certainly not at the gateway.
+      if (a.subject.kind === 'batch') return journal.unsentPayments('payout', a.subject.id).some((p) => p.state === 'QUEUED' && p.unknownSince === null);
       const p = journal.getPayment('payout', a.subject.id);
-      return p !== undefined && (p.state === 'QUEUED' || p.state === 'HELD') && p.attempts === 0;
+      return p !== undefined && (p.state === 'QUEUED' || p.state === 'HELD') && p.unknownSince === null;
     }).length;
   };
 
@@ -195,6 +242,8 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
         throw error;
       }
     },
+
+    lock: (profileId) => rt.lock(profileId),
 
     async listApprovals(profileId, limit = 100) {
       return rt.dualControlFor(profileId).listApprovals(limit);

@@ -12,7 +12,7 @@ import { DeskError } from './services';
 import { detailOf, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 import { freshFunding, shortfallText, type FreshnessOptions } from './funding';
-import { preparedByFor } from './dual-control';
+import { personActor, preparedByFor, senderFor } from './dual-control';
 
 /** Live validation (every pause in typing): a balance read at most every 15 s, waited for up to 2 s. */
 const LIVE_CHECK: FreshnessOptions = { maxAgeMs: 15_000, waitMs: 2_000 };
@@ -117,8 +117,10 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       return detailOf(rt.journalFor(profile.id), 'payout', idPayout, currencies.decimalsOf(profile.id));
     },
     async release(profile, { idPayout }) {
+      // Dual control: releasing sends, so it is the sender's act (recorded as the actor).
+      const sender = await senderFor(rt, profile.id);
       const engine = await rt.engineFor(profile.id);
-      await engine.releasePayout(idPayout, { waitMs: 10_000 });
+      await engine.releasePayout(idPayout, { waitMs: 10_000, ...(sender ? { actor: personActor({ id: sender }) } : {}) });
       return detailOf(engine.journal, 'payout', idPayout, currencies.decimalsOf(profile.id));
     },
     async discard(profile, { idPayout, reason }) {

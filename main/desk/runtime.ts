@@ -27,7 +27,30 @@ export interface DeskRuntimeOptions {
   openJournal?: (profileId: string) => Journal;
   /** Extra engine options for a profile (tests, benches, the simulation), applied over the profile's own. */
   engineOptions?: (profile: Profile) => Partial<PayoutEngineOptions>;
+  /** The idle lock's clock and timers (tests use a fake clock); default the real ones. */
+  idleTimers?: IdleTimers;
+  /**
+   * How long an unlocked person may stay unused before they are locked, in ms, or null for never; default
+   * the profile's idleLockMinutes. The simulation passes null (its person never walks away).
+   */
+  idleLockMs?: (profileId: string) => number | null;
 }
+
+export interface IdleTimers {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: IdleTimers = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 export interface DeskRuntime {
   readonly ctx: AppContext;
@@ -45,8 +68,16 @@ export interface DeskRuntime {
   dualControlFor(profileId: string): DualControlRepository;
   /** The person working on this profile at this desk (dual control), unlocked; null when nobody is. */
   sessionFor(profileId: string): UnlockedSession | null;
-  /** Sets the person working on the profile; null locks and forgets the one there was. */
+  /**
+   * Sets the person working on the profile; null locks and forgets the one there was. An unlocked person
+   * is locked again after the profile's idle time without use (each sessionFor that finds them, and
+   * touchSession, counts as use); the lock is audited as person.locked.
+   */
   setSession(profileId: string, session: UnlockedSession | null): void;
+  /** The person at the desk did something (the UI reports input): the idle time starts again. */
+  touchSession(profileId: string): void;
+  /** "Lock" pressed: forgets the unlocked person now (audited); false when nobody was unlocked. */
+  lock(profileId: string): Promise<boolean>;
   /** The started engine of a profile (started on first use, restarted after settings change). */
   engineFor(profileId: string): Promise<PayoutEngine>;
   /** The engine of a profile if it is started (or starting), without starting one; null otherwise. */
@@ -117,11 +148,52 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   };
 
   const sessions = new Map<string, UnlockedSession>();
+  const timers = options.idleTimers ?? realTimers;
+  const idleMsOf = options.idleLockMs ?? ((profileId: string) => ctx.profiles.get(profileId).idleLockMinutes * 60_000);
+  /** Per profile: when the unlocked person last acted, how long they may idle, and the pending check. */
+  const idle = new Map<string, { lastUsed: number; ms: number; timer: unknown }>();
+  const stopIdle = (profileId: string) => {
+    const entry = idle.get(profileId);
+    if (entry) timers.clearTimeout(entry.timer);
+    idle.delete(profileId);
+  };
+  /** Forgets the unlocked person now; resolves once the lock is audited (true), or false when nobody was unlocked. */
+  const lockNow = async (profileId: string, reason: 'idle' | 'lock'): Promise<boolean> => {
+    const session = sessions.get(profileId);
+    const wasUnlocked = session !== undefined && !session.locked;
+    setSession(profileId, null);
+    if (!session || !wasUnlocked) return false;
+    await audit(profileId, { actor: `person:${session.personId}`, action: 'person.locked', subject: session.personId, details: { reason } }).catch((error: unknown) =>
+      log.error('person.locked not audited', { profileId, error }),
+    );
+    return true;
+  };
+  /** Fires when the idle time may be over: locks if it is, else waits for the rest. */
+  const idleCheck = (profileId: string) => {
+    const entry = idle.get(profileId);
+    if (!entry) return;
+    const left = entry.lastUsed + entry.ms - timers.now();
+    if (left <= 0) void lockNow(profileId, 'idle');
+    else entry.timer = timers.setTimeout(() => idleCheck(profileId), left);
+  };
+  const touch = (profileId: string) => {
+    const entry = idle.get(profileId);
+    if (entry) entry.lastUsed = timers.now();
+  };
   const setSession = (profileId: string, session: UnlockedSession | null): void => {
     const before = sessions.get(profileId);
     if (before && before !== session) before.lock();
-    if (session) sessions.set(profileId, session);
-    else sessions.delete(profileId);
+    stopIdle(profileId);
+    if (session) {
+      sessions.set(profileId, session);
+      let ms: number | null = null;
+      try {
+        ms = idleMsOf(profileId);
+      } catch {
+        ms = null; // a profile not in the store (tests of a bare journal): nothing to read the setting from
+      }
+      if (ms !== null) idle.set(profileId, { lastUsed: timers.now(), ms, timer: timers.setTimeout(() => idleCheck(profileId), ms) });
+    } else sessions.delete(profileId);
   };
 
   const audit = async (profileId: string, entry: NewAuditEntry): Promise<void> => {
@@ -195,9 +267,13 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     dualControlFor,
     sessionFor: (profileId) => {
       const session = sessions.get(profileId);
-      return session && !session.locked ? session : null;
+      if (!session || session.locked) return null;
+      touch(profileId);
+      return session;
     },
     setSession,
+    touchSession: touch,
+    lock: (profileId) => lockNow(profileId, 'lock'),
     engineFor(profileId) {
       let engine = engines.get(profileId);
       if (!engine) {

@@ -152,6 +152,7 @@ export const ARG_SCHEMAS: SchemaMap = {
     get: byBatch,
     results: byBatch,
     exportResults: byBatch,
+    exportApprovals: byBatch,
     retryFailed: z.strictObject({ batchId, idPayouts: listOf(paymentId).min(1) }),
   },
   balances: {

@@ -55,7 +55,8 @@ export class BatchRun {
   private async run(): Promise<BatchRecord> {
     const { journal } = this.deps;
     const unsent = journal.unsentPayments('payout', this.batchId);
-    if (this.deps.gate && unsent.some((p) => p.state === 'QUEUED' && p.attempts === 0 && p.unknownSince === null)) {
+    // Dual control when a row certainly not at the gateway would be sent (tries it certainly did not store count for nothing).
+    if (this.deps.gate && unsent.some((p) => p.state === 'QUEUED' && p.unknownSince === null)) {
       const refusal = await this.deps.gate(this.batchId);
       if (refusal !== null) {
         if (journal.getBatch(this.batchId)?.state === 'RUNNING') journal.setBatchState(this.batchId, 'PAUSED', refusal, 'approvals');

@@ -433,14 +433,18 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   }
 
   /**
-   * Dual control for a single payout about to be created for the first time (QUEUED, never tried): the
-   * gate is asked; on a refusal the payout is HELD with the reason (nothing sent) and the refusal audited.
-   * A payout already tried passed the gate before its first create and is left to the sender.
+   * Dual control for a single payout that is certainly not at the gateway (QUEUED, and no try of unknown
+   * outcome): the gate is asked; on a refusal the payout is HELD with the reason (nothing sent) and the
+   * refusal audited. Tries the gateway certainly did not store (refused credentials, 429, never connected)
+   * do not count: the send that may store it is checked against the approvals and policy of its moment,
+   * not of the first failed try (the simulation found a payout approved under policy 1, refused at its
+   * token, released under policy 2 and sent without a new approval). A payout with a try of unknown
+   * outcome passed the gate before it and is left to the sender (it may be stored already).
    */
   private async payoutApproved(id: string): Promise<boolean> {
     const gate = this.options.approvalGate;
     const row = this.journal.getPayment('payout', id);
-    if (!gate || !row || row.batchId !== null || row.state !== 'QUEUED' || row.attempts > 0 || row.unknownSince !== null) return true;
+    if (!gate || !row || row.batchId !== null || row.state !== 'QUEUED' || row.unknownSince !== null) return true;
     const decision = await gate.check({ kind: 'payout', id });
     if (decision.ok) return true;
     this.auditRefusal('payout', id, decision);

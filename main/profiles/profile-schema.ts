@@ -59,6 +59,8 @@ export const ProfileInputSchema = z.object({
     .regex(/^\/[A-Za-z0-9_!/{}.-]*\{idPayin\}[A-Za-z0-9_!/{}.-]*$/, 'account data path must start with "/" and contain {idPayin}')
     .default(DEFAULT_ACCOUNT_DATA_PATH),
   pollIntervalSecs: z.number().int().min(1).max(3600).default(10),
+  /** Dual control: an unlocked person unused this long is locked again (must unlock with their passphrase). */
+  idleLockMinutes: z.number().int().min(1).max(480).default(10),
   isDemo: z.boolean().default(false),
 });
 export type ProfileInput = z.input<typeof ProfileInputSchema>;
@@ -91,6 +93,7 @@ export interface Profile {
   finalStatuses: string[];
   accountDataPath: string;
   pollIntervalSecs: number;
+  idleLockMinutes: number;
   isDemo: boolean;
   createdAt: string;
   updatedAt: string;

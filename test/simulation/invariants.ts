@@ -5,14 +5,18 @@
 // 3 every intent the person confirmed ends resolved and visible (at quiescence);
 // 4 nothing leaves after a pause, cancel or hold was acknowledged;
 // 5 at quiescence the journal says what the gateway says, for every id;
-// 6 the audit chain verifies.
+// 6 the audit chain verifies;
+// 7 with dual control on, no payout or batch leaves (its first create reaches the gateway) without the
+//   approvals its policy then required, valid against the people as they were (role at signing, not
+//   revoked before the send, not the preparer), and the desk refuses an approval by the preparer.
 import type { Journal, PaymentRecord } from '../../main/journal';
 import { GENESIS_HASH, type AuditMark } from '../../main/journal/audit-log';
 import { MAY_PAY, type GatewayModel } from './gateway-model';
+import { approvalBreach } from './dual-control';
 import type { Person } from './person';
 
 export interface Violation {
-  invariant: 1 | 2 | 3 | 4 | 5 | 6;
+  invariant: 1 | 2 | 3 | 4 | 5 | 6 | 7;
   /** What kind of breach, so a shortened history keeps failing the same way. */
   kind: string;
   message: string;
@@ -32,14 +36,16 @@ export class InvariantChecker {
   /** Gateway payouts already matched with the journal (the journal never forgets a payout). */
   private readonly matched = new Set<string>();
   private auditMark: AuditMark = { seq: 0, hash: GENESIS_HASH };
+  /** Subjects (payout or batch ids) whose first create reached the gateway. */
+  private readonly leftSubjects = new Set<string>();
 
   constructor(
     private readonly model: GatewayModel,
     private readonly person: Person,
   ) {}
 
-  /** Checks 1, 2, 4 and 6: they must hold after every step. Work grows with what changed, not with the history. */
-  always(journal: Journal, now: number): Violation[] {
+  /** Checks 1, 2, 4, 6 and 7: they must hold after every step. Work grows with what changed, not with the history. */
+  async always(journal: Journal, now: number): Promise<Violation[]> {
     const violations: Violation[] = [];
 
     const mayPay = new Map<string, string[]>();
@@ -70,7 +76,14 @@ export class InvariantChecker {
       const left = arrival.sentAt;
       const ack = this.person.acks.find((a) => subjects.includes(a.subject) && a.at <= left && (a.liftedAt === null || a.liftedAt > left));
       if (ack) violations.push({ invariant: 4, kind: `left after ${ack.kind}`, message: `${arrival.id} left the desk at ${left} after a ${ack.kind} of ${ack.subject} was acknowledged at ${ack.at}` });
+      const subject = batchId ? { kind: 'batch' as const, id: batchId } : { kind: 'payout' as const, id: arrival.id };
+      if (this.person.dualControl && !this.leftSubjects.has(subject.id)) {
+        this.leftSubjects.add(subject.id);
+        const breach = await approvalBreach(journal, subject, left);
+        if (breach) violations.push({ invariant: 7, kind: 'left without approvals', message: breach });
+      }
     }
+    for (const message of this.person.refusalsBroken.splice(0)) violations.push({ invariant: 7, kind: 'approval not refused', message });
     this.arrivalsSeen = this.model.arrivals.length;
 
     const audit = journal.verifyAuditSince(this.auditMark);

@@ -30,6 +30,10 @@ export class Person {
   readonly intents: Intent[] = [];
   readonly batches: string[] = [];
   readonly acks: Acknowledgement[] = [];
+  /** Dual control is on for this run (people and a policy on the desk). */
+  dualControl = false;
+  /** Approvals the desk took although it had to refuse them (by the preparer, a revoked person): invariant 7. */
+  readonly refusalsBroken: string[] = [];
   private ids = 0;
 
   newIntent(outcome: Outcome, amountMinor: number): Intent {

@@ -10,12 +10,14 @@ import { GatewayModel } from './gateway-model';
 import { InvariantChecker, type Violation } from './invariants';
 import { Person } from './person';
 import { Prng } from './prng';
-import { prepareHome } from './sim-desk';
+import { prepareDualControl, prepareHome } from './sim-desk';
 import { describeStep, drawHistory, type Step, type StepKind } from './steps';
 import { World } from './world';
 
 export interface RunResult {
   seed: number;
+  /** People, roles and an approval policy on the desk (every other seed). */
+  dualControl: boolean;
   steps: Step[];
   violations: Violation[];
   /** Index of the step after which the first violation was seen; steps.length for quiescence. */
@@ -29,7 +31,10 @@ const START = Date.UTC(2026, 10, 2, 9, 0, 0);
 /** A RAM-backed folder where there is one: the journals are real SQLite files, only faster to sync. */
 const SCRATCH = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 
-export async function runHistory(seed: number, steps: Step[]): Promise<RunResult> {
+/** Every even seed runs with dual control on; the recorded histories run without, as when they were found. */
+export const dualControlFor = (seed: number): boolean => seed % 2 === 0;
+
+export async function runHistory(seed: number, steps: Step[], dualControl = false): Promise<RunResult> {
   const home = mkdtempSync(join(SCRATCH, 'desk-sim-'));
   const clock = FakeTimers.install({
     now: START,
@@ -47,11 +52,13 @@ export async function runHistory(seed: number, steps: Step[]): Promise<RunResult
   crypto.randomUUID = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}` as ReturnType<typeof randomUUID>;
   const model = new GatewayModel(new Prng(seed).fork(1));
   const person = new Person();
+  person.dualControl = dualControl;
   const checker = new InvariantChecker(model, person);
   let world: World | undefined;
-  const result: RunResult = { seed, steps, violations: [], failedAt: null, log: [], stats: { steps: 0, payouts: 0, simulatedMs: 0 } };
+  const result: RunResult = { seed, dualControl, steps, violations: [], failedAt: null, log: [], stats: { steps: 0, payouts: 0, simulatedMs: 0 } };
   try {
     await prepareHome(home, keyStore);
+    if (dualControl) await prepareDualControl(home, keyStore, clock.now);
     world = new World(clock, home, keyStore, model, person);
     await world.during(world.desk.engine());
     for (const [index, step] of steps.entries()) {
@@ -59,7 +66,7 @@ export async function runHistory(seed: number, steps: Step[]): Promise<RunResult
       await world.advance(step.after);
       await world.afterStep();
       result.stats.steps++;
-      const violations = checker.always(world.desk.journal(), clock.now);
+      const violations = await checker.always(world.desk.journal(), clock.now);
       if (violations.length > 0) {
         result.violations = violations;
         result.failedAt = index;
@@ -69,7 +76,7 @@ export async function runHistory(seed: number, steps: Step[]): Promise<RunResult
     if (result.failedAt === null) {
       await world.quiesce();
       const journal = world.desk.journal();
-      const violations = [...checker.always(journal, clock.now), ...checker.atQuiescence(journal, clock.now)];
+      const violations = [...(await checker.always(journal, clock.now)), ...checker.atQuiescence(journal, clock.now)];
       if (violations.length > 0) {
         result.violations = violations;
         result.failedAt = steps.length;
@@ -94,7 +101,7 @@ export async function runHistory(seed: number, steps: Step[]): Promise<RunResult
 }
 
 export function runSeed(seed: number, stepCount: number, without: readonly StepKind[] = []): Promise<RunResult> {
-  return runHistory(seed, drawHistory(seed, stepCount, without));
+  return runHistory(seed, drawHistory(seed, stepCount, without), dualControlFor(seed));
 }
 
 /**
@@ -108,7 +115,7 @@ export async function shorten(failure: RunResult, budget = 400): Promise<RunResu
   let runs = 0;
   const stillFails = async (candidate: Step[]): Promise<RunResult | null> => {
     runs++;
-    const r = await runHistory(failure.seed, candidate);
+    const r = await runHistory(failure.seed, candidate, failure.dualControl);
     return r.violations.some((v) => v.invariant === first?.invariant && v.kind === first.kind) ? r : null;
   };
   const trimmed = await stillFails(steps);

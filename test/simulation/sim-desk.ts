@@ -11,6 +11,7 @@ import type { DeskServices } from '../../main/desk/services';
 import type { Journal } from '../../main/journal';
 import type { MemoryKeyStore } from '../../main/keys/key-store';
 import { silentLogger } from '../../main/log';
+import { setUpDualControl } from './dual-control';
 import type { GatewayModel } from './gateway-model';
 
 export const SIM_PROFILE = 'sim';
@@ -45,10 +46,23 @@ export async function prepareHome(home: string, keyStore: MemoryKeyStore): Promi
   }
 }
 
+/** People and the first policy version on the profile's journal (dual-control seeds), before the desk opens. */
+export async function prepareDualControl(home: string, keyStore: MemoryKeyStore, now: number): Promise<void> {
+  const ctx = createAppContext({ home, keyStore });
+  const runtime = createDeskRuntime({ ctx, events: createDeskEvents(), log: silentLogger });
+  try {
+    await setUpDualControl(runtime, now);
+  } finally {
+    await runtime.close();
+    ctx.close();
+  }
+}
+
 export function openSimDesk(home: string, keyStore: MemoryKeyStore, model: GatewayModel, generation: number): SimDesk {
   const ctx = createAppContext({ home, keyStore, httpAdapter: model.adapter(generation), fetchTimeoutMs: 15_000 });
   const events = createDeskEvents();
-  const runtime = createDeskRuntime({ ctx, events, log: silentLogger });
+  // The simulated person never walks away from the desk: no idle lock.
+  const runtime = createDeskRuntime({ ctx, events, log: silentLogger, idleLockMs: () => null });
   // Bound to the active profile exactly as the IPC handlers of the app are.
   const services = bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk (simulation)', version: 'sim', platform: 'sim', demoAvailable: false }, null), ctx);
   let dead = false;

@@ -3,6 +3,7 @@
 // histories it found on the code before the fix, exact replay, and proof that it still catches a
 // double payment when a rule is broken on purpose.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PayoutEngine } from '../../main/engine';
 import { Journal } from '../../main/journal';
 import type { PaymentKind } from '../../main/journal';
 import { RECORDED_HISTORIES } from './regressions';
@@ -41,6 +42,20 @@ describe('simulated histories', () => {
   });
 });
 
+describe('dual control in the simulated desk', () => {
+  it('even seeds run it: approvals counted and refused (the preparer, revoked people), rejections, edits and policy changes', async () => {
+    const log = [...(await runSeed(2, 200)).log, ...(await runSeed(4, 200)).log].join('\n');
+    expect(log).toMatch(/Alice approved \S+ \S+: SELF_APPROVAL/);
+    expect(log).toMatch(/(Bob|Carol|Dave) approved \S+ \S+: NOT_ALLOWED: \w+ was revoked/);
+    expect(log).toMatch(/approved (payout|batch) \S+: ok \(approved by 1 of 1 needed\)/);
+    expect(log).toMatch(/released approved \S+: ok/);
+    expect(log).toMatch(/rejected \S+ \S+: ok/);
+    expect(log).toMatch(/edited the e-mail of unsent/);
+    expect(log).toMatch(/Alice set policy version 2/);
+    expect((await runSeed(3, 20)).dualControl).toBe(false);
+  });
+});
+
 describe('histories found on the code before the fix', () => {
   for (const history of RECORDED_HISTORIES) {
     it(`${history.name} (before: ${history.before})`, async () => {
@@ -65,6 +80,15 @@ describe('the simulation catches a broken rule', () => {
     const h = recorded('retry failed rows');
     const result = await runHistory(h.seed, h.steps);
     expect(result.violations.map((v) => v.invariant)).toContain(1);
+  });
+
+  it('a desk that skips the approval gate sends payouts and batches without the approvals the policy required', async () => {
+    const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<boolean>; batchApproved(id: string): Promise<string | null> };
+    vi.spyOn(engine, 'payoutApproved').mockResolvedValue(true);
+    vi.spyOn(engine, 'batchApproved').mockResolvedValue(null);
+    const result = await runSeed(2, 200);
+    expect(result.dualControl).toBe(true);
+    expect(result.violations.map((v) => v.invariant)).toContain(7);
   });
 
   it('sending an unknown payout back to QUEUED lets a cancel hide a payout the gateway pays', async () => {

@@ -16,7 +16,10 @@ export type Step =
   | { kind: 'create-faults'; faults: CreateFault[]; after: number }
   | { kind: 'rate-burst'; ms: number; after: number }
   | { kind: 'hide' | 'forget' | 'return'; pick: number; ms: number; after: number }
-  | { kind: 'wait'; ms: number; after: number };
+  | { kind: 'wait'; ms: number; after: number }
+  // Dual control (no-ops on a desk without it): `pick` chooses the subject, `who` the person.
+  | { kind: 'approve' | 'reject' | 'revoke' | 'edit-row'; pick: number; who: number; after: number }
+  | { kind: 'policy'; after: number };
 
 export type StepKind = Step['kind'];
 
@@ -44,6 +47,11 @@ const WEIGHTS: readonly [StepKind, number][] = [
   ['forget', 1],
   ['return', 3],
   ['wait', 10],
+  ['approve', 8],
+  ['reject', 1],
+  ['revoke', 1],
+  ['edit-row', 2],
+  ['policy', 1],
 ];
 const TOTAL_WEIGHT = WEIGHTS.reduce((sum, [, w]) => sum + w, 0);
 
@@ -87,6 +95,11 @@ export function drawStep(rng: Prng): Step {
       return { kind, pick: rng.next(), ms: rng.int(1_000, 120_000), after };
     case 'wait':
       return { kind, ms: rng.int(1_000, 120_000), after };
+    case 'approve':
+    case 'reject':
+    case 'revoke':
+    case 'edit-row':
+      return { kind, pick: rng.next(), who: rng.next(), after };
     default:
       return { kind, after };
   }

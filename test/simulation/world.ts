@@ -9,8 +9,11 @@ import type { MemoryKeyStore } from '../../main/keys/key-store';
 import type { BatchResultRow, IpcHandlerMap, Result } from '../../preload/api';
 import type { GatewayModel, GatewayStatus, StoredPayout } from './gateway-model';
 import type { Intent, Person } from './person';
+import type { Subject } from '../../main/approvals/manifest';
+import { dualControlService } from '../../main/desk/dual-control';
+import { PREPARER, SIM_PEOPLE, SIM_POLICIES, sessionOf } from './dual-control';
 import { payoutsOf } from './invariants';
-import { openSimDesk, type SimDesk } from './sim-desk';
+import { openSimDesk, SIM_PROFILE, type SimDesk } from './sim-desk';
 import type { Outcome, Step } from './steps';
 
 /** Longest a person waits for one answer before giving up on it (the desk may have crashed meanwhile). */
@@ -39,6 +42,12 @@ export class World {
   ) {
     this.desk = openSimDesk(home, keyStore, model, this.generation);
     this.handlers = createIpcHandlers(this.desk.services);
+    this.unlockPreparer();
+  }
+
+  /** With dual control on, Alice (preparer, sender, admin) unlocks at each start of the desk. */
+  private unlockPreparer(): void {
+    if (this.person.dualControl) this.desk.runtime.setSession(SIM_PROFILE, sessionOf(PREPARER, this.now));
   }
 
   get now(): number {
@@ -85,6 +94,7 @@ export class World {
     this.generation++;
     this.desk = openSimDesk(this.home, this.keyStore, this.model, this.generation);
     this.handlers = createIpcHandlers(this.desk.services);
+    this.unlockPreparer();
     await this.during(this.desk.engine());
   }
 
@@ -145,6 +155,104 @@ export class World {
         return this.gatewayChange(step.kind, step.pick, step.ms);
       case 'wait':
         return this.advance(step.ms);
+      case 'approve':
+      case 'reject':
+        return this.decide(step.kind, step.pick, step.who);
+      case 'revoke':
+        return this.revoke(step.who);
+      case 'edit-row':
+        return this.editRow(step.pick);
+      case 'policy':
+        return this.changePolicy();
+    }
+  }
+
+  private dualControl() {
+    return dualControlService(this.desk.runtime);
+  }
+
+  /** Payouts and batches that may still leave for the first time: what an approver is asked about. */
+  private pendingSubjects(): Subject[] {
+    const journal = this.desk.journal();
+    const subjects: Subject[] = [];
+    for (const p of payoutsOf(journal)) {
+      if (p.batchId === null && (p.state === 'HELD' || p.state === 'QUEUED') && p.attempts === 0) subjects.push({ kind: 'payout', id: p.id });
+    }
+    for (const id of this.person.batches) {
+      if (journal.unsentPayments('payout', id).some((p) => p.attempts === 0)) subjects.push({ kind: 'batch', id });
+    }
+    return subjects;
+  }
+
+  /**
+   * A random person of the desk approves or rejects a pending payout or batch. The preparer and a revoked
+   * person must be refused; after an approval that satisfies the policy, the person releases or resumes it.
+   */
+  private async decide(decision: 'approve' | 'reject', pick: number, who: number): Promise<void> {
+    if (!this.person.dualControl) return;
+    const subjects = this.pendingSubjects();
+    const subject = subjects[Math.floor(pick * subjects.length)];
+    if (!subject) return;
+    const signer = SIM_PEOPLE[Math.floor(who * SIM_PEOPLE.length)]!;
+    const revoked = (await this.desk.runtime.dualControlFor(SIM_PROFILE).getPerson(signer.id))?.revokedAt != null;
+    let outcome: string;
+    let verdictOk = false;
+    try {
+      const { view } = await this.dualControl().decide(SIM_PROFILE, subject, decision, decision === 'reject' ? 'amount looks wrong' : null, sessionOf(signer.id, this.now));
+      verdictOk = view.verdict.ok;
+      outcome = `ok (${view.verdict.message})`;
+      if (signer.id === PREPARER) this.person.refusalsBroken.push(`${signer.name} prepared ${subject.kind} ${subject.id} and the desk took her ${decision}`);
+      if (revoked) this.person.refusalsBroken.push(`${signer.name} was revoked and the desk took their ${decision} of ${subject.kind} ${subject.id}`);
+    } catch (error) {
+      outcome = error instanceof Error ? `${(error as { code?: string }).code ?? 'error'}: ${error.message}` : String(error);
+    }
+    this.log.push(`${this.now} ${signer.name} ${decision === 'approve' ? 'approved' : 'rejected'} ${subject.kind} ${subject.id}: ${outcome}`);
+    if (!verdictOk || decision !== 'approve') return;
+    if (subject.kind === 'payout' && this.desk.journal().getPayment('payout', subject.id)?.state === 'HELD') {
+      this.person.lift('hold', subject.id, this.now);
+      const answer = await this.call('payouts:release', { idPayout: subject.id });
+      this.log.push(`${this.now} person released approved ${subject.id}: ${describe(answer)}`);
+      if (answer && !answer.ok && answer.error.code === 'PAYOUT_HELD') this.person.acknowledge('hold', subject.id, this.now);
+    } else if (subject.kind === 'batch' && this.desk.journal().getBatch(subject.id)?.state === 'PAUSED') {
+      const answer = await this.call('batches:resume', { batchId: subject.id });
+      this.log.push(`${this.now} person resumed approved batch ${subject.id}: ${describe(answer)}`);
+      if (answer?.ok) this.person.lift('pause', subject.id, this.now);
+    }
+  }
+
+  /** Alice (admin) revokes one of the other people. */
+  private async revoke(who: number): Promise<void> {
+    if (!this.person.dualControl) return;
+    const others = SIM_PEOPLE.filter((p) => p.id !== PREPARER);
+    const target = others[Math.floor(who * others.length)]!;
+    try {
+      const { approvalsVoided } = await this.dualControl().revokePerson(SIM_PROFILE, target.id, 'left the company', sessionOf(PREPARER, this.now));
+      this.log.push(`${this.now} Alice revoked ${target.name} (${approvalsVoided} approval(s) voided)`);
+    } catch (error) {
+      this.log.push(`${this.now} Alice could not revoke ${target.name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Someone edits a row not yet sent, straight in the journal (the e-mail: the money stays what was asked). */
+  private editRow(pick: number): void {
+    if (!this.person.dualControl) return;
+    const unsent = payoutsOf(this.desk.journal()).filter((p) => (p.state === 'HELD' || p.state === 'QUEUED') && p.attempts === 0);
+    const p = unsent[Math.floor(pick * unsent.length)];
+    if (!p) return;
+    this.desk.journal().db.prepare(`UPDATE payments SET email_address = ? WHERE kind = 'payout' AND id = ?`).run(`edited-${this.now}@example.com`, p.id);
+    this.log.push(`${this.now} someone edited the e-mail of unsent ${p.id} in the journal`);
+  }
+
+  /** Alice switches to the other policy: every approval given under the old version is void. */
+  private async changePolicy(): Promise<void> {
+    if (!this.person.dualControl) return;
+    const current = await this.dualControl().policy(SIM_PROFILE);
+    const rules = SIM_POLICIES[current.policy.version % SIM_POLICIES.length]!;
+    try {
+      const policy = await this.dualControl().setPolicy(SIM_PROFILE, rules, sessionOf(PREPARER, this.now));
+      this.log.push(`${this.now} Alice set policy version ${policy.version}`);
+    } catch (error) {
+      this.log.push(`${this.now} Alice could not change the policy: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

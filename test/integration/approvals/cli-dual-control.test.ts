@@ -3,13 +3,16 @@
 // sent, the reason shown and audited), approved by an approver and then sent; a wrong passphrase, a
 // revocation, and a row edited in the journal after approval, refused before anything is sent.
 import axios from 'axios';
+import { parse } from 'csv-parse/sync';
 import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntryView, BatchView, Page } from '../../../preload/api';
+import { approvalSignatureValid } from '../../../main/approvals/approval';
 import { runCli } from '../../../main/cli';
+import { restoreCell } from '../../../main/csv/formula';
 import { createAppContext } from '../../../main/context';
 import { journalPath } from '../../../main/desk/profile-engine';
 import type { PersonView, SubjectView } from '../../../main/desk/dual-control';
@@ -128,10 +131,15 @@ describe('dual control from the CLI', () => {
     expect(approved.out).toMatch(/Approved batch \S+ \(manifest SHA-256 [0-9a-f]{64}\)/);
     expect(approved.out).toContain('may be sent: approved by 1 of 1 needed');
     expect((await cli('approvals', 'list')).out).toMatch(new RegExp(`approve +batch ${batchId} +by ${bob.id}`));
-    const resumed = await cli('--json', 'batch', 'resume', batchId, '--timeout', '30');
+    // Resuming sends: it is the sender's act. Nobody unlocked, or Bob (approver only), cannot.
+    expect((await cli('batch', 'resume', batchId, '--timeout', '30')).err).toMatch(/unlock as a sender first; nothing was sent/);
+    expect((await cli('batch', 'resume', batchId, '--timeout', '30', ...asBob)).err).toMatch(/Bob does not hold the sender role now/);
+    expect(sandbox.state().createAttempts.payouts['dc-1']).toBeUndefined();
+    const resumed = await cli('--json', 'batch', 'resume', batchId, '--timeout', '30', ...asAda);
     const view = JSON.parse(resumed.out) as BatchView;
     expect(view.progress.sent).toBe(2);
     expect(sandbox.state().createAttempts.payouts['dc-1']).toBe(1);
+    expect((await audit()).find((e) => e.action === 'batch.running' && e.subject === batchId)).toMatchObject({ details: expect.objectContaining({ actor: `person:${ada.id}` }) });
     const given = (await audit()).find((e) => e.action === 'approval.given');
     expect(given).toMatchObject({ subject: batchId, details: expect.objectContaining({ actor: `person:${bob.id}`, name: 'Bob' }) });
   });
@@ -143,8 +151,12 @@ describe('dual control from the CLI', () => {
     expect(held.err).toMatch(/held, not sent.*Nothing was sent: it needs 1 approval \(30\.00 EUR: 1\), has 0/s);
     expect(sandbox.state().createAttempts.payouts['dc-single']).toBeUndefined();
     expect((await cli('approvals', 'approve', 'payout', 'dc-single', ...asBob)).code).toBe(0);
-    const released = await cli('payouts', 'release', 'dc-single');
+    expect((await cli('payouts', 'release', 'dc-single')).err).toMatch(/unlock as a sender first; nothing was sent/);
+    expect((await cli('payouts', 'release', 'dc-single', ...asEve)).err).toMatch(/Eve does not hold the sender role now/);
+    expect(sandbox.state().createAttempts.payouts['dc-single']).toBeUndefined();
+    const released = await cli('payouts', 'release', 'dc-single', ...asAda);
     expect(released.code).toBe(0);
+    expect((await audit()).find((e) => e.action === 'payout.released' && e.subject === 'dc-single')).toMatchObject({ details: expect.objectContaining({ actor: `person:${ada.id}` }) });
     expect(sandbox.state().createAttempts.payouts['dc-single']).toBe(1);
   });
 
@@ -158,7 +170,7 @@ describe('dual control from the CLI', () => {
     const db = new Database(journalPath(home, PROFILE));
     db.prepare(`UPDATE payments SET account_number = 'GB33BUKB20201555555555' WHERE id = 'dc-3'`).run();
     db.close();
-    const edited = await cli('batch', 'resume', id, '--timeout', '30');
+    const edited = await cli('batch', 'resume', id, '--timeout', '30', ...asAda);
     expect(edited.out).toMatch(/Paused: Nothing was sent: .*changed after the decision/);
     expect(sandbox.state().createAttempts.payouts['dc-3']).toBeUndefined();
 
@@ -169,5 +181,43 @@ describe('dual control from the CLI', () => {
     const actions = (await audit()).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['person.added', 'policy.changed', 'approval.refused', 'approval.given', 'person.revoked']));
     expect((await cli('audit', 'verify')).code).toBe(0);
+  });
+  it('exports the approvals sheet with the results, verifiable without the desk, and audit verify names an altered approval', async () => {
+    const results = join(home, 'june-results.csv');
+    const sheet = join(home, 'june-approvals.csv');
+    expect((await cli('batch', 'export', batchId, '--approvals-out', sheet)).err).toMatch(/--approvals-out goes with --out/);
+    expect((await cli('batch', 'export', batchId, '--out', results, '--approvals-out', sheet)).code).toBe(0);
+    const rows = parse(readFileSync(sheet, 'utf8'), { bom: true, columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(1);
+    const row = rows[0]!;
+    expect(row).toMatchObject({
+      subjectKind: 'batch', subjectId: batchId, decision: 'approve', signerName: 'Bob', signerId: bob.id, signerRolesAtSigning: 'approver',
+      manifestMatchesJournal: 'yes', signatureValid: 'yes', policyVersion: '1',
+    });
+    expect(row['signerRevokedAt']).not.toBe('');
+    const stored = (await json<{ id: string; manifestDigest: string; signature: string }[]>('approvals', 'list')).find((a) => a.id === row['approvalId'])!;
+    expect(row['manifestSha256']).toBe(stored.manifestDigest);
+    // An auditor checks the signature with the sheet alone: the fields, the public key, the signature.
+    const record = {
+      id: row['approvalId']!, profileId: PROFILE, subject: { kind: 'batch' as const, id: batchId }, manifestDigest: row['manifestSha256']!, policyVersion: Number(row['policyVersion']),
+      decision: 'approve' as const, reason: row['reason'] || null, signerId: row['signerId']!, signedAt: Date.parse(row['signedAt']!), signature: restoreCell(row['signatureBase64']!),
+    };
+    expect(record.signature).toBe(stored.signature);
+    expect(approvalSignatureValid(record, restoreCell(row['signerPublicKeySpkiBase64']!))).toBe(true);
+    expect(readFileSync(results, 'utf8')).toContain('dc-1');
+
+    // Someone with the file drops the append-only trigger and back-dates the signature by a second.
+    const db = new Database(journalPath(home, PROFILE));
+    const trigger = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'approvals' AND sql LIKE '%UPDATE%'`).get() as { name: string }).name;
+    db.exec(`DROP TRIGGER ${trigger}`);
+    db.prepare('UPDATE approvals SET signed_at = signed_at - 1000 WHERE id = ?').run(record.id);
+    db.close();
+    const verified = await cli('audit', 'verify');
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain('Audit log intact, but 1 approval(s) do not verify');
+    expect(verified.out).toContain(`BAD APPROVAL ${record.id} (batch ${batchId}, signer Bob)`);
+    const asJson = JSON.parse((await cli('--json', 'audit', 'verify')).out) as { approvals: { checked: number; bad: { approvalId: string }[] } };
+    expect(asJson.approvals.bad.map((b) => b.approvalId)).toEqual([record.id]);
+    expect(asJson.approvals.checked).toBeGreaterThanOrEqual(3);
   });
 });

@@ -98,6 +98,24 @@ describe('the approval gate in the engine', () => {
     expect(creates()).toBe(2);
   });
 
+  it('asks again after a try the gateway certainly did not store: a policy changed meanwhile voids the approval', async () => {
+    const { repo, approveAs } = await desk('LIVE');
+    await heldMessage(f.engine.submitPayout(big('p1'), { preparedBy: 'paula' }));
+    await approveAs(alice, { kind: 'payout', id: 'p1' });
+    f.gateway.failCreates(1, 'unauthorized');
+    expect(await heldMessage(f.engine.releasePayout('p1'))).toMatch(/fake unauthorized/);
+    expect(f.t.journal.getPayment('payout', 'p1')).toMatchObject({ state: 'HELD', attempts: 1, unknownSince: null });
+    expect(f.gateway.stored.has('p1')).toBe(false);
+    const rules: PolicyRules = { bands: { '*': [{ atLeast: '1000', approvals: 1 }] }, newOrChangedPayee: 0 };
+    await repo.addPolicy(signPolicy(admin.session, { profileId: PROFILE, version: 1, rules, setAt: Date.now() }));
+
+    expect(await heldMessage(f.engine.releasePayout('p1'))).toMatch(/decided under policy version 0; the policy is now version 1/);
+    expect(f.gateway.stored.has('p1')).toBe(false);
+    expect(refusals().at(0)?.details).toMatchObject({ kind: 'payout', code: 'POLICY_CHANGED' });
+    await approveAs(bob, { kind: 'payout', id: 'p1' });
+    expect((await f.engine.releasePayout('p1')).state).toBe('ACCEPTED');
+  });
+
   it('checks a batch and a payout left unsent by a stopped desk when the engine starts again (recovery)', async () => {
     await desk('LIVE');
     const batch = f.t.journal.createBatch({ fileName: 'june.csv', sha256: 'aa', preparedBy: 'paula', rows: [big('r1')].map((r) => ({ ...r, id: r.idPayout })) });

@@ -37,6 +37,7 @@ export const VALID_ARGS: { [C in Channel]: ArgsOf<C> } = {
   'batches:get': { batchId: 'b-1' },
   'batches:results': { batchId: 'b-1' },
   'batches:exportResults': { batchId: 'b-1' },
+  'batches:exportApprovals': { batchId: 'b-1' },
   'batches:retryFailed': { batchId: 'b-1', idPayouts: ['p-1'] },
   'balances:get': undefined,
   'balances:refresh': undefined,
