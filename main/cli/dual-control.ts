@@ -30,19 +30,27 @@ function personLine(p: PersonView): string {
   return `${p.id}  ${p.name}  [${state}]  key ${p.fingerprint}${p.keyOnThisMachine ? '' : '  (key not on this machine)'}`;
 }
 
-function subjectLines(v: SubjectView): string[] {
+/** A person as a reader knows them: name and id (an id alone for someone no longer on the list). */
+type NameOf = (personId: string) => string;
+
+async function namesOf(svc: DualControlService, profileId: string): Promise<NameOf> {
+  const names = new Map((await svc.listPeople(profileId)).map((p) => [p.id, p.name]));
+  return (id) => (names.has(id) ? `${names.get(id)} (${id})` : id);
+}
+
+function subjectLines(v: SubjectView, nameOf: NameOf): string[] {
   const r = v.verdict.requirement;
   return [
     `${v.subject.kind} ${v.subject.id}: ${v.rows} row(s), ${v.totals.map((t) => `${t.amount} ${t.currency}`).join(', ')}`,
     `  manifest SHA-256 ${v.manifestDigest} (policy version ${v.policyVersion})${v.fileSha256 ? `, file SHA-256 ${v.fileSha256}` : ''}`,
-    `  prepared by ${v.preparedBy ?? 'nobody named'}`,
+    `  prepared by ${v.preparedBy ? nameOf(v.preparedBy) : 'nobody named'}`,
     v.enforced ? `  ${v.verdict.ok ? 'may be sent' : 'may NOT be sent'}: ${v.verdict.message} (${v.verdict.approvedBy.length} of ${r.required})` : '  dual control is not set up on this desk',
     ...v.verdict.checks.map((c) => `    ${c.status.padEnd(20)} ${c.message}`),
   ];
 }
 
-const approvalLine = (a: ApprovalRecord) =>
-  `${new Date(a.signedAt).toISOString()}  ${a.decision.padEnd(7)} ${a.subject.kind} ${a.subject.id}  by ${a.signerId}${a.reason ? `  "${a.reason}"` : ''}`;
+const approvalLine = (a: ApprovalRecord, nameOf: NameOf) =>
+  `${new Date(a.signedAt).toISOString()}  ${a.decision.padEnd(7)} ${a.subject.kind} ${a.subject.id}  by ${nameOf(a.signerId)}${a.reason ? `  "${a.reason}"` : ''}`;
 
 function subjectOf(kind: string, id: string): Subject {
   if (kind !== 'batch' && kind !== 'payout') throw new CliUsageError(`"${kind}" is not batch or payout`);
@@ -159,7 +167,8 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .option('--limit <n>', 'at most this many', intOption('limit'), 50)
     .action(async (o: { limit: number }) => {
       const all = await svc().listApprovals(profileId(), o.limit);
-      deps.print(all.length === 0 ? ['No approvals yet'] : all.map(approvalLine), all);
+      const nameOf = await namesOf(svc(), profileId());
+      deps.print(all.length === 0 ? ['No approvals yet'] : all.map((a) => approvalLine(a, nameOf)), all);
     });
 
   approvals
@@ -167,7 +176,7 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .description('what would be signed for a batch or payout (its manifest digest and totals) and whether it may be sent')
     .action(async (kind: string, id: string) => {
       const view = await svc().show(profileId(), subjectOf(kind, id));
-      deps.print(subjectLines(view), view);
+      deps.print(subjectLines(view, await namesOf(svc(), profileId())), view);
     });
 
   for (const decision of ['approve', 'reject'] as const) {
@@ -177,7 +186,7 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     command.action(async (kind: string, id: string, o: ActingOptions & { reason?: string }) => {
       const subject = subjectOf(kind, id);
       const { approval, view } = await withSession(o, (s) => svc().decide(profileId(), subject, decision, o.reason ?? null, s));
-      deps.print([`${decision === 'approve' ? 'Approved' : 'Rejected'} ${kind} ${id} (manifest SHA-256 ${approval.manifestDigest})`, ...subjectLines(view)], { approval, view });
+      deps.print([`${decision === 'approve' ? 'Approved' : 'Rejected'} ${kind} ${id} (manifest SHA-256 ${approval.manifestDigest})`, ...subjectLines(view, await namesOf(svc(), profileId()))], { approval, view });
     });
   }
 

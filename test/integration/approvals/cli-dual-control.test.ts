@@ -121,6 +121,8 @@ describe('dual control from the CLI', () => {
     const shown = await json<SubjectView>('approvals', 'show', 'batch', batchId);
     expect(shown.preparedBy).toBe((await json<PersonView[]>('people', 'list')).find((p) => p.name === 'Eve')!.id);
     expect(shown).toMatchObject({ rows: 2, totals: [{ currency: 'EUR', amount: '30.50', count: 2 }], verdict: { ok: false, code: 'MISSING_APPROVALS' } });
+    // A person reads who prepared it by name, not only by id.
+    expect((await cli('approvals', 'show', 'batch', batchId)).out).toContain(`prepared by Eve (${shown.preparedBy})`);
   });
 
   it('refuses a rejection without a reason, then sends the batch once an approver signed and it is resumed', async () => {
@@ -130,7 +132,7 @@ describe('dual control from the CLI', () => {
     const approved = await cli('approvals', 'approve', 'batch', batchId, ...asBob);
     expect(approved.out).toMatch(/Approved batch \S+ \(manifest SHA-256 [0-9a-f]{64}\)/);
     expect(approved.out).toContain('may be sent: approved by 1 of 1 needed');
-    expect((await cli('approvals', 'list')).out).toMatch(new RegExp(`approve +batch ${batchId} +by ${bob.id}`));
+    expect((await cli('approvals', 'list')).out).toMatch(new RegExp(`approve +batch ${batchId} +by Bob \\(${bob.id}\\)`));
     // Resuming sends: it is the sender's act. Nobody unlocked, or Bob (approver only), cannot.
     expect((await cli('batch', 'resume', batchId, '--timeout', '30')).err).toMatch(/unlock as a sender first; nothing was sent/);
     expect((await cli('batch', 'resume', batchId, '--timeout', '30', ...asBob)).err).toMatch(/Bob does not hold the sender role now/);
