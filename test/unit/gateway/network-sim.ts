@@ -6,6 +6,7 @@
 // transport does: a 429 reports rateLimited(Retry-After) to the limiter and the request is tried again.
 import { RateLimiter, type Lane } from '../../../main/gateway/rate-limiter';
 import { SlidingWindowLimiter } from '../../../sandbox/rate-limit';
+import { Prng } from '../../simulation/prng';
 
 export interface NetworkSpec {
   seed: number;
@@ -39,16 +40,10 @@ export interface SimResult {
   perSec: number;
 }
 
-/** mulberry32, as the sandbox's fault generator. */
+/** The simulation's seeded generator (mulberry32, as the sandbox's faults), as a function. */
 export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const generator = new Prng(seed);
+  return () => generator.next();
 }
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
