@@ -9,7 +9,7 @@
 // first person added turns it on for good (the people table is only ever added to).
 import { currencyDecimals } from '../domain/currencies';
 import type { Journal } from '../journal';
-import { buildManifest, type Manifest, type Subject } from './manifest';
+import { buildManifest, manifestRowOf, type Manifest, type ManifestSourceRow, type Subject } from './manifest';
 import { defaultPolicy, type ApprovalPolicy, type PolicyEnvironment } from './policy';
 import type { DualControlRepository } from './repository';
 import { verifyApprovals, type RefusalCode, type Verdict } from './verify';
@@ -21,10 +21,18 @@ export interface GateDecision {
   code: RefusalCode | 'NOT_FOUND' | 'CHECK_FAILED' | null;
   message: string;
   verdict: Verdict | null;
+  /** With a yes: asked again right before each create leaves (see GateClearance). */
+  clearance?: GateClearance;
 }
 
 export interface ApprovalGate {
   check(subject: Subject): Promise<GateDecision>;
+}
+
+/** What a yes holds for (engine/ports.ts ApprovalClearance): the store as it was, the rows as they were. */
+export interface GateClearance {
+  stillValid(): boolean;
+  covers(row: ManifestSourceRow): boolean;
 }
 
 /**
@@ -70,8 +78,13 @@ export function journalApprovalGate(deps: {
   return {
     async check(subject) {
       try {
+        // Taken before anything is read: a write during the check already makes the yes stale.
+        const marker = deps.repository.changeMarker();
+        const unchanged = (): boolean => deps.repository.changeMarker() === marker;
         const state = await dualControlState(deps.repository, deps.profileId, deps.environment);
-        if (!state.enforced) return { ok: true, enforced: false, code: null, message: 'dual control is not set up on this desk', verdict: null };
+        if (!state.enforced) {
+          return { ok: true, enforced: false, code: null, message: 'dual control is not set up on this desk', verdict: null, clearance: { stillValid: unchanged, covers: () => true } };
+        }
         const manifest = manifestFromJournal(deps.journal, deps.profileId, subject, state.policy.version);
         if (!manifest) return { ok: false, enforced: true, code: 'NOT_FOUND', message: `Nothing was sent: no ${subject.kind} ${subject.id} in the journal`, verdict: null };
         const approvals = await deps.repository.approvalsFor(subject);
@@ -79,12 +92,25 @@ export function journalApprovalGate(deps: {
           now: (deps.now ?? Date.now)(),
           newOrChangedPayees: deps.newOrChangedPayees ? await deps.newOrChangedPayees(manifest) : 0,
         });
-        return { ok: verdict.ok, enforced: true, code: verdict.code, message: verdict.message, verdict };
+        if (!verdict.ok) return { ok: false, enforced: true, code: verdict.code, message: verdict.message, verdict };
+        return { ok: true, enforced: true, code: verdict.code, message: verdict.message, verdict, clearance: { stillValid: unchanged, covers: rowsAsApproved(manifest) } };
       } catch (error) {
         // Fail closed: approvals that cannot be checked are not there.
         const reason = error instanceof Error ? error.message : String(error);
         return { ok: false, enforced: true, code: 'CHECK_FAILED', message: `Nothing was sent: the approvals could not be checked (${reason})`, verdict: null };
       }
     },
+  };
+}
+
+/**
+ * Whether a row about to be sent is, field for field, a row of the approved manifest: what leaves is what
+ * was signed, even if the journal's row changed between the check and the send.
+ */
+function rowsAsApproved(manifest: Manifest): (row: ManifestSourceRow) => boolean {
+  const approved = new Map(manifest.rows.map((r) => [r.id, JSON.stringify(r)]));
+  return (row) => {
+    const decimals = manifest.decimals[row.currencyCode];
+    return decimals !== undefined && approved.get(row.id) === JSON.stringify(manifestRowOf(row, decimals));
   };
 }

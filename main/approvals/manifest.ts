@@ -79,6 +79,14 @@ export function compareDecimal(a: string, b: string): number {
   return xv < yv ? -1 : xv > yv ? 1 : 0;
 }
 
+/** One journal row as the manifest writes it, its amount with `decimals` places. */
+export function manifestRowOf(r: ManifestSourceRow, decimals: number): ManifestRow {
+  return {
+    id: r.id, amount: decimalOf(r.amountMinor, decimals), currency: r.currencyCode, payeeName: r.accountName,
+    account: r.accountNumber, operator: r.paymentOperatorCode, method: r.paymentMethodCode, email: r.emailAddress,
+  };
+}
+
 export function buildManifest(input: {
   profileId: string;
   subject: Subject;
@@ -97,10 +105,7 @@ export function buildManifest(input: {
     sum.minor += BigInt(r.amountMinor);
     sum.count++;
     sums.set(r.currencyCode, sum);
-    return {
-      id: r.id, amount: decimalOf(r.amountMinor, d), currency: r.currencyCode, payeeName: r.accountName,
-      account: r.accountNumber, operator: r.paymentOperatorCode, method: r.paymentMethodCode, email: r.emailAddress,
-    };
+    return manifestRowOf(r, d);
   });
   const totals = [...sums.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

@@ -26,6 +26,14 @@ export interface DualControlRepository {
   currentPolicy(): Promise<ApprovalPolicy | null>;
   /** Stores the next version; refuses any version other than current + 1 (two admins racing). */
   addPolicy(policy: ApprovalPolicy): Promise<void>;
+
+  /**
+   * A cheap, synchronous marker of everything a verdict rests on (people, revocations, role grants,
+   * approvals, policy versions): it differs after any write, by this desk or another process on the same
+   * store. The send path compares it right before a create leaves (it cannot wait on I/O there), so an
+   * adapter whose store is remote keeps it current from change notifications.
+   */
+  changeMarker(): string;
 }
 
 export class RepositoryError extends Error {
@@ -44,6 +52,11 @@ export class MemoryDualControlRepository implements DualControlRepository {
   private readonly grants: Person['grants'][number][] = [];
   private readonly approvals: ApprovalRecord[] = [];
   private readonly policies: ApprovalPolicy[] = [];
+  private writes = 0;
+
+  changeMarker(): string {
+    return String(this.writes);
+  }
 
   async listPeople(): Promise<Person[]> {
     return [...this.people.values()].map((p) => this.withGrants(p));
@@ -55,12 +68,14 @@ export class MemoryDualControlRepository implements DualControlRepository {
   async addPerson(person: PersonRecord, roles: readonly Role[], at: number, by: string | null): Promise<void> {
     if (this.people.has(person.id)) throw new RepositoryError('DUPLICATE', `person ${person.id} already exists`);
     this.people.set(person.id, { ...person });
+    this.writes++;
     for (const role of roles) this.grants.push({ personId: person.id, role, grantedAt: at, grantedBy: by, removedAt: null, removedBy: null });
   }
   async setRoles(personId: string, roles: readonly Role[], at: number, by: string | null): Promise<void> {
     const person = this.mustGet(personId);
     if (person.revokedAt !== null) throw new RepositoryError('REVOKED', `${person.name} was revoked`);
     const wanted = new Set(roles);
+    this.writes++;
     const open = this.grants.filter((g) => g.personId === personId && g.removedAt === null);
     for (const g of open) if (!wanted.has(g.role)) Object.assign(g, { removedAt: at, removedBy: by });
     for (const role of wanted) if (!open.some((g) => g.role === role)) this.grants.push({ personId, role, grantedAt: at, grantedBy: by, removedAt: null, removedBy: null });
@@ -69,11 +84,13 @@ export class MemoryDualControlRepository implements DualControlRepository {
     const person = this.mustGet(personId);
     if (person.revokedAt !== null) return;
     Object.assign(person, { revokedAt: at, revokedBy: by, revokeReason: reason });
+    this.writes++;
     for (const g of this.grants) if (g.personId === personId && g.removedAt === null) Object.assign(g, { removedAt: at, removedBy: by });
   }
   async addApproval(approval: ApprovalRecord): Promise<void> {
     if (this.approvals.some((a) => a.id === approval.id)) throw new RepositoryError('DUPLICATE', `approval ${approval.id} already exists`);
     this.approvals.push(structuredClone(approval));
+    this.writes++;
   }
   async approvalsFor(subject: Subject): Promise<ApprovalRecord[]> {
     return this.approvals.filter((a) => a.subject.kind === subject.kind && a.subject.id === subject.id).map((a) => structuredClone(a));
@@ -89,6 +106,7 @@ export class MemoryDualControlRepository implements DualControlRepository {
     const expected = (this.policies.at(-1)?.version ?? 0) + 1;
     if (policy.version !== expected) throw new RepositoryError('POLICY_VERSION', `the next policy version is ${expected}, not ${policy.version} (someone changed it meanwhile)`);
     this.policies.push(structuredClone(policy));
+    this.writes++;
   }
 
   private mustGet(id: string): PersonRecord {

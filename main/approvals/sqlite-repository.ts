@@ -1,6 +1,7 @@
 // The journal's (SQLite) adapter of DualControlRepository: the tables of migration 6 in the profile's
 // journal. better-sqlite3 is synchronous; the interface is async so the shared journal's PostgreSQL
 // adapter fits the same callers. Each write is one transaction.
+import type { Statement } from 'better-sqlite3';
 import type { Journal } from '../journal';
 import type { Person, PersonRecord, Role, RoleGrant } from '../people/roles';
 import type { ApprovalRecord } from './approval';
@@ -61,6 +62,8 @@ const toPolicy = (r: PolicyRow): ApprovalPolicy => ({
 });
 
 export class SqliteDualControlRepository implements DualControlRepository {
+  private markerQuery: Statement | undefined;
+
   constructor(
     private readonly journal: Journal,
     private readonly now: () => number = Date.now,
@@ -139,6 +142,17 @@ export class SqliteDualControlRepository implements DualControlRepository {
 
   async listApprovals(limit = 100): Promise<ApprovalRecord[]> {
     return (this.db.prepare('SELECT * FROM approvals ORDER BY recorded_at DESC, rowid DESC LIMIT ?').all(limit) as ApprovalRow[]).map(toApproval);
+  }
+
+  // Records are only added or closed (repository.ts), so counts and highest keys change with every write.
+  changeMarker(): string {
+    this.markerQuery ??= this.db.prepare(
+      `SELECT (SELECT count(*) FROM people) AS people, (SELECT count(*) FROM people WHERE revoked_at IS NOT NULL) AS revoked,
+              (SELECT coalesce(max(seq), 0) FROM role_grants) AS grants, (SELECT count(*) FROM role_grants WHERE removed_at IS NOT NULL) AS removed,
+              (SELECT coalesce(max(rowid), 0) FROM approvals) AS approvals, (SELECT coalesce(max(version), 0) FROM policies) AS policy`,
+    );
+    const row = this.markerQuery.get() as Record<string, number>;
+    return `${row.people}.${row.revoked}.${row.grants}.${row.removed}.${row.approvals}.${row.policy}`;
   }
 
   async currentPolicy(): Promise<ApprovalPolicy | null> {

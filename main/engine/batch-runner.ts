@@ -3,9 +3,10 @@
 // paused, resumed and cancelled. Everything it knows comes from the journal, so a run interrupted by
 // a crash, a quit or a lost network is resumed from there with the same ids.
 import type { Journal } from '../journal';
-import type { BatchRecord } from '../journal/types';
+import type { BatchRecord, PaymentRecord } from '../journal/types';
 import { batchStateWords, type BatchLiveState } from '../domain/state-words';
 import type { BatchProgressEvent } from './events';
+import type { ApprovalClearance } from './ports';
 import { EngineHaltError, type PayoutSender } from './payout-sender';
 
 export interface BatchRunnerDeps {
@@ -20,10 +21,11 @@ export interface BatchRunnerDeps {
   /** Minimum time between two progress events (default 200 ms). */
   progressEveryMs?: number;
   /**
-   * Dual control: asked before a run that would create rows never tried before; null lets it go, a
-   * reason pauses the batch with that reason and nothing is sent.
+   * Dual control: asked before a run that would create rows never tried before, and again whenever a
+   * yes no longer holds at the moment a create would leave (policy, people or approvals changed while
+   * it waited for its rate slot). A refusal pauses the batch with its reason and nothing more is sent.
    */
-  gate?: (batchId: string) => Promise<string | null>;
+  gate?: (batchId: string) => Promise<{ refusal: string } | { refusal: null; clearance: ApprovalClearance | null }>;
 }
 
 const RATE_WINDOW_MS = 5_000;
@@ -33,6 +35,9 @@ export class BatchRun {
   private readonly acceptedAt: number[] = [];
   private lastProgress = 0;
   private readonly startedAt: number;
+  /** The gate's current yes for this batch (null: not asked yet, so a first create asks it). */
+  private clearance: ApprovalClearance | null = null;
+  private asking: Promise<boolean> | null = null;
   readonly done: Promise<BatchRecord>;
 
   constructor(
@@ -56,24 +61,27 @@ export class BatchRun {
     const { journal } = this.deps;
     const unsent = journal.unsentPayments('payout', this.batchId);
     // Dual control when a row certainly not at the gateway would be sent (tries it certainly did not store count for nothing).
-    if (this.deps.gate && unsent.some((p) => p.state === 'QUEUED' && p.unknownSince === null)) {
-      const refusal = await this.deps.gate(this.batchId);
-      if (refusal !== null) {
-        if (journal.getBatch(this.batchId)?.state === 'RUNNING') journal.setBatchState(this.batchId, 'PAUSED', refusal, 'approvals');
-        this.progress(true);
-        const paused = journal.getBatch(this.batchId);
-        if (!paused) throw new Error(`batch ${this.batchId} vanished from the journal`);
-        return paused;
-      }
+    if (this.deps.gate && unsent.some((p) => p.state === 'QUEUED' && p.unknownSince === null) && !(await this.askGate())) {
+      this.progress(true);
+      const paused = journal.getBatch(this.batchId);
+      if (!paused) throw new Error(`batch ${this.batchId} vanished from the journal`);
+      return paused;
     }
     const queue = unsent.map((p) => p.id);
+    const options = this.deps.gate ? { approved: (row: PaymentRecord) => this.clearance !== null && this.clearance.stillValid() && this.clearance.covers(row) } : {};
     let halt: EngineHaltError | undefined;
     const worker = async () => {
       while (!this.abort.signal.aborted) {
         const id = queue.shift();
         if (id === undefined) return;
         try {
-          const outcome = await this.deps.sender.send(id, this.abort.signal);
+          const outcome = await this.deps.sender.send(id, this.abort.signal, options);
+          if (outcome === 'unapproved') {
+            // Nothing left; the row goes back to the front and waits for the gate's new answer.
+            queue.unshift(id);
+            if (!(await this.askGate())) return;
+            continue;
+          }
           if (outcome === 'accepted') this.acceptedAt.push(this.deps.now());
         } catch (e) {
           if (e instanceof EngineHaltError) {
@@ -103,6 +111,30 @@ export class BatchRun {
     const final = journal.getBatch(this.batchId);
     if (!final) throw new Error(`batch ${this.batchId} vanished from the journal`);
     return final;
+  }
+
+  /**
+   * Asks the gate once for all workers that need it. A yes replaces the clearance; a refusal pauses the
+   * batch with its reason (unless a person changed its state meanwhile) and stops the run.
+   */
+  private askGate(): Promise<boolean> {
+    const gate = this.deps.gate;
+    if (!gate) return Promise.resolve(true);
+    this.asking ??= gate(this.batchId)
+      .then((answer) => {
+        if (answer.refusal === null) {
+          this.clearance = answer.clearance;
+          return true;
+        }
+        this.clearance = null;
+        if (this.deps.journal.getBatch(this.batchId)?.state === 'RUNNING') this.deps.journal.setBatchState(this.batchId, 'PAUSED', answer.refusal, 'approvals');
+        this.abort.abort();
+        return false;
+      })
+      .finally(() => {
+        this.asking = null;
+      });
+    return this.asking;
   }
 
   progress(force: boolean): void {

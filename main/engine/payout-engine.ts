@@ -13,7 +13,7 @@ import { CallbackListener, isLoopbackHost, publicCallbackUrl, type CallbackListe
 import type { BatchLiveState } from '../domain/state-words';
 import type { BatchProgressEvent, ConnectionEvent, EngineEvents } from './events';
 import { EngineHaltError, PayoutSender, type SendOutcome } from './payout-sender';
-import type { ApprovalGatePort, PayoutGatewayPort } from './ports';
+import type { ApprovalClearance, ApprovalGatePort, PayoutGatewayPort } from './ports';
 import { StatusPoller } from './status-poller';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './timing';
 
@@ -421,9 +421,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     const existing = this.singles.get(id);
     if (existing) return existing;
     const signal = this.singlesAbort.signal;
-    const send = this.options.approvalGate
-      ? this.payoutApproved(id).then((approved): Promise<SendOutcome> | SendOutcome => (approved ? this.sender.send(id, signal) : 'not-unsent'))
-      : this.sender.send(id, signal);
+    const send = this.options.approvalGate ? this.sendApproved(id, signal) : this.sender.send(id, signal);
     const work = send.finally(() => this.singles.delete(id));
     this.singles.set(id, work);
     work.catch((e: unknown) => {
@@ -441,27 +439,43 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
    * token, released under policy 2 and sent without a new approval). A payout with a try of unknown
    * outcome passed the gate before it and is left to the sender (it may be stored already).
    */
-  private async payoutApproved(id: string): Promise<boolean> {
+  private async payoutApproved(id: string): Promise<ApprovalClearance | 'refused' | 'not-asked'> {
     const gate = this.options.approvalGate;
     const row = this.journal.getPayment('payout', id);
-    if (!gate || !row || row.batchId !== null || row.state !== 'QUEUED' || row.unknownSince !== null) return true;
+    if (!gate || !row || row.batchId !== null || row.state !== 'QUEUED' || row.unknownSince !== null) return 'not-asked';
     const decision = await gate.check({ kind: 'payout', id });
-    if (decision.ok) return true;
+    if (decision.ok && decision.clearance) return decision.clearance;
     this.auditRefusal('payout', id, decision);
-    if (this.journal.markHeld('payout', id, decision.message, 'approvals')) {
+    if (this.journal.markHeld('payout', id, decision.ok ? 'the approval gate gave no clearance' : decision.message, 'approvals')) {
       this.emit('status-changed', { kind: 'payout', id, status: 'HELD', previousStatus: row.status, final: false, source: 'local', observedAt: this.now(), batchId: null });
     }
-    return false;
+    return 'refused';
   }
 
-  /** Dual control for a batch run that would create rows for the first time: null when it may go, else why not. */
-  private async batchApproved(batchId: string): Promise<string | null> {
+  /**
+   * A single payout under dual control: the gate's yes is asked again at the moment the create would
+   * leave (ApprovalClearance); when it no longer holds, nothing was sent and the gate is asked anew, so
+   * the payout goes under the approvals and policy of its send, or is held.
+   */
+  private async sendApproved(id: string, signal: AbortSignal): Promise<SendOutcome> {
+    for (;;) {
+      const clearance = await this.payoutApproved(id);
+      if (clearance === 'refused') return 'not-unsent';
+      // Not asked (a try of unknown outcome): a first create found by the sender asks again.
+      const approved = (row: PaymentRecord) => clearance !== 'not-asked' && clearance.stillValid() && clearance.covers(row);
+      const outcome = await this.sender.send(id, signal, { approved });
+      if (outcome !== 'unapproved') return outcome;
+    }
+  }
+
+  /** Dual control for a batch run that would create rows for the first time: its clearance, or why not. */
+  private async batchApproved(batchId: string): Promise<{ refusal: string } | { refusal: null; clearance: ApprovalClearance | null }> {
     const gate = this.options.approvalGate;
-    if (!gate) return null;
+    if (!gate) return { refusal: null, clearance: null };
     const decision = await gate.check({ kind: 'batch', id: batchId });
-    if (decision.ok) return null;
+    if (decision.ok && decision.clearance) return { refusal: null, clearance: decision.clearance };
     this.auditRefusal('batch', batchId, decision);
-    return decision.message;
+    return { refusal: decision.ok ? 'the approval gate gave no clearance' : decision.message };
   }
 
   private auditRefusal(kind: 'payout' | 'batch', id: string, decision: Awaited<ReturnType<ApprovalGatePort['check']>>): void {

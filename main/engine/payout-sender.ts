@@ -11,7 +11,17 @@ import type { StatusChangedEvent } from './events';
 import type { GatewayStatusRead, PayoutGatewayPort, PayoutRequest } from './ports';
 import { backoffDelay, nextReadAt, sleep, type BackoffOptions } from './timing';
 
-export type SendOutcome = 'accepted' | 'rejected' | 'mismatch' | 'unknown' | 'aborted' | 'not-unsent';
+/** 'unapproved': a first create was not sent because its approval no longer holds; ask the gate again. */
+export type SendOutcome = 'accepted' | 'rejected' | 'mismatch' | 'unknown' | 'aborted' | 'not-unsent' | 'unapproved';
+
+export interface SendOptions {
+  /**
+   * Dual control: asked right before a create of a payout the gateway certainly does not have leaves
+   * (never asked for a same-id re-send of an unknown outcome, which passed it before). False sends nothing
+   * and ends the send with 'unapproved', the payout left QUEUED.
+   */
+  approved?: (row: PaymentRecord) => boolean;
+}
 
 /**
  * Sending must stop until a person acts: the gateway refuses us (credentials, permissions, API version)
@@ -77,7 +87,7 @@ export class PayoutSender {
    *   the gateway taking a re-send of the same id, settles it; it is never rejected or cancelled;
    * - a 4xx is final (REJECTED) only for an id with no earlier try of unknown outcome.
    */
-  async send(id: string, signal?: AbortSignal): Promise<SendOutcome> {
+  async send(id: string, signal?: AbortSignal, options: SendOptions = {}): Promise<SendOutcome> {
     const { journal } = this.deps;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) return 'aborted';
@@ -86,7 +96,7 @@ export class PayoutSender {
       if (row.state !== 'QUEUED' && row.state !== 'SENDING' && row.state !== 'UNKNOWN') return 'not-unsent';
       const unknownBefore = row.state !== 'QUEUED' || row.unknownSince !== null;
       try {
-        return await this.attempt(row, signal);
+        return await this.attempt(row, signal, unknownBefore ? undefined : options.approved);
       } catch (e) {
         const settled = this.recordFailure(e, row, unknownBefore);
         if (settled !== 'try-again') return settled;
@@ -163,7 +173,7 @@ export class PayoutSender {
     }
   }
 
-  private async attempt(row: PaymentRecord, signal?: AbortSignal): Promise<SendOutcome> {
+  private async attempt(row: PaymentRecord, signal: AbortSignal | undefined, approved: SendOptions['approved']): Promise<SendOutcome> {
     const { journal, gateway } = this.deps;
     if (row.state === 'SENDING' || row.state === 'UNKNOWN') {
       // An earlier send ended without a clear answer (crash, cut connection): ask before sending.
@@ -179,10 +189,12 @@ export class PayoutSender {
     // cancel while it waits for the slot sends nothing and leaves the row as it was. One already on
     // the wire is seen through.
     if (signal?.aborted) return 'aborted';
-    let given: 'aborted' | 'not-unsent' = 'aborted';
+    // Set inside beforeSend, so typed wide (the compiler cannot see the callback's assignments).
+    let given = 'aborted' as 'aborted' | 'not-unsent' | 'unapproved';
     let claims = 0;
     const beforeSend = (): boolean => {
       if (signal?.aborted) given = 'aborted';
+      else if (approved && !approved(row)) given = 'unapproved';
       else if (!journal.markSending('payout', row.id)) given = 'not-unsent';
       else {
         claims++;
@@ -199,6 +211,7 @@ export class PayoutSender {
         // Stopped before a second try: the transport tries a create again only after a 429, so the first
         // try was not stored. Not SENDING any more (a stopped batch's SENDING row would wait for nothing).
         if (claims > 0 && given === 'aborted') journal.markRetrying('payout', row.id, 'not sent: stopped while waiting out a 429');
+        if (claims > 0 && given === 'unapproved') journal.markRetrying('payout', row.id, 'not sent: its approvals changed while it waited out a 429');
         return given;
       }
       if (!isGatewayError(e, 'conflict')) throw e;

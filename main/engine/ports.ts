@@ -1,6 +1,7 @@
 // What the engine needs from the gateway, and nothing more. The real GatewayClient (main/gateway)
 // satisfies this structurally; unit tests use a fake. Calls throw GatewayError (main/gateway/errors).
 import type { PayoutRequest } from '../gateway/responses';
+import type { PaymentRecord } from '../journal/types';
 
 export type { PayoutRequest };
 
@@ -56,5 +57,19 @@ export interface ApprovalGatePort {
     code: string | null;
     message: string;
     verdict: { requirement: { required: number }; approvedBy: string[] } | null;
+    /** With a yes: what the yes holds for, asked again right before each create leaves. */
+    clearance?: ApprovalClearance;
   }>;
+}
+
+/**
+ * A yes of the gate is a verdict of one moment; a create may wait for its rate slot long after it. The
+ * sender asks these (synchronously, once the slot is ours) and sends only if both hold; otherwise nothing
+ * leaves and the gate is asked again.
+ */
+export interface ApprovalClearance {
+  /** False once anything the verdict rested on changed: people, roles, revocations, approvals, policy. */
+  stillValid(): boolean;
+  /** Whether this row, as it is about to be sent, is the row the approvals were checked over. */
+  covers(row: PaymentRecord): boolean;
 }

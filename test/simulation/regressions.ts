@@ -7,6 +7,8 @@ export interface RecordedHistory {
   name: string;
   seed: number;
   before: string;
+  /** Replayed on a desk with dual control set up (people, policy), as even seeds are. */
+  dualControl?: boolean;
   steps: Step[];
 }
 
@@ -86,6 +88,26 @@ export const RECORDED_HISTORIES: readonly RecordedHistory[] = [
     steps: [
       { kind: 'batch', outcomes: ['pays', 'fails', 'fails', 'fails'], after: 627 },
       { kind: 'forget', pick: 0.891, ms: 51_294, after: 49_575 },
+    ],
+  },
+  {
+    name: 'the policy changes while a resumed batch waits for its rate slots',
+    seed: 508,
+    dualControl: true,
+    before: 'invariant 7: the batch passed the gate at its resume under policy 1 (no approval needed) and its rows left after policy 2 (one needed), with none',
+    steps: [
+      { kind: 'batch', outcomes: ['pays', 'pays', 'pays', 'returns', 'fails', 'fails'], after: 965 },
+      { kind: 'single', outcome: 'fails', after: 1_249 },
+      { kind: 'cancel', pick: 0.685, after: 973 },
+      { kind: 'single', outcome: 'fails', after: 473 },
+      { kind: 'wrong-key', after: 1_172 },
+      { kind: 'single', outcome: 'pays', after: 13_588 },
+      { kind: 'single', outcome: 'pays', after: 461 },
+      { kind: 'batch', outcomes: ['pays', 'pays', 'fails', 'returns'], after: 1_003 },
+      { kind: 'batch', outcomes: ['returns', 'pays'], after: 601 },
+      { kind: 'rate-burst', ms: 3_860, after: 374 },
+      { kind: 'resume', pick: 0.538, after: 1_332 },
+      { kind: 'policy', after: 371 },
     ],
   },
 ];

@@ -3,7 +3,8 @@
 // histories it found on the code before the fix, exact replay, and proof that it still catches a
 // double payment when a rule is broken on purpose.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PayoutEngine } from '../../main/engine';
+import { PayoutEngine, type ApprovalClearance } from '../../main/engine';
+import { SqliteDualControlRepository } from '../../main/approvals/sqlite-repository';
 import { Journal } from '../../main/journal';
 import type { PaymentKind } from '../../main/journal';
 import { RECORDED_HISTORIES } from './regressions';
@@ -59,7 +60,7 @@ describe('dual control in the simulated desk', () => {
 describe('histories found on the code before the fix', () => {
   for (const history of RECORDED_HISTORIES) {
     it(`${history.name} (before: ${history.before})`, async () => {
-      const result = await runHistory(history.seed, history.steps);
+      const result = await runHistory(history.seed, history.steps, history.dualControl);
       expect(result.violations, report(result)).toEqual([]);
     });
   }
@@ -83,11 +84,20 @@ describe('the simulation catches a broken rule', () => {
   });
 
   it('a desk that skips the approval gate sends payouts and batches without the approvals the policy required', async () => {
-    const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<boolean>; batchApproved(id: string): Promise<string | null> };
-    vi.spyOn(engine, 'payoutApproved').mockResolvedValue(true);
-    vi.spyOn(engine, 'batchApproved').mockResolvedValue(null);
+    const always: ApprovalClearance = { stillValid: () => true, covers: () => true };
+    const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<ApprovalClearance>; batchApproved(id: string): Promise<{ refusal: null; clearance: ApprovalClearance }> };
+    vi.spyOn(engine, 'payoutApproved').mockResolvedValue(always);
+    vi.spyOn(engine, 'batchApproved').mockResolvedValue({ refusal: null, clearance: always });
     const result = await runSeed(2, 200);
     expect(result.dualControl).toBe(true);
+    expect(result.violations.map((v) => v.invariant)).toContain(7);
+  });
+
+  it('a yes of the gate trusted until the send, without asking whether it still holds, lets a batch leave under a stricter policy', async () => {
+    // The rule before the clearance: a batch was checked when its run started, not when its rows left.
+    vi.spyOn(SqliteDualControlRepository.prototype, 'changeMarker').mockReturnValue('never changes');
+    const h = recorded('the policy changes while a resumed batch');
+    const result = await runHistory(h.seed, h.steps, h.dualControl);
     expect(result.violations.map((v) => v.invariant)).toContain(7);
   });
 

@@ -22,14 +22,14 @@ const paula = member('paula', ['preparer'], T);
 const alice = member('alice', ['approver'], T);
 const bob = member('bob', ['approver'], T);
 
-async function desk(environment: Environment, people: Member[] = [admin, paula, alice, bob]) {
+async function desk(environment: Environment, people: Member[] = [admin, paula, alice, bob], concurrency?: number) {
   f = engineFixture();
   const repo = new SqliteDualControlRepository(f.t.journal);
   for (const m of people) await repo.addPerson(m.person, m.person.grants.map((g) => g.role), T, null);
   const gate = journalApprovalGate({ profileId: PROFILE, environment, journal: f.t.journal, repository: repo });
   // The gate is given to a fresh engine over the same journal and gateway.
   await f.engine.stop();
-  f = engineFixture({ approvalGate: gate }, f.gateway, f.t);
+  f = engineFixture({ approvalGate: gate, ...(concurrency ? { concurrency } : {}) }, f.gateway, f.t);
   const approveAs = async (m: Member, subject: Subject, decision: 'approve' | 'reject' = 'approve', reason: string | null = null) => {
     const policy = (await repo.currentPolicy())?.version ?? 0;
     const manifest = manifestFromJournal(f.t.journal, PROFILE, subject, policy)!;
@@ -138,6 +138,95 @@ describe('the approval gate in the engine', () => {
     expect(await heldMessage(f.engine.submitPayout(big('p1')))).toMatch(/the approvals could not be checked \(disk I\/O error\)/);
     expect(creates()).toBe(0);
     expect(refusals()[0]?.details).toMatchObject({ code: 'CHECK_FAILED' });
+  });
+
+  describe('a yes of the gate holds only until the create leaves (its clearance is asked again with the rate slot)', () => {
+    /** Every create waits for its rate slot until the test lets it through. */
+    function holdSlots() {
+      const waiting = new Map<string, () => void>();
+      f.gateway.slot = (id) => new Promise<void>((resolve) => waiting.set(id, resolve));
+      return {
+        waiting,
+        release(id: string) {
+          const go = waiting.get(id);
+          if (!go) throw new Error(`${id} is not waiting for a slot`);
+          waiting.delete(id);
+          go();
+        },
+      };
+    }
+    async function approvedBatchWaiting(ids: string[], concurrency?: number) {
+      const d = await desk('LIVE', undefined, concurrency);
+      const batch = f.t.journal.createBatch({ fileName: 'june.csv', sha256: 'aa', preparedBy: 'paula', rows: ids.map((id) => ({ ...big(id), id })) });
+      await d.approveAs(alice, { kind: 'batch', id: batch.id });
+      const slots = holdSlots();
+      f.engine.resumeBatch(batch.id);
+      await until(() => slots.waiting.size === Math.min(ids.length, concurrency ?? ids.length));
+      return { ...d, batch, slots };
+    }
+    const stricter: PolicyRules = { bands: { '*': [{ atLeast: '1000', approvals: 2 }] }, newOrChangedPayee: 0 };
+
+    it('a policy raised while the rows wait: none leaves, the batch pauses with the reason, audited; approved anew it sends', async () => {
+      const { batch, slots, repo, approveAs } = await approvedBatchWaiting(['r1', 'r2']);
+      await repo.addPolicy(signPolicy(admin.session, { profileId: PROFILE, version: 1, rules: stricter, setAt: Date.now() }));
+      slots.release('r1');
+      slots.release('r2');
+      const paused = await f.engine.waitForBatch(batch.id);
+      expect(paused).toMatchObject({ state: 'PAUSED', pauseReason: expect.stringMatching(/policy is now version 1/) });
+      expect(creates()).toBe(0);
+      expect(f.t.journal.batchCounts(batch.id).byState).toMatchObject({ QUEUED: 2, SENDING: 0 });
+      expect(refusals().map((e) => e.details)).toEqual([expect.objectContaining({ kind: 'batch', code: 'POLICY_CHANGED' })]);
+
+      f.gateway.slot = null;
+      await approveAs(alice, { kind: 'batch', id: batch.id });
+      await approveAs(bob, { kind: 'batch', id: batch.id });
+      f.engine.resumeBatch(batch.id);
+      expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
+      expect([...f.gateway.createCalls.entries()].sort()).toEqual([['r1', 1], ['r2', 1]]);
+    });
+
+    it('rows edited in the journal after the check: only what was approved leaves, and an edited row does not', async () => {
+      // One row at a time: r1 is on its way (read before the edit), r2 is read after it.
+      const { batch, slots } = await approvedBatchWaiting(['r1', 'r2'], 1);
+      const approvedAccount = f.t.journal.getPayment('payout', 'r1')?.accountNumber;
+      f.t.journal.db.prepare(`UPDATE payments SET account_number = 'GB33BUKB20201555555555' WHERE id IN ('r1', 'r2')`).run();
+      slots.release('r1');
+      await until(() => slots.waiting.has('r2'));
+      slots.release('r2');
+      expect(await f.engine.waitForBatch(batch.id)).toMatchObject({ state: 'PAUSED', pauseReason: expect.stringMatching(/changed after the decision/) });
+      expect(f.gateway.stored.get('r1')?.request.accountNumber).toBe(approvedAccount);
+      expect(f.gateway.stored.has('r2')).toBe(false);
+      expect(refusals().at(0)?.details).toMatchObject({ kind: 'batch', code: 'MANIFEST_CHANGED' });
+    });
+
+    it('a change that does not touch this batch (an approval of another) is checked again and the rows go, once each', async () => {
+      const { batch, slots, approveAs } = await approvedBatchWaiting(['r1', 'r2']);
+      const other = f.t.journal.createBatch({ fileName: 'july.csv', sha256: 'bb', preparedBy: 'paula', rows: [{ ...big('s1'), id: 's1' }] });
+      await approveAs(bob, { kind: 'batch', id: other.id });
+      slots.release('r1');
+      await until(() => slots.waiting.has('r1')); // refused at its slot (the store changed): asked the gate again, and back
+      slots.release('r1');
+      await until(() => slots.waiting.has('r2'));
+      slots.release('r2');
+      expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
+      expect([...f.gateway.createCalls.entries()].sort()).toEqual([['r1', 1], ['r2', 1]]);
+      expect(refusals()).toEqual([]);
+    });
+
+    it('a single payout whose approver is revoked while it waits is held, not sent', async () => {
+      const { repo, approveAs } = await desk('LIVE');
+      await heldMessage(f.engine.submitPayout(big('p1'), { preparedBy: 'paula' }));
+      await approveAs(alice, { kind: 'payout', id: 'p1' });
+      const slots = holdSlots();
+      const release = f.engine.releasePayout('p1');
+      await until(() => slots.waiting.has('p1'));
+      await repo.revokePerson('alice', Date.now(), 'ada', 'left the company');
+      slots.release('p1');
+      expect(await heldMessage(release)).toMatch(/Alice was revoked/);
+      expect(f.gateway.stored.has('p1')).toBe(false);
+      expect(f.t.journal.getPayment('payout', 'p1')).toMatchObject({ state: 'HELD', attempts: 0 });
+      expect(refusals().at(0)?.details).toMatchObject({ kind: 'payout', code: 'SIGNER_REVOKED' });
+    });
   });
 
   describe('tampering, each refused before anything is sent and audited', () => {

@@ -27,6 +27,8 @@ export class FakeGateway implements PayoutGatewayPort {
   balancesResult: GatewayBalanceRead[] = [];
   /** Time each create waits before it is sent (as for a rate slot): a pause or cancel can still stop it. */
   createDelayMs = 0;
+  /** When set, each create waits on it for its rate slot: a test decides when the slot is there. */
+  slot: ((idPayout: string) => Promise<void>) | null = null;
   /** Time each create is on the wire (after it was sent, before the gateway has it). */
   wireDelayMs = 0;
   /** Time each GET takes; getsDone counts the GETs that have answered (or failed). */
@@ -47,6 +49,7 @@ export class FakeGateway implements PayoutGatewayPort {
   async createPayout(idPayout: string, request: PayoutRequest, options: { beforeSend?: () => boolean } = {}): Promise<{ raw: unknown }> {
     // The delay stands for the wait for a rate slot; beforeSend runs when it is over, as in the real client.
     await new Promise((r) => (this.createDelayMs > 0 ? setTimeout(r, this.createDelayMs) : r(undefined)));
+    if (this.slot) await this.slot(idPayout);
     const preSend = this.preSendFaults.shift();
     if (preSend) throw this.error(preSend);
     if (options.beforeSend && !options.beforeSend()) throw new SendCancelledError('createPayout');
