@@ -579,6 +579,14 @@ export interface AuditVerification {
   message: string;
   /** Every stored approval's signature re-checked against its signer's public key (dual control). */
   approvals: { checked: number; bad: BadApproval[] };
+  /** Every stored policy version's admin signature re-checked (who signed, their role then, not revoked). */
+  policies: { checked: number; bad: BadPolicy[] };
+}
+
+/** A stored policy version that may not be applied: altered, forged, or signed by someone who was not an admin. */
+export interface BadPolicy {
+  version: number;
+  problem: string;
 }
 
 /** A stored approval whose signature does not verify (altered, forged, or signed by no person of the desk). */

@@ -24,6 +24,8 @@ export interface DualControlRepository {
 
   /** The newest policy version, or null when none was ever set (the built-in default applies). */
   currentPolicy(): Promise<ApprovalPolicy | null>;
+  /** Every stored version, oldest first (audit verify re-checks each one's admin signature). */
+  listPolicies(): Promise<ApprovalPolicy[]>;
   /** Stores the next version; refuses any version other than current + 1 (two admins racing). */
   addPolicy(policy: ApprovalPolicy): Promise<void>;
 
@@ -101,6 +103,9 @@ export class MemoryDualControlRepository implements DualControlRepository {
   async currentPolicy(): Promise<ApprovalPolicy | null> {
     const p = this.policies.at(-1);
     return p ? structuredClone(p) : null;
+  }
+  async listPolicies(): Promise<ApprovalPolicy[]> {
+    return this.policies.map((p) => structuredClone(p));
   }
   async addPolicy(policy: ApprovalPolicy): Promise<void> {
     const expected = (this.policies.at(-1)?.version ?? 0) + 1;

@@ -160,6 +160,10 @@ export class SqliteDualControlRepository implements DualControlRepository {
     return row ? toPolicy(row) : null;
   }
 
+  async listPolicies(): Promise<ApprovalPolicy[]> {
+    return (this.db.prepare('SELECT * FROM policies ORDER BY version').all() as PolicyRow[]).map(toPolicy);
+  }
+
   async addPolicy(p: ApprovalPolicy): Promise<void> {
     this.db.transaction(() => {
       const current = (this.db.prepare('SELECT MAX(version) AS v FROM policies').get() as { v: number | null }).v ?? 0;

@@ -24,9 +24,13 @@ export function registerAuditCommands(program: Command, deps: CliDeps): void {
       }
       deps.setExitCode(1);
       // Approvals whose signature does not verify, each named (the chain itself may be intact).
-      const badApprovals = result.approvals.bad.map((b) => `  BAD APPROVAL ${b.approvalId} (${b.subject}, signer ${b.signerName ?? b.signerId}): ${b.problem}`);
+      const badApprovals = [
+        ...result.approvals.bad.map((b) => `  BAD APPROVAL ${b.approvalId} (${b.subject}, signer ${b.signerName ?? b.signerId}): ${b.problem}`),
+        ...result.policies.bad.map((b) => `  BAD POLICY version ${b.version}: ${b.problem}`),
+      ];
       if (badApprovals.length > 0 && result.firstBrokenSeq === null && !/Cannot check/.test(result.message)) {
-        deps.print([`Audit log intact, but ${badApprovals.length} approval(s) do not verify`, ...badApprovals], result);
+        const what = [result.approvals.bad.length > 0 ? `${result.approvals.bad.length} approval(s)` : '', result.policies.bad.length > 0 ? `${result.policies.bad.length} policy version(s)` : ''].filter(Boolean);
+        deps.print([`Audit log intact, but ${what.join(' and ')} do not verify`, ...badApprovals], result);
         return;
       }
       if (result.firstBrokenSeq === null) {

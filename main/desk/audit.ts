@@ -1,7 +1,8 @@
 // audit:* — the audit log belongs to a profile's journal; verify walks the sealed chain with the
 // keychain's audit key and checks it reaches the entry the keychain anchored (main/desk/audit-keys.ts).
-import type { AuditEntryView, AuditVerification, BadApproval } from '../../preload/api';
+import type { AuditEntryView, AuditVerification, BadApproval, BadPolicy } from '../../preload/api';
 import { approvalSignatureValid } from '../approvals/approval';
+import { policyProblem } from '../approvals/policy';
 import { subjectText } from '../approvals/manifest';
 import type { AuditProblemCode, AuditVerifyResult } from '../journal';
 import type { ProfileAreaService } from './profile-binding';
@@ -22,7 +23,7 @@ export function auditService(rt: DeskRuntime): ProfileAreaService<'audit'> {
     },
     async verify(profile) {
       const result = await (await rt.auditSeal(profile.id)).verify();
-      return withApprovals(verificationView(result), await badApprovals(rt, profile.id));
+      return withApprovals(verificationView(result), await badApprovals(rt, profile.id), await badPolicies(rt, profile.id));
     },
   };
 }
@@ -48,11 +49,27 @@ export async function badApprovals(rt: DeskRuntime, profileId: string): Promise<
   return { checked: approvals.length, bad };
 }
 
-function withApprovals(chain: AuditVerification, approvals: AuditVerification['approvals']): AuditVerification {
-  if (approvals.bad.length === 0) return { ...chain, approvals, message: approvals.checked > 0 ? `${chain.message}; all ${approvals.checked} approval signature(s) verify` : chain.message };
-  const first = approvals.bad[0]!;
-  const more = approvals.bad.length > 1 ? ` (and ${approvals.bad.length - 1} more bad approval${approvals.bad.length > 2 ? 's' : ''})` : '';
-  return { ...chain, ok: false, approvals, message: `${chain.message}. Bad approval: ${first.problem}${more}` };
+/** Re-checks every stored policy version: signed by a person who was an admin then and not revoked (policy.ts). */
+export async function badPolicies(rt: DeskRuntime, profileId: string): Promise<AuditVerification['policies']> {
+  const repo = rt.dualControlFor(profileId);
+  const people = new Map((await repo.listPeople()).map((p) => [p.id, p]));
+  const policies = await repo.listPolicies();
+  const bad: BadPolicy[] = [];
+  for (const p of policies) {
+    const problem = policyProblem(p, people);
+    if (problem !== null) bad.push({ version: p.version, problem });
+  }
+  return { checked: policies.length, bad };
+}
+
+function withApprovals(chain: AuditVerification, approvals: AuditVerification['approvals'], policies: AuditVerification['policies']): AuditVerification {
+  const problems = [...approvals.bad.map((b) => `Bad approval: ${b.problem}`), ...policies.bad.map((b) => `Bad policy: ${b.problem}`)];
+  if (problems.length === 0) {
+    const checked = [approvals.checked > 0 ? `all ${approvals.checked} approval signature(s)` : '', policies.checked > 0 ? `all ${policies.checked} policy signature(s)` : ''].filter(Boolean);
+    return { ...chain, approvals, policies, message: checked.length > 0 ? `${chain.message}; ${checked.join(' and ')} verify` : chain.message };
+  }
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+  return { ...chain, ok: false, approvals, policies, message: `${chain.message}. ${problems[0]}${more}` };
 }
 
 const CANNOT_CHECK = new Set<AuditProblemCode>(['KEY_MISSING', 'ANCHOR_MISSING']);
@@ -62,7 +79,8 @@ const CANNOT_CHECK = new Set<AuditProblemCode>(['KEY_MISSING', 'ANCHOR_MISSING']
  * checked here (its key or anchor is not in this keychain) says exactly that instead of "tampered".
  */
 export function verificationView(result: AuditVerifyResult): AuditVerification {
-  if (result.ok) return { ok: true, checked: result.entries, firstBrokenSeq: null, message: `All ${result.entries} audit entries are intact`, approvals: { checked: 0, bad: [] } };
+  const none = { approvals: { checked: 0, bad: [] }, policies: { checked: 0, bad: [] } };
+  if (result.ok) return { ok: true, checked: result.entries, firstBrokenSeq: null, message: `All ${result.entries} audit entries are intact`, ...none };
   const broken = result.problems.filter((p) => !CANNOT_CHECK.has(p.code));
   const unchecked = result.problems.filter((p) => CANNOT_CHECK.has(p.code));
   const first = broken[0];
@@ -70,5 +88,5 @@ export function verificationView(result: AuditVerifyResult): AuditVerification {
     ...(first ? [`Tampered: ${first.message}${broken.length > 1 ? ` (and ${broken.length - 1} more problem${broken.length > 2 ? 's' : ''})` : ''}`] : []),
     ...unchecked.map((p) => `Cannot check: ${p.message}`),
   ];
-  return { ok: false, checked: result.entries, firstBrokenSeq: first?.seq ?? null, message: parts.join('. '), approvals: { checked: 0, bad: [] } };
+  return { ok: false, checked: result.entries, firstBrokenSeq: first?.seq ?? null, message: parts.join('. '), ...none };
 }

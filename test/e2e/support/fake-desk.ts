@@ -112,7 +112,7 @@ export function createFakeDesk(options: { historyRows?: number } = {}): IpcHandl
     'payouts:discard': (a) => settleHeld(a, 'DISCARDED', 'DISCARDED'),
     'batches:list': () => ok({ items: [], total: 0, offset: 0, limit: 200 }),
     'audit:list': () => ok({ items: [], total: 0, offset: 0, limit: 500 }),
-    'audit:verify': () => ok({ ok: true, checked: 0, firstBrokenSeq: null, message: 'Chain intact', approvals: { checked: 0, bad: [] } }),
+    'audit:verify': () => ok({ ok: true, checked: 0, firstBrokenSeq: null, message: 'Chain intact', approvals: { checked: 0, bad: [] }, policies: { checked: 0, bad: [] } }),
     'payins:options': () => ok([{ paymentMethodCode: 'VAPAY', operators: [{ code: 'VA_BANK', name: 'VA Bank' }] }]),
   };
   const handlers: Partial<Record<Channel, Handler>> = {};

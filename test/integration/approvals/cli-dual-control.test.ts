@@ -222,4 +222,20 @@ describe('dual control from the CLI', () => {
     expect(asJson.approvals.bad.map((b) => b.approvalId)).toEqual([record.id]);
     expect(asJson.approvals.checked).toBeGreaterThanOrEqual(3);
   });
+
+  it('audit verify names a policy version whose rules were changed in the file after the admin signed them', async () => {
+    const before = JSON.parse((await cli('--json', 'audit', 'verify')).out) as { policies: { checked: number; bad: unknown[] } };
+    expect(before.policies.checked).toBeGreaterThanOrEqual(1);
+    expect(before.policies.bad).toEqual([]);
+    // Someone with the file lowers the approvals the newest policy asks for.
+    const db = new Database(journalPath(home, PROFILE));
+    const trigger = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'policies' AND sql LIKE '%UPDATE%'`).get() as { name: string }).name;
+    db.exec(`DROP TRIGGER ${trigger}`);
+    const newest = (db.prepare('SELECT MAX(version) AS v FROM policies').get() as { v: number }).v;
+    db.prepare(`UPDATE policies SET rules_json = ? WHERE version = ?`).run(JSON.stringify({ bands: { '*': [{ atLeast: '0', approvals: 0 }] }, newOrChangedPayee: 0 }), newest);
+    db.close();
+    const verified = await cli('audit', 'verify');
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain(`BAD POLICY version ${newest}: the signature on policy version ${newest} does not verify`);
+  });
 });
