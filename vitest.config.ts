@@ -14,11 +14,23 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: ['test/integration/postgres/**'],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 60_000,
           // Integration suites share one keychain and loopback ports; files run in parallel, tests in a file in order.
           fileParallelism: true,
+        },
+      },
+      {
+        test: {
+          // Adapters of the team journal against a real PostgreSQL, started once for the project.
+          name: 'postgres',
+          include: ['test/integration/postgres/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/integration/postgres/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
         },
       },
       {

@@ -30,7 +30,7 @@ for extra in scripts/check-electron-builder.ts scripts/electronegativity.ts; do
 done
 stage e2e npx playwright test
 stage electron-launch npx playwright test -c playwright.electron.config.ts
-stage vitest npx vitest run --project unit --project integration --reporter=default --reporter=json --outputFile.json=reports/vitest.json
+stage vitest npx vitest run --project unit --project integration --project postgres --reporter=default --reporter=json --outputFile.json=reports/vitest.json
 # The simulation runs on its own afterwards: it keeps both cores busy, and the integration tests run on real time.
 stage simulation npx vitest run --project simulation --reporter=default --reporter=json --outputFile.json=reports/simulation.json
 

@@ -1,10 +1,10 @@
-// One contract, two adapters: the in-memory repository and the journal's SQLite tables (migration 6).
+// One contract (repository-contract.ts), two adapters here: the in-memory repository and the journal's
+// SQLite tables (migration 6); the PostgreSQL adapter keeps it in test/integration/postgres/.
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryDualControlRepository, RepositoryError, type DualControlRepository } from '../../../main/approvals/repository';
+import { MemoryDualControlRepository, type DualControlRepository } from '../../../main/approvals/repository';
+import { repositoryContract } from './repository-contract';
 import { SqliteDualControlRepository } from '../../../main/approvals/sqlite-repository';
 import { signPolicy } from '../../../main/approvals/policy';
-import { verifyApprovals } from '../../../main/approvals/verify';
-import { heldRoleAt } from '../../../main/people/roles';
 import { tempJournal, type TempJournal } from '../journal/helpers';
 import { approve, manifest, member, row, T0 } from './helpers';
 
@@ -22,60 +22,7 @@ const adapters: [string, () => DualControlRepository][] = [
   }],
 ];
 
-describe.each(adapters)('the %s repository', (_name, make) => {
-  const alice = member('alice', ['approver']);
-  const bob = member('bob', ['approver']);
-  const admin = member('ada', ['admin']);
-
-  it('keeps people with their role history: grants are closed, never rewritten', async () => {
-    const repo = make();
-    await repo.addPerson(alice.person, ['approver', 'viewer'], 100, null);
-    await repo.setRoles('alice', ['viewer', 'preparer'], 200, 'ada');
-    const p = (await repo.getPerson('alice'))!;
-    expect(p.publicKey).toBe(alice.person.publicKey);
-    expect(heldRoleAt(p, 'approver', 150)).toBe(true);
-    expect(heldRoleAt(p, 'approver', 200)).toBe(false);
-    expect(heldRoleAt(p, 'preparer', 200)).toBe(true);
-    expect(heldRoleAt(p, 'viewer', 250)).toBe(true);
-    await repo.revokePerson('alice', 300, 'ada', 'left the company');
-    const revoked = (await repo.getPerson('alice'))!;
-    expect(revoked).toMatchObject({ revokedAt: 300, revokedBy: 'ada', revokeReason: 'left the company' });
-    expect(revoked.grants.every((g) => g.removedAt !== null)).toBe(true);
-    await expect(repo.setRoles('alice', ['approver'], 400, 'ada')).rejects.toThrow(RepositoryError);
-    await expect(repo.addPerson(alice.person, [], 0, null)).rejects.toThrow(/already exists/);
-    expect((await repo.listPeople()).map((x) => x.id)).toEqual(['alice']);
-  });
-
-  it('stores approvals exactly as signed, so they still verify when read back', async () => {
-    const repo = make();
-    const m = manifest([row('p1', 100)]);
-    const a = approve(alice, m);
-    const r = approve(bob, m, 'reject', 'wrong IBAN');
-    await repo.addApproval(a);
-    await repo.addApproval(r);
-    await repo.addApproval(approve(bob, manifest([row('p1', 100)], { subject: { kind: 'payout', id: 'p1' } })));
-    const stored = await repo.approvalsFor(m.subject);
-    expect(stored).toEqual([a, r]);
-    await expect(repo.addApproval(a)).rejects.toThrow(/already exists/);
-    expect((await repo.listApprovals(2)).map((x) => x.id)).toHaveLength(2);
-  });
-
-  it('keeps policy versions in order and refuses a skipped or repeated version', async () => {
-    const repo = make();
-    expect(await repo.currentPolicy()).toBeNull();
-    const rules = { bands: { EUR: [{ atLeast: '10.50', approvals: 2 }] }, newOrChangedPayee: 1 };
-    const v1 = signPolicy(admin.session, { profileId: 'prof-1', version: 1, rules, setAt: T0 });
-    await repo.addPolicy(v1);
-    await expect(repo.addPolicy(v1)).rejects.toThrow(/next policy version is 2/);
-    await expect(repo.addPolicy({ ...v1, version: 3 })).rejects.toThrow(/next policy version is 2/);
-    const back = (await repo.currentPolicy())!;
-    expect(back).toEqual(v1);
-    // Read back, the signature still holds (the stored rules give the same canonical bytes).
-    await repo.addPerson(admin.person, ['admin'], T0 - 1000, null);
-    const m = manifest([row('p1', 100)], { policyVersion: 1 });
-    expect(verifyApprovals(m, [], await repo.listPeople(), back, { now: T0 + 1 })).toMatchObject({ ok: true });
-  });
-});
+for (const [name, make] of adapters) repositoryContract(name, make);
 
 describe('the journal tables', () => {
   it('refuse changing or deleting an approval or a policy version', async () => {
