@@ -5,9 +5,17 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
 import { payoutCsv } from './support/csv-fixtures';
-import { expect, openWithDemo, selectOption, shot, test } from './support/journey';
+import { APP_URL } from './support/bridge-page';
+import { call, expect, openWithDemo, selectOption, shot, test } from './support/journey';
 
 const PASS = { ada: 'ada-admin-passphrase', pat: 'pat-preparer-passphrase', alex: 'alex-approver-passphrase', sam: 'sam-sender-passphrase' };
+
+/** A screenshot for the guide without the queue of earlier notices over it. */
+async function cleanShot(page: Page, name: string): Promise<void> {
+  const close = page.getByTestId('snackbar').getByRole('button', { name: 'Close' }).first();
+  for (let i = 0; i < 10 && (await close.isVisible()); i++) await close.click();
+  await shot(page, name);
+}
 
 async function addPerson(page: Page, name: string, roles: string[], passphrase: string): Promise<void> {
   await page.getByTestId('people-add').click();
@@ -21,7 +29,7 @@ async function addPerson(page: Page, name: string, roles: string[], passphrase: 
   await expect(page.getByTestId('people-list')).toContainText(name);
 }
 
-async function unlockAs(page: Page, name: string, passphrase: string): Promise<void> {
+async function unlockAs(page: Page, name: string, passphrase: string, screenshot?: string): Promise<void> {
   if (await page.getByTestId('session-lock').isVisible()) {
     await page.getByTestId('session-lock').click();
     await expect(page.getByTestId('session-who')).toHaveCount(0);
@@ -30,6 +38,7 @@ async function unlockAs(page: Page, name: string, passphrase: string): Promise<v
   const dialog = page.getByTestId('unlock-dialog');
   await selectOption(page, 'unlock-person', new RegExp(`^${name}`));
   await dialog.getByTestId('unlock-passphrase').locator('input').fill(passphrase);
+  if (screenshot) await cleanShot(page, screenshot);
   await dialog.getByTestId('unlock-submit').click();
   await expect(dialog).toBeHidden();
   await expect(page.getByTestId('session-name')).toHaveText(name);
@@ -50,7 +59,7 @@ test('admin sets up people and a policy; a batch waits for approval, is approved
   await addPerson(page, 'Pat Preparer', ['preparer'], PASS.pat);
   await addPerson(page, 'Alex Approver', ['approver'], PASS.alex);
   await addPerson(page, 'Sam Sender', ['sender', 'viewer'], PASS.sam);
-  await shot(page, 'dual-control-people');
+  await cleanShot(page, 'dual-control-people');
 
   // The policy: one approval for any amount in any currency.
   await page.getByRole('link', { name: 'Settings' }).click();
@@ -60,7 +69,7 @@ test('admin sets up people and a policy; a batch waits for approval, is approved
   await page.getByTestId('policy-save').click();
   await expect(page.getByTestId('policy-panel')).toContainText('Version 1');
   await expect(page.getByTestId('policy-panel')).toContainText('set by Ada Admin');
-  await shot(page, 'dual-control-policy');
+  await cleanShot(page, 'dual-control-policy');
 
   // The preparer uploads a batch: it is not sent, it waits for approval (1 of 1).
   await unlockAs(page, 'Pat Preparer', PASS.pat);
@@ -76,7 +85,7 @@ test('admin sets up people and a policy; a batch waits for approval, is approved
   await expect(page.getByTestId('batch-progress').getByTestId('approval-state')).toHaveText('waiting for approval (1 of 1)');
   await expect(page.getByTestId('batch-approval-note')).toContainText('Nothing is sent until it is approved');
   expect((await desk.sandboxState()).payoutCount, 'nothing reached the gateway').toBe(0);
-  await shot(page, 'dual-control-batch-waiting');
+  await cleanShot(page, 'dual-control-batch-waiting');
   // Pat prepared it: it is under "Prepared by me", and Pat cannot approve it.
   await page.getByRole('link', { name: 'Approvals' }).click();
   await page.getByTestId('approvals-tab-prepared').click();
@@ -85,14 +94,14 @@ test('admin sets up people and a policy; a batch waits for approval, is approved
   await expect(page.getByTestId('approvals-list')).not.toContainText('suppliers-april.csv');
 
   // The approver: the batch waits for them; the manifest shows totals first, then the rows.
-  await unlockAs(page, 'Alex Approver', PASS.alex);
+  await unlockAs(page, 'Alex Approver', PASS.alex, 'dual-control-unlock');
   await expect(page.getByTestId('approvals-list')).toContainText('suppliers-april.csv');
   await page.getByTestId('approvals-list').getByText('suppliers-april.csv').click();
   const detail = page.getByTestId('approval-detail');
   await expect(detail.getByTestId('approval-totals')).toContainText('4 payouts');
   await expect(detail.getByTestId('approval-prepared')).toContainText('Pat Preparer');
   await expect(detail.getByTestId('approval-rows')).toContainText('Supplier 01 GmbH');
-  await shot(page, 'dual-control-approval');
+  await cleanShot(page, 'dual-control-approval');
   await detail.getByTestId('approval-approve').click();
   await detail.getByTestId('approve-passphrase').locator('input').fill('not-alex-passphrase');
   await detail.getByTestId('approve-confirm').click();
@@ -101,7 +110,7 @@ test('admin sets up people and a policy; a batch waits for approval, is approved
   await detail.getByTestId('approve-confirm').click();
   await expect(detail.getByTestId('approval-state')).toHaveText('approved (1 of 1)');
   await expect(detail.getByTestId('approval-decisions')).toContainText('Approved by Alex Approver');
-  await shot(page, 'dual-control-approved');
+  await cleanShot(page, 'dual-control-approved');
   await detail.getByRole('button', { name: 'Close' }).click();
   expect((await desk.sandboxState()).payoutCount, 'approved is not sent: a sender sends').toBe(0);
 
@@ -122,9 +131,33 @@ test('admin sets up people and a policy; a batch waits for approval, is approved
   expect(lines).toHaveLength(2);
   expect(lines[1]).toContain('Alex Approver');
   expect(lines[1]).toContain('approve');
-  await shot(page, 'dual-control-sent');
+  await cleanShot(page, 'dual-control-sent');
 
   // Lock: nobody is unlocked, and the app bar says so.
   await page.getByTestId('session-lock').click();
   await expect(page.getByTestId('session-unlock')).toBeVisible();
+});
+
+test('onboarding names the first person (every role, unlocked), warns that nobody checks a one-person shop, and TEST may skip it', async ({ page, desk }) => {
+  test.setTimeout(60_000);
+  await call(desk.handlers, 'profiles:createDemo');
+  await page.goto(`${APP_URL}#/welcome`);
+  const step = page.getByTestId('people-step');
+  await expect(step.getByTestId('one-person-warning')).toContainText('nobody checks your payouts');
+  // TEST: the desk may be used without people.
+  await expect(page.getByTestId('finish-setup')).toHaveText(/Skip and go to the desk/);
+  await step.getByTestId('person-name').locator('input').fill('Olu Owner');
+  await step.getByTestId('person-passphrase').locator('input').fill('olu-owner-passphrase');
+  await expect(step.getByTestId('first-person-create')).toBeDisabled();
+  await step.getByTestId('person-passphrase-confirm').locator('input').fill('olu-owner-passphrase');
+  await step.getByTestId('first-person-create').click();
+  await expect(step.getByTestId('first-person-done')).toContainText('Olu Owner is unlocked');
+  await expect(step.getByTestId('first-person-warning')).toContainText('nobody checks their payouts');
+  await expect(page.getByTestId('session-name')).toHaveText('Olu Owner');
+  await step.scrollIntoViewIfNeeded();
+  await cleanShot(page, 'dual-control-first-person');
+  await page.getByTestId('finish-setup').click();
+  await page.getByRole('link', { name: 'People' }).click();
+  await expect(page.getByTestId('people-list')).toContainText('Olu Owner');
+  await expect(page.getByTestId('people-list')).toContainText('admin');
 });
