@@ -161,3 +161,56 @@ test('onboarding names the first person (every role, unlocked), warns that nobod
   await expect(page.getByTestId('people-list')).toContainText('Olu Owner');
   await expect(page.getByTestId('people-list')).toContainText('admin');
 });
+
+test('a single payout is held for approval, shows "waiting for approval (1 of 1)" on its page, is approved and released by a sender', async ({ page, desk }) => {
+  test.setTimeout(90_000);
+  // Set-up through the real handlers: Ada (every role, unlocked), Alex the approver, one approval for anything.
+  await call(desk.handlers, 'profiles:createDemo');
+  await call(desk.handlers, 'people:add', { name: 'Ada Admin', roles: ['admin'], passphrase: PASS.ada });
+  await call(desk.handlers, 'people:add', { name: 'Alex Approver', roles: ['approver'], passphrase: PASS.alex });
+  await call(desk.handlers, 'approvals:setPolicy', { rules: { bands: { '*': [{ atLeast: '0', approvals: 1 }] }, newOrChangedPayee: 0 } });
+  await page.goto(`${APP_URL}#/payouts/new`);
+  await expect(page.getByTestId('session-name')).toHaveText('Ada Admin');
+
+  await selectOption(page, 'payout-currency', /^EUR/);
+  await page.getByTestId('payout-amount').locator('input').fill('75.00');
+  await page.getByTestId('payout-account-name').locator('input').fill('Grace Hopper');
+  await page.getByTestId('payout-account-number').locator('input').fill('DE89370400440532013000');
+  await page.getByTestId('payout-email').locator('input').fill('grace@example.com');
+  await page.getByTestId('review-payout').click();
+  await page.getByTestId('confirm-payout').click();
+  await page.getByTestId('send-payout').click();
+  const held = page.getByTestId('payout-held');
+  await expect(held).toBeVisible({ timeout: 30_000 });
+  await held.getByTestId('payout-held-open').click();
+  await expect(page.getByTestId('detail-status')).toHaveText('HELD');
+  await expect(page.getByTestId('payment-detail').getByTestId('approval-state')).toHaveText('waiting for approval (1 of 1)');
+  expect((await desk.sandboxState()).payoutCount).toBe(0);
+
+  // Ada prepared it and cannot approve it; Alex can.
+  await unlockAs(page, 'Alex Approver', PASS.alex);
+  await page.getByRole('link', { name: 'Approvals' }).click();
+  await page.getByTestId('approvals-list').getByText('Grace Hopper').click();
+  const detail = page.getByTestId('approval-detail');
+  await expect(detail.getByTestId('approval-totals')).toContainText('1 payout');
+  await detail.getByTestId('approval-approve').click();
+  await detail.getByTestId('approve-passphrase').locator('input').fill(PASS.alex);
+  await detail.getByTestId('approve-confirm').click();
+  await expect(detail.getByTestId('approval-state')).toHaveText('approved (1 of 1)');
+  await detail.getByRole('button', { name: 'Close' }).click();
+
+  // Alex is not a sender: the release is refused, nothing is sent. Ada (sender) releases it.
+  await page.getByRole('link', { name: 'History' }).click();
+  await page.getByText('Grace Hopper').first().click();
+  await expect(page.getByTestId('payment-detail').getByTestId('approval-state')).toHaveText('approved (1 of 1)');
+  await page.getByTestId('held-release').click();
+  await page.getByTestId('release-dialog').getByTestId('release-confirm').click();
+  await expect(page.getByTestId('release-dialog').getByTestId('release-error')).toContainText('sender');
+  expect((await desk.sandboxState()).payoutCount).toBe(0);
+  await page.getByTestId('release-dialog').getByTestId('release-back').click();
+  await unlockAs(page, 'Ada Admin', PASS.ada);
+  await page.getByTestId('held-release').click();
+  await page.getByTestId('release-dialog').getByTestId('release-confirm').click();
+  await expect(page.getByTestId('detail-status')).toHaveText('SUCCESS', { timeout: 30_000 });
+  expect((await desk.sandboxState()).payoutCount).toBe(1);
+});
