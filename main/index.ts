@@ -1,7 +1,7 @@
 // Electron entry. Reads as a list of features; each lives in its own module and is tested there.
 // Only this file, window.ts, ipc.ts and main/shell/** import electron.
 import { join } from 'node:path';
-import { app, BrowserWindow, dialog, Menu, Notification, protocol, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, Menu, Notification, powerMonitor, protocol, session, shell } from 'electron';
 import electronLog from 'electron-log/main';
 import { EVENT_CHANNELS, type MenuCommand } from '../preload/api';
 import { createAppContext } from './context';
@@ -15,6 +15,7 @@ import { handleAppProtocol, registerAppScheme } from './shell/app-protocol';
 import { setupLogging } from './shell/logging';
 import { electronFileDialogs } from './shell/file-dialogs';
 import { buildMenuTemplate } from './shell/menu';
+import { lockSessionsOnPowerEvents } from './shell/power-lock';
 import { createNotificationPolicy } from './shell/notifications';
 import { trustedOrigins } from './shell/origins';
 import { acquireSingleInstance } from './shell/single-instance';
@@ -62,6 +63,8 @@ async function start(): Promise<void> {
     ctx,
   );
   registerIpcHandlers(createIpcHandlers(services, { log }), trust, log);
+  // Dual control: a locked screen or a suspended machine locks every unlocked person.
+  lockSessionsOnPowerEvents(powerMonitor, runtime, log);
 
   const openWindow = () => {
     mainWindow = createMainWindow({ devServerUrl: process.env['ELECTRON_RENDERER_URL'], isPackaged: app.isPackaged });

@@ -603,6 +603,155 @@ export interface AuditContract {
   verify: { args: void; result: AuditVerification };
 }
 
+// ---------------------------------------------------------------- dual control: people and approvals
+
+export type RoleName = 'preparer' | 'approver' | 'sender' | 'viewer' | 'admin';
+
+export interface PersonInfo {
+  id: string;
+  name: string;
+  roles: RoleName[];
+  /** SHA-256 of the person's public signing key, as hex pairs. */
+  fingerprint: string;
+  createdAt: IsoTime;
+  revokedAt: IsoTime | null;
+  revokeReason: string | null;
+  /** This machine's keychain holds their sealed signing key (they can unlock here). */
+  keyOnThisMachine: boolean;
+}
+
+/** Who is unlocked on the active profile at this desk; main holds the key, the page only this. */
+export interface DeskSessionView {
+  /** Dual control is on for this profile (it has people or a policy of its own). */
+  enforced: boolean;
+  /** The profile has at least one person. */
+  hasPeople: boolean;
+  unlocked: { personId: string; name: string; roles: RoleName[]; unlockedAt: IsoTime; locksAt: IsoTime | null } | null;
+}
+
+export interface PeopleContract {
+  list: { args: void; result: PersonInfo[] };
+  session: { args: void; result: DeskSessionView };
+  /** The passphrase crosses once, here; main keeps the unlocked key until Lock, idle time or the OS locks. */
+  unlock: { args: { personId: string; passphrase: string }; result: DeskSessionView };
+  lock: { args: void; result: DeskSessionView };
+  /** The person at the desk is still working (input in the window): the idle time starts again. */
+  touch: { args: void; result: DeskSessionView };
+  /** The first person needs nobody unlocked and gets every role; later ones need an unlocked admin. */
+  add: { args: { name: string; roles: RoleName[]; passphrase: string }; result: { person: PersonInfo; warning: string | null } };
+  setRoles: { args: { personId: string; roles: RoleName[] }; result: PersonInfo };
+  revoke: { args: { personId: string; reason: string }; result: { person: PersonInfo; approvalsVoided: number } };
+}
+
+export type ApprovalSubjectKind = 'batch' | 'payout';
+export interface ApprovalSubjectRef {
+  kind: ApprovalSubjectKind;
+  id: string;
+}
+
+export interface PersonRef {
+  id: string;
+  name: string;
+}
+
+/** Where a subject stands: waiting for approvals, rejected, or approved (a sender may now send it). */
+export type ApprovalState = 'waiting' | 'rejected' | 'approved' | 'not-needed';
+
+export interface ApprovalStatusView {
+  subject: ApprovalSubjectRef;
+  /** False when dual control is not on for the profile (nothing to show). */
+  enforced: boolean;
+  state: ApprovalState;
+  required: number;
+  approvedBy: PersonRef[];
+  rejectedBy: (PersonRef & { reason: string | null })[];
+  /** The verdict's sentence (why it may not be sent yet). */
+  message: string;
+}
+
+export interface ApprovalItem extends ApprovalStatusView {
+  /** File name of a batch, payee of a single payout. */
+  title: string;
+  preparedBy: PersonRef | null;
+  preparedAt: IsoTime | null;
+  rows: number;
+  totals: { money: Money; count: number }[];
+  /** The unlocked person may approve or reject it now (approver, not its preparer, not yet decided). */
+  forMe: boolean;
+  preparedByMe: boolean;
+  /** Payout HELD or batch PAUSED by the gate (a sender resumes it once approved). */
+  sendState: string;
+}
+
+/** A row of the manifest; `payeeFlag` set when the payee book marks a new payee or changed bank details. */
+export interface ApprovalRowView {
+  id: string;
+  money: Money;
+  payeeName: string;
+  account: string;
+  operator: string;
+  method: string;
+  email: string;
+  payeeFlag: 'new' | 'changed' | null;
+}
+
+export interface ApprovalDecisionView {
+  approvalId: string;
+  signer: PersonRef;
+  decision: 'approve' | 'reject';
+  reason: string | null;
+  signedAt: IsoTime;
+  /** How the verdict counts it now (counted, or why it is void). */
+  status: string;
+  message: string;
+}
+
+export interface ApprovalDetail extends ApprovalItem {
+  manifestDigest: string;
+  fileSha256: string | null;
+  policyVersion: number;
+  /** The first rows of the manifest (all of them up to `rowsShown`); totals cover every row. */
+  manifestRows: ApprovalRowView[];
+  rowsShown: number;
+  decisions: ApprovalDecisionView[];
+}
+
+export interface PolicyBandView {
+  /** Total of one currency, in major units, from which the band applies. */
+  atLeast: string;
+  approvals: number;
+}
+
+export interface PolicyRulesView {
+  /** Bands per currency code, or "*" for any other currency. */
+  bands: Record<string, PolicyBandView[]>;
+  /** Extra approvals when a row pays a new payee or one whose bank details changed. */
+  newOrChangedPayee: number;
+}
+
+export interface PolicyView {
+  version: number;
+  isDefault: boolean;
+  enforced: boolean;
+  rules: PolicyRulesView;
+  setBy: PersonRef | null;
+  setAt: IsoTime | null;
+}
+
+export interface ApprovalsContract {
+  /** Every subject still unsent that dual control holds back or has just let go, newest first. */
+  queue: { args: void; result: ApprovalItem[] };
+  show: { args: ApprovalSubjectRef; result: ApprovalDetail };
+  /** Where each subject stands (Batches and a payout's page show "waiting for approval (1 of 2)"). */
+  status: { args: { subjects: ApprovalSubjectRef[] }; result: ApprovalStatusView[] };
+  /** Signed in main by the unlocked person; the passphrase is asked again for each approval. */
+  approve: { args: ApprovalSubjectRef & { passphrase: string }; result: ApprovalDetail };
+  reject: { args: ApprovalSubjectRef & { reason: string }; result: ApprovalDetail };
+  policy: { args: void; result: PolicyView };
+  /** A new policy version, signed by the unlocked admin; approvals given under the old one are void. */
+  setPolicy: { args: { rules: PolicyRulesView }; result: PolicyView };
+}
+
 // ---------------------------------------------------------------- settings
 
 export interface SettingsView {
@@ -699,6 +848,8 @@ export interface IpcContract {
   payins: PayinsContract;
   audit: AuditContract;
   settings: SettingsContract;
+  people: PeopleContract;
+  approvals: ApprovalsContract;
   app: AppContract;
 }
 
@@ -713,6 +864,8 @@ export const IPC_METHODS = {
   payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
   audit: ['list', 'verify'],
   settings: ['get', 'update'],
+  people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'setRoles', 'revoke'],
+  approvals: ['queue', 'show', 'status', 'approve', 'reject', 'policy', 'setPolicy'],
   app: ['info', 'connectionState', 'rateBudget', 'openDataFolder', 'chooseFile', 'fileDropped'],
 } as const satisfies { [A in keyof IpcContract]: readonly (keyof IpcContract[A])[] };
 
@@ -773,6 +926,10 @@ export interface EventContract {
   notification: DeskNotification;
   /** `file`: for import-csv, the file the user chose in main's own open dialog (menus have no page gesture for a picker). */
   menuCommand: { command: MenuCommand; file?: FileGrant };
+  /** Someone unlocked, or the session locked (Lock, idle time, OS lock or suspend): ask people:session again. */
+  sessionChanged: { profileId: string; unlocked: boolean; reason: 'unlock' | 'lock' | 'idle' | 'os-lock' | 'suspend' };
+  /** An approval, rejection, revocation or policy change, or the gate held something back: queues refresh. */
+  approvalsChanged: { profileId: string; subject: ApprovalSubjectRef | null };
 }
 export type EventName = keyof EventContract;
 
@@ -783,6 +940,8 @@ export const EVENT_CHANNELS = {
   connectionChanged: 'app:connectionChanged',
   notification: 'app:notification',
   menuCommand: 'app:menuCommand',
+  sessionChanged: 'people:sessionChanged',
+  approvalsChanged: 'approvals:changed',
 } as const satisfies Record<EventName, string>;
 export type EventChannel = (typeof EVENT_CHANNELS)[EventName];
 

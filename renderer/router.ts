@@ -4,8 +4,10 @@ export const screens = [
   { path: '/balances', name: 'balances', title: 'Balances', icon: 'mdi-scale-balance' },
   { path: '/payouts/new', name: 'new-payout', title: 'New payout', icon: 'mdi-bank-transfer-out' },
   { path: '/batches', name: 'batches', title: 'Batches', icon: 'mdi-file-table-box-multiple' },
+  { path: '/approvals', name: 'approvals', title: 'Approvals', icon: 'mdi-check-decagram-outline' },
   { path: '/history', name: 'history', title: 'History', icon: 'mdi-history' },
   { path: '/payins', name: 'payins', title: 'Payins', icon: 'mdi-bank-transfer-in' },
+  { path: '/people', name: 'people', title: 'People', icon: 'mdi-account-group-outline' },
   { path: '/settings', name: 'settings', title: 'Settings', icon: 'mdi-cog' },
 ] as const;
 
@@ -13,6 +15,8 @@ const views: Record<(typeof screens)[number]['name'], () => Promise<unknown>> = 
   balances: () => import('./views/BalancesView.vue'),
   'new-payout': () => import('./views/NewPayoutView.vue'),
   batches: () => import('./views/BatchesView.vue'),
+  approvals: () => import('./views/ApprovalsView.vue'),
+  people: () => import('./views/PeopleView.vue'),
   history: () => import('./views/HistoryView.vue'),
   payins: () => import('./views/PayinsView.vue'),
   settings: () => import('./views/SettingsView.vue'),

@@ -2,15 +2,18 @@
 // the contract-shaped DeskServices. Every contract method is wired here; the handler coverage test
 // checks that none is left unimplemented.
 import { appService, type AppEnvironment } from './app';
+import { approvalsService } from './approvals';
 import { auditService } from './audit';
 import { balancesService } from './balances';
 import { batchesService } from './batches';
 import { createCurrencyCache } from './currency-cache';
+import { dualControlService } from './dual-control';
 import { createFileGrants } from './file-grants';
 import type { DemoController } from './demo-controller';
 import { historyService } from './history';
 import { keysService } from './keys';
 import { payinsService } from './payins';
+import { peopleService } from './people';
 import { payoutsService } from './payouts';
 import { PROFILE_FREE, type ProfileServices } from './profile-binding';
 import { profilesService } from './profiles';
@@ -26,6 +29,7 @@ export { activeProfileOf, bindActiveProfile, bindProfile, NoProfileError, type P
 export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: DemoController | null): ProfileServices {
   const currencies = createCurrencyCache(rt);
   const files = env.files ?? createFileGrants();
+  const dualControl = dualControlService(rt);
   return sealedFirst(rt, {
     profiles: profilesService(rt, demo),
     keys: keysService(rt, demo, { grants: files, ...(env.dialogs ? { dialogs: env.dialogs } : {}) }),
@@ -36,6 +40,8 @@ export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: D
     payins: payinsService(rt, currencies, demo),
     audit: auditService(rt),
     settings: settingsService(rt),
+    people: peopleService(rt, dualControl),
+    approvals: approvalsService(rt, dualControl),
     app: appService(rt, env, files),
   });
 }

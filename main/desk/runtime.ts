@@ -78,6 +78,12 @@ export interface DeskRuntime {
   touchSession(profileId: string): void;
   /** "Lock" pressed: forgets the unlocked person now (audited); false when nobody was unlocked. */
   lock(profileId: string): Promise<boolean>;
+  /** The unlocked person, without counting as use (for showing who it is); null when nobody is. */
+  peekSession(profileId: string): UnlockedSession | null;
+  /** The OS locked the screen or the machine suspends: every profile's unlocked person is forgotten; how many were. */
+  lockAll(reason: 'os-lock' | 'suspend'): Promise<number>;
+  /** When the unlocked person of the profile will be locked for idling (epoch ms); null when nobody is unlocked or never. */
+  sessionLocksAt(profileId: string): number | null;
   /** The started engine of a profile (started on first use, restarted after settings change). */
   engineFor(profileId: string): Promise<PayoutEngine>;
   /** The engine of a profile if it is started (or starting), without starting one; null otherwise. */
@@ -158,11 +164,13 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     idle.delete(profileId);
   };
   /** Forgets the unlocked person now; resolves once the lock is audited (true), or false when nobody was unlocked. */
-  const lockNow = async (profileId: string, reason: 'idle' | 'lock'): Promise<boolean> => {
+  const lockNow = async (profileId: string, reason: 'idle' | 'lock' | 'os-lock' | 'suspend'): Promise<boolean> => {
     const session = sessions.get(profileId);
     const wasUnlocked = session !== undefined && !session.locked;
     setSession(profileId, null);
     if (!session || !wasUnlocked) return false;
+    // The screens learn it at once (their "unlocked as" chip and the actions that need someone).
+    events.emit('sessionChanged', { profileId, unlocked: false, reason });
     await audit(profileId, { actor: `person:${session.personId}`, action: 'person.locked', subject: session.personId, details: { reason } }).catch((error: unknown) =>
       log.error('person.locked not audited', { profileId, error }),
     );
@@ -274,6 +282,20 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     setSession,
     touchSession: touch,
     lock: (profileId) => lockNow(profileId, 'lock'),
+    peekSession(profileId) {
+      const session = sessions.get(profileId);
+      return session && !session.locked ? session : null;
+    },
+    async lockAll(reason) {
+      const locked = await Promise.all([...sessions.keys()].map((id) => lockNow(id, reason)));
+      return locked.filter(Boolean).length;
+    },
+    sessionLocksAt(profileId) {
+      const session = sessions.get(profileId);
+      const entry = idle.get(profileId);
+      if (!session || session.locked || !entry) return null;
+      return entry.lastUsed + entry.ms;
+    },
     engineFor(profileId) {
       let engine = engines.get(profileId);
       if (!engine) {

@@ -33,6 +33,19 @@ const byKey = z.strictObject({ keyId, profileId: profileId.optional() });
 const byBatch = z.strictObject({ batchId });
 const byPayin = z.strictObject({ idPayin: paymentId });
 const optionalProfile = z.strictObject({ profileId: profileId.optional() });
+const personId = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'is not a person id');
+const role = z.enum(['preparer', 'approver', 'sender', 'viewer', 'admin']);
+const roles = z.array(role).min(1, 'at least one role').max(5);
+/** Its strength (length) is the service's rule, so the message is the same as on the command line. */
+const passphrase = z.string().min(1, 'is required').max(1024, 'at most 1024 characters');
+const subjectRef = { kind: z.enum(['batch', 'payout']), id: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'is not a batch or payout id') };
+const policyBand = z.strictObject({ atLeast: z.string().regex(/^\d{1,18}(\.\d{1,6})?$/, 'must be a plain decimal such as 1000 or 2500.50'), approvals: z.number().int().min(0).max(3) });
+const policyRules = z.strictObject({
+  bands: z
+    .record(z.string().regex(/^([A-Z]{3}|\*)$/, 'must be a currency code or *'), z.array(policyBand).max(10, 'at most 10 bands'))
+    .refine((b) => Object.keys(b).length <= 200, 'at most 200 currencies'),
+  newOrChangedPayee: z.number().int().min(0).max(3),
+});
 
 const payoutFields = {
   idPayout: paymentId.optional(),
@@ -203,6 +216,25 @@ export const ARG_SCHEMAS: SchemaMap = {
       useDeprecatedSecret: z.boolean().optional(),
       callback: callback.partial().optional(),
     }),
+  },
+  people: {
+    list: none,
+    session: none,
+    unlock: z.strictObject({ personId, passphrase }),
+    lock: none,
+    touch: none,
+    add: z.strictObject({ name: required(80), roles, passphrase }),
+    setRoles: z.strictObject({ personId, roles }),
+    revoke: z.strictObject({ personId, reason: required(500) }),
+  },
+  approvals: {
+    queue: none,
+    show: z.strictObject(subjectRef),
+    status: z.strictObject({ subjects: z.array(z.strictObject(subjectRef)).max(200, 'at most 200 items') }),
+    approve: z.strictObject({ ...subjectRef, passphrase }),
+    reject: z.strictObject({ ...subjectRef, reason: required(500) }),
+    policy: none,
+    setPolicy: z.strictObject({ rules: policyRules }),
   },
   app: {
     info: none,

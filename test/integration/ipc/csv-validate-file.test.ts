@@ -54,7 +54,7 @@ beforeAll(() => {
   grants = createFileGrants();
   const servicesWith = (limits: { maxPendingBytes?: number }) =>
     bindProfile(
-      { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies, grants, limits), balances: {}, history: {}, payins: {}, audit: {}, settings: {}, app: {} },
+      { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies, grants, limits), balances: {}, history: {}, payins: {}, audit: {}, settings: {}, people: {}, approvals: {}, app: {} },
       runtime.ctx,
       () => profile,
     );

@@ -1,0 +1,194 @@
+// approvals:* — dual control's queue and decisions over IPC, on the active profile: what waits for
+// approval (batches paused and payouts held by the gate), a subject's manifest and decisions, approve
+// (the passphrase is asked again and the signature made in main), reject with a reason, and the policy.
+// Everything is worked out from the journal by the dual-control service the CLI uses too.
+import type {
+  ApprovalDecisionView, ApprovalDetail, ApprovalItem, ApprovalRowView, ApprovalState, ApprovalStatusView, ApprovalSubjectRef, PersonRef, PolicyView,
+} from '../../preload/api';
+import type { ApprovalRecord } from '../approvals/approval';
+import { manifestFromJournal } from '../approvals/gate';
+import type { Subject } from '../approvals/manifest';
+import type { DualControlService, PersonView, SubjectView } from './dual-control';
+import { unlockedOrThrow } from './people';
+import type { ProfileAreaService } from './profile-binding';
+import type { DeskRuntime } from './runtime';
+import { DeskError } from './services';
+
+/** Rows of a manifest shown with a subject; the totals always cover every row. */
+export const MANIFEST_ROWS_SHOWN = 500;
+
+type Names = (id: string) => PersonRef;
+
+const namesOf = (people: PersonView[]): Names => {
+  const byId = new Map(people.map((p) => [p.id, p.name]));
+  return (id) => ({ id, name: byId.get(id) ?? '(no such person)' });
+};
+
+/**
+ * Rows the payee book flags as a new payee or changed bank details, when the subject's view carries them
+ * (`rowFlags`: row id → 'new' | 'changed'); none until the payee book is there.
+ */
+export function payeeFlagsOf(view: SubjectView): ReadonlyMap<string, 'new' | 'changed'> {
+  const flags = (view as SubjectView & { rowFlags?: Record<string, 'new' | 'changed'> | ReadonlyMap<string, 'new' | 'changed'> }).rowFlags;
+  if (!flags) return new Map();
+  return flags instanceof Map ? flags : new Map(Object.entries(flags));
+}
+
+export function approvalStateOf(view: SubjectView): ApprovalState {
+  if (!view.enforced) return 'not-needed';
+  if (view.verdict.code === 'REJECTED') return 'rejected';
+  if (view.verdict.ok) return view.verdict.requirement.required === 0 ? 'not-needed' : 'approved';
+  return 'waiting';
+}
+
+function statusView(view: SubjectView, approvals: ApprovalRecord[], names: Names): ApprovalStatusView {
+  const reasons = new Map(approvals.map((a) => [a.id, a.reason]));
+  return {
+    subject: { kind: view.subject.kind, id: view.subject.id },
+    enforced: view.enforced,
+    state: approvalStateOf(view),
+    required: view.verdict.requirement.required,
+    approvedBy: view.verdict.approvedBy.map(names),
+    rejectedBy: view.verdict.checks.filter((c) => c.status === 'REJECTED').map((c) => ({ ...names(c.signerId), reason: reasons.get(c.approvalId) ?? null })),
+    message: view.verdict.message,
+  };
+}
+
+export function approvalsService(rt: DeskRuntime, dc: DualControlService): ProfileAreaService<'approvals'> {
+  /** The subject's view, or null when the journal has no such subject. */
+  const viewOf = async (profileId: string, subject: Subject): Promise<SubjectView | null> => {
+    try {
+      return await dc.show(profileId, subject);
+    } catch (error) {
+      if (error instanceof DeskError && error.code === 'NOT_FOUND') return null;
+      throw error;
+    }
+  };
+
+  const titleAndState = (profileId: string, subject: Subject): { title: string; sendState: string; preparedAt: string | null } => {
+    const journal = rt.journalFor(profileId);
+    if (subject.kind === 'batch') {
+      const batch = journal.getBatch(subject.id);
+      return { title: batch?.fileName ?? subject.id, sendState: batch?.state ?? 'UNKNOWN', preparedAt: batch ? new Date(batch.createdAt).toISOString() : null };
+    }
+    const payout = journal.getPayment('payout', subject.id);
+    return { title: payout?.accountName ?? subject.id, sendState: payout?.state ?? 'UNKNOWN', preparedAt: payout ? new Date(payout.createdAt).toISOString() : null };
+  };
+
+  const itemOf = async (profileId: string, view: SubjectView, people: PersonView[]): Promise<ApprovalItem> => {
+    const names = namesOf(people);
+    const approvals = await rt.dualControlFor(profileId).approvalsFor(view.subject);
+    const status = statusView(view, approvals, names);
+    const session = rt.peekSession(profileId);
+    const me = session ? people.find((p) => p.id === session.personId && p.revokedAt === null) : undefined;
+    const preparedByMe = me !== undefined && view.preparedBy === me.id;
+    const decidedByMe = me !== undefined && approvals.some((a) => a.signerId === me.id);
+    const { title, sendState, preparedAt } = titleAndState(profileId, view.subject);
+    return {
+      ...status,
+      title,
+      sendState,
+      preparedAt,
+      preparedBy: view.preparedBy ? names(view.preparedBy) : null,
+      rows: view.rows,
+      totals: view.totals.map((t) => ({ money: { amount: t.amount, currencyCode: t.currency }, count: t.count })),
+      forMe: status.state === 'waiting' && me !== undefined && me.roles.includes('approver') && !preparedByMe && !decidedByMe,
+      preparedByMe,
+    };
+  };
+
+  const detailOf = async (profileId: string, subject: Subject): Promise<ApprovalDetail> => {
+    const view = await viewOf(profileId, subject);
+    if (!view) throw new DeskError('NOT_FOUND', `No ${subject.kind} ${subject.id} in this profile's journal`);
+    const people = await dc.listPeople(profileId);
+    const names = namesOf(people);
+    const item = await itemOf(profileId, view, people);
+    const manifest = manifestFromJournal(rt.journalFor(profileId), profileId, subject, view.policyVersion);
+    const flags = payeeFlagsOf(view);
+    const manifestRows: ApprovalRowView[] = (manifest?.rows ?? []).slice(0, MANIFEST_ROWS_SHOWN).map((r) => ({
+      id: r.id, money: { amount: r.amount, currencyCode: r.currency }, payeeName: r.payeeName, account: r.account, operator: r.operator, method: r.method, email: r.email,
+      payeeFlag: flags.get(r.id) ?? null,
+    }));
+    const checks = new Map(view.verdict.checks.map((c) => [c.approvalId, c]));
+    const decisions: ApprovalDecisionView[] = (await rt.dualControlFor(profileId).approvalsFor(subject)).map((a) => ({
+      approvalId: a.id, signer: names(a.signerId), decision: a.decision, reason: a.reason, signedAt: new Date(a.signedAt).toISOString(),
+      status: checks.get(a.id)?.status ?? 'unchecked', message: checks.get(a.id)?.message ?? '',
+    }));
+    return { ...item, manifestDigest: view.manifestDigest, fileSha256: view.fileSha256, policyVersion: view.policyVersion, manifestRows, rowsShown: manifestRows.length, decisions };
+  };
+
+  const changed = (profileId: string, subject: ApprovalSubjectRef | null) => rt.events.emit('approvalsChanged', { profileId, subject });
+
+  const policyView = async (profileId: string): Promise<PolicyView> => {
+    const { policy, isDefault, enforced } = await dc.policy(profileId);
+    const names = namesOf(await dc.listPeople(profileId));
+    return {
+      version: policy.version, isDefault, enforced,
+      rules: { bands: Object.fromEntries(Object.entries(policy.rules.bands).map(([c, bands]) => [c, bands.map((b) => ({ ...b }))])), newOrChangedPayee: policy.rules.newOrChangedPayee },
+      setBy: policy.setBy ? names(policy.setBy) : null,
+      setAt: policy.setAt ? new Date(policy.setAt).toISOString() : null,
+    };
+  };
+
+  return {
+    async queue(profile) {
+      if (!(await dc.policy(profile.id)).enforced) return [];
+      const journal = rt.journalFor(profile.id);
+      const subjects: Subject[] = [
+        ...journal.batchesIn(['RUNNING', 'PAUSED']).map((b) => ({ kind: 'batch' as const, id: b.id })),
+        ...[...journal.iterateHistory({ kind: 'payout', statuses: ['HELD'] })].filter((p) => p.batchId === null).map((p) => ({ kind: 'payout' as const, id: p.id })),
+      ];
+      const people = await dc.listPeople(profile.id);
+      const items: ApprovalItem[] = [];
+      for (const subject of subjects) {
+        const view = await viewOf(profile.id, subject);
+        if (!view) continue;
+        const item = await itemOf(profile.id, view, people);
+        // Approved and already on its way: nothing left for dual control to show.
+        const waitsForSender = item.sendState === 'PAUSED' || item.sendState === 'HELD';
+        if (item.state === 'not-needed' || (item.state === 'approved' && !waitsForSender)) continue;
+        items.push(item);
+      }
+      return items.sort((a, b) => (b.preparedAt ?? '').localeCompare(a.preparedAt ?? ''));
+    },
+    show: (profile, ref) => detailOf(profile.id, ref),
+    async status(profile, { subjects }) {
+      const enforced = (await dc.policy(profile.id)).enforced;
+      const names = namesOf(enforced ? await dc.listPeople(profile.id) : []);
+      const out: ApprovalStatusView[] = [];
+      for (const subject of subjects) {
+        const view = enforced ? await viewOf(profile.id, subject) : null;
+        if (!view) {
+          out.push({ subject, enforced: false, state: 'not-needed', required: 0, approvedBy: [], rejectedBy: [], message: enforced ? `No ${subject.kind} ${subject.id} in this profile's journal` : 'dual control is not set up on this desk' });
+          continue;
+        }
+        out.push(statusView(view, await rt.dualControlFor(profile.id).approvalsFor(subject), names));
+      }
+      return out;
+    },
+    async approve(profile, { kind, id, passphrase }) {
+      const session = unlockedOrThrow(rt, profile.id, 'approve');
+      // The passphrase again, for this signature: a desk left unlocked does not approve on its own.
+      const signer = await dc.unlock(profile.id, session.personId, passphrase);
+      try {
+        await dc.decide(profile.id, { kind, id }, 'approve', null, signer);
+      } finally {
+        signer.lock();
+      }
+      changed(profile.id, { kind, id });
+      return detailOf(profile.id, { kind, id });
+    },
+    async reject(profile, { kind, id, reason }) {
+      const session = unlockedOrThrow(rt, profile.id, 'reject');
+      await dc.decide(profile.id, { kind, id }, 'reject', reason.trim(), session);
+      changed(profile.id, { kind, id });
+      return detailOf(profile.id, { kind, id });
+    },
+    policy: (profile) => policyView(profile.id),
+    async setPolicy(profile, { rules }) {
+      await dc.setPolicy(profile.id, rules, unlockedOrThrow(rt, profile.id, 'change the approval policy (as an admin)'));
+      changed(profile.id, null);
+      return policyView(profile.id);
+    },
+  };
+}

@@ -1,0 +1,18 @@
+// How a batch or payout stands with dual control, in the words the screens use. "waiting for approval
+// (1 of 2)" names the approval it waits for, of those required: the first of two while none is given.
+import type { ApprovalStatusView } from '../../preload/api';
+
+export type ApprovalStatusLike = Pick<ApprovalStatusView, 'state' | 'required' | 'approvedBy' | 'rejectedBy'>;
+
+export function approvalStateText(s: ApprovalStatusLike): string {
+  switch (s.state) {
+    case 'waiting':
+      return `waiting for approval (${Math.max(1, Math.min(s.approvedBy.length + 1, s.required))} of ${s.required})`;
+    case 'rejected':
+      return `rejected by ${s.rejectedBy.map((r) => r.name).join(', ')}`;
+    case 'approved':
+      return `approved (${s.approvedBy.length} of ${s.required})`;
+    default:
+      return 'no approval needed';
+  }
+}

@@ -1,0 +1,142 @@
+// Dual control on the active profile: who is unlocked at this desk (main holds the key; this store only
+// knows the name, roles and until when), the people, the approvals queue and the policy. Main's events
+// (sessionChanged, approvalsChanged) and the gate holding something back refresh what is shown.
+import { defineStore } from 'pinia';
+import { computed, ref } from 'vue';
+import type {
+  ApprovalDetail, ApprovalItem, ApprovalSubjectRef, DeskSessionView, PersonInfo, PolicyRulesView, PolicyView, Result, RoleName, Unsubscribe,
+} from '../../preload/api';
+import { desk } from '../desk';
+import { registerAreaStore, useSessionStore } from './session';
+
+export const ROLE_NAMES: readonly RoleName[] = ['preparer', 'approver', 'sender', 'viewer', 'admin'];
+export const ROLE_HELP: Readonly<Record<RoleName, string>> = {
+  preparer: 'enters payouts and uploads batches',
+  approver: 'approves or rejects what others prepared',
+  sender: 'sends (releases, resumes) once approved',
+  viewer: 'sees everything, changes nothing',
+  admin: 'adds people, changes roles and the approval policy',
+};
+
+/** Input in the window counts as use for the idle lock, reported at most this often. */
+const TOUCH_EVERY_MS = 30_000;
+
+export const useDualControlStore = defineStore('dualControl', () => {
+  const session = ref<DeskSessionView | null>(null);
+  const people = ref<PersonInfo[]>([]);
+  const queue = ref<ApprovalItem[]>([]);
+  const queueLoaded = ref(false);
+  const policy = ref<PolicyView | null>(null);
+  /** Bumped on every approvals change, so screens showing "waiting for approval" can ask again. */
+  const revision = ref(0);
+  const unlockOpen = ref(false);
+  let unsubscribers: Unsubscribe[] = [];
+  let lastTouch = 0;
+
+  const me = computed(() => session.value?.unlocked ?? null);
+  const has = (role: RoleName) => me.value?.roles.includes(role) === true;
+  const isAdmin = computed(() => has('admin'));
+  const enforced = computed(() => session.value?.enforced === true);
+  const waitingForMe = computed(() => queue.value.filter((i) => i.forMe));
+  const preparedByMe = computed(() => queue.value.filter((i) => i.preparedByMe));
+  const rejected = computed(() => queue.value.filter((i) => i.state === 'rejected'));
+
+  const activeId = () => useSessionStore().activeProfileId;
+
+  async function loadSession(): Promise<void> {
+    const r = await desk().people.session();
+    if (r.ok) session.value = r.data;
+  }
+  async function loadPeople(): Promise<void> {
+    const r = await desk().people.list();
+    if (r.ok) people.value = r.data;
+  }
+  async function loadQueue(): Promise<void> {
+    const r = await desk().approvals.queue();
+    if (r.ok) {
+      queue.value = r.data;
+      queueLoaded.value = true;
+    }
+  }
+  async function loadPolicy(): Promise<void> {
+    const r = await desk().approvals.policy();
+    if (r.ok) policy.value = r.data;
+  }
+
+  function changed(): void {
+    revision.value++;
+    void loadQueue();
+  }
+
+  async function hydrate(): Promise<void> {
+    dehydrate();
+    unsubscribers = [
+      desk().events.sessionChanged((e) => {
+        if (e.profileId !== activeId()) return;
+        void loadSession();
+        changed();
+      }),
+      desk().events.approvalsChanged((e) => {
+        if (e.profileId !== activeId()) return;
+        void loadPeople();
+        void loadPolicy();
+        changed();
+      }),
+      // The gate pauses a batch or holds a payout: it now waits for approval.
+      desk().events.batchProgress((p) => {
+        if (p.state === 'PAUSED' || p.state === 'RUNNING') changed();
+      }),
+      desk().events.paymentStatusChanged((e) => {
+        if (e.kind === 'payout' && (e.status === 'HELD' || e.previousStatus === 'HELD')) changed();
+      }),
+    ];
+    await Promise.all([loadSession(), loadPeople()]);
+    if (session.value?.enforced) await loadQueue();
+  }
+
+  function dehydrate(): void {
+    unsubscribers.splice(0).forEach((u) => u());
+    session.value = null;
+    people.value = [];
+    queue.value = [];
+    queueLoaded.value = false;
+    policy.value = null;
+  }
+
+  /** After an answer that changes who is unlocked or what waits: the session, people and queue again. */
+  async function after<T>(r: Result<T>, reload: { people?: boolean; policy?: boolean } = {}): Promise<Result<T>> {
+    if (r.ok) {
+      await Promise.all([loadSession(), reload.people ? loadPeople() : undefined, reload.policy ? loadPolicy() : undefined, loadQueue()]);
+      revision.value++;
+    }
+    return r;
+  }
+
+  const unlock = async (personId: string, passphrase: string) => after(await desk().people.unlock({ personId, passphrase }));
+  const lock = async () => after(await desk().people.lock());
+  const addPerson = async (name: string, roles: RoleName[], passphrase: string) => after(await desk().people.add({ name, roles, passphrase }), { people: true });
+  const setRoles = async (personId: string, roles: RoleName[]) => after(await desk().people.setRoles({ personId, roles }), { people: true });
+  const revoke = async (personId: string, reason: string) => after(await desk().people.revoke({ personId, reason }), { people: true });
+  const show = (subject: ApprovalSubjectRef) => desk().approvals.show(subject);
+  const approve = async (subject: ApprovalSubjectRef, passphrase: string): Promise<Result<ApprovalDetail>> => after(await desk().approvals.approve({ ...subject, passphrase }));
+  const reject = async (subject: ApprovalSubjectRef, reason: string): Promise<Result<ApprovalDetail>> => after(await desk().approvals.reject({ ...subject, reason }));
+  const savePolicy = async (rules: PolicyRulesView) => after(await desk().approvals.setPolicy({ rules }), { policy: true });
+
+  /** The person is still working (input in the window): tell main, at most every 30 s, while unlocked. */
+  function touch(): void {
+    if (!me.value) return;
+    const now = Date.now();
+    if (now - lastTouch < TOUCH_EVERY_MS) return;
+    lastTouch = now;
+    void desk().people.touch().then((r) => {
+      if (r.ok) session.value = r.data;
+    });
+  }
+
+  return {
+    session, people, queue, queueLoaded, policy, revision, unlockOpen, me, isAdmin, enforced, waitingForMe, preparedByMe, rejected,
+    has, hydrate, dehydrate, loadSession, loadPeople, loadQueue, loadPolicy, unlock, lock, addPerson, setRoles, revoke, show, approve, reject, savePolicy, touch,
+  };
+});
+
+registerAreaStore(useDualControlStore);

@@ -1,0 +1,216 @@
+// Dual control, the whole journey through the screens: the admin sets up people and a policy, a preparer
+// uploads a batch, which waits for approval; an approver reads the manifest and approves with their
+// passphrase; a sender resumes it; the results go out with the approvals sheet. Each person works under
+// their own unlock, and each step that is not theirs is refused.
+import { readFile } from 'node:fs/promises';
+import type { Page } from '@playwright/test';
+import { payoutCsv } from './support/csv-fixtures';
+import { APP_URL } from './support/bridge-page';
+import { call, expect, openWithDemo, selectOption, shot, test } from './support/journey';
+
+const PASS = { ada: 'ada-admin-passphrase', pat: 'pat-preparer-passphrase', alex: 'alex-approver-passphrase', sam: 'sam-sender-passphrase' };
+
+/** A screenshot for the guide without the queue of earlier notices over it. */
+async function cleanShot(page: Page, name: string): Promise<void> {
+  const close = page.getByTestId('snackbar').getByRole('button', { name: 'Close' }).first();
+  for (let i = 0; i < 10 && (await close.isVisible()); i++) await close.click();
+  await shot(page, name);
+}
+
+async function addPerson(page: Page, name: string, roles: string[], passphrase: string): Promise<void> {
+  await page.getByTestId('people-add').click();
+  const dialog = page.getByTestId('person-add-dialog');
+  await dialog.getByTestId('person-name').locator('input').fill(name);
+  for (const role of roles) await dialog.getByTestId(`person-role-${role}`).locator('input').check();
+  await dialog.getByTestId('person-passphrase').locator('input').fill(passphrase);
+  await dialog.getByTestId('person-passphrase-confirm').locator('input').fill(passphrase);
+  await dialog.getByTestId('person-add-confirm').click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('people-list')).toContainText(name);
+}
+
+async function unlockAs(page: Page, name: string, passphrase: string, screenshot?: string): Promise<void> {
+  if (await page.getByTestId('session-lock').isVisible()) {
+    await page.getByTestId('session-lock').click();
+    await expect(page.getByTestId('session-who')).toHaveCount(0);
+  }
+  await page.getByTestId('session-unlock').click();
+  const dialog = page.getByTestId('unlock-dialog');
+  await selectOption(page, 'unlock-person', new RegExp(`^${name}`));
+  await dialog.getByTestId('unlock-passphrase').locator('input').fill(passphrase);
+  if (screenshot) await cleanShot(page, screenshot);
+  await dialog.getByTestId('unlock-submit').click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('session-name')).toHaveText(name);
+}
+
+test('admin sets up people and a policy; a batch waits for approval, is approved, sent by a sender and exported with its approvals', async ({ page, desk }) => {
+  test.setTimeout(150_000);
+  await openWithDemo(page, desk, 'people');
+
+  // The first person: every role, unlocked at once, with the one-person warning.
+  await expect(page.getByTestId('people-none')).toBeVisible();
+  await page.getByTestId('people-add').click();
+  await expect(page.getByTestId('one-person-warning')).toContainText('nobody checks their payouts');
+  await page.getByTestId('person-add-dialog').getByRole('button', { name: 'Cancel' }).click();
+  await addPerson(page, 'Ada Admin', [], PASS.ada);
+  await expect(page.getByTestId('session-name')).toHaveText('Ada Admin');
+  await expect(page.getByTestId('session-who')).toContainText('admin');
+  await addPerson(page, 'Pat Preparer', ['preparer'], PASS.pat);
+  await addPerson(page, 'Alex Approver', ['approver'], PASS.alex);
+  await addPerson(page, 'Sam Sender', ['sender', 'viewer'], PASS.sam);
+  await cleanShot(page, 'dual-control-people');
+
+  // The policy: one approval for any amount in any currency.
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByTestId('tab-approvals').click();
+  await page.getByTestId('policy-add-currency').click();
+  await expect(page.getByTestId('policy-currency-code-0').locator('input')).toHaveValue('*');
+  await page.getByTestId('policy-save').click();
+  await expect(page.getByTestId('policy-panel')).toContainText('Version 1');
+  await expect(page.getByTestId('policy-panel')).toContainText('set by Ada Admin');
+  await cleanShot(page, 'dual-control-policy');
+
+  // The preparer uploads a batch: it is not sent, it waits for approval (1 of 1).
+  await unlockAs(page, 'Pat Preparer', PASS.pat);
+  await page.getByRole('link', { name: 'Batches' }).click();
+  await page.getByTestId('batch-file-input').setInputFiles({ name: 'suppliers-april.csv', mimeType: 'text/csv', buffer: Buffer.from(payoutCsv(4)) });
+  await expect(page.getByTestId('count-valid')).toContainText('4');
+  for (const box of await page.locator('[data-testid^="confirm-warning-"]').all()) await box.check();
+  await page.getByTestId('batch-review-open').click();
+  const review = page.getByTestId('batch-review');
+  await review.getByTestId('confirm-batch').locator('input').check();
+  await review.getByTestId('submit-batch').click();
+  await expect(page.getByTestId('batch-state')).toHaveText('PAUSED', { timeout: 30_000 });
+  await expect(page.getByTestId('batch-progress').getByTestId('approval-state')).toHaveText('waiting for approval (1 of 1)');
+  await expect(page.getByTestId('batch-approval-note')).toContainText('Nothing is sent until it is approved');
+  expect((await desk.sandboxState()).payoutCount, 'nothing reached the gateway').toBe(0);
+  await cleanShot(page, 'dual-control-batch-waiting');
+  // Pat prepared it: it is under "Prepared by me", and Pat cannot approve it.
+  await page.getByRole('link', { name: 'Approvals' }).click();
+  await page.getByTestId('approvals-tab-prepared').click();
+  await expect(page.getByTestId('approvals-list')).toContainText('suppliers-april.csv');
+  await page.getByTestId('approvals-tab-mine').click();
+  await expect(page.getByTestId('approvals-list')).not.toContainText('suppliers-april.csv');
+
+  // The approver: the batch waits for them; the manifest shows totals first, then the rows.
+  await unlockAs(page, 'Alex Approver', PASS.alex, 'dual-control-unlock');
+  await expect(page.getByTestId('approvals-list')).toContainText('suppliers-april.csv');
+  await page.getByTestId('approvals-list').getByText('suppliers-april.csv').click();
+  const detail = page.getByTestId('approval-detail');
+  await expect(detail.getByTestId('approval-totals')).toContainText('4 payouts');
+  await expect(detail.getByTestId('approval-prepared')).toContainText('Pat Preparer');
+  await expect(detail.getByTestId('approval-rows')).toContainText('Supplier 01 GmbH');
+  await cleanShot(page, 'dual-control-approval');
+  await detail.getByTestId('approval-approve').click();
+  await detail.getByTestId('approve-passphrase').locator('input').fill('not-alex-passphrase');
+  await detail.getByTestId('approve-confirm').click();
+  await expect(detail.getByTestId('approve-error')).toBeVisible();
+  await detail.getByTestId('approve-passphrase').locator('input').fill(PASS.alex);
+  await detail.getByTestId('approve-confirm').click();
+  await expect(detail.getByTestId('approval-state')).toHaveText('approved (1 of 1)');
+  await expect(detail.getByTestId('approval-decisions')).toContainText('Approved by Alex Approver');
+  await cleanShot(page, 'dual-control-approved');
+  await detail.getByRole('button', { name: 'Close' }).click();
+  expect((await desk.sandboxState()).payoutCount, 'approved is not sent: a sender sends').toBe(0);
+
+  // The sender resumes it; it is sent and every row reaches a final status.
+  await unlockAs(page, 'Sam Sender', PASS.sam);
+  await page.getByRole('link', { name: 'Batches' }).click();
+  await expect(page.getByTestId('batch-approval-note')).toContainText('Approved by Alex Approver');
+  await page.getByTestId('batch-resume').click();
+  await expect(page.getByTestId('progress-done')).toHaveText('4', { timeout: 60_000 });
+  await expect(page.getByTestId('batch-state')).toHaveText('COMPLETED');
+  expect((await desk.sandboxState()).payoutCount).toBe(4);
+
+  // Results, and the approvals sheet: who approved, with what roles, the signature.
+  const download = page.waitForEvent('download');
+  await page.getByTestId('batch-export-approvals').click();
+  const sheet = await readFile(await (await download).path(), 'utf8');
+  const lines = sheet.trim().split(/\r?\n/);
+  expect(lines).toHaveLength(2);
+  expect(lines[1]).toContain('Alex Approver');
+  expect(lines[1]).toContain('approve');
+  await cleanShot(page, 'dual-control-sent');
+
+  // Lock: nobody is unlocked, and the app bar says so.
+  await page.getByTestId('session-lock').click();
+  await expect(page.getByTestId('session-unlock')).toBeVisible();
+});
+
+test('onboarding names the first person (every role, unlocked), warns that nobody checks a one-person shop, and TEST may skip it', async ({ page, desk }) => {
+  test.setTimeout(60_000);
+  await call(desk.handlers, 'profiles:createDemo');
+  await page.goto(`${APP_URL}#/welcome`);
+  const step = page.getByTestId('people-step');
+  await expect(step.getByTestId('one-person-warning')).toContainText('nobody checks your payouts');
+  // TEST: the desk may be used without people.
+  await expect(page.getByTestId('finish-setup')).toHaveText(/Skip and go to the desk/);
+  await step.getByTestId('person-name').locator('input').fill('Olu Owner');
+  await step.getByTestId('person-passphrase').locator('input').fill('olu-owner-passphrase');
+  await expect(step.getByTestId('first-person-create')).toBeDisabled();
+  await step.getByTestId('person-passphrase-confirm').locator('input').fill('olu-owner-passphrase');
+  await step.getByTestId('first-person-create').click();
+  await expect(step.getByTestId('first-person-done')).toContainText('Olu Owner is unlocked');
+  await expect(step.getByTestId('first-person-warning')).toContainText('nobody checks their payouts');
+  await expect(page.getByTestId('session-name')).toHaveText('Olu Owner');
+  await step.scrollIntoViewIfNeeded();
+  await cleanShot(page, 'dual-control-first-person');
+  await page.getByTestId('finish-setup').click();
+  await page.getByRole('link', { name: 'People' }).click();
+  await expect(page.getByTestId('people-list')).toContainText('Olu Owner');
+  await expect(page.getByTestId('people-list')).toContainText('admin');
+});
+
+test('a single payout is held for approval, shows "waiting for approval (1 of 1)" on its page, is approved and released by a sender', async ({ page, desk }) => {
+  test.setTimeout(90_000);
+  // Set-up through the real handlers: Ada (every role, unlocked), Alex the approver, one approval for anything.
+  await call(desk.handlers, 'profiles:createDemo');
+  await call(desk.handlers, 'people:add', { name: 'Ada Admin', roles: ['admin'], passphrase: PASS.ada });
+  await call(desk.handlers, 'people:add', { name: 'Alex Approver', roles: ['approver'], passphrase: PASS.alex });
+  await call(desk.handlers, 'approvals:setPolicy', { rules: { bands: { '*': [{ atLeast: '0', approvals: 1 }] }, newOrChangedPayee: 0 } });
+  await page.goto(`${APP_URL}#/payouts/new`);
+  await expect(page.getByTestId('session-name')).toHaveText('Ada Admin');
+
+  await selectOption(page, 'payout-currency', /^EUR/);
+  await page.getByTestId('payout-amount').locator('input').fill('75.00');
+  await page.getByTestId('payout-account-name').locator('input').fill('Grace Hopper');
+  await page.getByTestId('payout-account-number').locator('input').fill('DE89370400440532013000');
+  await page.getByTestId('payout-email').locator('input').fill('grace@example.com');
+  await page.getByTestId('review-payout').click();
+  await page.getByTestId('confirm-payout').click();
+  await page.getByTestId('send-payout').click();
+  const held = page.getByTestId('payout-held');
+  await expect(held).toBeVisible({ timeout: 30_000 });
+  await held.getByTestId('payout-held-open').click();
+  await expect(page.getByTestId('detail-status')).toHaveText('HELD');
+  await expect(page.getByTestId('payment-detail').getByTestId('approval-state')).toHaveText('waiting for approval (1 of 1)');
+  expect((await desk.sandboxState()).payoutCount).toBe(0);
+
+  // Ada prepared it and cannot approve it; Alex can.
+  await unlockAs(page, 'Alex Approver', PASS.alex);
+  await page.getByRole('link', { name: 'Approvals' }).click();
+  await page.getByTestId('approvals-list').getByText('Grace Hopper').click();
+  const detail = page.getByTestId('approval-detail');
+  await expect(detail.getByTestId('approval-totals')).toContainText('1 payout');
+  await detail.getByTestId('approval-approve').click();
+  await detail.getByTestId('approve-passphrase').locator('input').fill(PASS.alex);
+  await detail.getByTestId('approve-confirm').click();
+  await expect(detail.getByTestId('approval-state')).toHaveText('approved (1 of 1)');
+  await detail.getByRole('button', { name: 'Close' }).click();
+
+  // Alex is not a sender: the release is refused, nothing is sent. Ada (sender) releases it.
+  await page.getByRole('link', { name: 'History' }).click();
+  await page.getByText('Grace Hopper').first().click();
+  await expect(page.getByTestId('payment-detail').getByTestId('approval-state')).toHaveText('approved (1 of 1)');
+  await page.getByTestId('held-release').click();
+  await page.getByTestId('release-dialog').getByTestId('release-confirm').click();
+  await expect(page.getByTestId('release-dialog').getByTestId('release-error')).toContainText('sender');
+  expect((await desk.sandboxState()).payoutCount).toBe(0);
+  await page.getByTestId('release-dialog').getByTestId('release-back').click();
+  await unlockAs(page, 'Ada Admin', PASS.ada);
+  await page.getByTestId('held-release').click();
+  await page.getByTestId('release-dialog').getByTestId('release-confirm').click();
+  await expect(page.getByTestId('detail-status')).toHaveText('SUCCESS', { timeout: 30_000 });
+  expect((await desk.sandboxState()).payoutCount).toBe(1);
+});
