@@ -2,7 +2,7 @@
 //
 // Why a budget in the database rather than one active sender per merchant (a session advisory lock):
 //  - Every desk talks to the gateway, not only the sender: token calls, status polls, lists, a viewer's
-//    "check status". The gateway counts them all (spec §7), so they must all be counted; a single-sender
+//    "check status". The gateway counts them all (spec §7–8), so they must all be counted; a single-sender
 //    lock would force every other desk off the gateway entirely.
 //  - A session lock that dies with its connection does not stop the old holder's HTTP requests: a desk whose
 //    database connection broke (or half-opened) keeps sending until it notices, so a takeover is only safe
