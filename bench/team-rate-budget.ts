@@ -3,7 +3,7 @@
 // desk crashing with slots in flight while the other carries on. Prints throughput at the gateway, the most
 // stamps in any 1000 ms, 429s, and how long the survivor waits for the dead desk's slots.
 // Run (as root or the postgres user, like the postgres tests): npx tsx bench/team-rate-budget.ts
-//   [--n 500] [--workers 12] [--leg-ms 0] [--jitter-ms 3] [--max-request-ms 5000] [--kill-every-ms 10000]
+//   [--n 500] [--workers 12] [--leg-ms 0] [--jitter-ms 3] [--max-request-ms 5000] [--kill-every-ms 10000] [--own-floor-ms 0]
 import pg from 'pg';
 import { migratePg } from '../main/journal/pg/migrations';
 import { startCluster, freshDatabase } from '../test/integration/postgres/cluster';
@@ -19,6 +19,8 @@ const LEG_MS = arg('leg-ms', 0);
 const JITTER_MS = arg('jitter-ms', 3);
 const MAX_REQUEST_MS = arg('max-request-ms', 5000);
 const KILL_EVERY_MS = arg('kill-every-ms', 10_000);
+/** The floor each desk passes for its own slots (the fake's least legs are leg-ms each way: 2 × leg-ms is exact). */
+const OWN_FLOOR_MS = arg('own-floor-ms', 0);
 const LIMIT = 10;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -46,12 +48,12 @@ async function shared(url: string, admin: pg.Pool): Promise<void> {
     }
   })();
   const started = performance.now();
-  await Promise.all([a.send(gateway, Math.ceil(N / 2), WORKERS), b.send(gateway, Math.floor(N / 2), WORKERS)]);
+  await Promise.all([a.send(gateway, Math.ceil(N / 2), WORKERS, 'create', OWN_FLOOR_MS), b.send(gateway, Math.floor(N / 2), WORKERS, 'create', OWN_FLOOR_MS)]);
   const elapsed = performance.now() - started;
   running = false;
   await killer;
   const stamps = gateway.accepted;
-  console.log(`two desks × ${WORKERS} workers, N = ${N}, gateway legs ${LEG_MS} + 0..${JITTER_MS} ms each way, desk A's sessions killed ${kills}×`);
+  console.log(`two desks × ${WORKERS} workers, N = ${N}, gateway legs ${LEG_MS} + 0..${JITTER_MS} ms each way, own floor ${OWN_FLOOR_MS} ms, desk A's sessions killed ${kills}×`);
   console.log(`  done in ${fmt(elapsed / 1000, 1)} s (${fmt((N * 1000) / elapsed)} req/s); at the gateway, first to last stamp: ${fmt(rate(stamps))} req/s (limit ${LIMIT}); desk A ${a.sent}, desk B ${b.sent}`);
   console.log(`  most stamps in any 1000 ms: ${maxInAnyWindow(stamps)}; 429s: ${gateway.rateLimited}`);
   await a.close();

@@ -20,8 +20,11 @@
 //    worst-case rule of main/gateway/rate-limiter.ts, live a window after it ended);
 //  - once ended: until e + windowMs + marginMs;
 // and a new slot is granted, under pg_advisory_xact_lock(merchant), when fewer than `limit` are live. This is
-// the desk limiter's worst-case rule (F = 0): it does not learn the network's floor, so over a slow network it
-// is slower than one desk alone (see docs/gateway-notes.md, "Rate limit shared by a team").
+// the desk limiter's worst-case rule (F = 0) across desks. A desk may pass its learned floor (ownFloorMs, a
+// lower bound on its request + answer legs): it then counts its own answered slots that much shorter, which is
+// safe for pairs of one desk's slots only (decide()); deskId must therefore be unique per desk. Without it,
+// over a slow network the team is slower than one desk alone (docs/gateway-notes.md, "Rate limit shared by a
+// team").
 // Lanes: reads (status, list) leave `readHeadroom` slots to tokens and creates, so polls from other desks
 // cannot take the whole window from a sender. A 429 seen by any desk pauses every desk for Retry-After.
 import type { Pool, PoolClient } from 'pg';
@@ -44,10 +47,15 @@ export interface BudgetRules {
   readHeadroom: number;
 }
 
-/** A live slot as the database sees it: its end of life (ms on the database's clock), and whether it ended. */
+/**
+ * A live slot as the database sees it: its end of life (ms on the database's clock), whether it ended, and
+ * whether it is this desk's own and ended with an answer (only then may the desk's floor apply: a request
+ * without an answer may be stamped up to its end).
+ */
 export interface LiveSlot {
   liveUntil: number;
   ended: boolean;
+  ownAnswered?: boolean;
 }
 
 export type BudgetDecision = { grant: true } | { grant: false; waitMs: number };
@@ -62,15 +70,30 @@ export function laneAllowance(lane: Lane, rules: BudgetRules): number {
  * Whether a slot may be granted now, else the least time until one can be: the pause, or the moment enough
  * live slots stop being live. An in-flight slot stops no sooner than a window + margin from now (if it ended
  * this instant) and no later than its own expiry, so the wait never skips a chance; the caller asks again.
+ *
+ * `ownFloorMs` (≥ 0, default 0): a lower bound on this desk's request leg + answer leg (A + B), e.g. the desk
+ * limiter's learned floor. Only this desk's own ended slots end that much earlier: for two slots m, n of one
+ * desk the stamps are ≥ s_n + A and ≤ e_m − B, so e_m − F ≤ s_n − window keeps them a window apart. Across
+ * desks it would mix one desk's answer leg with another's request leg, which neither measures: not applied.
  */
-export function decide(now: number, live: readonly LiveSlot[], pausedUntil: number | null, lane: Lane, rules: BudgetRules): BudgetDecision {
+export function decide(now: number, live: readonly LiveSlot[], pausedUntil: number | null, lane: Lane, rules: BudgetRules, ownFloorMs = 0): BudgetDecision {
   if (pausedUntil !== null && pausedUntil > now) return { grant: false, waitMs: Math.max(1, Math.ceil(pausedUntil - now)) };
-  const taken = live.filter((s) => s.liveUntil > now);
+  const floor = Math.max(0, ownFloorMs);
+  const until = (s: LiveSlot) => liveUntil(s, floor);
+  const taken = live.filter((s) => until(s) > now);
   const allowed = laneAllowance(lane, rules);
   if (taken.length < allowed) return { grant: true };
-  const frees = taken.map((s) => (s.ended ? s.liveUntil : Math.min(s.liveUntil, now + rules.windowMs + rules.marginMs))).sort((a, b) => a - b);
+  // In flight: it may end this instant, with an answer, and be ours (the floor applies): the wait is only when
+  // to look again, so it takes the earliest of these (looking early costs a round trip, never a 429).
+  const soonest = now + rules.windowMs + rules.marginMs - floor;
+  const frees = taken.map((s) => (s.ended ? until(s) : Math.min(s.liveUntil, soonest))).sort((a, b) => a - b);
   const at = frees[taken.length - allowed]!;
   return { grant: false, waitMs: Math.max(1, Math.ceil(at - now)) };
+}
+
+/** When a slot stops counting for a desk whose floor is `floorMs` (its own answered slots end earlier). */
+export function liveUntil(slot: LiveSlot, floorMs: number): number {
+  return slot.ended && slot.ownAnswered ? slot.liveUntil - Math.max(0, floorMs) : slot.liveUntil;
 }
 
 /** The live time of an in-flight slot from its reservation (ms). */
@@ -99,7 +122,7 @@ export interface BudgetSlot {
 
 export interface TeamRateBudgetOptions {
   pool: Pool;
-  /** Who holds a slot (diagnostics only). */
+  /** Who holds a slot: unique per desk (a desk's floor applies to the slots under its id). */
   deskId: string;
   baseUrl: string;
   merchantCode: string;
@@ -144,7 +167,8 @@ export function budgetKey(baseUrl: string, merchantCode: string): string {
 interface ReadRow {
   now_ms: number;
   paused_ms: number | null;
-  live: [number, boolean][];
+  /** [live until (ms), ended, this desk's and answered]. */
+  live: [number, boolean, boolean][];
 }
 
 export class TeamRateBudget {
@@ -171,12 +195,15 @@ export class TeamRateBudget {
     this.sleep = options.sleep ?? defaultSleep;
   }
 
-  /** Waits until the team's budget has a slot for `lane` and takes it. */
-  async reserve(lane: Lane, options: { signal?: AbortSignal } = {}): Promise<BudgetSlot> {
+  /**
+   * Waits until the team's budget has a slot for `lane` and takes it. `ownFloorMs`: a lower bound on this
+   * desk's request + answer legs (see decide()); 0, the default, is the worst-case rule.
+   */
+  async reserve(lane: Lane, options: { signal?: AbortSignal; ownFloorMs?: number } = {}): Promise<BudgetSlot> {
     for (;;) {
       options.signal?.throwIfAborted();
       const askedAt = performance.now();
-      const outcome = await this.withRetry((client) => this.tryReserve(client, lane));
+      const outcome = await this.withRetry((client) => this.tryReserve(client, lane, options.ownFloorMs ?? 0));
       if ('id' in outcome) {
         const left = Math.max(0, Math.floor(askedAt + this.rules.maxRequestMs - performance.now()));
         return this.slot(outcome.id, lane, AbortSignal.timeout(left));
@@ -198,25 +225,25 @@ export class TeamRateBudget {
     }
   }
 
-  /** Slots live now across the team, and how long every desk is paused. */
-  async usage(): Promise<BudgetUsage> {
+  /** Slots live now across the team (for this desk, with its floor), and how long every desk is paused. */
+  async usage(options: { ownFloorMs?: number } = {}): Promise<BudgetUsage> {
     const row = await this.withRetry((client) => this.read(client));
     return {
-      inWindow: row.live.filter(([until]) => until > row.now_ms).length,
+      inWindow: row.live.filter(([until, ended, ownAnswered]) => liveUntil({ liveUntil: until, ended, ownAnswered }, options.ownFloorMs ?? 0) > row.now_ms).length,
       limit: this.rules.limit,
       pausedForMs: Math.max(0, Math.round((row.paused_ms ?? 0) - row.now_ms)),
     };
   }
 
-  private async tryReserve(client: PoolClient, lane: Lane): Promise<{ id: string } | { waitMs: number }> {
+  private async tryReserve(client: PoolClient, lane: Lane, ownFloorMs: number): Promise<{ id: string } | { waitMs: number }> {
     await client.query('BEGIN');
     try {
       // Its own statement: in READ COMMITTED the next statement's snapshot then sees every slot committed
       // by the desk that held the lock before us.
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, this.key]);
       const row = await this.read(client);
-      const live = row.live.map(([liveUntil, ended]) => ({ liveUntil, ended }));
-      const decision = decide(row.now_ms, live, row.paused_ms, lane, this.rules);
+      const live = row.live.map(([liveUntil, ended, ownAnswered]) => ({ liveUntil, ended, ownAnswered }));
+      const decision = decide(row.now_ms, live, row.paused_ms, lane, this.rules, ownFloorMs);
       if (!decision.grant) {
         await client.query('COMMIT');
         return { waitMs: decision.waitMs };
@@ -243,10 +270,11 @@ export class TeamRateBudget {
       `WITH n AS (SELECT clock_timestamp() AS t)
        SELECT (extract(epoch FROM n.t) * 1000)::float8 AS now_ms,
               (SELECT (extract(epoch FROM p.paused_until) * 1000)::float8 FROM rate_budget_pauses p WHERE p.budget_key = $1) AS paused_ms,
-              COALESCE((SELECT json_agg(json_build_array((extract(epoch FROM s.live_until) * 1000)::float8, s.ended_at IS NOT NULL))
+              COALESCE((SELECT json_agg(json_build_array((extract(epoch FROM s.live_until) * 1000)::float8, s.ended_at IS NOT NULL,
+                                               COALESCE(s.desk_id = $2 AND s.outcome IN ('answered', 'rate-limited'), false)))
                         FROM rate_budget_slots s WHERE s.budget_key = $1 AND s.live_until > n.t), '[]'::json) AS live
        FROM n`,
-      [this.key],
+      [this.key, this.deskId],
     );
     return result.rows[0]!;
   }

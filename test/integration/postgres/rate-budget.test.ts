@@ -111,6 +111,20 @@ describe('the team rate budget', () => {
     expect(ofB[1]!.reservedAt - ofA[4]!.endedAt!).toBeGreaterThanOrEqual(600);
   });
 
+  it("lets a desk count its own answered slots with its floor, never another desk's nor an unanswered one", async () => {
+    const { url } = await teamDatabase();
+    const a = desk('desk-a', url, { maxRequestMs: 60_000 });
+    const b = desk('desk-b', url, { maxRequestMs: 60_000 });
+    const taken = [];
+    for (let i = 0; i < 10; i++) taken.push(await a.budget.reserve('create'));
+    for (const [i, s] of taken.entries()) await s.end(i === 0 ? 'no-answer' : i === 1 ? 'rate-limited' : 'answered');
+    // A floor of a whole window + margin ends an answered slot the moment it ended: only the unanswered one
+    // still counts for A; for B all ten do.
+    expect((await a.budget.usage({ ownFloorMs: 1005 })).inWindow).toBe(1);
+    expect((await b.budget.usage({ ownFloorMs: 1005 })).inWindow).toBe(10);
+    expect((await a.budget.usage()).inWindow).toBe(10);
+  });
+
   it('keeps two slots from reads for creates: status polls of other desks cannot fill the window', async () => {
     const { url } = await teamDatabase();
     const a = desk('desk-a', url, { maxRequestMs: 60_000 });

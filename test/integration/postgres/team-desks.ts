@@ -71,12 +71,12 @@ export class Desk {
   }
 
   /** Sends `count` requests through the budget with `workers` callers in parallel. */
-  async send(gateway: FakeGateway, count: number, workers: number, lane: Lane = 'create'): Promise<void> {
+  async send(gateway: FakeGateway, count: number, workers: number, lane: Lane = 'create', ownFloorMs = 0): Promise<void> {
     let left = count;
     const worker = async () => {
       while (left > 0) {
         left -= 1;
-        const slot = await this.budget.reserve(lane);
+        const slot = await this.budget.reserve(lane, { ownFloorMs });
         const answer = await gateway.request(this.name);
         this.sent += 1;
         await slot.end(answer === 'ok' ? 'answered' : 'rate-limited', answer === 'ok' ? undefined : answer.retryAfterMs);
