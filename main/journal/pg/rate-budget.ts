@@ -121,6 +121,7 @@ export interface BudgetSlot {
 }
 
 export interface TeamRateBudgetOptions {
+  /** The desk's pool on the team database; give it an 'error' listener (killed idle connections land there). */
   pool: Pool;
   /** Who holds a slot: unique per desk (a desk's floor applies to the slots under its id). */
   deskId: string;
