@@ -25,6 +25,9 @@
 // safe for pairs of one desk's slots only (decide()); deskId must therefore be unique per desk. Without it,
 // over a slow network the team is slower than one desk alone (docs/gateway-notes.md, "Rate limit shared by a
 // team").
+// What it trusts: the database server's wall clock not stepping forward (NTP) by much while slots are live (a
+// step back only holds slots longer); and, as the desk limiter does, a request ended without an answer not being
+// stamped more than a margin after the desk gave it up.
 // Lanes: reads (status, list) leave `readHeadroom` slots to tokens and creates, so polls from other desks
 // cannot take the whole window from a sender. A 429 seen by any desk pauses every desk for Retry-After.
 import type { Pool, PoolClient } from 'pg';
@@ -85,7 +88,8 @@ export function decide(now: number, live: readonly LiveSlot[], pausedUntil: numb
   if (taken.length < allowed) return { grant: true };
   // In flight: it may end this instant, with an answer, and be ours (the floor applies): the wait is only when
   // to look again, so it takes the earliest of these (looking early costs a round trip, never a 429).
-  const soonest = now + rules.windowMs + rules.marginMs - floor;
+  // (At least a margin: a floor near a window must not turn waiting for in-flight answers into a busy loop.)
+  const soonest = now + Math.max(rules.marginMs, rules.windowMs + rules.marginMs - floor);
   const frees = taken.map((s) => (s.ended ? until(s) : Math.min(s.liveUntil, soonest))).sort((a, b) => a - b);
   const at = frees[taken.length - allowed]!;
   return { grant: false, waitMs: Math.max(1, Math.ceil(at - now)) };

@@ -47,6 +47,8 @@ describe('decide', () => {
     // In flight, whoever's: looked at again after window + margin − floor at the soonest.
     expect(decide(0, Array.from({ length: 10 }, () => inFlight(3005)), null, 'create', rules, 300)).toEqual({ grant: false, waitMs: 705 });
     expect(liveUntil({ liveUntil: 900, ended: true, ownAnswered: true }, -50)).toBe(900);
+    // A floor of a window or more still waits a margin for in-flight answers, not a busy loop.
+    expect(decide(0, Array.from({ length: 10 }, () => inFlight(3005)), null, 'create', rules, 1500)).toEqual({ grant: false, waitMs: 5 });
   });
 
   it('holds every lane while a 429 pause lasts', () => {
