@@ -1,6 +1,6 @@
 // The team journal's schema on PostgreSQL: the same records as the SQLite journal (migrations.ts), in
 // PostgreSQL's types, applied in order under an advisory lock so two desks starting at once do not race.
-// Only the dual-control records live here so far; payments, batches, intents, payees and audit follow
+// Only the dual-control records and the shared rate budget live here so far; payments, batches, intents, payees and audit follow
 // as their adapters land (issue "Team desk").
 import type { Pool, PoolClient } from 'pg';
 
@@ -81,6 +81,23 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER role_grants_changed AFTER INSERT OR UPDATE OR DELETE ON role_grants FOR EACH STATEMENT EXECUTE FUNCTION dual_control_changed();
   CREATE TRIGGER approvals_changed AFTER INSERT ON approvals FOR EACH STATEMENT EXECUTE FUNCTION dual_control_changed();
   CREATE TRIGGER policies_changed AFTER INSERT ON policies FOR EACH STATEMENT EXECUTE FUNCTION dual_control_changed();
+  `,
+  // 2: the gateway's rate budget shared by the desks (rate-budget.ts). One row per request slot, times on the
+  //    database's clock only; live_until is when the slot stops counting (written by the desk that holds it,
+  //    from its own maxRequestMs). A pause row holds every desk after a 429.
+  `
+  CREATE TABLE rate_budget_slots (
+    id BIGSERIAL PRIMARY KEY,
+    budget_key TEXT NOT NULL,
+    desk_id TEXT NOT NULL,
+    lane TEXT NOT NULL CHECK (lane IN ('token', 'create', 'status', 'list')),
+    reserved_at TIMESTAMPTZ NOT NULL,
+    ended_at TIMESTAMPTZ,
+    outcome TEXT CHECK (outcome IN ('answered', 'rate-limited', 'no-answer')),
+    live_until TIMESTAMPTZ NOT NULL
+  );
+  CREATE INDEX rate_budget_slots_live ON rate_budget_slots (budget_key, live_until);
+  CREATE TABLE rate_budget_pauses (budget_key TEXT PRIMARY KEY, paused_until TIMESTAMPTZ NOT NULL);
   `,
 ];
 

@@ -2,7 +2,7 @@
 // loopback port and stopped by its pid. PostgreSQL refuses to run as root, so as root the cluster belongs
 // to the unprivileged `postgres` user of Debian's package and its programs run through runuser.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,8 +89,13 @@ export async function startCluster(): Promise<Cluster> {
   const stop = async () => {
     if (child.exitCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
-      // SIGINT is PostgreSQL's fast shutdown; runuser passes it on to postgres.
-      child.kill('SIGINT');
+      // SIGINT is PostgreSQL's fast shutdown. runuser does not pass SIGINT on (it forwards only SIGTERM), so as
+      // root the postmaster (its pid heads postmaster.pid) is signalled itself; runuser exits with it. Signalling
+      // runuser left postgres running after the run, orphaned, until it noticed its folder gone (up to a minute),
+      // and vitest waited for it ("close timed out").
+      const postmaster = asRoot ? postmasterPid(data) : null;
+      if (postmaster !== null) process.kill(postmaster, 'SIGINT');
+      else child.kill('SIGINT');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
       if (child.exitCode === null) child.kill('SIGKILL');
     }
@@ -103,6 +108,16 @@ export async function startCluster(): Promise<Cluster> {
     throw error;
   }
   return { url, stop };
+}
+
+/** The postmaster's pid from the first line of its postmaster.pid; null if there is none (yet). */
+function postmasterPid(data: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A new empty database on the cluster for one test file; its URL. */
