@@ -17,6 +17,62 @@ const SORT_COLUMNS: Record<HistorySortKey, string> = {
 
 export const MAX_PAGE_SIZE = 1000;
 
+/**
+ * Page, size and order of a history query, clamped (shared by the SQLite and PostgreSQL adapters):
+ * rows are ordered by the sort column, then by pk in the same direction, so pages never overlap.
+ */
+export function historyPaging(query: HistoryQuery): { pageSize: number; page: number; column: string; dir: 'ASC' | 'DESC' } {
+  return {
+    pageSize: Math.min(Math.max(1, Math.trunc(query.pageSize ?? 50)), MAX_PAGE_SIZE),
+    page: Math.max(0, Math.trunc(query.page ?? 0)),
+    column: SORT_COLUMNS[query.sortBy ?? 'createdAt'],
+    dir: query.sortDir === 'asc' ? 'ASC' : 'DESC',
+  };
+}
+
+/**
+ * How the free text of a filter searches (shared by both adapters). From 3 UTF-16 units on: a substring
+ * of any one searched field, case-insensitively over Unicode (SQLite: the FTS5 trigram index, which
+ * matches nothing when the text has fewer than 3 code points, e.g. an emoji and a letter: `trigram`
+ * with `codePoints` < 3). Shorter: LIKE with % _ \ escaped, case-insensitive for ASCII letters only.
+ */
+export type HistoryText = { kind: 'none' } | { kind: 'trigram'; text: string; codePoints: number } | { kind: 'like'; pattern: string };
+
+export function historyText(raw: string | undefined): HistoryText {
+  const text = raw?.trim();
+  if (!text) return { kind: 'none' };
+  if (text.length >= 3) return { kind: 'trigram', text, codePoints: [...text].length };
+  return { kind: 'like', pattern: `%${likeEscape(text)}%` };
+}
+
+/** Text made literal inside a LIKE pattern whose escape character is a backslash. */
+export function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The conditions of a filter, normalised (shared by both adapters; each turns them into its SQL). */
+export interface HistoryTerms {
+  kinds: string[];
+  statuses: string[];
+  currencyCodes: string[];
+  batchId: string | null;
+  from: number | undefined;
+  to: number | undefined;
+  text: HistoryText;
+}
+
+export function historyTerms(filter: HistoryFilter): HistoryTerms {
+  return {
+    kinds: [...(filter.kind ? [filter.kind] : []), ...(filter.kinds ?? [])],
+    statuses: (filter.statuses ?? []).map((s) => s.toUpperCase()),
+    currencyCodes: [...(filter.currencyCode ? [filter.currencyCode] : []), ...(filter.currencyCodes ?? [])].map((c) => c.toUpperCase()),
+    batchId: filter.batchId || null,
+    from: filter.from,
+    to: filter.to,
+    text: historyText(filter.text),
+  };
+}
+
 type Param = string | number;
 
 /** WHERE clause for a filter; `p.` is the payments alias. */
@@ -28,42 +84,37 @@ export function historyWhere(filter: HistoryFilter): { sql: string; params: Para
     parts.push(values.length === 1 ? `${column} = ?` : `${column} IN (${values.map(() => '?').join(', ')})`);
     params.push(...values);
   };
-  anyOf('p.kind', [...(filter.kind ? [filter.kind] : []), ...(filter.kinds ?? [])]);
-  anyOf('p.status', (filter.statuses ?? []).map((s) => s.toUpperCase()));
-  anyOf('p.currency_code', [...(filter.currencyCode ? [filter.currencyCode] : []), ...(filter.currencyCodes ?? [])].map((c) => c.toUpperCase()));
-  if (filter.batchId) {
+  const terms = historyTerms(filter);
+  anyOf('p.kind', terms.kinds);
+  anyOf('p.status', terms.statuses);
+  anyOf('p.currency_code', terms.currencyCodes);
+  if (terms.batchId) {
     parts.push('p.batch_id = ?');
-    params.push(filter.batchId);
+    params.push(terms.batchId);
   }
-  if (filter.from !== undefined) {
+  if (terms.from !== undefined) {
     parts.push('p.created_at >= ?');
-    params.push(filter.from);
+    params.push(terms.from);
   }
-  if (filter.to !== undefined) {
+  if (terms.to !== undefined) {
     parts.push('p.created_at < ?');
-    params.push(filter.to);
+    params.push(terms.to);
   }
-  const text = filter.text?.trim();
-  if (text) {
-    if (text.length >= 3) {
-      // Trigram index: a quoted phrase matches any substring, case-insensitively.
-      parts.push('p.pk IN (SELECT rowid FROM payments_text WHERE payments_text MATCH ?)');
-      params.push(`"${text.replace(/"/g, '""')}"`);
-    } else {
-      const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      parts.push(`(p.id LIKE ? ESCAPE '\\' OR p.account_name LIKE ? ESCAPE '\\' OR p.account_number LIKE ? ESCAPE '\\'
-        OR p.email_address LIKE ? ESCAPE '\\' OR p.reference LIKE ? ESCAPE '\\')`);
-      params.push(like, like, like, like, like);
-    }
+  const text = terms.text;
+  if (text.kind === 'trigram') {
+    // Trigram index: a quoted phrase matches any substring, case-insensitively.
+    parts.push('p.pk IN (SELECT rowid FROM payments_text WHERE payments_text MATCH ?)');
+    params.push(`"${text.text.replace(/"/g, '""')}"`);
+  } else if (text.kind === 'like') {
+    parts.push(`(p.id LIKE ? ESCAPE '\\' OR p.account_name LIKE ? ESCAPE '\\' OR p.account_number LIKE ? ESCAPE '\\'
+      OR p.email_address LIKE ? ESCAPE '\\' OR p.reference LIKE ? ESCAPE '\\')`);
+    params.push(text.pattern, text.pattern, text.pattern, text.pattern, text.pattern);
   }
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
 export function queryHistory(db: Database.Database, query: HistoryQuery): HistoryPage {
-  const pageSize = Math.min(Math.max(1, Math.trunc(query.pageSize ?? 50)), MAX_PAGE_SIZE);
-  const page = Math.max(0, Math.trunc(query.page ?? 0));
-  const column = SORT_COLUMNS[query.sortBy ?? 'createdAt'];
-  const dir = query.sortDir === 'asc' ? 'ASC' : 'DESC';
+  const { pageSize, page, column, dir } = historyPaging(query);
   const where = historyWhere(query);
   const rows = db
     .prepare(`SELECT p.* FROM payments p ${where.sql} ORDER BY p.${column} ${dir}, p.pk ${dir} LIMIT ? OFFSET ?`)
