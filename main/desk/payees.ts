@@ -18,6 +18,7 @@ import { decodeCsvBytes } from '../csv/decode';
 import { detectDialect } from '../csv/dialect';
 import { stringifyTable } from '../csv/export';
 import { restoreCell } from '../csv/formula';
+import type { CsvJournalLookup } from '../csv/types';
 import { payeeKey } from '../domain/payee-key';
 import type { UnlockedSession } from '../people/key-vault';
 import { heldRoleAt, type Person, type Role } from '../people/roles';
@@ -112,6 +113,35 @@ const COLUMN_ALIASES: Record<string, keyof PayeeDetails> = {
 };
 const COLUMN_NAMES: Record<keyof PayeeDetails, string> = { name: 'accountName', accountNumber: 'accountNumber', operatorCode: 'paymentOperatorCode', emailAddress: 'emailAddress', referenceDefault: 'reference' };
 const MAX_IMPORT_ROWS = 10_000;
+
+/**
+ * The CSV import's journal lookup with the payee book in it: for a payee saved in the book (by name key, or
+ * e-mail key) the account in force stands in for the accounts it was paid to, so the import's "bank details
+ * changed" warning says what the gate will count (an approved change is no longer a warning; a row to
+ * other details than the book's is one even if never paid). Payees not in the book: the journal, as before.
+ */
+export async function payeeAwareCsvLookup(rt: DeskRuntime, profileId: string, journal: CsvJournalLookup): Promise<CsvJournalLookup> {
+  const inForce = (await rt.payeesFor(profileId).list()).filter((v) => stateOf(v) === 'in force');
+  if (inForce.length === 0) return journal;
+  const byName = new Map(inForce.map((v) => [v.nameKey, v]));
+  const byEmail = new Map(inForce.map((v) => [v.emailKey, v]));
+  return {
+    existingPayoutIds: (ids) => journal.existingPayoutIds(ids),
+    batchFileSubmitted: (sha256) => journal.batchFileSubmitted(sha256),
+    knownBeneficiaryAccounts(keys) {
+      const saved = keys.flatMap((k) => {
+        const named = byName.get(payeeKey(k.accountName));
+        const mailed = byEmail.get(payeeKey(k.emailAddress));
+        return [
+          ...(named ? [{ accountName: k.accountName, emailAddress: '', accountNumber: named.accountNumber }] : []),
+          ...(mailed ? [{ accountName: '', emailAddress: k.emailAddress, accountNumber: mailed.accountNumber }] : []),
+        ];
+      });
+      const paid = journal.knownBeneficiaryAccounts(keys).filter((a) => !(a.accountName && byName.has(payeeKey(a.accountName))) && !(a.emailAddress && byEmail.has(payeeKey(a.emailAddress))));
+      return [...paid, ...saved];
+    },
+  };
+}
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const issuesText = (issues: { message: string }[]) => issues.map((i) => i.message).join('; ');

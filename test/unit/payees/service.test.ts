@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signPolicy } from '../../../main/approvals/policy';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { createDeskEvents } from '../../../main/desk/events';
-import { payeeService, type PayeeService } from '../../../main/desk/payees';
+import { importPayoutCsv } from '../../../main/csv/import';
+import { payeeAwareCsvLookup, payeeService, type PayeeService } from '../../../main/desk/payees';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
@@ -185,5 +186,27 @@ describe('the payee book as CSV', () => {
     const graceNow = (await svc.list(PROFILE)).find((p) => p.name === 'Grace Hopper')!;
     expect(graceNow).toMatchObject({ accountNumber: 'NL91ABNA0417164300', waiting: { after: { accountNumber: 'DE89370400440532013000' } } });
     expect(audit()[0]).toMatchObject({ action: 'payees.imported', subject: 'june.csv', actor: 'person:paula', details: expect.objectContaining({ added: 1, awaitingApproval: 1 }) });
+  });
+});
+
+describe("the CSV import's bank details warning with the payee book", () => {
+  it('takes the details in force in the book over what was paid before: an approved change is no warning, other details are', async () => {
+    const journal = rt.journalFor(PROFILE);
+    journal.insertPayment('payout', payout('old', { accountName: 'Grace Hopper', emailAddress: 'grace@example.com', accountNumber: 'NL91ABNA0417164300' }));
+    journal.markSending('payout', 'old');
+    const { payee } = await svc.add(PROFILE, grace, null);
+    await svc.edit(PROFILE, payee.id, { accountNumber: 'DE89370400440532013000' }, null);
+    await svc.add(PROFILE, { ...grace, name: 'Hedy Lamarr', emailAddress: 'hedy@example.com', accountNumber: 'DE02120300000000202051' }, null);
+    const text = [
+      'idPayout,amount,currencyCode,accountName,accountNumber,paymentOperatorCode,paymentMethodCode,emailAddress,callbackUrl,reference',
+      'w1,10.00,EUR,Grace Hopper,DE89370400440532013000,EU_SEPA,BANK_TRANSFER,grace@example.com,,',
+      'w2,10.00,EUR,Grace Hopper,NL91ABNA0417164300,EU_SEPA,BANK_TRANSFER,grace@example.com,,',
+      'w3,10.00,EUR,Hedy Lamarr,DE02100500000054540402,EU_SEPA,BANK_TRANSFER,hedy@example.com,,',
+    ].join('\n');
+    const withBook = await importPayoutCsv(Buffer.from(text), { journal: await payeeAwareCsvLookup(rt, PROFILE, journal) });
+    expect(withBook.warnings.map((w) => [w.rowNumber, w.code])).toEqual([[3, 'BANK_DETAILS_CHANGED'], [4, 'BANK_DETAILS_CHANGED']]);
+    // The journal alone (before the payee book) warned about the approved account and missed the book's payee.
+    const journalOnly = await importPayoutCsv(Buffer.from(text), { journal });
+    expect(journalOnly.warnings.map((w) => [w.rowNumber, w.code])).toEqual([[2, 'BANK_DETAILS_CHANGED']]);
   });
 });
