@@ -131,4 +131,18 @@ describe('the payee book from the CLI', () => {
     expect(saved).toMatchObject({ inForce: true, payee: { name: 'Dee Four', source: 'payout', sourceRef: 'pb-1' } });
     expect((await cli('audit', 'verify')).code).toBe(0);
   });
+
+  it('fills a single payout from the payee book (--payee); its first payout is a new payee and waits for the extra approval', async () => {
+    expect((await cli('payouts', 'create', '--amount', '5.00', '--currency', 'EUR', '--payee', 'Bob Two', '--email', 'x@example.com', ...asEve)).err).toMatch(/--payee takes the beneficiary from the payee book/);
+    expect((await cli('payouts', 'create', '--amount', '5.00', '--currency', 'EUR', '--account-name', 'Bob Two', ...asEve)).err).toMatch(/or --payee <payee> from the payee book/);
+    const held = await cli('payouts', 'create', '--amount', '5.00', '--currency', 'EUR', '--payee', 'bob two', '--id', 'pb-single', ...asEve);
+    expect(held.code).toBe(4);
+    expect(held.err).toMatch(/Nothing was sent: it needs 1 approval \(new or changed payee: \+1\), has 0/);
+    expect((await json<SubjectView>('approvals', 'show', 'payout', 'pb-single')).payeeFlags).toEqual([expect.objectContaining({ rowId: 'pb-single', flag: 'new', payeeId: expect.any(String) })]);
+    expect((await cli('approvals', 'approve', 'payout', 'pb-single', ...asBob)).code).toBe(0);
+    expect((await cli('payouts', 'release', 'pb-single', ...asAda)).code).toBe(0);
+    expect(sandbox.state().createAttempts.payouts['pb-single']).toBe(1);
+    const sent = await json<{ accountName: string; accountNumber: string }>('payouts', 'get', 'pb-single');
+    expect(sent).toMatchObject({ accountName: 'Bob Two', accountNumber: 'DE02100500000054540402' });
+  });
 });
