@@ -1,4 +1,4 @@
-// CLI: `payees list|show|add|edit|approve|reject|import|export`: the payee book over the same services
+// CLI: `payees list|show|add|edit|approve|reject|withdraw|import|export`: the payee book over the same services
 // the screens will use (main/desk/payees.ts). Whoever acts names themselves with --as and gives their
 // passphrase from a file or an environment variable, as the dual-control commands do; each command
 // unlocks for itself and locks again when it ends. Without --as nothing is unlocked, which is enough until
@@ -125,6 +125,13 @@ export function registerPayeeCommands(program: Command, deps: CliDeps): void {
       deps.print([result.message, payeeLine(result.payee), ...waitingLines(result.payee)], result);
     });
   }
+
+  actingOptions(payees.command('withdraw <payee>').description('take back the change of a payee awaiting approval (a preparer, --as); the details in force stay'))
+    .action(async (named: string, o: ActingOptions) => {
+      const target = await svc().find(profileId(), named);
+      const result = await maybeAs(o, (s) => svc().withdraw(profileId(), target.id, s));
+      deps.print([result.message, payeeLine(result.payee)], result);
+    });
 
   actingOptions(payees.command('import <file>').description('payees from a CSV file (the payout CSV columns: accountName, accountNumber, paymentOperatorCode, emailAddress, reference); nothing is imported when any row is bad'))
     .action(async (file: string, o: ActingOptions) => {

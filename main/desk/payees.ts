@@ -99,6 +99,8 @@ export interface PayeeService {
   addFromPayout(profileId: string, paymentId: string, by: UnlockedSession | null): Promise<PayeeChangeResult>;
   edit(profileId: string, payeeId: string, patch: PayeeInput, by: UnlockedSession | null): Promise<PayeeChangeResult>;
   decide(profileId: string, payeeId: string, decision: PayeeDecision, reason: string | null, by: UnlockedSession): Promise<PayeeChangeResult>;
+  /** Takes back a change awaiting approval (a preparer); the details in force stay. */
+  withdraw(profileId: string, payeeId: string, by: UnlockedSession | null): Promise<PayeeChangeResult>;
   importCsv(profileId: string, bytes: Uint8Array, fileName: string, by: UnlockedSession | null): Promise<PayeeImportResult>;
   exportCsv(profileId: string): Promise<{ fileName: string; mimeType: string; content: string; rows: number }>;
   /** The rows of a payout or batch that go to a new payee or changed bank details. */
@@ -338,6 +340,17 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
       return { payee: await viewOf(profileId, after), inForce: verdict.ok, message };
     },
 
+    async withdraw(profileId, payeeId, by) {
+      const who = await acting(profileId, by, 'preparer');
+      const all = await mustVersions(profileId, payeeId);
+      const waiting = all.find((v) => stateOf(v) === 'awaiting approval');
+      if (!waiting) throw new DeskError('NOT_WAITING', `No change of ${all[all.length - 1]!.name} awaits approval`);
+      await rt.auditSeal(profileId);
+      await book(profileId).close(payeeId, waiting.version, now(), who.person?.id ?? null, 'withdrawn');
+      await audit(profileId, who.person, 'payee.change-withdrawn', payeeId, { name: waiting.name, version: waiting.version });
+      return { payee: await viewOf(profileId, await mustVersions(profileId, payeeId)), inForce: false, message: `${waiting.name} version ${waiting.version} was withdrawn; the details in force stay as they were` };
+    },
+
     async importCsv(profileId, bytes, fileName, by) {
       const who = await acting(profileId, by, 'preparer');
       const result: PayeeImportResult = { imported: false, errors: [], added: 0, changed: 0, awaitingApproval: 0, unchanged: 0, repeated: 0 };
@@ -390,7 +403,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
       const open = await book(profileId).openByKeys([...seen.keys()], []);
       const at = now();
       const versions: PayeeVersion[] = [];
-      const by2 = who.person?.id ?? null;
+      const madeBy = who.person?.id ?? null;
       for (const { row, details } of planned) {
         const mine = open.filter((v) => v.nameKey === keysOf(details).nameKey);
         const current = mine.find((v) => stateOf(v) === 'in force');
@@ -405,10 +418,10 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
         if (current) {
           const all = await book(profileId).versions(current.payeeId);
           const bankChange = !sameBankDetails(current, details);
-          versions.push(newVersion(profileId, { payeeId: current.payeeId, version: Math.max(...all.map((v) => v.version)) + 1, base: current, details, source: 'import', sourceRef: fileName, bankChange, by: by2, at, inForce: !(bankChange && who.required > 0) }));
+          versions.push(newVersion(profileId, { payeeId: current.payeeId, version: Math.max(...all.map((v) => v.version)) + 1, base: current, details, source: 'import', sourceRef: fileName, bankChange, by: madeBy, at, inForce: !(bankChange && who.required > 0) }));
         } else {
           const bankChange = await differsFromPaid(profileId, details);
-          versions.push(newVersion(profileId, { payeeId: randomUUID(), version: 1, base: null, details, source: 'import', sourceRef: fileName, bankChange, by: by2, at, inForce: !(bankChange && who.required > 0) }));
+          versions.push(newVersion(profileId, { payeeId: randomUUID(), version: 1, base: null, details, source: 'import', sourceRef: fileName, bankChange, by: madeBy, at, inForce: !(bankChange && who.required > 0) }));
         }
       }
       if (result.errors.length > 0) {
@@ -435,7 +448,10 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
         ...inForce.map((p) => [p.name, p.accountNumber, p.operatorCode, p.emailAddress, p.referenceDefault ?? '', p.id, String(p.version), p.since ?? '']),
       ];
       const content = `\ufeff${stringifyTable(table)}`;
-      await audit(profileId, rt.sessionFor(profileId) ? ((await state(profileId)).people.find((p) => p.id === rt.sessionFor(profileId)!.personId) ?? null) : null, 'payees.exported', profileId, { rows: inForce.length });
+      // Bank details leaving the desk: audited, with the person working on the profile if one is unlocked.
+      const session = rt.sessionFor(profileId);
+      const person = session ? ((await state(profileId)).people.find((p) => p.id === session.personId) ?? null) : null;
+      await audit(profileId, person, 'payees.exported', profileId, { rows: inForce.length });
       return { fileName: `payees-${profileId}.csv`, mimeType: 'text/csv', content, rows: inForce.length };
     },
 

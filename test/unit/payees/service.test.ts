@@ -116,6 +116,18 @@ describe('a change of bank details under dual control', () => {
     expect(audit()[0]).toMatchObject({ action: 'payee.change-rejected', actor: 'person:alice', details: expect.objectContaining({ reason: 'not what the supplier told us' }) });
   });
 
+  it('lets a preparer withdraw a change awaiting approval; the details in force stay', async () => {
+    await dualControl(1);
+    const { payee } = await svc.add(PROFILE, grace, paula.session);
+    await svc.edit(PROFILE, payee.id, { accountNumber: 'DE89370400440532013000' }, paula.session);
+    await expect(svc.withdraw(PROFILE, payee.id, alice.session)).rejects.toMatchObject({ code: 'NOT_ALLOWED' });
+    const r = await svc.withdraw(PROFILE, payee.id, paula.session);
+    expect(r.payee).toMatchObject({ accountNumber: 'NL91ABNA0417164300', waiting: null });
+    expect((await svc.versions(PROFILE, payee.id)).map((v) => v.closeReason)).toEqual([null, 'withdrawn']);
+    await expect(svc.decide(PROFILE, payee.id, 'approve', null, alice.session)).rejects.toMatchObject({ code: 'NOT_WAITING' });
+    expect(audit()[0]).toMatchObject({ action: 'payee.change-withdrawn', actor: 'person:paula' });
+  });
+
   it('refuses to approve a change whose stored row was altered after it was made', async () => {
     await dualControl(1);
     const { payee } = await svc.add(PROFILE, grace, paula.session);
