@@ -54,9 +54,8 @@ export function stateOf(v: Pick<PayeeVersion, 'effectiveAt' | 'closedAt' | 'clos
 
 export class PayeeError extends Error {
   constructor(
-    readonly code: 'INVALID' | 'NOT_FOUND' | 'DUPLICATE' | 'CHANGE_WAITING' | 'NOTHING_CHANGED' | 'NOT_WAITING' | 'CONFLICT',
+    readonly code: 'NOT_FOUND' | 'DUPLICATE' | 'CHANGE_WAITING' | 'NOT_WAITING',
     message: string,
-    readonly issues: PayeeIssue[] = [],
   ) {
     super(message);
     this.name = 'PayeeError';
