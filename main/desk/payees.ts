@@ -355,13 +355,16 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
       const who = await acting(profileId, by, 'preparer');
       const result: PayeeImportResult = { imported: false, errors: [], added: 0, changed: 0, awaitingApproval: 0, unchanged: 0, repeated: 0 };
       const fail = (rowNumber: number, column: string | null, message: string) => void result.errors.push({ rowNumber, column, message });
-      let records: { record: string[]; info: { lines: number } }[];
+      // Row numbers as a spreadsheet shows them (as the batch import counts): the header is row 1 when it is the
+      // first line, blank lines count, a quoted value spanning lines is one row, Excel's "sep=" line is not a row.
+      let records: { record: string[]; rowNumber: number }[];
       let sepLine = false;
       try {
         const text = (await decodeCsvBytes(bytes, () => new Promise((resolve) => setImmediate(resolve)))).chunks.join('');
         const dialect = detectDialect(text);
         sepLine = dialect.sepLine;
-        records = parse(sepLine ? text.replace(/^[^\n]*\n/, '') : text, { delimiter: dialect.delimiter, relax_quotes: true, relax_column_count: true, skip_empty_lines: true, info: true }) as unknown as typeof records;
+        const all = parse(sepLine ? text.replace(/^[^\n]*\n/, '') : text, { delimiter: dialect.delimiter, relax_quotes: true, relax_column_count: true }) as string[][];
+        records = all.map((record, i) => ({ record, rowNumber: i + 1 })).filter(({ record }) => record.some((cell) => cell.trim() !== ''));
       } catch (error) {
         throw new DeskError('INVALID_FILE', `${fileName} cannot be read as CSV: ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -379,8 +382,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
       // 1. Every row checked on its own; the file's repeats of one payee must agree.
       const seen = new Map<string, { row: number; details: PayeeDetails }>();
       const planned: { row: number; details: PayeeDetails }[] = [];
-      for (const { record, info } of rows) {
-        const rowNumber = info.lines;
+      for (const { record, rowNumber } of rows) {
         const cell = (f: keyof PayeeDetails) => restoreCell((record[columns.get(f) ?? -1] ?? '').trim());
         const rawAccount = cell('accountNumber');
         const damage = rawAccount ? checkAccountNumber(rawAccount) : null;

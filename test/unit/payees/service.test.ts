@@ -182,6 +182,9 @@ describe('the payee book as CSV', () => {
     expect(r.errors[2]!.message).toBe('Grace Hopper is on row 2 with other details; one payee, one set of details');
     expect(await svc.list(PROFILE)).toEqual([]);
     await expect(svc.importCsv(PROFILE, bytes('name,accountNumber\r\nx,y\r\n'), 'short.csv', null)).rejects.toMatchObject({ code: 'MISSING_COLUMNS' });
+    // A quoted value spanning two lines is one row, and a blank line counts, as a spreadsheet shows them.
+    const spanning = ['accountName,accountNumber,paymentOperatorCode,emailAddress', '"Two\r\nLines",NL91ABNA0417164300,EU_SEPA,two@example.com', '', 'Bad,NL91ABNA0417164301,EU_SEPA,bad@example.com'].join('\r\n');
+    expect((await svc.importCsv(PROFILE, bytes(spanning), 'spanning.csv', null)).errors.map((e) => e.rowNumber)).toEqual([4]);
   });
 
   it('imports a payout batch file as payees; a row changing bank details of a saved payee waits for approval under dual control', async () => {
