@@ -11,8 +11,8 @@
 // when it was first checked.
 import { compactIban } from '../domain/iban';
 import { payeeKey } from '../domain/payee-key';
-import { sameAccount, sameBankDetails, stateOf } from './payee';
-import type { PayeeRepository } from './repository';
+import { sameAccount, sameBankDetails, stateOf, type PayeeVersion } from './payee';
+import type { PaidAccount, PayeeRepository } from './repository';
 
 /** A row as the manifest holds it (ManifestRow's payee fields). */
 export interface PayeeRow {
@@ -38,18 +38,41 @@ export function maskAccount(accountNumber: string): string {
   return key.length > 4 ? `…${key.slice(-4)}` : key;
 }
 
+const ROWS_PER_TURN = 2000;
+
 export async function flagPayeeRows(repo: PayeeRepository, rows: readonly PayeeRow[]): Promise<PayeeFlag[]> {
   if (rows.length === 0) return [];
   const keyed = rows.map((r) => ({ row: r, nameKey: payeeKey(r.payeeName), emailKey: payeeKey(r.email) }));
   const nameKeys = [...new Set(keyed.map((k) => k.nameKey).filter(Boolean))];
   const emailKeys = [...new Set(keyed.map((k) => k.emailKey).filter(Boolean))];
   const [open, paid] = await Promise.all([repo.openByKeys(nameKeys, emailKeys), repo.paidBefore(nameKeys, emailKeys, rows.map((r) => r.id))]);
-  const book = open.filter((v) => stateOf(v) === 'in force');
+  // Maps by key: a 100,000-row batch against as many earlier payouts must not compare every row with every one.
+  const bookByName = new Map<string, PayeeVersion>();
+  const bookByEmail = new Map<string, PayeeVersion>();
+  for (const v of open) {
+    if (stateOf(v) !== 'in force') continue;
+    if (!bookByName.has(v.nameKey)) bookByName.set(v.nameKey, v);
+    if (v.emailKey && !bookByEmail.has(v.emailKey)) bookByEmail.set(v.emailKey, v);
+  }
+  const paidByName = new Map<string, PaidAccount[]>();
+  const paidByEmail = new Map<string, PaidAccount[]>();
+  const remember = (map: Map<string, PaidAccount[]>, key: string, p: PaidAccount) => {
+    if (!key) return;
+    const list = map.get(key);
+    if (list) list.push(p);
+    else map.set(key, [p]);
+  };
+  for (const p of paid) {
+    remember(paidByName, p.nameKey, p);
+    remember(paidByEmail, p.emailKey, p);
+  }
   const flags: PayeeFlag[] = [];
+  let done = 0;
   for (const { row, nameKey, emailKey } of keyed) {
-    const sameEmail = (k: string) => emailKey !== '' && k === emailKey;
-    const saved = book.find((b) => b.nameKey === nameKey) ?? book.find((b) => sameEmail(b.emailKey));
-    const before = paid.filter((p) => p.nameKey === nameKey || sameEmail(p.emailKey));
+    // The gate runs in the app's main process: a turn for the event loop every ROWS_PER_TURN rows.
+    if (++done % ROWS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const saved = bookByName.get(nameKey) ?? (emailKey ? bookByEmail.get(emailKey) : undefined);
+    const before = [...new Set([...(paidByName.get(nameKey) ?? []), ...(emailKey ? (paidByEmail.get(emailKey) ?? []) : [])])];
     const rowDetails = { accountNumber: row.account, operatorCode: row.operator };
     if (saved && !sameBankDetails(saved, rowDetails)) {
       flags.push({

@@ -63,6 +63,19 @@ function refusal(error: unknown, v: Pick<PayeeVersion, 'payeeId' | 'version' | '
 }
 
 const OPEN = 'closed_at IS NULL';
+/** Keys looked up between two turns of the event loop: a 100,000-row batch is checked in the app's main process. */
+const KEYS_PER_TURN = 500;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Runs `each` over the distinct non-empty keys, giving the event loop a turn every KEYS_PER_TURN. */
+async function forKeys(keys: readonly string[], each: (key: string) => void): Promise<void> {
+  let n = 0;
+  for (const key of new Set(keys)) {
+    if (!key) continue;
+    each(key);
+    if (++n % KEYS_PER_TURN === 0) await nextTurn();
+  }
+}
 const IN_FORCE = 'effective_at IS NOT NULL AND closed_at IS NULL';
 
 export class SqlitePayeeRepository implements PayeeRepository {
@@ -87,8 +100,12 @@ export class SqlitePayeeRepository implements PayeeRepository {
     const byName = this.db.prepare(`SELECT * FROM payees WHERE name_key = ? AND ${OPEN}`);
     const byEmail = this.db.prepare(`SELECT * FROM payees WHERE email_key = ? AND ${OPEN}`);
     const found = new Map<string, PayeeRow>();
-    for (const key of new Set(nameKeys)) for (const r of byName.all(key) as PayeeRow[]) found.set(`${r.payee_id}/${r.version}`, r);
-    for (const key of new Set(emailKeys)) if (key) for (const r of byEmail.all(key) as PayeeRow[]) found.set(`${r.payee_id}/${r.version}`, r);
+    await forKeys(nameKeys, (key) => {
+      for (const r of byName.all(key) as PayeeRow[]) found.set(`${r.payee_id}/${r.version}`, r);
+    });
+    await forKeys(emailKeys, (key) => {
+      for (const r of byEmail.all(key) as PayeeRow[]) found.set(`${r.payee_id}/${r.version}`, r);
+    });
     return [...found.values()].sort((a, b) => (a.payee_id < b.payee_id ? -1 : a.payee_id > b.payee_id ? 1 : a.version - b.version)).map(toVersion);
   }
 
@@ -155,8 +172,12 @@ export class SqlitePayeeRepository implements PayeeRepository {
     type Row = { pk: number; id: string; payee_name_key: string | null; payee_email_key: string | null; account_number: string; payment_operator_code: string };
     const skip = new Set(excluding);
     const found = new Map<number, Row>();
-    for (const key of new Set(nameKeys)) if (key) for (const r of byName.all(key) as Row[]) found.set(r.pk, r);
-    for (const key of new Set(emailKeys)) if (key) for (const r of byEmail.all(key) as Row[]) found.set(r.pk, r);
+    await forKeys(nameKeys, (key) => {
+      for (const r of byName.all(key) as Row[]) found.set(r.pk, r);
+    });
+    await forKeys(emailKeys, (key) => {
+      for (const r of byEmail.all(key) as Row[]) found.set(r.pk, r);
+    });
     return [...found.values()]
       .filter((r) => !skip.has(r.id))
       .map((r) => ({ nameKey: r.payee_name_key ?? '', emailKey: r.payee_email_key ?? '', accountNumber: r.account_number, operatorCode: r.payment_operator_code }));
