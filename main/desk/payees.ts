@@ -402,12 +402,13 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
       }
 
       // 2. Against the book: new payees, changes (bank details wait for approval when dual control is on), unchanged.
-      const open = await book(profileId).openByKeys([...seen.keys()], []);
+      const openByName = new Map<string, PayeeVersion[]>();
+      for (const v of await book(profileId).openByKeys([...seen.keys()], [])) openByName.set(v.nameKey, [...(openByName.get(v.nameKey) ?? []), v]);
       const at = now();
       const versions: PayeeVersion[] = [];
       const madeBy = who.person?.id ?? null;
       for (const { row, details } of planned) {
-        const mine = open.filter((v) => v.nameKey === keysOf(details).nameKey);
+        const mine = openByName.get(keysOf(details).nameKey) ?? [];
         const current = mine.find((v) => stateOf(v) === 'in force');
         if (mine.some((v) => stateOf(v) === 'awaiting approval')) {
           fail(row, null, `a change of ${details.name} awaits approval: approve or reject it before importing other details`);
