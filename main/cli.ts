@@ -33,6 +33,7 @@ import { registerPayoutCommands } from './cli/payouts';
 import { registerHistoryCommands } from './cli/history';
 import { registerAuditCommands } from './cli/audit';
 import { registerDualControlCommands } from './cli/dual-control';
+import { registerPayeeCommands } from './cli/payees';
 import { registerPayinCommands } from './cli/payins';
 import { registerSandboxSetupCommand } from './cli/sandbox-setup';
 
@@ -155,6 +156,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
   registerPayinCommands(program, deps);
   registerAuditCommands(program, deps);
   registerDualControlCommands(program, deps);
+  registerPayeeCommands(program, deps);
   const batch = program.command('batch').description('CSV batches: template, validate, submit, resume, status, export');
   registerBatchCsvCommands(batch, {
     stdout: io.stdout,

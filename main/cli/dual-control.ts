@@ -44,6 +44,7 @@ function subjectLines(v: SubjectView, nameOf: NameOf): string[] {
     `${v.subject.kind} ${v.subject.id}: ${v.rows} row(s), ${v.totals.map((t) => `${t.amount} ${t.currency}`).join(', ')}`,
     `  manifest SHA-256 ${v.manifestDigest} (policy version ${v.policyVersion})${v.fileSha256 ? `, file SHA-256 ${v.fileSha256}` : ''}`,
     `  prepared by ${v.preparedBy ? nameOf(v.preparedBy) : 'nobody named'}`,
+    ...v.payeeFlags.map((f) => `  row ${f.rowId}: ${f.reason}`),
     v.enforced ? `  ${v.verdict.ok ? 'may be sent' : 'may NOT be sent'}: ${v.verdict.message} (${v.verdict.approvedBy.length} of ${r.required})` : '  dual control is not set up on this desk',
     ...v.verdict.checks.map((c) => `    ${c.status.padEnd(20)} ${c.message}`),
   ];
@@ -71,7 +72,7 @@ async function findPerson(svc: DualControlService, profileId: string, named: str
   throw new CliUsageError(byName.length > 1 ? `Several people are named "${named}"; give the id (people list)` : `No person "${named}" on this profile (people list)`);
 }
 
-async function unlockAs(deps: CliDeps, svc: DualControlService, o: ActingOptions): Promise<UnlockedSession> {
+export async function unlockAs(deps: CliDeps, svc: DualControlService, o: ActingOptions): Promise<UnlockedSession> {
   if (!o.as) throw new CliUsageError('Say who acts: --as <person> with --passphrase-env or --passphrase-file');
   const passphrase = await readSecretInput(deps, { file: o.passphraseFile, env: o.passphraseEnv }, 'passphrase');
   if (passphrase === undefined) throw new CliUsageError('Give the passphrase of --as with --passphrase-env or --passphrase-file');

@@ -16,6 +16,7 @@ import { CliHeldError, CliUsageError, type CliDeps, type CliDesk } from './deps'
 import { actingOptions, workAs, type ActingOptions } from './dual-control';
 import { parseMinor } from '../domain/money';
 import { DeskError } from '../desk/services';
+import { payeeService } from '../desk/payees';
 import { PENDING_EXIT, addFilterOptions, askYesNo, currencyCode, filtersFrom, interrupted, intOption, sleep, statusWord, table, type FilterOptions } from './shared';
 
 const LOCAL_END_STATES = new Set(['REJECTED', 'CANCELLED', 'MISMATCH', 'DISCARDED']);
@@ -141,6 +142,23 @@ async function confirmLive(deps: CliDeps, desk: CliDesk, p: PayoutPreview): Prom
   if (!yes) throw new DeskError('NOT_CONFIRMED', 'Not confirmed; nothing was sent');
 }
 
+/**
+ * `payouts create --payee`: the payee's details in force in the payee book fill the beneficiary options
+ * (--reference, if given, wins over the reference default). Without --payee all four are needed.
+ */
+async function fromPayeeBook(deps: CliDeps, o: { payee?: string; accountName?: string; accountNumber?: string; operator?: string; email?: string; reference?: string }): Promise<void> {
+  const own = [o.accountName, o.accountNumber, o.operator, o.email];
+  if (!o.payee) {
+    if (own.some((v) => v === undefined)) throw new CliUsageError('Give --account-name, --account-number, --operator and --email, or --payee <payee> from the payee book');
+    return;
+  }
+  if (own.some((v) => v !== undefined)) throw new CliUsageError('--payee takes the beneficiary from the payee book: give no --account-name, --account-number, --operator or --email with it');
+  const payee = await payeeService(deps.runtime()).find(deps.profile().id, o.payee);
+  if (payee.state !== 'in force') throw new CliUsageError(`${payee.name} is not in force in the payee book (${payee.state}); nothing was sent`);
+  Object.assign(o, { accountName: payee.name, accountNumber: payee.accountNumber, operator: payee.operatorCode, email: payee.emailAddress });
+  if (o.reference === undefined && payee.referenceDefault) o.reference = payee.referenceDefault;
+}
+
 export function registerPayoutCommands(program: Command, deps: CliDeps): void {
   const payouts = program.command('payouts').description('single payouts: create, get, list');
 
@@ -149,10 +167,11 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
     .description('validate, journal (id fixed first) and send one payout; the same --id is never paid twice')
     .requiredOption('--amount <decimal>', 'amount in major units, a plain decimal such as 1250.50')
     .requiredOption('--currency <code>', 'currency code, e.g. EUR', currencyCode)
-    .requiredOption('--account-name <name>', 'beneficiary name')
-    .requiredOption('--account-number <number>', 'beneficiary account number (e.g. IBAN)')
-    .requiredOption('--operator <code>', 'payment operator code (see "operators")')
-    .requiredOption('--email <address>', 'beneficiary e-mail address')
+    .option('--payee <payee>', 'a payee of the payee book (id or name): its name, account, operator, e-mail and reference default, instead of the four options below')
+    .option('--account-name <name>', 'beneficiary name')
+    .option('--account-number <number>', 'beneficiary account number (e.g. IBAN)')
+    .option('--operator <code>', 'payment operator code (see "operators")')
+    .option('--email <address>', 'beneficiary e-mail address')
     .option('--method <code>', 'payment method code', 'BANK_TRANSFER')
     .option('--callback-url <url>', 'status callback URL (default: the profile setting)')
     .option('--id <idPayout>', 'payout id (default: a new UUID); run again with the same id to resume, never to pay twice')
@@ -162,7 +181,8 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
     .option('--yes', 'on a LIVE profile: send without asking for a confirmation');
   // Dual control: --as names the person preparing it (needed once the profile has people).
   actingOptions(create)
-    .action(async (o: ActingOptions & { amount: string; currency: string; accountName: string; accountNumber: string; operator: string; email: string; method: string; callbackUrl?: string; id?: string; reference?: string; wait?: boolean; timeout: number; yes?: boolean }) => {
+    .action(async (o: ActingOptions & { payee?: string; amount: string; currency: string; accountName: string; accountNumber: string; operator: string; email: string; method: string; callbackUrl?: string; id?: string; reference?: string; wait?: boolean; timeout: number; yes?: boolean }) => {
+      await fromPayeeBook(deps, o);
       const desk = deps.desk();
       await workAs(deps, o);
       const input: PayoutInput = {

@@ -67,7 +67,8 @@ export const HISTORY_COLUMNS = [
 // csv-stringify takes roughly 15-20 µs per row here, so 1,000 rows keep each turn around 20 ms.
 const EXPORT_ROWS_PER_TURN = 1000;
 
-function stringifyTable(table: readonly (readonly string[])[]): string {
+/** Rows as CSV text (CRLF, no BOM), every cell through the formula guard. */
+export function stringifyTable(table: readonly (readonly string[])[]): string {
   return stringify(
     table.map((record) => record.map(neutraliseCell)),
     {

@@ -20,6 +20,7 @@ import { isoOrNull, money, optionalMoney, reasonOf, type DecimalsOf } from './co
 import type { CurrencyCache } from './currency-cache';
 import { freshFunding, fundingFrom, shortfallText } from './funding';
 import { approvalExportRows, personActor, preparedByFor, senderFor } from './dual-control';
+import { payeeAwareCsvLookup } from './payees';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
 const MAX_PENDING_VALIDATIONS = 8;
@@ -137,7 +138,8 @@ export function batchesService(
       const input = await decodedSource(source, files);
       const journal = rt.journalFor(profile.id);
       const client = rt.ctx.gatewayFor(profile.id);
-      const options: CsvImportOptions = { journal, ...(decimalComma !== undefined ? { decimalComma } : {}) };
+      // The payee book's details in force stand in for what its payees were paid to (the "bank details changed" warning).
+      const options: CsvImportOptions = { journal: await payeeAwareCsvLookup(rt, profile.id, journal), ...(decimalComma !== undefined ? { decimalComma } : {}) };
       if (profile.maxAmountMinor) options.maxAmountMinor = profile.maxAmountMinor;
       const skippedChecks: string[] = [];
       try {

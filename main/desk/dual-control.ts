@@ -10,6 +10,7 @@ import { dualControlState, manifestFromJournal } from '../approvals/gate';
 import { manifestDigest, subjectText, type Manifest, type Subject } from '../approvals/manifest';
 import { checkRules, signPolicy, type ApprovalPolicy, type PolicyRules } from '../approvals/policy';
 import { verifyApprovals, type Verdict } from '../approvals/verify';
+import { flagPayeeRows, type PayeeFlag } from '../payees/match';
 import { PersonKeyVault, type UnlockedSession } from '../people/key-vault';
 import { publicKeyFingerprint, type KdfParams } from '../people/person-key';
 import { checkPersonInput, currentRoles, heldRoleAt, PeopleError, ROLES, type Person, type Role } from '../people/roles';
@@ -37,6 +38,8 @@ export interface SubjectView {
   totals: Manifest['totals'];
   policyVersion: number;
   enforced: boolean;
+  /** Rows going to a new payee or to changed bank details (the payee book), with why: they count toward the policy's newOrChangedPayee. */
+  payeeFlags: PayeeFlag[];
   verdict: Verdict;
 }
 
@@ -154,10 +157,12 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     const s = await state(profileId);
     const manifest = manifestFromJournal(rt.journalFor(profileId), profileId, subject, s.policy.version);
     if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
-    const verdict = verifyApprovals(manifest, await rt.dualControlFor(profileId).approvalsFor(subject), s.people, s.policy, { now: now() });
+    // The same count the gate passes (runtime.ts), so what an approver is shown is what the send is checked against.
+    const payeeFlags = await flagPayeeRows(rt.payeesFor(profileId), manifest.rows);
+    const verdict = verifyApprovals(manifest, await rt.dualControlFor(profileId).approvalsFor(subject), s.people, s.policy, { now: now(), newOrChangedPayees: payeeFlags.length });
     return {
       subject, manifestDigest: manifestDigest(manifest), preparedBy: manifest.preparedBy, fileSha256: manifest.fileSha256, rows: manifest.rows.length,
-      totals: manifest.totals, policyVersion: manifest.policyVersion, enforced: s.enforced, verdict,
+      totals: manifest.totals, policyVersion: manifest.policyVersion, enforced: s.enforced, payeeFlags, verdict,
     };
   };
 

@@ -13,6 +13,9 @@ import { journalApprovalGate } from '../approvals/gate';
 import type { DualControlRepository } from '../approvals/repository';
 import type { UnlockedSession } from '../people/key-vault';
 import { SqliteDualControlRepository } from '../approvals/sqlite-repository';
+import { newOrChangedPayeeCount } from '../payees/match';
+import type { PayeeRepository } from '../payees/repository';
+import { SqlitePayeeRepository } from '../payees/sqlite-repository';
 import type { Logger } from '../log';
 import { profileRuleProblem, type Profile } from '../profiles/profile-schema';
 import { ProfileError } from '../profiles/profile-store';
@@ -66,6 +69,8 @@ export interface DeskRuntime {
   audit(profileId: string, entry: NewAuditEntry): Promise<void>;
   /** The profile's people, approvals and policy versions (dual control), in its journal. */
   dualControlFor(profileId: string): DualControlRepository;
+  /** The profile's payee book (versions of saved payees and approvals of their changes), in its journal. */
+  payeesFor(profileId: string): PayeeRepository;
   /** The person working on this profile at this desk (dual control), unlocked; null when nobody is. */
   sessionFor(profileId: string): UnlockedSession | null;
   /**
@@ -149,6 +154,17 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     if (!entry || entry.journal !== journal) {
       entry = { journal, repository: new SqliteDualControlRepository(journal) };
       dualControl.set(profileId, entry);
+    }
+    return entry.repository;
+  };
+
+  const payeeBooks = new Map<string, { journal: Journal; repository: PayeeRepository }>();
+  const payeesFor = (profileId: string): PayeeRepository => {
+    const journal = journalFor(profileId);
+    let entry = payeeBooks.get(profileId);
+    if (!entry || entry.journal !== journal) {
+      entry = { journal, repository: new SqlitePayeeRepository(journal) };
+      payeeBooks.set(profileId, entry);
     }
     return entry.repository;
   };
@@ -254,7 +270,11 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     const engine = new PayoutEngine({
       ...engineOptionsFromProfile(profile),
       // Before the first create of every payout and batch (DESIGN.md §4, last rule).
-      approvalGate: journalApprovalGate({ profileId, environment: profile.environment, journal, repository: dualControlFor(profileId) }),
+      // Rows to a new payee or to changed bank details count toward the policy's newOrChangedPayee.
+      approvalGate: journalApprovalGate({
+        profileId, environment: profile.environment, journal, repository: dualControlFor(profileId),
+        newOrChangedPayees: newOrChangedPayeeCount(payeesFor(profileId)),
+      }),
       ...options.engineOptions?.(profile),
       journal: journalFor(profileId),
       gateway: gatewayPortFor(ctx, profileId),
@@ -273,6 +293,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     auditSeal,
     audit,
     dualControlFor,
+    payeesFor,
     sessionFor: (profileId) => {
       const session = sessions.get(profileId);
       if (!session || session.locked) return null;

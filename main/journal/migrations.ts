@@ -274,6 +274,78 @@ const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE payments ADD COLUMN prepared_by TEXT;
     `);
   },
+  // 7: the payee book. Each row is one version of a payee; versions are only added, then put in force
+  //    (effective_at) or closed (superseded, rejected, withdrawn), never rewritten, so a change of bank
+  //    details is a new version and the old ones stay. A version with effective_at NULL and closed_at NULL
+  //    is a change waiting for approval (stored, not in force). At most one version of a payee is in force
+  //    and at most one waits; one payee in force per name key. payee_approvals: each an Ed25519 signature
+  //    over the change's digest (append-only, like approvals).
+  (db) => {
+    db.exec(`
+      CREATE TABLE payees (
+        seq INTEGER PRIMARY KEY,
+        payee_id TEXT NOT NULL,
+        version INTEGER NOT NULL CHECK (version >= 1),
+        base_version INTEGER,
+        name TEXT NOT NULL,
+        name_key TEXT NOT NULL,
+        account_number TEXT NOT NULL,
+        operator_code TEXT NOT NULL,
+        email_address TEXT NOT NULL,
+        email_key TEXT NOT NULL,
+        reference_default TEXT,
+        source TEXT NOT NULL CHECK (source IN ('hand', 'payout', 'import')),
+        source_ref TEXT,
+        bank_change INTEGER NOT NULL CHECK (bank_change IN (0, 1)),
+        change_digest TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        created_by TEXT,
+        effective_at INTEGER,
+        closed_at INTEGER,
+        closed_by TEXT,
+        close_reason TEXT CHECK (close_reason IN ('superseded', 'rejected', 'withdrawn')),
+        UNIQUE (payee_id, version)
+      );
+      CREATE UNIQUE INDEX payees_in_force ON payees (payee_id) WHERE effective_at IS NOT NULL AND closed_at IS NULL;
+      CREATE UNIQUE INDEX payees_waiting ON payees (payee_id) WHERE effective_at IS NULL AND closed_at IS NULL;
+      CREATE UNIQUE INDEX payees_name_in_force ON payees (name_key) WHERE effective_at IS NOT NULL AND closed_at IS NULL;
+      CREATE INDEX payees_open_name ON payees (name_key) WHERE closed_at IS NULL;
+      CREATE INDEX payees_open_email ON payees (email_key) WHERE closed_at IS NULL;
+      CREATE TRIGGER payees_fixed BEFORE UPDATE OF seq, payee_id, version, base_version, name, name_key, account_number, operator_code,
+        email_address, email_key, reference_default, source, source_ref, bank_change, change_digest, created_at, created_by ON payees BEGIN
+        SELECT RAISE(ABORT, 'payee versions are never rewritten: add a version');
+      END;
+      CREATE TRIGGER payees_once BEFORE UPDATE OF effective_at, closed_at, closed_by, close_reason ON payees
+      WHEN old.closed_at IS NOT NULL OR (old.effective_at IS NOT NULL AND new.effective_at IS NOT old.effective_at) BEGIN
+        SELECT RAISE(ABORT, 'a payee version is put in force once and closed once');
+      END;
+      CREATE TRIGGER payees_no_delete BEFORE DELETE ON payees BEGIN
+        SELECT RAISE(ABORT, 'payee versions are never deleted');
+      END;
+
+      CREATE TABLE payee_approvals (
+        id TEXT PRIMARY KEY,
+        profile_id TEXT NOT NULL,
+        payee_id TEXT NOT NULL,
+        payee_version INTEGER NOT NULL,
+        change_digest TEXT NOT NULL,
+        policy_version INTEGER NOT NULL,
+        decision TEXT NOT NULL CHECK (decision IN ('approve', 'reject')),
+        reason TEXT,
+        signer_id TEXT NOT NULL,
+        signed_at INTEGER NOT NULL,
+        signature TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL
+      );
+      CREATE INDEX payee_approvals_change ON payee_approvals (payee_id, payee_version, recorded_at);
+      CREATE TRIGGER payee_approvals_no_update BEFORE UPDATE ON payee_approvals BEGIN
+        SELECT RAISE(ABORT, 'payee approvals are append-only');
+      END;
+      CREATE TRIGGER payee_approvals_no_delete BEFORE DELETE ON payee_approvals BEGIN
+        SELECT RAISE(ABORT, 'payee approvals are append-only');
+      END;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -18,6 +18,7 @@ import type { DeskRuntime } from '../../../main/desk/runtime';
 import { bindProfile } from '../../../main/desk/profile-binding';
 import type { Profile } from '../../../main/profiles/profile-schema';
 import { openJournal, type Journal } from '../../../main/journal';
+import { SqlitePayeeRepository } from '../../../main/payees/sqlite-repository';
 
 const fixture = (name: string): Buffer => readFileSync(fileURLToPath(new URL(`../../fixtures/csv/${name}`, import.meta.url)));
 
@@ -43,6 +44,8 @@ beforeAll(() => {
       }),
     },
     engineFor: () => Promise.resolve({ refreshBalances: () => Promise.resolve([]) }),
+    // The payee book stands in for what its payees were paid to in the bank-details warning (empty here).
+    payeesFor: () => new SqlitePayeeRepository(journal),
   } as unknown as DeskRuntime;
   const decimals = new Map([['EUR', 2]]);
   const currencies: CurrencyCache = {

@@ -39,9 +39,11 @@ export function payout(id: string, overrides: Partial<NewPayment> = {}): NewPaym
   };
 }
 
-/** Undoes schema step 6 (dual control): the journal as the app before people and approvals left it. */
+/** Undoes schema steps 7 (payee book) and 6 (dual control): the journal as the app before people and approvals left it. */
 export function rollBackToSchema5(db: Database.Database): void {
   db.exec(`
+    DROP TABLE payee_approvals;
+    DROP TABLE payees;
     DROP TABLE approvals;
     DROP TABLE policies;
     DROP TABLE role_grants;

@@ -1,0 +1,194 @@
+// The payee book in the profile's journal (migration 7): tables payees (versions) and payee_approvals;
+// "paid before" reads the journal's payouts by payee_name_key / payee_email_key (migration 5).
+import type { Journal } from '../journal';
+import type { PayeeApprovalRecord } from './approval';
+import { PayeeError, type CloseReason, type PayeeSource, type PayeeVersion } from './payee';
+import type { PaidAccount, PayeeRepository } from './repository';
+
+interface PayeeRow {
+  payee_id: string;
+  version: number;
+  base_version: number | null;
+  name: string;
+  name_key: string;
+  account_number: string;
+  operator_code: string;
+  email_address: string;
+  email_key: string;
+  reference_default: string | null;
+  source: PayeeSource;
+  source_ref: string | null;
+  bank_change: number;
+  change_digest: string;
+  created_at: number;
+  created_by: string | null;
+  effective_at: number | null;
+  closed_at: number | null;
+  closed_by: string | null;
+  close_reason: CloseReason | null;
+}
+
+interface ApprovalRow {
+  id: string;
+  profile_id: string;
+  payee_id: string;
+  payee_version: number;
+  change_digest: string;
+  policy_version: number;
+  decision: PayeeApprovalRecord['decision'];
+  reason: string | null;
+  signer_id: string;
+  signed_at: number;
+  signature: string;
+}
+
+const toVersion = (r: PayeeRow): PayeeVersion => ({
+  payeeId: r.payee_id, version: r.version, baseVersion: r.base_version, name: r.name, nameKey: r.name_key, accountNumber: r.account_number, operatorCode: r.operator_code,
+  emailAddress: r.email_address, emailKey: r.email_key, referenceDefault: r.reference_default, source: r.source, sourceRef: r.source_ref, bankChange: r.bank_change === 1,
+  changeDigest: r.change_digest, createdAt: r.created_at, createdBy: r.created_by, effectiveAt: r.effective_at, closedAt: r.closed_at, closedBy: r.closed_by, closeReason: r.close_reason,
+});
+
+const toApproval = (r: ApprovalRow): PayeeApprovalRecord => ({
+  id: r.id, profileId: r.profile_id, payeeId: r.payee_id, payeeVersion: r.payee_version, changeDigest: r.change_digest, policyVersion: r.policy_version,
+  decision: r.decision, reason: r.reason, signerId: r.signer_id, signedAt: r.signed_at, signature: r.signature,
+});
+
+/** The unique indexes' refusals, as the memory adapter words them. */
+function refusal(error: unknown, v: Pick<PayeeVersion, 'payeeId' | 'version' | 'name'>): unknown {
+  const message = error instanceof Error ? error.message : '';
+  if (/UNIQUE constraint failed: payees\.payee_id, payees\.version/.test(message)) return new PayeeError('DUPLICATE', `payee ${v.payeeId} version ${v.version} already exists`);
+  if (/UNIQUE constraint failed: payees\.name_key/.test(message)) return new PayeeError('DUPLICATE', `a payee named "${v.name}" is already in the book`);
+  if (/UNIQUE constraint failed: payees\.payee_id$/.test(message)) return new PayeeError('CHANGE_WAITING', `a change of payee ${v.payeeId} already awaits approval`);
+  return error;
+}
+
+const OPEN = 'closed_at IS NULL';
+/** Keys looked up between two turns of the event loop: a 100,000-row batch is checked in the app's main process. */
+const KEYS_PER_TURN = 500;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Runs `each` over the distinct non-empty keys, giving the event loop a turn every KEYS_PER_TURN. */
+async function forKeys(keys: readonly string[], each: (key: string) => void): Promise<void> {
+  let n = 0;
+  for (const key of new Set(keys)) {
+    if (!key) continue;
+    each(key);
+    if (++n % KEYS_PER_TURN === 0) await nextTurn();
+  }
+}
+const IN_FORCE = 'effective_at IS NOT NULL AND closed_at IS NULL';
+
+export class SqlitePayeeRepository implements PayeeRepository {
+  constructor(
+    private readonly journal: Journal,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private get db() {
+    return this.journal.db;
+  }
+
+  async list(options: { all?: boolean } = {}): Promise<PayeeVersion[]> {
+    return (this.db.prepare(`SELECT * FROM payees ${options.all ? '' : `WHERE ${OPEN}`} ORDER BY payee_id, version`).all() as PayeeRow[]).map(toVersion);
+  }
+
+  async versions(payeeId: string): Promise<PayeeVersion[]> {
+    return (this.db.prepare('SELECT * FROM payees WHERE payee_id = ? ORDER BY version').all(payeeId) as PayeeRow[]).map(toVersion);
+  }
+
+  async openByKeys(nameKeys: readonly string[], emailKeys: readonly string[]): Promise<PayeeVersion[]> {
+    const byName = this.db.prepare(`SELECT * FROM payees WHERE name_key = ? AND ${OPEN}`);
+    const byEmail = this.db.prepare(`SELECT * FROM payees WHERE email_key = ? AND ${OPEN}`);
+    const found = new Map<string, PayeeRow>();
+    await forKeys(nameKeys, (key) => {
+      for (const r of byName.all(key) as PayeeRow[]) found.set(`${r.payee_id}/${r.version}`, r);
+    });
+    await forKeys(emailKeys, (key) => {
+      for (const r of byEmail.all(key) as PayeeRow[]) found.set(`${r.payee_id}/${r.version}`, r);
+    });
+    return [...found.values()].sort((a, b) => (a.payee_id < b.payee_id ? -1 : a.payee_id > b.payee_id ? 1 : a.version - b.version)).map(toVersion);
+  }
+
+  async addVersions(versions: readonly PayeeVersion[]): Promise<void> {
+    const supersede = this.db.prepare(`UPDATE payees SET closed_at = ?, closed_by = ?, close_reason = 'superseded' WHERE payee_id = ? AND ${IN_FORCE}`);
+    const insert = this.db.prepare(
+      `INSERT INTO payees (payee_id, version, base_version, name, name_key, account_number, operator_code, email_address, email_key, reference_default, source, source_ref,
+         bank_change, change_digest, created_at, created_by, effective_at, closed_at, closed_by, close_reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.db.transaction(() => {
+      for (const v of versions) {
+        try {
+          if (v.effectiveAt !== null) supersede.run(v.effectiveAt, v.createdBy, v.payeeId);
+          insert.run(v.payeeId, v.version, v.baseVersion, v.name, v.nameKey, v.accountNumber, v.operatorCode, v.emailAddress, v.emailKey, v.referenceDefault, v.source, v.sourceRef,
+            v.bankChange ? 1 : 0, v.changeDigest, v.createdAt, v.createdBy, v.effectiveAt, v.closedAt, v.closedBy, v.closeReason);
+        } catch (error) {
+          throw refusal(error, v);
+        }
+      }
+    })();
+  }
+
+  async activate(payeeId: string, version: number, at: number, by: string | null): Promise<void> {
+    this.db.transaction(() => {
+      const v = this.waiting(payeeId, version);
+      try {
+        this.db.prepare(`UPDATE payees SET closed_at = ?, closed_by = ?, close_reason = 'superseded' WHERE payee_id = ? AND ${IN_FORCE}`).run(at, by, payeeId);
+        this.db.prepare('UPDATE payees SET effective_at = ? WHERE payee_id = ? AND version = ?').run(at, payeeId, version);
+      } catch (error) {
+        throw refusal(error, toVersion(v));
+      }
+    })();
+  }
+
+  async close(payeeId: string, version: number, at: number, by: string | null, reason: CloseReason): Promise<void> {
+    this.db.transaction(() => {
+      this.waiting(payeeId, version);
+      this.db.prepare('UPDATE payees SET closed_at = ?, closed_by = ?, close_reason = ? WHERE payee_id = ? AND version = ?').run(at, by, reason, payeeId, version);
+    })();
+  }
+
+  async addApproval(a: PayeeApprovalRecord): Promise<void> {
+    try {
+      this.db.prepare(
+        `INSERT INTO payee_approvals (id, profile_id, payee_id, payee_version, change_digest, policy_version, decision, reason, signer_id, signed_at, signature, recorded_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(a.id, a.profileId, a.payeeId, a.payeeVersion, a.changeDigest, a.policyVersion, a.decision, a.reason, a.signerId, a.signedAt, a.signature, this.now());
+    } catch (error) {
+      if (error instanceof Error && /UNIQUE constraint failed: payee_approvals\.id/.test(error.message)) throw new PayeeError('DUPLICATE', `approval ${a.id} already exists`);
+      throw error;
+    }
+  }
+
+  async approvalsFor(payeeId: string, version: number): Promise<PayeeApprovalRecord[]> {
+    return (this.db.prepare('SELECT * FROM payee_approvals WHERE payee_id = ? AND payee_version = ? ORDER BY recorded_at, rowid').all(payeeId, version) as ApprovalRow[]).map(toApproval);
+  }
+
+  async paidBefore(nameKeys: readonly string[], emailKeys: readonly string[], excluding: readonly string[]): Promise<PaidAccount[]> {
+    const went = `kind = 'payout' AND state NOT IN ('QUEUED', 'HELD', 'DISCARDED')`;
+    const columns = 'pk, id, payee_name_key, payee_email_key, account_number, payment_operator_code';
+    const byName = this.db.prepare(`SELECT ${columns} FROM payments WHERE payee_name_key = ? AND ${went}`);
+    const byEmail = this.db.prepare(`SELECT ${columns} FROM payments WHERE payee_email_key = ? AND ${went}`);
+    type Row = { pk: number; id: string; payee_name_key: string | null; payee_email_key: string | null; account_number: string; payment_operator_code: string };
+    const skip = new Set(excluding);
+    const found = new Map<number, Row>();
+    await forKeys(nameKeys, (key) => {
+      for (const r of byName.all(key) as Row[]) found.set(r.pk, r);
+    });
+    await forKeys(emailKeys, (key) => {
+      for (const r of byEmail.all(key) as Row[]) found.set(r.pk, r);
+    });
+    return [...found.values()]
+      .filter((r) => !skip.has(r.id))
+      .map((r) => ({ nameKey: r.payee_name_key ?? '', emailKey: r.payee_email_key ?? '', accountNumber: r.account_number, operatorCode: r.payment_operator_code }));
+  }
+
+  private waiting(payeeId: string, version: number): PayeeRow {
+    const row = this.db.prepare('SELECT * FROM payees WHERE payee_id = ? AND version = ?').get(payeeId, version) as PayeeRow | undefined;
+    if (!row) throw new PayeeError('NOT_FOUND', `no payee ${payeeId} version ${version}`);
+    if (row.effective_at !== null || row.closed_at !== null) {
+      throw new PayeeError('NOT_WAITING', `payee ${payeeId} version ${version} is ${row.closed_at !== null ? (row.close_reason ?? 'closed') : 'in force'}, not awaiting approval`);
+    }
+    return row;
+  }
+}

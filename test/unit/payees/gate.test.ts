@@ -1,0 +1,63 @@
+// The payee book in the approval gate: rows to a new payee or to changed bank details count toward the
+// policy's newOrChangedPayee. A policy needing no approval by amount but one for a new payee holds a
+// batch with a new payee until an approver signs, and lets a batch to known payees go.
+import { afterEach, describe, expect, it } from 'vitest';
+import { signApproval } from '../../../main/approvals/approval';
+import { journalApprovalGate, manifestFromJournal } from '../../../main/approvals/gate';
+import { signPolicy } from '../../../main/approvals/policy';
+import { SqliteDualControlRepository } from '../../../main/approvals/sqlite-repository';
+import { newOrChangedPayeeCount } from '../../../main/payees/match';
+import { SqlitePayeeRepository } from '../../../main/payees/sqlite-repository';
+import { member } from '../approvals/helpers';
+import { payout, tempJournal, type TempJournal } from '../journal/helpers';
+
+const PROFILE = 'prof-1';
+const T = Date.now() - 60_000;
+const admin = member('ada', ['admin'], T);
+const paula = member('paula', ['preparer'], T);
+const alice = member('alice', ['approver'], T);
+
+let t: TempJournal;
+afterEach(() => t?.dispose());
+
+async function desk(newOrChangedPayee: number) {
+  t = tempJournal();
+  const repo = new SqliteDualControlRepository(t.journal);
+  for (const m of [admin, paula, alice]) await repo.addPerson(m.person, m.person.grants.map((g) => g.role), T, null);
+  await repo.addPolicy(signPolicy(admin.session, { profileId: PROFILE, version: 1, rules: { bands: { EUR: [{ atLeast: '1000', approvals: 1 }] }, newOrChangedPayee }, setAt: T + 1 }));
+  const payees = new SqlitePayeeRepository(t.journal);
+  const gate = journalApprovalGate({ profileId: PROFILE, environment: 'TEST', journal: t.journal, repository: repo, newOrChangedPayees: newOrChangedPayeeCount(payees) });
+  // Ada Lovelace was paid before (the payout went to the gateway).
+  t.journal.insertPayment('payout', payout('earlier'));
+  t.journal.markSending('payout', 'earlier');
+  return { repo, gate };
+}
+
+const batch = (id: string, rows: ReturnType<typeof payout>[]) => t.journal.createBatch({ id, fileName: `${id}.csv`, sha256: id, rows, preparedBy: 'paula' });
+
+describe('new and changed payees at the gate', () => {
+  it('asks one more approval for a batch with a new payee under newOrChangedPayee: 1, and sends it once an approver signed', async () => {
+    const { repo, gate } = await desk(1);
+    batch('b1', [payout('r1'), payout('r2', { accountName: 'Hedy Lamarr', emailAddress: 'hedy@example.com', accountNumber: 'DE02120300000000202051' })]);
+    const refused = await gate.check({ kind: 'batch', id: 'b1' });
+    expect(refused).toMatchObject({ ok: false, code: 'MISSING_APPROVALS', verdict: { requirement: { required: 1, payeeExtra: 1 } } });
+    expect(refused.message).toContain('new or changed payee: +1');
+    const manifest = manifestFromJournal(t.journal, PROFILE, { kind: 'batch', id: 'b1' }, 1)!;
+    await repo.addApproval(signApproval(alice.session, { id: 'a1', manifest, decision: 'approve', signedAt: Date.now() }));
+    expect(await gate.check({ kind: 'batch', id: 'b1' })).toMatchObject({ ok: true });
+  });
+
+  it('counts changed bank details of a known payee the same way, and lets a batch to known payees go without approval', async () => {
+    const { gate } = await desk(1);
+    batch('b-known', [payout('k1'), payout('k2')]);
+    expect(await gate.check({ kind: 'batch', id: 'b-known' })).toMatchObject({ ok: true, verdict: { requirement: { required: 0, payeeExtra: 0 } } });
+    batch('b-changed', [payout('c1', { accountNumber: 'DE02100500000054540402' })]);
+    expect(await gate.check({ kind: 'batch', id: 'b-changed' })).toMatchObject({ ok: false, verdict: { requirement: { required: 1, payeeExtra: 1 } } });
+  });
+
+  it('adds nothing when the policy asks no extra approval for new payees (newOrChangedPayee: 0)', async () => {
+    const { gate } = await desk(0);
+    batch('b1', [payout('r1', { accountName: 'Hedy Lamarr', emailAddress: 'hedy@example.com' })]);
+    expect(await gate.check({ kind: 'batch', id: 'b1' })).toMatchObject({ ok: true, verdict: { requirement: { required: 0, payeeExtra: 0 } } });
+  });
+});
