@@ -71,16 +71,19 @@ export function journalApprovalGate(deps: {
   environment: PolicyEnvironment;
   journal: Journal;
   repository: DualControlRepository;
-  /** Rows of the subject flagged as a new payee or changed bank details (the payee book, later). */
+  /** Rows of the subject flagged as a new payee or changed bank details (the payee book). */
   newOrChangedPayees?: (manifest: Manifest) => Promise<number> | number;
+  /** Synchronous marker of what newOrChangedPayees rests on (the payee book in force): part of the clearance. */
+  payeesMarker?: () => string;
   now?: () => number;
 }): ApprovalGate {
   return {
     async check(subject) {
       try {
         // Taken before anything is read: a write during the check already makes the yes stale.
-        const marker = deps.repository.changeMarker();
-        const unchanged = (): boolean => deps.repository.changeMarker() === marker;
+        const markerNow = (): string => `${deps.repository.changeMarker()}|${deps.payeesMarker?.() ?? ''}`;
+        const marker = markerNow();
+        const unchanged = (): boolean => markerNow() === marker;
         const state = await dualControlState(deps.repository, deps.profileId, deps.environment);
         if (!state.enforced) {
           return { ok: true, enforced: false, code: null, message: 'dual control is not set up on this desk', verdict: null, clearance: { stillValid: unchanged, covers: () => true } };

@@ -24,14 +24,9 @@ const namesOf = (people: PersonView[]): Names => {
   return (id) => ({ id, name: byId.get(id) ?? '(no such person)' });
 };
 
-/**
- * Rows the payee book flags as a new payee or changed bank details, when the subject's view carries them
- * (`rowFlags`: row id → 'new' | 'changed'); none until the payee book is there.
- */
+/** Rows the payee book flags as a new payee or changed bank details (the same count the gate uses). */
 export function payeeFlagsOf(view: SubjectView): ReadonlyMap<string, 'new' | 'changed'> {
-  const flags = (view as SubjectView & { rowFlags?: Record<string, 'new' | 'changed'> | ReadonlyMap<string, 'new' | 'changed'> }).rowFlags;
-  if (!flags) return new Map();
-  return flags instanceof Map ? flags : new Map(Object.entries(flags));
+  return new Map(view.payeeFlags.map((f) => [f.rowId, f.flag]));
 }
 
 export function approvalStateOf(view: SubjectView): ApprovalState {
@@ -105,7 +100,10 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
     const item = await itemOf(profileId, view, people);
     const manifest = manifestFromJournal(rt.journalFor(profileId), profileId, subject, view.policyVersion);
     const flags = payeeFlagsOf(view);
-    const manifestRows: ApprovalRowView[] = (manifest?.rows ?? []).slice(0, MANIFEST_ROWS_SHOWN).map((r) => ({
+    // Rows to a new payee or changed bank details first, so none is cut off by the rows shown.
+    const rows = manifest?.rows ?? [];
+    const ordered = flags.size === 0 ? rows : [...rows.filter((r) => flags.has(r.id)), ...rows.filter((r) => !flags.has(r.id))];
+    const manifestRows: ApprovalRowView[] = ordered.slice(0, MANIFEST_ROWS_SHOWN).map((r) => ({
       id: r.id, money: { amount: r.amount, currencyCode: r.currency }, payeeName: r.payeeName, account: r.account, operator: r.operator, method: r.method, email: r.email,
       payeeFlag: flags.get(r.id) ?? null,
     }));

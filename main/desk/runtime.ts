@@ -274,6 +274,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       approvalGate: journalApprovalGate({
         profileId, environment: profile.environment, journal, repository: dualControlFor(profileId),
         newOrChangedPayees: newOrChangedPayeeCount(payeesFor(profileId)),
+        payeesMarker: () => payeesFor(profileId).changeMarker(),
       }),
       ...options.engineOptions?.(profile),
       journal: journalFor(profileId),

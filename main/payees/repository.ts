@@ -15,6 +15,11 @@ export interface PaidAccount {
 }
 
 export interface PayeeRepository {
+  /**
+   * Synchronous marker of the book in force (versions added, put in force, closed): the approval gate's
+   * yes rests on which rows go to new or changed payees, so a send re-asks the gate when it moved.
+   */
+  changeMarker(): string;
   /** Every version not closed (in force and awaiting approval); with all, closed ones too. Ordered by payee then version. */
   list(options?: { all?: boolean }): Promise<PayeeVersion[]>;
   /** Every version of one payee, oldest first. */
@@ -51,6 +56,11 @@ export class MemoryPayeeRepository implements PayeeRepository {
   private readonly approvals: PayeeApprovalRecord[] = [];
 
   constructor(readonly paid: (PaidAccount & { paymentId: string })[] = []) {}
+
+  /** Versions added, put in force or closed so far: any change of the book in force moves it. */
+  changeMarker(): string {
+    return `${this.rows.length}.${this.rows.filter((r) => r.effectiveAt !== null).length}.${this.rows.filter((r) => r.closedAt !== null).length}`;
+  }
 
   async list(options: { all?: boolean } = {}): Promise<PayeeVersion[]> {
     return this.sorted(this.rows.filter((r) => options.all || r.closedAt === null));

@@ -88,6 +88,12 @@ export class SqlitePayeeRepository implements PayeeRepository {
     return this.journal.db;
   }
 
+  // Versions are only added, then put in force once and closed once (migration 7's triggers).
+  changeMarker(): string {
+    const r = this.db.prepare('SELECT coalesce(max(seq), 0) AS added, count(effective_at) AS active, count(closed_at) AS closed FROM payees').get() as Record<string, number>;
+    return `${r.added}.${r.active}.${r.closed}`;
+  }
+
   async list(options: { all?: boolean } = {}): Promise<PayeeVersion[]> {
     return (this.db.prepare(`SELECT * FROM payees ${options.all ? '' : `WHERE ${OPEN}`} ORDER BY payee_id, version`).all() as PayeeRow[]).map(toVersion);
   }

@@ -9,6 +9,7 @@ import { SqliteDualControlRepository } from '../../../main/approvals/sqlite-repo
 import { newOrChangedPayeeCount } from '../../../main/payees/match';
 import { SqlitePayeeRepository } from '../../../main/payees/sqlite-repository';
 import { member } from '../approvals/helpers';
+import { version } from './helpers';
 import { payout, tempJournal, type TempJournal } from '../journal/helpers';
 
 const PROFILE = 'prof-1';
@@ -26,11 +27,13 @@ async function desk(newOrChangedPayee: number) {
   for (const m of [admin, paula, alice]) await repo.addPerson(m.person, m.person.grants.map((g) => g.role), T, null);
   await repo.addPolicy(signPolicy(admin.session, { profileId: PROFILE, version: 1, rules: { bands: { EUR: [{ atLeast: '1000', approvals: 1 }] }, newOrChangedPayee }, setAt: T + 1 }));
   const payees = new SqlitePayeeRepository(t.journal);
-  const gate = journalApprovalGate({ profileId: PROFILE, environment: 'TEST', journal: t.journal, repository: repo, newOrChangedPayees: newOrChangedPayeeCount(payees) });
+  const gate = journalApprovalGate({
+    profileId: PROFILE, environment: 'TEST', journal: t.journal, repository: repo, newOrChangedPayees: newOrChangedPayeeCount(payees), payeesMarker: () => payees.changeMarker(),
+  });
   // Ada Lovelace was paid before (the payout went to the gateway).
   t.journal.insertPayment('payout', payout('earlier'));
   t.journal.markSending('payout', 'earlier');
-  return { repo, gate };
+  return { repo, gate, payees };
 }
 
 const batch = (id: string, rows: ReturnType<typeof payout>[]) => t.journal.createBatch({ id, fileName: `${id}.csv`, sha256: id, rows, preparedBy: 'paula' });
@@ -53,6 +56,22 @@ describe('new and changed payees at the gate', () => {
     expect(await gate.check({ kind: 'batch', id: 'b-known' })).toMatchObject({ ok: true, verdict: { requirement: { required: 0, payeeExtra: 0 } } });
     batch('b-changed', [payout('c1', { accountNumber: 'DE02100500000054540402' })]);
     expect(await gate.check({ kind: 'batch', id: 'b-changed' })).toMatchObject({ ok: false, verdict: { requirement: { required: 1, payeeExtra: 1 } } });
+  });
+
+  it("a yes stops holding once the payee book changes (a send asks again); the new verdict follows the book in force", async () => {
+    const { gate, payees } = await desk(1);
+    batch('b-known', [payout('k1')]);
+    const yes = await gate.check({ kind: 'batch', id: 'b-known' });
+    expect(yes).toMatchObject({ ok: true, verdict: { requirement: { required: 0 } } });
+    // A change of Ada's bank details waits for approval: not in force, yet the book moved.
+    await payees.addVersions([version('ada', 1, { name: 'Ada Lovelace', emailAddress: 'ada@example.com', accountNumber: 'DE02100500000054540402' }, { waiting: true })]);
+    expect(yes.clearance?.stillValid()).toBe(false);
+    expect(await gate.check({ kind: 'batch', id: 'b-known' })).toMatchObject({ ok: true, verdict: { requirement: { required: 0 } } });
+    // Put in force, the row to her old account is now to changed bank details: one more approval.
+    const before = await gate.check({ kind: 'batch', id: 'b-known' });
+    await payees.activate('ada', 1, Date.now(), 'alice');
+    expect(before.clearance?.stillValid()).toBe(false);
+    expect(await gate.check({ kind: 'batch', id: 'b-known' })).toMatchObject({ ok: false, verdict: { requirement: { required: 1, payeeExtra: 1 } } });
   });
 
   it('adds nothing when the policy asks no extra approval for new payees (newOrChangedPayee: 0)', async () => {
