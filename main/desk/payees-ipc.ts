@@ -4,7 +4,7 @@
 // the user chose in main's dialog (by its grant token, never a path) and export. The work is the payee
 // service's (main/desk/payees.ts) that the CLI uses too; this only names who acts and shapes the answers.
 // Account numbers leave main masked ("…3000"): the screen needs the ending, not the number.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { PayeeChangeItem, PayeeChangeOutcome, PayeeDetailsView, PayeeItem, PayeeVersionItem, PersonRef } from '../../preload/api';
 import { maskAccount } from '../payees/match';
 import { stateOf, type PayeeDetails } from '../payees/payee';
@@ -106,10 +106,12 @@ export function payeesIpcService(rt: DeskRuntime, dc: DualControlService, payees
     async import(profile, { source }) {
       // Only a file main's dialog chose or the user dropped: the page cannot name a path.
       const { path, fileName } = files.resolve(source.token, 'csv');
-      const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+      const unreadable = (error: NodeJS.ErrnoException): never => {
         throw new DeskError('FILE_NOT_FOUND', `${fileName} cannot be read: ${error.code ?? error.message}`);
-      });
-      if (bytes.byteLength > MAX_IMPORT_BYTES) throw new DeskError('INVALID_FILE', `${fileName} is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+      };
+      // The size first: a file far larger than any payee book is refused without reading it.
+      if ((await stat(path).catch(unreadable)).size > MAX_IMPORT_BYTES) throw new DeskError('INVALID_FILE', `${fileName} is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+      const bytes = await readFile(path).catch(unreadable);
       const result = await payees.importCsv(profile.id, bytes, fileName, actor(profile.id));
       if (result.imported) rt.events.emit('approvalsChanged', { profileId: profile.id, subject: null });
       return { fileName, ...result };

@@ -137,6 +137,11 @@ describe('the payee book over IPC', () => {
     const good = await grants.grant(csvFile('good.csv', `accountName,accountNumber,paymentOperatorCode,emailAddress,reference\nLee Chen,${IBAN_1},EU_SEPA,lee@example.com,Rent\n`), 'csv');
     expect(await ok<PayeeImportOutcome>('payees:import', { source: { kind: 'granted', token: good.token } })).toMatchObject({ imported: true, added: 1, errors: [] });
     expect((await fails('payees:import', { source: { kind: 'granted', token: '7d1c2a4e-1111-4222-8333-944445555666' } })).code).toBe('FILE_NOT_GRANTED');
+    const big = await grants.grant(csvFile('big.csv', 'accountName\n'.padEnd(20 * 1024 * 1024 + 1, 'x')), 'csv');
+    expect((await fails('payees:import', { source: { kind: 'granted', token: big.token } })).code).toBe('INVALID_FILE');
+    const gone = await grants.grant(csvFile('gone.csv', 'x'), 'csv');
+    rmSync(join(home, 'gone.csv'));
+    expect((await fails('payees:import', { source: { kind: 'granted', token: gone.token } })).code).toBe('FILE_NOT_FOUND');
     const keyToken = await grants.grant(csvFile('key.pem', 'x'), 'key');
     expect((await fails('payees:import', { source: { kind: 'granted', token: keyToken.token } })).code).toBe('FILE_NOT_GRANTED');
   });
