@@ -752,6 +752,101 @@ export interface ApprovalsContract {
   setPolicy: { args: { rules: PolicyRulesView }; result: PolicyView };
 }
 
+// ---------------------------------------------------------------- the payee book
+
+export interface PayeeDetailsView {
+  name: string;
+  /** Only the account's last characters ("…3000"): the full number stays in main. */
+  accountMasked: string;
+  operatorCode: string;
+  emailAddress: string;
+  referenceDefault: string | null;
+}
+
+/** A change of a payee that waits for approval (a bank-detail change under dual control). */
+export interface PayeeChangeItem {
+  version: number;
+  before: PayeeDetailsView | null;
+  after: PayeeDetailsView;
+  bankChange: boolean;
+  createdBy: PersonRef | null;
+  createdAt: IsoTime;
+  required: number;
+  approvedBy: PersonRef[];
+  /** The verdict's sentence (why it is not in force yet). */
+  message: string;
+  /** The unlocked person may approve or reject it (an approver who did not make it and has not decided). */
+  forMe: boolean;
+  /** The unlocked person made it (they may withdraw it). */
+  byMe: boolean;
+}
+
+export interface PayeeItem extends PayeeDetailsView {
+  id: string;
+  version: number;
+  state: 'in force' | 'awaiting approval' | 'superseded' | 'rejected' | 'withdrawn';
+  source: 'hand' | 'payout' | 'import';
+  sourceRef: string | null;
+  since: IsoTime | null;
+  waiting: PayeeChangeItem | null;
+}
+
+export interface PayeeVersionItem extends PayeeDetailsView {
+  version: number;
+  state: PayeeItem['state'];
+  bankChange: boolean;
+  source: PayeeItem['source'];
+  createdBy: PersonRef | null;
+  createdAt: IsoTime;
+  effectiveAt: IsoTime | null;
+  closedAt: IsoTime | null;
+}
+
+/** What a person types for a payee; an omitted field of an edit keeps its value. */
+export interface PayeeInputView {
+  name?: string;
+  accountNumber?: string;
+  operatorCode?: string;
+  emailAddress?: string;
+  referenceDefault?: string | null;
+}
+
+export interface PayeeChangeOutcome {
+  payee: PayeeItem;
+  /** False: the change waits for approval and the details in force stay until then. */
+  inForce: boolean;
+  message: string;
+}
+
+export interface PayeeImportOutcome {
+  fileName: string;
+  /** False when any row was bad: then nothing was imported. */
+  imported: boolean;
+  errors: { rowNumber: number; column: string | null; message: string }[];
+  added: number;
+  changed: number;
+  awaitingApproval: number;
+  unchanged: number;
+  repeated: number;
+}
+
+export interface PayeesContract {
+  /** Payees with a version in force or a change awaiting approval (all: closed ones too). */
+  list: { args: { all?: boolean }; result: PayeeItem[] };
+  versions: { args: { payeeId: string }; result: PayeeVersionItem[] };
+  add: { args: PayeeInputView & { name: string; accountNumber: string; operatorCode: string; emailAddress: string }; result: PayeeChangeOutcome };
+  /** A bank-detail change under dual control answers inForce false: it waits for approval. */
+  edit: { args: PayeeInputView & { payeeId: string }; result: PayeeChangeOutcome };
+  /** Signed in main by the unlocked approver; the passphrase is asked again for each approval. */
+  approve: { args: { payeeId: string; passphrase: string }; result: PayeeChangeOutcome };
+  reject: { args: { payeeId: string; reason: string }; result: PayeeChangeOutcome };
+  withdraw: { args: { payeeId: string }; result: PayeeChangeOutcome };
+  /** A CSV the user chose in main's dialog (app:chooseFile), by its token only. */
+  import: { args: { source: { kind: 'granted'; token: string } }; result: PayeeImportOutcome };
+  export: { args: void; result: FileContent & { rows: number } };
+  addFromPayout: { args: { idPayout: string }; result: PayeeChangeOutcome };
+}
+
 // ---------------------------------------------------------------- settings
 
 export interface SettingsView {
@@ -850,6 +945,7 @@ export interface IpcContract {
   settings: SettingsContract;
   people: PeopleContract;
   approvals: ApprovalsContract;
+  payees: PayeesContract;
   app: AppContract;
 }
 
@@ -866,6 +962,7 @@ export const IPC_METHODS = {
   settings: ['get', 'update'],
   people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'setRoles', 'revoke'],
   approvals: ['queue', 'show', 'status', 'approve', 'reject', 'policy', 'setPolicy'],
+  payees: ['list', 'versions', 'add', 'edit', 'approve', 'reject', 'withdraw', 'import', 'export', 'addFromPayout'],
   app: ['info', 'connectionState', 'rateBudget', 'openDataFolder', 'chooseFile', 'fileDropped'],
 } as const satisfies { [A in keyof IpcContract]: readonly (keyof IpcContract[A])[] };
 

@@ -12,6 +12,8 @@ import { createFileGrants } from './file-grants';
 import type { DemoController } from './demo-controller';
 import { historyService } from './history';
 import { keysService } from './keys';
+import { payeeService } from './payees';
+import { payeesIpcService } from './payees-ipc';
 import { payinsService } from './payins';
 import { peopleService } from './people';
 import { payoutsService } from './payouts';
@@ -42,6 +44,7 @@ export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: D
     settings: settingsService(rt),
     people: peopleService(rt, dualControl),
     approvals: approvalsService(rt, dualControl),
+    payees: payeesIpcService(rt, dualControl, payeeService(rt), files),
     app: appService(rt, env, files),
   });
 }

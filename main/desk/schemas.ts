@@ -47,6 +47,16 @@ const policyRules = z.strictObject({
   newOrChangedPayee: z.number().int().min(0).max(3),
 });
 
+const payeeId = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'is not a payee id');
+/** Payee details as typed; their rules (IBAN check digits, e-mail form) are the payee book's, checked in main. */
+const payeeFields = {
+  name: text(200).optional(),
+  accountNumber: text(64).optional(),
+  operatorCode: text(64).optional(),
+  emailAddress: text(254).optional(),
+  referenceDefault: text(200).nullable().optional(),
+};
+
 const payoutFields = {
   idPayout: paymentId.optional(),
   amount: amountText,
@@ -235,6 +245,18 @@ export const ARG_SCHEMAS: SchemaMap = {
     reject: z.strictObject({ ...subjectRef, reason: required(500) }),
     policy: none,
     setPolicy: z.strictObject({ rules: policyRules }),
+  },
+  payees: {
+    list: z.strictObject({ all: z.boolean().optional() }),
+    versions: z.strictObject({ payeeId }),
+    add: z.strictObject({ ...payeeFields, name: text(200), accountNumber: text(64), operatorCode: text(64), emailAddress: text(254) }),
+    edit: z.strictObject({ payeeId, ...payeeFields }),
+    approve: z.strictObject({ payeeId, passphrase }),
+    reject: z.strictObject({ payeeId, reason: required(500) }),
+    withdraw: z.strictObject({ payeeId }),
+    import: z.strictObject({ source: z.strictObject({ kind: z.literal('granted'), token: fileToken }) }),
+    export: none,
+    addFromPayout: z.strictObject({ idPayout: paymentId }),
   },
   app: {
     info: none,

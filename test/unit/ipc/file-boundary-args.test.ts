@@ -16,6 +16,11 @@ const refused: [string, Channel, unknown][] = [
   ['a CSV validation by path', 'batches:validateFile', { source: { kind: 'path', path: '/home/finance/payouts.csv' } }],
   ['a CSV validation with a path beside the token', 'batches:validateFile', { source: { kind: 'granted', token: 'abc', path: '/etc/passwd' } }],
   ['a CSV validation with a path as the token', 'batches:validateFile', { source: { kind: 'granted', token: '../../etc/passwd' } }],
+  ['a payee import by path', 'payees:import', { source: { kind: 'path', path: '/home/finance/payees.csv' } }],
+  ['a payee import with a path beside the token', 'payees:import', { source: { kind: 'granted', token: 'abc', path: '/etc/passwd' } }],
+  ['a payee import with a path as the token', 'payees:import', { source: { kind: 'granted', token: '../../etc/passwd' } }],
+  ['a payee import carrying the file\'s bytes', 'payees:import', { source: { kind: 'base64', fileName: 'payees.csv', base64: 'YQ==' } }],
+  ['a payee export told where to write', 'payees:export', { path: '/home/finance/.bashrc' }],
   ['a file dialog for another purpose', 'app:chooseFile', { purpose: 'journal' }],
   ['a file dialog told where to start', 'app:chooseFile', { purpose: 'csv', defaultPath: '/etc' }],
 ];
