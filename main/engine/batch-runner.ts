@@ -131,6 +131,21 @@ export class BatchRun {
         this.abort.abort();
         return false;
       })
+      .catch((error: unknown) => {
+        // The gate could not be asked (or its refusal not recorded): nothing more is sent by this run.
+        this.clearance = null;
+        this.abort.abort();
+        const failure = error instanceof Error ? error : new Error(String(error));
+        this.deps.onError(failure);
+        try {
+          if (this.deps.journal.getBatch(this.batchId)?.state === 'RUNNING') {
+            this.deps.journal.setBatchState(this.batchId, 'PAUSED', `Nothing more was sent: the approvals could not be checked (${failure.message})`, 'approvals');
+          }
+        } catch (e) {
+          this.deps.onError(e instanceof Error ? e : new Error(String(e)));
+        }
+        return false;
+      })
       .finally(() => {
         this.asking = null;
       });

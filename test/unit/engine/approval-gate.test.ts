@@ -8,7 +8,7 @@ import type { Subject } from '../../../main/approvals/manifest';
 import { signPolicy, type PolicyRules } from '../../../main/approvals/policy';
 import { SqliteDualControlRepository } from '../../../main/approvals/sqlite-repository';
 import type { Environment } from '../../../main/profiles/profile-schema';
-import { EngineError } from '../../../main/engine';
+import { EngineError, type ApprovalGatePort } from '../../../main/engine';
 import { member, type Member } from '../approvals/helpers';
 import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
 
@@ -211,6 +211,27 @@ describe('the approval gate in the engine', () => {
       expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
       expect([...f.gateway.createCalls.entries()].sort()).toEqual([['r1', 1], ['r2', 1]]);
       expect(refusals()).toEqual([]);
+    });
+
+    it('a gate that cannot be asked again mid-run stops the run: the batch pauses with the reason, nothing more is sent', async () => {
+      f = engineFixture();
+      let asked = 0;
+      // First a yes whose clearance never holds (so the send asks again), then a failure to answer.
+      const gate: ApprovalGatePort = {
+        check: async () => {
+          if (++asked > 1) throw new Error('database is locked');
+          return { ok: true, enforced: true, code: null, message: 'ok', verdict: null, clearance: { stillValid: () => false, covers: () => true } };
+        },
+      };
+      await f.engine.stop();
+      f = engineFixture({ approvalGate: gate }, f.gateway, f.t);
+      const errors: Error[] = [];
+      f.engine.on('background-error', (e: Error) => errors.push(e));
+      const batch = f.engine.submitBatch({ fileName: 'june.csv', sha256: 'aa', rows: [big('r1'), big('r2')] });
+      expect(await f.engine.waitForBatch(batch.id)).toMatchObject({ state: 'PAUSED', pauseReason: expect.stringMatching(/could not be checked \(database is locked\)/) });
+      expect(creates()).toBe(0);
+      expect(asked).toBe(2);
+      expect(errors.map((e) => e.message)).toContain('database is locked');
     });
 
     it('a single payout whose approver is revoked while it waits is held, not sent', async () => {
