@@ -17,6 +17,7 @@ import {
 } from './history';
 import { migrate } from './migrations';
 import { toBatch, toPayment, type BatchRow, type PaymentRow } from './rows';
+import type { JournalPort, SendClaim } from './port';
 import type {
   AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
@@ -82,7 +83,7 @@ interface PendingObservation {
 export const UNSENT_STATES: readonly PaymentState[] = ['QUEUED', 'SENDING', 'UNKNOWN'];
 const CHUNK = 500;
 
-export class Journal {
+export class Journal implements JournalPort {
   readonly db: Database.Database;
   private readonly now: () => number;
   private readonly baseSync: 'FULL' | 'NORMAL';
@@ -201,6 +202,14 @@ export class Journal {
     });
     this.appendAudit(at, { actor: input.actor ?? deskActor(), action: 'batch.submitted', subject: id, details: { fileName: input.fileName, sha256: input.sha256, rows: input.rows.length, totals } });
     return id;
+  }
+
+  /**
+   * A single desk is the only sender of its journal: the claim holds nothing until the rate slot is ours,
+   * then commits SENDING (markSending) right before the request leaves.
+   */
+  claimSend(kind: PaymentKind, id: string): SendClaim {
+    return { confirm: () => this.markSending(kind, id), release: () => undefined };
   }
 
   /** Commits SENDING right before the HTTP call. False when the payment is no longer unsent. */

@@ -1,0 +1,94 @@
+// What the engine (and the approval gate) need from a journal, behind one port with two adapters: the
+// SQLite journal of a single desk (journal.ts, answers synchronously) and the team journal on PostgreSQL
+// (pg/journal.ts, answers with promises). The engine awaits every call, so it runs unchanged on both;
+// what a single desk does is not changed by the port (issue "Team desk").
+import type { BatchCounts, BatchInput } from './journal';
+import type { NewAuditEntry } from './audit-log';
+import type {
+  AuditEntry, BalanceSnapshot, BatchRecord, BatchState, NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusObservation,
+} from './types';
+
+/** A value now (SQLite) or later (PostgreSQL). */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * The right to send one payment, taken before the request waits for its rate slot. Exactly one desk holds
+ * it: a team desk records it in the database (with its desk's lease), a single desk holds it alone.
+ */
+export interface SendClaim {
+  /**
+   * Asked synchronously once the rate slot is ours, right before the request leaves. True: what must be
+   * durable before a send is durable (SQLite: SENDING committed now; team: the claim, taken before the
+   * slot, and the desk's lease still has margin), and the request may leave. False: nothing leaves.
+   */
+  confirm(): boolean;
+  /**
+   * The attempt is over (answered, failed, or never sent); what the journal says about the payment has
+   * been written. Team desks give the claim back; a single desk has nothing to give back.
+   */
+  release(): Awaitable<void>;
+}
+
+export type ManifestRow = {
+  id: string;
+  amountMinor: number;
+  currencyCode: string;
+  accountName: string;
+  accountNumber: string;
+  paymentOperatorCode: string;
+  paymentMethodCode: string;
+  emailAddress: string;
+};
+
+export interface JournalPort {
+  // ---- payments: writes ----
+  insertPayment(kind: PaymentKind, p: NewPayment, actor?: string): Awaitable<PaymentRecord>;
+  createBatch(input: BatchInput): Awaitable<BatchRecord>;
+  /**
+   * Claims a payment for one attempt of sending. Null when it is not unsent any more, or (team) another
+   * desk whose lease is alive holds it. Claims a payment of unknown outcome too: the holder asks the
+   * gateway first, as before.
+   */
+  claimSend(kind: PaymentKind, id: string): Awaitable<SendClaim | null>;
+  markRetrying(kind: PaymentKind, id: string, message: string): Awaitable<void>;
+  markUnknown(kind: PaymentKind, id: string, message: string, nextPollAt: number, refuseResend?: boolean): Awaitable<void>;
+  resendAllowed(kind: PaymentKind, id: string): Awaitable<boolean>;
+  /**
+   * Sends that were in flight at a desk that stopped (this one before a restart, or, in a team, any desk
+   * whose lease ran out) become of unknown outcome: read with GET or re-sent with the same id, never new.
+   */
+  markInterruptedSendsUnknown(kind: PaymentKind, message: string): Awaitable<number>;
+  markHeld(kind: PaymentKind, id: string, reason: string, actor?: string): Awaitable<boolean>;
+  releaseHeld(kind: PaymentKind, id: string, actor: string): Awaitable<boolean>;
+  discardHeld(kind: PaymentKind, id: string, actor: string, reason: string): Awaitable<boolean>;
+  recordNotFound(kind: PaymentKind, id: string, nextPollAt: number, rule: { reads: number; spanMs: number }): Awaitable<boolean>;
+  markLocalFinal(kind: PaymentKind, id: string, state: 'REJECTED' | 'MISMATCH', message: string, raw?: unknown, actor?: string): Awaitable<boolean>;
+  cancelUnsent(kind: PaymentKind, ids: string[], actor?: string): Awaitable<number>;
+  /** Stores a status read; may wait to share a commit with others (the SQLite journal groups them). */
+  recordObservationSoon(kind: PaymentKind, id: string, obs: StatusObservation): Promise<{ changed: boolean }>;
+  setNextPoll(kind: PaymentKind, id: string, at: number | null): Awaitable<void>;
+
+  // ---- payments: reads ----
+  getPayment(kind: PaymentKind, id: string): Awaitable<PaymentRecord | undefined>;
+  paymentState(kind: PaymentKind, id: string): Awaitable<{ state: PaymentState; isFinal: boolean } | undefined>;
+  unsentPayments(kind: PaymentKind, batchId?: string): Awaitable<PaymentRecord[]>;
+  sendableCount(batchId: string): Awaitable<number>;
+  nextPollTime(): Awaitable<number | null>;
+  /** Payments whose next read is due. A team desk takes them for a while, so two desks do not read one twice. */
+  duePolls(now: number, limit: number): Awaitable<PaymentRecord[]>;
+  knownCurrencies(): Awaitable<string[]>;
+
+  // ---- batches ----
+  getBatch(id: string): Awaitable<BatchRecord | undefined>;
+  batchesIn(states: BatchState[]): Awaitable<BatchRecord[]>;
+  setBatchState(id: string, state: BatchState, reason?: string | null, actor?: string): Awaitable<BatchRecord>;
+  batchCounts(id: string): Awaitable<BatchCounts>;
+  preparation(kind: 'payout' | 'batch', id: string): Awaitable<{ preparedBy: string | null; preparedAt: number } | undefined>;
+  manifestRows(kind: 'payout' | 'batch', id: string): Awaitable<ManifestRow[]>;
+  retryableAttempts(batchId: string, notPaid: readonly string[]): Awaitable<PaymentRecord[]>;
+  retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; newId: () => string; actor: string; preparedBy?: string }): Awaitable<BatchRecord>;
+
+  // ---- balances and audit ----
+  insertBalanceSnapshots(snapshots: Omit<BalanceSnapshot, 'observedAt'>[], observedAt?: number): Awaitable<void>;
+  audit(entry: NewAuditEntry): Awaitable<AuditEntry>;
+}
