@@ -70,7 +70,7 @@ async function run(limit: number, label: string): Promise<{ perSec: number; cpuM
         console.log(`    … ${p.sent}/${p.total} accepted, ${p.ratePerSec}/s, eta ${p.etaSeconds ?? '?'} s`);
       }
     });
-    const batch = engine.submitBatch({ fileName: 'bench.json', sha256: `bench-${limit}`, rows });
+    const batch = await engine.submitBatch({ fileName: 'bench.json', sha256: `bench-${limit}`, rows });
     await engine.waitForBatch(batch.id);
     const sentSecs = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
@@ -144,7 +144,7 @@ async function runNetwork(network: Network): Promise<NetworkRow> {
     const limitedBefore = (await sandbox.state()).rateLimitedCount;
     const started = performance.now();
     let lastLog = started;
-    const batch = engine.submitBatch({ fileName: 'bench.json', sha256: `bench-${network.name}`, rows });
+    const batch = await engine.submitBatch({ fileName: 'bench.json', sha256: `bench-${network.name}`, rows });
     for (;;) {
       const counts = engine.journal.batchCounts(batch.id);
       if (counts.final >= COUNT) break;

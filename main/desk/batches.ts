@@ -10,7 +10,7 @@ import { payoutCsvTemplate } from '../csv/template';
 import { mapInSlices, yieldToEventLoop } from '../csv/time-slice';
 import type { CsvImportOptions, CsvImportResult } from '../csv/types';
 import { payoutFieldsOf } from '../domain/payout';
-import { batchProgress, type PayoutEngine } from '../engine';
+import { progressOf, type PayoutEngine } from '../engine';
 import type { Journal, PaymentRecord } from '../journal';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
@@ -48,7 +48,7 @@ function batchView(journal: Journal, batchId: string, profileId: string, decimal
   const batch = journal.getBatch(batchId);
   if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
   const live = engine ? engine.batchLive(batchId) : { running: false };
-  const { counts: _counts, ...progress } = batchProgress(journal, batchId, 0, live);
+  const { counts: _counts, ...progress } = progressOf(batch, journal.batchCounts(batchId), 0, live);
   const ended = batch.state === 'COMPLETED' || batch.state === 'CANCELLED';
   return {
     id: batch.id,
@@ -206,7 +206,7 @@ export function batchesService(
       // Taken out before sending: the same validation can never be submitted twice.
       take(validationId, entry);
       const engine = await rt.engineFor(profile.id);
-      const batch = engine.submitBatch({
+      const batch = await engine.submitBatch({
         fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra })), ...(preparedBy ? { preparedBy } : {}),
       });
       return batchView(engine.journal, batch.id, profile.id, currencies.decimalsOf(profile.id), engine);
@@ -220,7 +220,7 @@ export function batchesService(
       // Dual control: resuming (or starting again) sends, so it is the sender's act (recorded as the actor).
       const sender = await senderFor(rt, profile.id);
       const engine = await rt.engineFor(profile.id);
-      engine.resumeBatch(batchId, sender ? personActor({ id: sender }) : undefined);
+      await engine.resumeBatch(batchId, sender ? personActor({ id: sender }) : undefined);
       return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async cancel(profile, { batchId }) {
@@ -243,7 +243,7 @@ export function batchesService(
       const journal = rt.journalFor(profile.id);
       if (!journal.getBatch(batchId)) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       const decimalsOf = currencies.decimalsOf(profile.id);
-      const retryable = (await rt.engineFor(profile.id)).retryableIds(batchId);
+      const retryable = await (await rt.engineFor(profile.id)).retryableIds(batchId);
       return journal.batchPayments(batchId).map(
         (p): BatchResultRow => ({
           rowNumber: p.rowNumber ?? 0, idPayout: p.id, money: money(p.amountMinor, p.currencyCode, decimalsOf), accountName: p.accountName,
@@ -279,7 +279,7 @@ export function batchesService(
       if (!engine.journal.getBatch(batchId)) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       // The engine decides per intent, in one journal transaction, and sends exactly the reviewed rows or none.
       const preparedBy = await preparedByFor(rt, profile.id);
-      const retry = engine.retryFailed(batchId, idPayouts, undefined, preparedBy);
+      const retry = await engine.retryFailed(batchId, idPayouts, undefined, preparedBy);
       return batchView(engine.journal, retry.id, profile.id, currencies.decimalsOf(profile.id), engine);
     },
   };

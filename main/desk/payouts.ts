@@ -125,7 +125,7 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
     },
     async discard(profile, { idPayout, reason }) {
       const engine = await rt.engineFor(profile.id);
-      engine.discardPayout(idPayout, reason ? { reason: `discarded while held: ${reason}` } : {});
+      await engine.discardPayout(idPayout, reason ? { reason: `discarded while held: ${reason}` } : {});
       return detailOf(engine.journal, 'payout', idPayout, currencies.decimalsOf(profile.id));
     },
     async currencies(profile) {

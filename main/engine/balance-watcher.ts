@@ -1,11 +1,11 @@
 // Balances: read on demand and on a timer; every successful read is stored as a snapshot, so the
 // balance chart and the "pending outgoing" figures work offline from the journal.
 import { isGatewayError } from '../gateway/errors';
-import type { BalanceSnapshot, Journal } from '../journal';
+import type { BalanceSnapshot, JournalPort } from '../journal';
 import type { PayoutGatewayPort } from './ports';
 
 export interface BalanceWatcherDeps {
-  journal: Journal;
+  journal: JournalPort;
   gateway: PayoutGatewayPort;
   /** Currencies always asked for, besides every currency the journal has seen. */
   currencies: readonly string[];
@@ -49,7 +49,7 @@ export class BalanceWatcher {
   }
 
   private async fetch(currencyCodes?: string[]): Promise<BalanceSnapshot[]> {
-    const codes = currencyCodes ?? [...new Set([...this.deps.currencies, ...this.deps.journal.knownCurrencies()])].sort();
+    const codes = currencyCodes ?? [...new Set([...this.deps.currencies, ...(await this.deps.journal.knownCurrencies())])].sort();
     if (codes.length === 0) return [];
     let read: Awaited<ReturnType<PayoutGatewayPort['balances']>>;
     try {
@@ -61,7 +61,7 @@ export class BalanceWatcher {
     this.deps.onConnection?.('online', null);
     const observedAt = this.deps.now();
     const snapshots = read.map((b) => ({ currencyCode: b.currencyCode.toUpperCase(), availableMinor: b.availableMinor, reservedMinor: b.reservedMinor ?? 0 }));
-    this.deps.journal.insertBalanceSnapshots(snapshots, observedAt);
+    await this.deps.journal.insertBalanceSnapshots(snapshots, observedAt);
     return snapshots.map((s) => ({ ...s, observedAt }));
   }
 }

@@ -2,7 +2,7 @@
 // rate budget full (the shared limiter decides when each may go), reports progress, and can be
 // paused, resumed and cancelled. Everything it knows comes from the journal, so a run interrupted by
 // a crash, a quit or a lost network is resumed from there with the same ids.
-import type { Journal } from '../journal';
+import type { BatchCounts, JournalPort } from '../journal';
 import type { BatchRecord, PaymentRecord } from '../journal/types';
 import { batchStateWords, type BatchLiveState } from '../domain/state-words';
 import type { BatchProgressEvent } from './events';
@@ -10,7 +10,7 @@ import type { ApprovalClearance } from './ports';
 import { EngineHaltError, type PayoutSender } from './payout-sender';
 
 export interface BatchRunnerDeps {
-  journal: Journal;
+  journal: JournalPort;
   sender: PayoutSender;
   concurrency: number;
   now: () => number;
@@ -59,11 +59,11 @@ export class BatchRun {
 
   private async run(): Promise<BatchRecord> {
     const { journal } = this.deps;
-    const unsent = journal.unsentPayments('payout', this.batchId);
+    const unsent = await journal.unsentPayments('payout', this.batchId);
     // Dual control when a row certainly not at the gateway would be sent (tries it certainly did not store count for nothing).
     if (this.deps.gate && unsent.some((p) => p.state === 'QUEUED' && p.unknownSince === null) && !(await this.askGate())) {
-      this.progress(true);
-      const paused = journal.getBatch(this.batchId);
+      await this.progress(true);
+      const paused = await journal.getBatch(this.batchId);
       if (!paused) throw new Error(`batch ${this.batchId} vanished from the journal`);
       return paused;
     }
@@ -92,23 +92,23 @@ export class BatchRun {
           // A bug or disk error on one row must not stop the others; the row stays unsent.
           this.deps.onError(e instanceof Error ? e : new Error(String(e)));
         }
-        this.progress(false);
+        await this.progress(false);
       }
     };
-    this.progress(true);
+    await this.progress(true);
     await Promise.all(Array.from({ length: Math.max(1, Math.min(this.deps.concurrency, queue.length)) }, worker));
 
-    const batch = journal.getBatch(this.batchId);
+    const batch = await journal.getBatch(this.batchId);
     if (halt) {
       // Paused with the reason, unless a person changed the batch meanwhile (a cancel stays a cancel).
-      if (batch?.state === 'RUNNING') journal.setBatchState(this.batchId, 'PAUSED', halt.message);
+      if (batch?.state === 'RUNNING') await journal.setBatchState(this.batchId, 'PAUSED', halt.message);
     } else if (!this.abort.signal.aborted && batch?.state === 'RUNNING') {
       // Rows sending can still move (a failing row) keep the batch RUNNING so a resume picks them up;
       // unknown rows whose re-send was refused are settled by reads alone, not by this run.
-      if (journal.sendableCount(this.batchId) === 0) journal.setBatchState(this.batchId, 'COMPLETED');
+      if ((await journal.sendableCount(this.batchId)) === 0) await journal.setBatchState(this.batchId, 'COMPLETED');
     }
-    this.progress(true);
-    const final = journal.getBatch(this.batchId);
+    await this.progress(true);
+    const final = await journal.getBatch(this.batchId);
     if (!final) throw new Error(`batch ${this.batchId} vanished from the journal`);
     return final;
   }
@@ -121,25 +121,25 @@ export class BatchRun {
     const gate = this.deps.gate;
     if (!gate) return Promise.resolve(true);
     this.asking ??= gate(this.batchId)
-      .then((answer) => {
+      .then(async (answer) => {
         if (answer.refusal === null) {
           this.clearance = answer.clearance;
           return true;
         }
         this.clearance = null;
-        if (this.deps.journal.getBatch(this.batchId)?.state === 'RUNNING') this.deps.journal.setBatchState(this.batchId, 'PAUSED', answer.refusal, 'approvals');
         this.abort.abort();
+        if ((await this.deps.journal.getBatch(this.batchId))?.state === 'RUNNING') await this.deps.journal.setBatchState(this.batchId, 'PAUSED', answer.refusal, 'approvals');
         return false;
       })
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         // The gate could not be asked (or its refusal not recorded): nothing more is sent by this run.
         this.clearance = null;
         this.abort.abort();
         const failure = error instanceof Error ? error : new Error(String(error));
         this.deps.onError(failure);
         try {
-          if (this.deps.journal.getBatch(this.batchId)?.state === 'RUNNING') {
-            this.deps.journal.setBatchState(this.batchId, 'PAUSED', `Nothing more was sent: the approvals could not be checked (${failure.message})`, 'approvals');
+          if ((await this.deps.journal.getBatch(this.batchId))?.state === 'RUNNING') {
+            await this.deps.journal.setBatchState(this.batchId, 'PAUSED', `Nothing more was sent: the approvals could not be checked (${failure.message})`, 'approvals');
           }
         } catch (e) {
           this.deps.onError(e instanceof Error ? e : new Error(String(e)));
@@ -152,12 +152,12 @@ export class BatchRun {
     return this.asking;
   }
 
-  progress(force: boolean): void {
+  async progress(force: boolean): Promise<void> {
     const now = this.deps.now();
     if (!force && now - this.lastProgress < (this.deps.progressEveryMs ?? 200)) return;
     this.lastProgress = now;
     try {
-      this.deps.onProgress(batchProgress(this.deps.journal, this.batchId, this.rate(now), this.deps.live?.(this.batchId) ?? null));
+      this.deps.onProgress(await batchProgress(this.deps.journal, this.batchId, this.rate(now), this.deps.live?.(this.batchId) ?? null));
     } catch (e) {
       this.deps.onError(e instanceof Error ? e : new Error(String(e)));
     }
@@ -172,13 +172,17 @@ export class BatchRun {
 }
 
 /** `live`: null when only the journal is known (no engine open): a RUNNING batch is then shown as it is journalled. */
-export function batchProgress(journal: Journal, batchId: string, ratePerSec = 0, live: BatchLiveState | null = null): BatchProgressEvent {
-  const batch = journal.getBatch(batchId);
+export async function batchProgress(journal: JournalPort, batchId: string, ratePerSec = 0, live: BatchLiveState | null = null): Promise<BatchProgressEvent> {
+  const batch = await journal.getBatch(batchId);
   if (!batch) throw new Error(`no batch ${batchId} in the journal`);
-  const counts = journal.batchCounts(batchId);
+  return progressOf(batch, await journal.batchCounts(batchId), ratePerSec, live);
+}
+
+/** A batch's progress from its record and counts (read by the caller, from either journal). */
+export function progressOf(batch: BatchRecord, counts: BatchCounts, ratePerSec = 0, live: BatchLiveState | null = null): BatchProgressEvent {
   const unsent = counts.byState.QUEUED + counts.byState.SENDING + counts.byState.UNKNOWN;
   return {
-    batchId,
+    batchId: batch.id,
     state: batch.state,
     total: counts.total,
     counts,

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import { z } from 'zod';
-import type { Journal, PaymentKind } from '../journal';
+import type { JournalPort, PaymentKind } from '../journal';
 
 const MAX_BODY_BYTES = 64 * 1024;
 /**
@@ -78,7 +78,7 @@ export interface CallbackListenerState {
 }
 
 export interface CallbackListenerDeps {
-  journal: Journal;
+  journal: JournalPort;
   /** Has the payment read with GET (soon, within the free rate budget) and recorded with source 'callback'. */
   refresh: (kind: PaymentKind, id: string) => Promise<unknown>;
   onError: (e: Error) => void;
@@ -189,22 +189,22 @@ export class CallbackListener {
     if (!parsed.success) {
       // At most one row a minute: the sender knows the secret, but a broken one may send many.
       if (this.firstTime(`unreadable:${Math.floor(this.now() / 60_000)}`)) {
-        journal.audit({ actor: 'gateway', action: 'callback.unreadable', details: { bytes: body.length } });
+        await journal.audit({ actor: 'gateway', action: 'callback.unreadable', details: { bytes: body.length } });
       }
       return;
     }
     const { eventType, idPayout, idPayin } = parsed.data;
     const knownKind = eventType ? KNOWN_EVENTS[eventType] : undefined;
     if (!knownKind && this.firstTime(`event:${eventType ?? ''}`)) {
-      journal.audit({ actor: 'gateway', action: 'callback.unknown-event', subject: idPayout ?? idPayin ?? null, details: { eventType: eventType ?? null, fields: Object.keys(parsed.data).slice(0, 20) } });
+      await journal.audit({ actor: 'gateway', action: 'callback.unknown-event', subject: idPayout ?? idPayin ?? null, details: { eventType: eventType ?? null, fields: Object.keys(parsed.data).slice(0, 20) } });
     }
     // Whatever the event type, a payment we know that it names is read again: that is always safe.
     const targets: [PaymentKind, string | undefined][] = [['payout', idPayout], ['payin', idPayin]];
     for (const [kind, id] of targets) {
       if (!id) continue;
-      if (!journal.paymentState(kind, id)) {
+      if (!(await journal.paymentState(kind, id))) {
         if (this.firstTime(`unknown:${kind}:${id}`)) {
-          journal.audit({ actor: 'gateway', action: 'callback.unknown-payment', subject: id, details: { kind, eventType: eventType ?? null } });
+          await journal.audit({ actor: 'gateway', action: 'callback.unknown-payment', subject: id, details: { kind, eventType: eventType ?? null } });
         }
         continue;
       }

@@ -4,7 +4,7 @@ export { StatusPoller } from './status-poller';
 export type { ApprovalGatePort } from './ports';
 export { CallbackListener, newCallbackPathSecret, publicCallbackUrl, type CallbackListenerState } from './callback-listener';
 export { BalanceWatcher } from './balance-watcher';
-export { batchProgress } from './batch-runner';
+export { batchProgress, progressOf } from './batch-runner';
 export { backoffDelay, pollInterval, DEFAULT_BACKOFF, type BackoffOptions } from './timing';
 export type * from './events';
 export type * from './ports';

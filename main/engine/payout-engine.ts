@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { newPaymentId } from '../domain/ids';
 import { DEFAULT_FINAL_STATUSES, NOT_PAID_STATUSES } from '../domain/status';
 import { payoutFieldsOf, validatePayout, type FieldProblem, type PayoutDraft } from '../domain/payout';
-import { deskActor, JournalError, type BalanceSnapshot, type BatchRecord, type Journal, type NewPayment, type PaymentKind, type PaymentRecord } from '../journal';
+import { deskActor, JournalError, type BalanceSnapshot, type BatchRecord, type Journal, type JournalPort, type NewPayment, type PaymentKind, type PaymentRecord } from '../journal';
 import { BalanceWatcher } from './balance-watcher';
 import { BatchRun, batchProgress } from './batch-runner';
 import { CallbackListener, isLoopbackHost, publicCallbackUrl, type CallbackListenerState } from './callback-listener';
@@ -17,8 +17,9 @@ import type { ApprovalClearance, ApprovalGatePort, PayoutGatewayPort } from './p
 import { StatusPoller } from './status-poller';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './timing';
 
-export interface PayoutEngineOptions {
-  journal: Journal;
+/** `J`: the journal the engine runs on, SQLite (a single desk, the default) or the team's on PostgreSQL. */
+export interface PayoutEngineOptions<J extends JournalPort = Journal> {
+  journal: J;
   gateway: PayoutGatewayPort;
   /** The profile's final statuses (default: main/domain/status.ts). */
   finalStatuses?: readonly string[];
@@ -73,8 +74,8 @@ export interface BatchSubmission {
   preparedBy?: string;
 }
 
-export class PayoutEngine extends EventEmitter<EngineEvents> {
-  readonly journal: Journal;
+export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<EngineEvents> {
+  readonly journal: J;
   private readonly gateway: PayoutGatewayPort;
   private readonly sender: PayoutSender;
   private readonly poller: StatusPoller;
@@ -91,7 +92,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   private callbackState: CallbackListenerState;
   private started = false;
 
-  constructor(private readonly options: PayoutEngineOptions) {
+  constructor(private readonly options: PayoutEngineOptions<J>) {
     super();
     this.journal = options.journal;
     this.gateway = options.gateway;
@@ -163,7 +164,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
    * Starts the callback listener. A failure (port in use, no such address) is shown, never fatal: callbacks
    * only save reads, sending and polling go on without them.
    */
-  private async startListener(listen: NonNullable<PayoutEngineOptions['callbackListen']>): Promise<void> {
+  private async startListener(listen: NonNullable<PayoutEngineOptions<J>['callbackListen']>): Promise<void> {
     const publicBase = listen.publicBaseUrl ?? null;
     // Reachable from elsewhere only when the user said where from: without a public URL nobody else is meant to call.
     const host = publicBase || isLoopbackHost(listen.host) ? listen.host : '127.0.0.1';
@@ -213,24 +214,24 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   async submitPayout(draft: PayoutDraft, opts: { waitMs?: number; actor?: string; preparedBy?: string } = {}): Promise<PaymentRecord> {
     const problems = this.validate(draft);
     if (problems.length > 0) throw new EngineError('VALIDATION', problems.map((p) => p.message).join('; '), [{ rowNumber: null, problems }]);
-    this.journal.insertPayment('payout', { ...this.toNewPayment(draft), ...(opts.preparedBy ? { preparedBy: opts.preparedBy } : {}) }, opts.actor ?? deskActor());
+    await this.journal.insertPayment('payout', { ...this.toNewPayment(draft), ...(opts.preparedBy ? { preparedBy: opts.preparedBy } : {}) }, opts.actor ?? deskActor());
     return this.sendAndReport(draft.idPayout, opts.waitMs ?? 15_000);
   }
 
   /** A person releases a held payout after fixing the cause: it is sent now, as submitPayout sends. */
   async releasePayout(id: string, opts: { waitMs?: number; actor?: string } = {}): Promise<PaymentRecord> {
-    const p = this.mustGet('payout', id);
-    if (!this.journal.releaseHeld('payout', id, opts.actor ?? deskActor())) throw new EngineError('BAD_STATE', `payout ${id} is ${p.state.toLowerCase()}, not held`);
+    const p = await this.mustGet('payout', id);
+    if (!(await this.journal.releaseHeld('payout', id, opts.actor ?? deskActor()))) throw new EngineError('BAD_STATE', `payout ${id} is ${p.state.toLowerCase()}, not held`);
     return this.sendAndReport(id, opts.waitMs ?? 15_000);
   }
 
   /** A person decides a held payout is not to be sent: DISCARDED, final, nothing sent. */
-  discardPayout(id: string, opts: { actor?: string; reason?: string } = {}): PaymentRecord {
-    const p = this.mustGet('payout', id);
-    if (!this.journal.discardHeld('payout', id, opts.actor ?? deskActor(), opts.reason ?? 'discarded by a person while held')) {
+  async discardPayout(id: string, opts: { actor?: string; reason?: string } = {}): Promise<PaymentRecord> {
+    const p = await this.mustGet('payout', id);
+    if (!(await this.journal.discardHeld('payout', id, opts.actor ?? deskActor(), opts.reason ?? 'discarded by a person while held'))) {
       throw new EngineError('BAD_STATE', `payout ${id} is ${p.state.toLowerCase()}, not held`);
     }
-    const record = this.mustGet('payout', id);
+    const record = await this.mustGet('payout', id);
     this.emit('status-changed', { kind: 'payout', id, status: 'DISCARDED', previousStatus: p.status, final: true, source: 'local', observedAt: this.now(), batchId: p.batchId });
     return record;
   }
@@ -241,7 +242,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     } catch (error) {
       if (!(error instanceof EngineHaltError)) throw error;
     }
-    const record = this.mustGet('payout', id);
+    const record = await this.mustGet('payout', id);
     if (record.state === 'HELD') {
       // The instruction comes first: a long gateway message may be cut when shown.
       throw new EngineError('PAYOUT_HELD', `Payout ${id} is held, not sent; it will not be sent until a person releases it after fixing the cause (or discards it). Reason: ${record.lastError ?? 'a person must act'}`);
@@ -250,12 +251,12 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   }
 
   /** Stores a whole batch (all rows valid, or nothing is stored) and starts sending it. */
-  submitBatch(input: BatchSubmission): BatchRecord {
+  async submitBatch(input: BatchSubmission): Promise<BatchRecord> {
     const invalid = input.rows
       .map((row, i) => ({ rowNumber: row.rowNumber ?? i + 1, problems: this.validate(row) }))
       .filter((r) => r.problems.length > 0);
     if (invalid.length > 0) throw new EngineError('VALIDATION', `${invalid.length} row(s) are not valid; nothing was stored`, invalid);
-    const batch = this.journal.createBatch({
+    const batch = await this.journal.createBatch({
       ...(input.id ? { id: input.id } : {}),
       fileName: input.fileName,
       sha256: input.sha256,
@@ -271,22 +272,22 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     return batch;
   }
 
-  resumeBatch(batchId: string, actor = deskActor()): BatchRecord {
-    const batch = this.mustGetBatch(batchId);
+  async resumeBatch(batchId: string, actor = deskActor()): Promise<BatchRecord> {
+    const batch = await this.mustGetBatch(batchId);
     if (batch.state === 'CANCELLED') throw new EngineError('BAD_STATE', `batch ${batchId} was cancelled and cannot be resumed`);
-    if (batch.state !== 'RUNNING') this.journal.setBatchState(batchId, 'RUNNING', null, actor);
+    if (batch.state !== 'RUNNING') await this.journal.setBatchState(batchId, 'RUNNING', null, actor);
     this.startRun(batchId);
-    return this.mustGetBatch(batchId);
+    return await this.mustGetBatch(batchId);
   }
 
   /**
    * "Retry failed rows": the attempts a person reviewed, sent again as new attempts of the same intents,
    * if and only if they are exactly the batch's retryable attempts (see Journal.retryableAttempts).
    */
-  retryFailed(batchId: string, reviewedIds: readonly string[], actor = deskActor(), preparedBy?: string): BatchRecord {
-    const batch = this.mustGetBatch(batchId);
+  async retryFailed(batchId: string, reviewedIds: readonly string[], actor = deskActor(), preparedBy?: string): Promise<BatchRecord> {
+    const batch = await this.mustGetBatch(batchId);
     try {
-      const retry = this.journal.retryBatch({
+      const retry = await this.journal.retryBatch({
         batchId, reviewedIds, notPaid: NOT_PAID_STATUSES, actor, newId: newPaymentId, ...(preparedBy ? { preparedBy } : {}),
         fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-retry.csv`,
       });
@@ -299,47 +300,47 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
   }
 
   /** Ids of the batch's attempts "retry failed rows" would send again now. */
-  retryableIds(batchId: string): Set<string> {
-    return new Set(this.journal.retryableAttempts(batchId, NOT_PAID_STATUSES).map((p) => p.id));
+  async retryableIds(batchId: string): Promise<Set<string>> {
+    return new Set((await this.journal.retryableAttempts(batchId, NOT_PAID_STATUSES)).map((p) => p.id));
   }
 
   async pauseBatch(batchId: string, actor = deskActor()): Promise<BatchRecord> {
-    const batch = this.mustGetBatch(batchId);
+    const batch = await this.mustGetBatch(batchId);
     if (batch.state !== 'RUNNING') throw new EngineError('BAD_STATE', `batch ${batchId} is ${batch.state.toLowerCase()}, not running`);
-    this.journal.setBatchState(batchId, 'PAUSED', 'paused by the user', actor);
+    await this.journal.setBatchState(batchId, 'PAUSED', 'paused by the user', actor);
     await this.stopRun(batchId);
-    this.emit('batch-progress', batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
-    return this.mustGetBatch(batchId);
+    this.emit('batch-progress', await batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
+    return await this.mustGetBatch(batchId);
   }
 
   /** Stops sending; payouts the gateway already has stay and keep being tracked; unsent ones are cancelled. */
   async cancelBatch(batchId: string, actor = deskActor()): Promise<BatchRecord> {
-    const batch = this.mustGetBatch(batchId);
+    const batch = await this.mustGetBatch(batchId);
     if (batch.state === 'CANCELLED' || batch.state === 'COMPLETED') return batch;
-    this.journal.setBatchState(batchId, 'CANCELLED', 'cancelled by the user', actor);
+    await this.journal.setBatchState(batchId, 'CANCELLED', 'cancelled by the user', actor);
     await this.stopRun(batchId);
     await this.settleUnsent(batchId);
-    this.emit('batch-progress', batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
-    return this.mustGetBatch(batchId);
+    this.emit('batch-progress', await batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
+    return await this.mustGetBatch(batchId);
   }
 
   /** Resolves when the batch's current run ends (sent, paused, cancelled or halted). */
   async waitForBatch(batchId: string): Promise<BatchRecord> {
     const run = this.runs.get(batchId);
     if (run) await run.done;
-    return this.mustGetBatch(batchId);
+    return await this.mustGetBatch(batchId);
   }
 
-  batchProgress(batchId: string): BatchProgressEvent {
-    this.mustGetBatch(batchId);
-    return batchProgress(this.journal, batchId, 0, this.batchLive(batchId));
+  async batchProgress(batchId: string): Promise<BatchProgressEvent> {
+    await this.mustGetBatch(batchId);
+    return await batchProgress(this.journal, batchId, 0, this.batchLive(batchId));
   }
 
   /** Reads one payment from the gateway now. */
   async refreshPayment(kind: PaymentKind, id: string): Promise<PaymentRecord> {
-    this.mustGet(kind, id);
+    await this.mustGet(kind, id);
     await this.poller.refresh(kind, id, 'poll');
-    return this.mustGet(kind, id);
+    return await this.mustGet(kind, id);
   }
 
   refreshBalances(currencyCodes?: string[]): Promise<BalanceSnapshot[]> {
@@ -350,10 +351,10 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
 
   private async recover(): Promise<void> {
     // What was on the wire when the desk stopped has an unknown outcome: read back before anything else.
-    this.journal.markInterruptedSendsUnknown('payout', 'the desk stopped while it was being sent');
-    for (const batch of this.journal.batchesIn(['PAUSED', 'CANCELLED'])) await this.settleUnsent(batch.id, batch.state === 'CANCELLED');
-    for (const batch of this.journal.batchesIn(['RUNNING'])) this.startRun(batch.id);
-    for (const p of this.journal.unsentPayments('payout')) if (p.batchId === null) void this.sendSingle(p.id).catch(() => undefined);
+    await this.journal.markInterruptedSendsUnknown('payout', 'the desk stopped while it was being sent');
+    for (const batch of await this.journal.batchesIn(['PAUSED', 'CANCELLED'])) await this.settleUnsent(batch.id, batch.state === 'CANCELLED');
+    for (const batch of await this.journal.batchesIn(['RUNNING'])) this.startRun(batch.id);
+    for (const p of await this.journal.unsentPayments('payout')) if (p.batchId === null) void this.sendSingle(p.id).catch(() => undefined);
   }
 
   /**
@@ -361,13 +362,13 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
    * batch's QUEUED rows, which the gateway certainly does not have, are cancelled.
    */
   private async settleUnsent(batchId: string, cancel = true): Promise<void> {
-    for (const p of this.journal.unsentPayments('payout', batchId)) {
+    for (const p of await this.journal.unsentPayments('payout', batchId)) {
       if (p.state === 'SENDING' || p.state === 'UNKNOWN') await this.sender.resolveUncertain(p.id);
     }
-    const batch = this.journal.getBatch(batchId);
+    const batch = await this.journal.getBatch(batchId);
     if (cancel && batch?.state === 'CANCELLED') {
-      const queued = this.journal.unsentPayments('payout', batchId).filter((p) => p.state === 'QUEUED').map((p) => p.id);
-      if (queued.length > 0) this.journal.cancelUnsent('payout', queued, deskActor());
+      const queued = (await this.journal.unsentPayments('payout', batchId)).filter((p) => p.state === 'QUEUED').map((p) => p.id);
+      if (queued.length > 0) await this.journal.cancelUnsent('payout', queued, deskActor());
     }
   }
 
@@ -400,11 +401,7 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     if (this.settleReports.has(batchId)) return;
     const timer = setTimeout(() => {
       this.settleReports.delete(batchId);
-      try {
-        this.emit('batch-progress', batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
-      } catch (error) {
-        onError(error);
-      }
+      batchProgress(this.journal, batchId, 0, this.batchLive(batchId)).then((e) => this.emit('batch-progress', e), onError);
     }, 200);
     timer.unref?.();
     this.settleReports.set(batchId, timer);
@@ -441,12 +438,12 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
    */
   private async payoutApproved(id: string): Promise<ApprovalClearance | 'refused' | 'not-asked'> {
     const gate = this.options.approvalGate;
-    const row = this.journal.getPayment('payout', id);
+    const row = await this.journal.getPayment('payout', id);
     if (!gate || !row || row.batchId !== null || row.state !== 'QUEUED' || row.unknownSince !== null) return 'not-asked';
     const decision = await gate.check({ kind: 'payout', id });
     if (decision.ok && decision.clearance) return decision.clearance;
-    this.auditRefusal('payout', id, decision);
-    if (this.journal.markHeld('payout', id, decision.ok ? 'the approval gate gave no clearance' : decision.message, 'approvals')) {
+    await this.auditRefusal('payout', id, decision);
+    if (await this.journal.markHeld('payout', id, decision.ok ? 'the approval gate gave no clearance' : decision.message, 'approvals')) {
       this.emit('status-changed', { kind: 'payout', id, status: 'HELD', previousStatus: row.status, final: false, source: 'local', observedAt: this.now(), batchId: null });
     }
     return 'refused';
@@ -474,12 +471,12 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     if (!gate) return { refusal: null, clearance: null };
     const decision = await gate.check({ kind: 'batch', id: batchId });
     if (decision.ok && decision.clearance) return { refusal: null, clearance: decision.clearance };
-    this.auditRefusal('batch', batchId, decision);
+    await this.auditRefusal('batch', batchId, decision);
     return { refusal: decision.ok ? 'the approval gate gave no clearance' : decision.message };
   }
 
-  private auditRefusal(kind: 'payout' | 'batch', id: string, decision: Awaited<ReturnType<ApprovalGatePort['check']>>): void {
-    this.journal.audit({
+  private async auditRefusal(kind: 'payout' | 'batch', id: string, decision: Awaited<ReturnType<ApprovalGatePort['check']>>): Promise<void> {
+    await this.journal.audit({
       actor: 'approvals',
       action: 'approval.refused',
       subject: id,
@@ -499,7 +496,12 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     this.connection = { state, message, at: this.now() };
     this.emit('connection', this.connection);
     // A running batch now waits for the gateway (or goes on): its state's words change with it.
-    for (const batchId of this.runs.keys()) this.emit('batch-progress', batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
+    for (const batchId of this.runs.keys()) {
+      batchProgress(this.journal, batchId, 0, this.batchLive(batchId)).then(
+        (e) => this.emit('batch-progress', e),
+        (e: unknown) => this.emit('background-error', e instanceof Error ? e : new Error(String(e))),
+      );
+    }
   }
 
   private toNewPayment(d: PayoutDraft): NewPayment {
@@ -511,14 +513,14 @@ export class PayoutEngine extends EventEmitter<EngineEvents> {
     };
   }
 
-  private mustGet(kind: PaymentKind, id: string): PaymentRecord {
-    const p = this.journal.getPayment(kind, id);
+  private async mustGet(kind: PaymentKind, id: string): Promise<PaymentRecord> {
+    const p = await this.journal.getPayment(kind, id);
     if (!p) throw new EngineError('NOT_FOUND', `no ${kind} ${id} in this profile's journal`);
     return p;
   }
 
-  private mustGetBatch(batchId: string): BatchRecord {
-    const b = this.journal.getBatch(batchId);
+  private async mustGetBatch(batchId: string): Promise<BatchRecord> {
+    const b = await this.journal.getBatch(batchId);
     if (!b) throw new EngineError('NOT_FOUND', `no batch ${batchId} in this profile's journal`);
     return b;
   }

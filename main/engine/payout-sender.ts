@@ -5,7 +5,7 @@
 import { payoutFieldsOf } from '../domain/payout';
 import { isFinalStatus } from '../domain/status';
 import { GatewayError, isGatewayError, SendCancelledError } from '../gateway/errors';
-import type { Journal, PaymentKind, PaymentRecord } from '../journal';
+import type { JournalPort, PaymentKind, PaymentRecord, SendClaim } from '../journal';
 import type { StatusSource } from '../domain/status';
 import type { StatusChangedEvent } from './events';
 import type { GatewayStatusRead, PayoutGatewayPort, PayoutRequest } from './ports';
@@ -60,7 +60,7 @@ function mustBeFixed(e: unknown): string | null {
 }
 
 export interface SenderDeps {
-  journal: Journal;
+  journal: JournalPort;
   gateway: PayoutGatewayPort;
   finalStatuses: readonly string[];
   pollIntervalMs: number;
@@ -89,16 +89,37 @@ export class PayoutSender {
    */
   async send(id: string, signal?: AbortSignal, options: SendOptions = {}): Promise<SendOutcome> {
     const { journal } = this.deps;
+    if (signal?.aborted) return 'aborted';
+    // The claim comes first, before any read of the gateway or wait for a rate slot: a payout another desk
+    // of the team holds is that desk's to send ('not-unsent' here), and one this desk holds is nobody else's.
+    const claim = await journal.claimSend('payout', id);
+    if (!claim) {
+      if (!(await journal.getPayment('payout', id))) throw new Error(`payout ${id} is not in the journal`);
+      return 'not-unsent';
+    }
+    try {
+      return await this.sendClaimed(id, claim, signal, options);
+    } finally {
+      // What the attempt ended with is written; a claim that cannot be given back (the team database went
+      // away) stays this desk's until its lease runs out, when another desk treats the payout as unknown.
+      await Promise.resolve()
+        .then(() => claim.release())
+        .catch(() => undefined);
+    }
+  }
+
+  private async sendClaimed(id: string, claim: SendClaim, signal: AbortSignal | undefined, options: SendOptions): Promise<SendOutcome> {
+    const { journal } = this.deps;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) return 'aborted';
-      const row = journal.getPayment('payout', id);
+      const row = await journal.getPayment('payout', id);
       if (!row) throw new Error(`payout ${id} is not in the journal`);
       if (row.state !== 'QUEUED' && row.state !== 'SENDING' && row.state !== 'UNKNOWN') return 'not-unsent';
       const unknownBefore = row.state !== 'QUEUED' || row.unknownSince !== null;
       try {
-        return await this.attempt(row, signal, unknownBefore ? undefined : options.approved);
+        return await this.attempt(row, claim, signal, unknownBefore ? undefined : options.approved);
       } catch (e) {
-        const settled = this.recordFailure(e, row, unknownBefore);
+        const settled = await this.recordFailure(e, row, unknownBefore);
         if (settled !== 'try-again') return settled;
         if (!isGatewayError(e)) throw e;
         if (e.kind === 'network' || e.kind === 'timeout') this.deps.onConnection('offline', e.message);
@@ -113,38 +134,38 @@ export class PayoutSender {
    * EngineHaltError (a person must act) and the desk's own faults; returns the outcome when the payout is
    * settled for now, or 'try-again'.
    */
-  private recordFailure(e: unknown, row: PaymentRecord, unknownBefore: boolean): 'rejected' | 'unknown' | 'try-again' {
+  private async recordFailure(e: unknown, row: PaymentRecord, unknownBefore: boolean): Promise<'rejected' | 'unknown' | 'try-again'> {
     const { journal } = this.deps;
     const id = row.id;
-    const claimed = journal.getPayment('payout', id)?.state === 'SENDING';
+    const claimed = (await journal.getPayment('payout', id))?.state === 'SENDING';
     const nextRead = this.deps.now() + this.deps.pollIntervalMs;
     const fix = mustBeFixed(e);
     if (fix !== null) {
-      if (claimed && !(isGatewayError(e) && certainlyNotStored(e))) journal.markUnknown('payout', id, fix, nextRead);
+      if (claimed && !(isGatewayError(e) && certainlyNotStored(e))) await journal.markUnknown('payout', id, fix, nextRead);
       else if (row.batchId === null && !unknownBefore) {
         // Told to listeners too: a payout held while nobody waits on it (a restart) still reaches a person.
-        if (journal.markHeld('payout', id, fix)) this.emit(row, 'HELD', 'local', false);
-      } else journal.markRetrying('payout', id, fix);
+        if (await journal.markHeld('payout', id, fix)) this.emit(row, 'HELD', 'local', false);
+      } else await journal.markRetrying('payout', id, fix);
       throw new EngineHaltError(fix, isGatewayError(e) ? e : null);
     }
     if (!isGatewayError(e)) {
       // A fault of the desk itself: a request that may have left is of unknown outcome.
-      if (claimed) journal.markUnknown('payout', id, `the desk failed while sending: ${e instanceof Error ? e.message : String(e)}`, nextRead);
+      if (claimed) await journal.markUnknown('payout', id, `the desk failed while sending: ${e instanceof Error ? e.message : String(e)}`, nextRead);
       throw e;
     }
     if (e.kind === 'validation') {
-      if (!unknownBefore && journal.markLocalFinal('payout', id, 'REJECTED', e.message, { status: e.status, code: e.code })) {
+      if (!unknownBefore && (await journal.markLocalFinal('payout', id, 'REJECTED', e.message, { status: e.status, code: e.code }))) {
         this.emit(row, 'REJECTED', 'local', true);
         return 'rejected';
       }
       // An earlier try of this id may still land: its refusal of a re-send proves nothing.
-      journal.markUnknown('payout', id, `${e.message}; an earlier send of this id has no answer yet, so it is checked with GET`, nextRead, true);
+      await journal.markUnknown('payout', id, `${e.message}; an earlier send of this id has no answer yet, so it is checked with GET`, nextRead, true);
       this.emit(row, 'UNKNOWN', 'local', false);
       return 'unknown';
     }
-    if (!claimed || certainlyNotStored(e)) journal.markRetrying('payout', id, e.message);
+    if (!claimed || certainlyNotStored(e)) await journal.markRetrying('payout', id, e.message);
     else {
-      journal.markUnknown('payout', id, e.message, nextRead);
+      await journal.markUnknown('payout', id, e.message, nextRead);
       this.emit(row, 'UNKNOWN', 'local', false);
     }
     return 'try-again';
@@ -156,24 +177,24 @@ export class PayoutSender {
    * the gateway could not be asked.
    */
   async resolveUncertain(id: string): Promise<'accepted' | 'mismatch' | 'unknown' | null> {
-    const row = this.deps.journal.getPayment('payout', id);
+    const row = await this.deps.journal.getPayment('payout', id);
     if (!row || (row.state !== 'SENDING' && row.state !== 'UNKNOWN')) return null;
     try {
       const read = await this.deps.gateway.getPayout(id);
       return await this.accept(row, read, 'poll');
     } catch (e) {
       if (isGatewayError(e, 'not-found')) {
-        this.deps.journal.markUnknown('payout', id, 'not found at the gateway yet; an earlier send may still land, so it is read again', this.deps.now() + this.deps.pollIntervalMs);
+        await this.deps.journal.markUnknown('payout', id, 'not found at the gateway yet; an earlier send may still land, so it is read again', this.deps.now() + this.deps.pollIntervalMs);
         return 'unknown';
       }
       if (!isGatewayError(e)) throw e;
       // Could not ask: it stays of unknown outcome and is asked again later (never left SENDING with no next read).
-      this.deps.journal.markUnknown('payout', id, `not read yet: ${e.message}`, this.deps.now() + this.deps.pollIntervalMs);
+      await this.deps.journal.markUnknown('payout', id, `not read yet: ${e.message}`, this.deps.now() + this.deps.pollIntervalMs);
       return null;
     }
   }
 
-  private async attempt(row: PaymentRecord, signal: AbortSignal | undefined, approved: SendOptions['approved']): Promise<SendOutcome> {
+  private async attempt(row: PaymentRecord, claim: SendClaim, signal: AbortSignal | undefined, approved: SendOptions['approved']): Promise<SendOutcome> {
     const { journal, gateway } = this.deps;
     if (row.state === 'SENDING' || row.state === 'UNKNOWN') {
       // An earlier send ended without a clear answer (crash, cut connection): ask before sending.
@@ -183,11 +204,12 @@ export class PayoutSender {
         if (!isGatewayError(e, 'not-found')) throw e;
       }
       // Not there (yet). The same id may be sent again unless the gateway already refused a re-send.
-      if (!journal.resendAllowed('payout', row.id)) return 'unknown';
+      if (!(await journal.resendAllowed('payout', row.id))) return 'unknown';
     }
-    // SENDING is committed when the rate slot is ours, right before the request leaves: a pause or
-    // cancel while it waits for the slot sends nothing and leaves the row as it was. One already on
-    // the wire is seen through.
+    // The claim is confirmed when the rate slot is ours, right before the request leaves (SQLite commits
+    // SENDING then; a team desk's claim, durable since before the slot, is checked to hold): a pause or
+    // cancel while it waits for the slot sends nothing and leaves the row as it was. One already on the
+    // wire is seen through.
     if (signal?.aborted) return 'aborted';
     // Set inside beforeSend, so typed wide (the compiler cannot see the callback's assignments).
     let given = 'aborted' as 'aborted' | 'not-unsent' | 'unapproved';
@@ -195,7 +217,7 @@ export class PayoutSender {
     const beforeSend = (): boolean => {
       if (signal?.aborted) given = 'aborted';
       else if (approved && !approved(row)) given = 'unapproved';
-      else if (!journal.markSending('payout', row.id)) given = 'not-unsent';
+      else if (!claim.confirm()) given = 'not-unsent';
       else {
         claims++;
         return true;
@@ -210,8 +232,8 @@ export class PayoutSender {
       if (e instanceof SendCancelledError) {
         // Stopped before a second try: the transport tries a create again only after a 429, so the first
         // try was not stored. Not SENDING any more (a stopped batch's SENDING row would wait for nothing).
-        if (claims > 0 && given === 'aborted') journal.markRetrying('payout', row.id, 'not sent: stopped while waiting out a 429');
-        if (claims > 0 && given === 'unapproved') journal.markRetrying('payout', row.id, 'not sent: its approvals changed while it waited out a 429');
+        if (claims > 0 && given === 'aborted') await journal.markRetrying('payout', row.id, 'not sent: stopped while waiting out a 429');
+        if (claims > 0 && given === 'unapproved') await journal.markRetrying('payout', row.id, 'not sent: its approvals changed while it waited out a 429');
         return given;
       }
       if (!isGatewayError(e, 'conflict')) throw e;
@@ -222,7 +244,7 @@ export class PayoutSender {
       } catch (readError) {
         if (!isGatewayError(readError, 'not-found')) throw readError;
         // It says it has the id but shows nothing: only reads settle this one now.
-        journal.markUnknown('payout', row.id, 'the gateway says it has this id but answers "not found" for it', this.deps.now() + this.deps.pollIntervalMs, true);
+        await journal.markUnknown('payout', row.id, 'the gateway says it has this id but answers "not found" for it', this.deps.now() + this.deps.pollIntervalMs, true);
         return 'unknown';
       }
     }
@@ -236,7 +258,7 @@ export class PayoutSender {
       (read.currencyCode !== undefined && read.currencyCode.toUpperCase() !== row.currencyCode)
     ) {
       const message = `the gateway holds ${row.id} with ${read.amountMinor ?? '?'} ${read.currencyCode ?? '?'} (minor units), not ${row.amountMinor} ${row.currencyCode}`;
-      journal.markLocalFinal('payout', row.id, 'MISMATCH', message, read.raw);
+      await journal.markLocalFinal('payout', row.id, 'MISMATCH', message, read.raw);
       this.emit(row, 'MISMATCH', 'local', false);
       return 'mismatch';
     }

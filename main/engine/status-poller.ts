@@ -9,13 +9,13 @@
 // folded there.
 import { isFinalStatus, type StatusSource } from '../domain/status';
 import { isGatewayError } from '../gateway/errors';
-import type { Journal, PaymentKind, PaymentRecord } from '../journal';
+import type { JournalPort, PaymentKind, PaymentRecord } from '../journal';
 import type { StatusChangedEvent } from './events';
 import type { GatewayStatusRead, PayoutGatewayPort } from './ports';
 import { nextReadAt, pollInterval } from './timing';
 
 export interface PollerDeps {
-  journal: Journal;
+  journal: JournalPort;
   gateway: PayoutGatewayPort;
   finalStatuses: readonly string[];
   pollIntervalMs: number;
@@ -73,7 +73,7 @@ export class StatusPoller {
     } finally {
       if (this.inFlight.get(key) === work) this.inFlight.delete(key);
     }
-    return this.deps.journal.getPayment(kind, id);
+    return await this.deps.journal.getPayment(kind, id);
   }
 
   /**
@@ -81,14 +81,14 @@ export class StatusPoller {
    * budget that creates leave free like any poll; a final one (a later change, e.g. a return) is read at once.
    */
   async nudge(kind: PaymentKind, id: string, source: StatusSource = 'callback'): Promise<void> {
-    const p = this.deps.journal.paymentState(kind, id);
+    const p = await this.deps.journal.paymentState(kind, id);
     if (!p || !READ_STATES.has(p.state)) return;
     if (p.isFinal || !this.running) {
       await this.refresh(kind, id, source);
       return;
     }
     this.nudged.set(`${kind}:${id}`, source);
-    this.deps.journal.setNextPoll(kind, id, this.deps.now());
+    await this.deps.journal.setNextPoll(kind, id, this.deps.now());
     this.wake();
   }
 
@@ -98,7 +98,7 @@ export class StatusPoller {
     this.timerDue = this.deps.now() + ms;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.tick();
+      void this.tick();
     }, ms);
   }
 
@@ -114,12 +114,12 @@ export class StatusPoller {
    * that late), instead of
    * looking every tick: an idle desk then does a few queries a minute, not four a second.
    */
-  private idleDelay(): number {
+  private async idleDelay(): Promise<number> {
     const tickMs = this.deps.tickMs ?? 250;
     const longest = Math.max(tickMs, Math.min(20 * tickMs, Math.floor(this.deps.pollIntervalMs / 2)));
     let next: number | null;
     try {
-      next = this.deps.journal.nextPollTime();
+      next = await this.deps.journal.nextPollTime();
     } catch {
       return longest; // the journal is busy or closing: look again later
     }
@@ -143,13 +143,13 @@ export class StatusPoller {
     return Math.max(0, maxInFlight - this.inFlight.size);
   }
 
-  private tick(): void {
+  private async tick(): Promise<void> {
     let busy = true;
     try {
       const budget = this.freeBudget();
       if (budget > 0) {
         const limit = budget + this.inFlight.size;
-        const due = this.deps.journal.duePolls(this.deps.now(), limit);
+        const due = await this.deps.journal.duePolls(this.deps.now(), limit);
         // Fewer due than asked for: everything due is started or in flight; nothing more before the next due time.
         busy = due.length >= limit;
         let started = 0;
@@ -168,23 +168,24 @@ export class StatusPoller {
       busy = false;
       this.deps.onError(e instanceof Error ? e : new Error(String(e)));
     }
-    this.schedule(busy ? (this.deps.tickMs ?? 250) : this.idleDelay());
+    this.schedule(busy ? (this.deps.tickMs ?? 250) : await this.idleDelay());
   }
 
   private async read(kind: PaymentKind, id: string, source: StatusSource): Promise<void> {
     const { journal, gateway } = this.deps;
-    const before = journal.getPayment(kind, id);
+    const before = await journal.getPayment(kind, id);
     if (!before) return;
     if (before.state === 'UNKNOWN' && kind === 'payout' && this.deps.resolveUnknown) {
       await this.deps.resolveUnknown(id).catch((e: unknown) => this.deps.onError(e instanceof Error ? e : new Error(String(e))));
-      if (journal.paymentState(kind, id)?.state === 'UNKNOWN' && (journal.getPayment(kind, id)?.nextPollAt ?? 0) <= this.deps.now()) {
-        journal.setNextPoll(kind, id, this.deps.now() + this.deps.pollIntervalMs);
+      const after = await journal.getPayment(kind, id);
+      if (after?.state === 'UNKNOWN' && (after.nextPollAt ?? 0) <= this.deps.now()) {
+        await journal.setNextPoll(kind, id, this.deps.now() + this.deps.pollIntervalMs);
       }
       return;
     }
     // Not for reading (sent again meanwhile, cancelled…): it is no longer due, or it would be looked at every tick.
     if (!READ_STATES.has(before.state)) {
-      if (before.nextPollAt !== null && before.state !== 'SENDING') journal.setNextPoll(kind, id, null);
+      if (before.nextPollAt !== null && before.state !== 'SENDING') await journal.setNextPoll(kind, id, null);
       return;
     }
     let read: GatewayStatusRead;
@@ -197,12 +198,12 @@ export class StatusPoller {
       const retryAt = this.deps.now() + pollInterval(this.ageOf(before), this.deps.pollIntervalMs);
       if (isGatewayError(e, 'not-found') && kind === 'payout') {
         // Accepted once, now unknown to the gateway: after a while a person must be told (MISSING).
-        if (journal.recordNotFound(kind, id, retryAt, this.deps.missingRule ?? DEFAULT_MISSING_RULE)) {
+        if (await journal.recordNotFound(kind, id, retryAt, this.deps.missingRule ?? DEFAULT_MISSING_RULE)) {
           this.deps.onStatus({ kind, id, status: 'MISSING', previousStatus: before.status, final: false, source: 'local', observedAt: this.deps.now(), batchId: before.batchId });
         }
         return;
       }
-      journal.setNextPoll(kind, id, retryAt);
+      await journal.setNextPoll(kind, id, retryAt);
       if (!isGatewayError(e)) this.deps.onError(e instanceof Error ? e : new Error(String(e)));
       return;
     }

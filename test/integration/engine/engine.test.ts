@@ -51,7 +51,7 @@ describe('engine against the sandbox', () => {
     const connection: string[] = [];
     engine.on('connection', (e) => connection.push(e.state));
     const rows = payoutRows(40, 'midway');
-    const batch = engine.submitBatch({ fileName: 'midway.json', sha256: 'midway', rows });
+    const batch = await engine.submitBatch({ fileName: 'midway.json', sha256: 'midway', rows });
     const journal = engine.journal;
     await until(() => journal.batchCounts(batch.id).sent >= 8, 10_000, 'the first payouts accepted');
 
@@ -97,7 +97,7 @@ describe('engine against the sandbox', () => {
     const connection: string[] = [];
     engine.on('connection', (e) => connection.push(e.state));
     const rows = payoutRows(12, 'offline');
-    const batch = engine.submitBatch({ fileName: 'offline.json', sha256: 'off', rows: rows.slice(2) });
+    const batch = await engine.submitBatch({ fileName: 'offline.json', sha256: 'off', rows: rows.slice(2) });
     const single = await engine.submitPayout(rows[0]!, { waitMs: 300 });
     // Waiting for its turn (SENDING) or back in the queue after a refused connection: never failed.
     expect(['QUEUED', 'SENDING']).toContain(single.state);

@@ -29,7 +29,7 @@ describe('batch under gateway faults', () => {
     desk = await createDesk({ baseUrl: sandbox.url, sandbox, rateLimitPerSec: 100, fetchTimeoutMs: 700 });
     const engine = await desk.runtime.engineFor(desk.profileId);
     const rows = payoutRows(300, 'fault');
-    const batch = engine.submitBatch({ fileName: 'faults.json', sha256: 'faults', rows });
+    const batch = await engine.submitBatch({ fileName: 'faults.json', sha256: 'faults', rows });
     const afterRun = await engine.waitForBatch(batch.id);
     expect(afterRun.state).toBe('COMPLETED');
 

@@ -18,7 +18,7 @@ describe('batch over a slow network', () => {
     desk = await createDesk({ baseUrl: sandbox.url, sandbox, rateLimitPerSec: 10 });
     const engine = await desk.runtime.engineFor(desk.profileId);
     const rows = payoutRows(80, 'net');
-    const batch = engine.submitBatch({ fileName: 'net.json', sha256: 'net', rows });
+    const batch = await engine.submitBatch({ fileName: 'net.json', sha256: 'net', rows });
     await engine.waitForBatch(batch.id);
     await until(() => engine.journal.batchCounts(batch.id).final === 80, 60_000, 'all 80 final');
 

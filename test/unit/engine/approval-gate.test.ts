@@ -58,7 +58,7 @@ describe('the approval gate in the engine', () => {
   it('changes nothing on a desk without people (TEST or LIVE): payouts and batches go as before', async () => {
     await desk('LIVE', []);
     await f.engine.submitPayout(big('p1'));
-    const batch = f.engine.submitBatch({ fileName: 'june.csv', sha256: 'aa', rows: [big('r1'), big('r2')] });
+    const batch = await f.engine.submitBatch({ fileName: 'june.csv', sha256: 'aa', rows: [big('r1'), big('r2')] });
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
     expect(creates()).toBe(3);
     expect(refusals()).toEqual([]);
@@ -87,13 +87,13 @@ describe('the approval gate in the engine', () => {
 
   it('pauses a batch that lacks approvals with the reason, sends nothing, and sends it once approved and resumed', async () => {
     const { approveAs } = await desk('LIVE');
-    const batch = f.engine.submitBatch({ fileName: 'june.csv', sha256: 'aa', rows: [big('r1'), big('r2')], preparedBy: 'paula' });
+    const batch = await f.engine.submitBatch({ fileName: 'june.csv', sha256: 'aa', rows: [big('r1'), big('r2')], preparedBy: 'paula' });
     const paused = await f.engine.waitForBatch(batch.id);
     expect(paused).toMatchObject({ state: 'PAUSED', pauseReason: 'Nothing was sent: it needs 1 approval (5000.00 EUR: 1), has 0' });
     expect(creates()).toBe(0);
     expect(refusals()).toHaveLength(1);
     await approveAs(bob, { kind: 'batch', id: batch.id });
-    f.engine.resumeBatch(batch.id);
+    await f.engine.resumeBatch(batch.id);
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
     expect(creates()).toBe(2);
   });
@@ -160,7 +160,7 @@ describe('the approval gate in the engine', () => {
       const batch = f.t.journal.createBatch({ fileName: 'june.csv', sha256: 'aa', preparedBy: 'paula', rows: ids.map((id) => ({ ...big(id), id })) });
       await d.approveAs(alice, { kind: 'batch', id: batch.id });
       const slots = holdSlots();
-      f.engine.resumeBatch(batch.id);
+      await f.engine.resumeBatch(batch.id);
       await until(() => slots.waiting.size === Math.min(ids.length, concurrency ?? ids.length));
       return { ...d, batch, slots };
     }
@@ -180,7 +180,7 @@ describe('the approval gate in the engine', () => {
       f.gateway.slot = null;
       await approveAs(alice, { kind: 'batch', id: batch.id });
       await approveAs(bob, { kind: 'batch', id: batch.id });
-      f.engine.resumeBatch(batch.id);
+      await f.engine.resumeBatch(batch.id);
       expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
       expect([...f.gateway.createCalls.entries()].sort()).toEqual([['r1', 1], ['r2', 1]]);
     });
@@ -227,7 +227,7 @@ describe('the approval gate in the engine', () => {
       f = engineFixture({ approvalGate: gate }, f.gateway, f.t);
       const errors: Error[] = [];
       f.engine.on('background-error', (e: Error) => errors.push(e));
-      const batch = f.engine.submitBatch({ fileName: 'june.csv', sha256: 'aa', rows: [big('r1'), big('r2')] });
+      const batch = await f.engine.submitBatch({ fileName: 'june.csv', sha256: 'aa', rows: [big('r1'), big('r2')] });
       expect(await f.engine.waitForBatch(batch.id)).toMatchObject({ state: 'PAUSED', pauseReason: expect.stringMatching(/could not be checked \(database is locked\)/) });
       expect(creates()).toBe(0);
       expect(asked).toBe(2);
@@ -259,7 +259,7 @@ describe('the approval gate in the engine', () => {
       return { ...d, batch, approval };
     }
     async function runAndExpectRefusal(batchId: string, code: string) {
-      f.engine.resumeBatch(batchId);
+      await f.engine.resumeBatch(batchId);
       const done = await f.engine.waitForBatch(batchId);
       expect(done.state).toBe('PAUSED');
       expect(creates()).toBe(0);
@@ -269,7 +269,7 @@ describe('the approval gate in the engine', () => {
 
     it('sends an approved batch untouched (the control case)', async () => {
       const { batch } = await approvedBatch();
-      f.engine.resumeBatch(batch.id);
+      await f.engine.resumeBatch(batch.id);
       expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
       expect(refusals()).toEqual([]);
     });
@@ -288,7 +288,7 @@ describe('the approval gate in the engine', () => {
 
       const other = f.t.journal.createBatch({ fileName: 'july.csv', sha256: 'bb', preparedBy: 'paula', rows: [big('s1'), big('s2')].map((r) => ({ ...r, id: r.idPayout })) });
       f.t.journal.db.prepare(`INSERT INTO approvals SELECT 'copy', profile_id, subject_kind, ?, manifest_digest, policy_version, decision, reason, signer_id, signed_at, signature, recorded_at FROM approvals WHERE id = ?`).run(other.id, approval.id);
-      f.engine.resumeBatch(other.id);
+      await f.engine.resumeBatch(other.id);
       expect((await f.engine.waitForBatch(other.id)).pauseReason).toMatch(/does not verify/);
       expect(creates()).toBe(0);
     });

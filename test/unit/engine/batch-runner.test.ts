@@ -14,7 +14,7 @@ describe('batch runner', () => {
     f = engineFixture();
     const events: BatchProgressEvent[] = [];
     f.engine.on('batch-progress', (e) => events.push(e));
-    const batch = f.engine.submitBatch({ fileName: 'june.csv', sha256: 'aa', rows: rows(40) });
+    const batch = await f.engine.submitBatch({ fileName: 'june.csv', sha256: 'aa', rows: rows(40) });
     const done = await f.engine.waitForBatch(batch.id);
     expect(done.state).toBe('COMPLETED');
     expect(f.gateway.stored.size).toBe(40);
@@ -38,7 +38,7 @@ describe('batch runner', () => {
     let startedAt = 0;
     f.engine.on('batch-progress', (e) => events.push({ ...e, at: clock }));
     startedAt = clock;
-    const batch = f.engine.submitBatch({ fileName: 'eta.csv', sha256: 'e1', rows: rows(60) });
+    const batch = await f.engine.submitBatch({ fileName: 'eta.csv', sha256: 'e1', rows: rows(60) });
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
 
     expect(events[0]).toMatchObject({ state: 'RUNNING', total: 60, sent: 0, ratePerSec: 0, etaSeconds: null });
@@ -78,7 +78,7 @@ describe('batch runner', () => {
     f.gateway.failCreates(1, 'validation');
     const events: BatchProgressEvent[] = [];
     f.engine.on('batch-progress', (e) => events.push(e));
-    const batch = f.engine.submitBatch({ fileName: 'mixed.csv', sha256: 'm1', rows: rows(3) });
+    const batch = await f.engine.submitBatch({ fileName: 'mixed.csv', sha256: 'm1', rows: rows(3) });
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
     // One row refused by the gateway (final, failed), two at the gateway without a final status yet.
     expect(events.at(-1)).toMatchObject({ state: 'COMPLETED', stateWord: 'SENT', total: 3, done: 1, failed: 1, pending: 2 });
@@ -90,10 +90,10 @@ describe('batch runner', () => {
     f.gateway.offline = true;
     const events: BatchProgressEvent[] = [];
     f.engine.on('batch-progress', (e) => events.push(e));
-    const batch = f.engine.submitBatch({ fileName: 'gone.csv', sha256: 'g1', rows: rows(2) });
+    const batch = await f.engine.submitBatch({ fileName: 'gone.csv', sha256: 'g1', rows: rows(2) });
     await until(() => events.some((e) => e.stateWord === 'WAITING'));
     expect(events.find((e) => e.stateWord === 'WAITING')!.stateReason).toMatch(/^gateway unreachable since \d\d:\d\d \(fake network\)$/);
-    expect(f.engine.batchProgress(batch.id)).toMatchObject({ state: 'RUNNING', stateWord: 'WAITING' });
+    expect(await f.engine.batchProgress(batch.id)).toMatchObject({ state: 'RUNNING', stateWord: 'WAITING' });
     f.gateway.offline = false;
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
   });
@@ -101,9 +101,9 @@ describe('batch runner', () => {
   it('refuses the whole batch when a row is invalid, naming the row, and stores nothing', async () => {
     f = engineFixture();
     const bad = [...rows(3), draft('x-4', { emailAddress: 'not-an-email' })];
-    expect(() => f.engine.submitBatch({ fileName: 'bad.csv', sha256: 'bb', rows: bad })).toThrow(/1 row/);
+    await expect(f.engine.submitBatch({ fileName: 'bad.csv', sha256: 'bb', rows: bad })).rejects.toThrow(/1 row/);
     try {
-      f.engine.submitBatch({ fileName: 'bad.csv', sha256: 'bb', rows: bad });
+      await f.engine.submitBatch({ fileName: 'bad.csv', sha256: 'bb', rows: bad });
     } catch (e) {
       expect((e as { problems: { rowNumber: number }[] }).problems.map((p) => p.rowNumber)).toEqual([4]);
     }
@@ -113,13 +113,13 @@ describe('batch runner', () => {
   it('pauses without losing rows and resumes with the same ids', async () => {
     f = engineFixture({ concurrency: 2 });
     f.gateway.offline = true; // nothing gets through until resumed
-    const batch = f.engine.submitBatch({ fileName: 'p.csv', sha256: 'cc', rows: rows(10) });
+    const batch = await f.engine.submitBatch({ fileName: 'p.csv', sha256: 'cc', rows: rows(10) });
     await until(() => f.gateway.createCalls.size >= 2);
     const paused = await f.engine.pauseBatch(batch.id);
     expect(paused.state).toBe('PAUSED');
     expect(f.t.journal.batchCounts(batch.id).byState.QUEUED).toBe(10);
     f.gateway.offline = false;
-    f.engine.resumeBatch(batch.id);
+    await f.engine.resumeBatch(batch.id);
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
     expect([...f.gateway.stored.keys()].sort()).toEqual(rows(10).map((r) => r.idPayout).sort());
   });
@@ -127,7 +127,7 @@ describe('batch runner', () => {
   it('pause while creates are on the wire: they end ACCEPTED, and resume never sends them again', async () => {
     f = engineFixture({ concurrency: 4 });
     f.gateway.wireDelayMs = 150;
-    const batch = f.engine.submitBatch({ fileName: 'w.csv', sha256: 'ww', rows: rows(20, 'w') });
+    const batch = await f.engine.submitBatch({ fileName: 'w.csv', sha256: 'ww', rows: rows(20, 'w') });
     // Four rows committed SENDING, their creates not answered yet.
     await until(() => f.t.journal.batchCounts(batch.id).byState.SENDING === 4);
     const onTheWire = f.t.journal.batchPayments(batch.id).filter((p) => p.state === 'SENDING').map((p) => p.id);
@@ -142,7 +142,7 @@ describe('batch runner', () => {
     expect(f.gateway.createCalls.size).toBe(4);
 
     f.gateway.wireDelayMs = 0;
-    f.engine.resumeBatch(batch.id);
+    await f.engine.resumeBatch(batch.id);
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
     expect(f.gateway.stored.size).toBe(20);
     expect([...f.gateway.createCalls.entries()].filter(([, n]) => n !== 1)).toEqual([]);
@@ -153,7 +153,7 @@ describe('batch runner', () => {
   it('pause or cancel while creates wait for a rate slot sends none of them: they stay QUEUED (SENDING is claimed only with the slot)', async () => {
     f = engineFixture({ concurrency: 4 });
     f.gateway.createDelayMs = 150; // every create waits this long for its slot
-    const batch = f.engine.submitBatch({ fileName: 's.csv', sha256: 'ss', rows: rows(12, 's') });
+    const batch = await f.engine.submitBatch({ fileName: 's.csv', sha256: 'ss', rows: rows(12, 's') });
     await until(() => f.t.journal.batchCounts(batch.id).byState.QUEUED === 12 && f.t.journal.getBatch(batch.id)?.state === 'RUNNING');
     await new Promise((r) => setTimeout(r, 30)); // four are waiting for a slot now
     const paused = await f.engine.pauseBatch(batch.id);
@@ -161,7 +161,7 @@ describe('batch runner', () => {
     expect(f.gateway.stored.size).toBe(0);
     expect(f.t.journal.batchCounts(batch.id).byState).toMatchObject({ QUEUED: 12, SENDING: 0 });
 
-    f.engine.resumeBatch(batch.id);
+    await f.engine.resumeBatch(batch.id);
     await until(() => f.gateway.stored.size >= 1, 3_000);
     const cancelled = await f.engine.cancelBatch(batch.id);
     const counts = f.t.journal.batchCounts(batch.id).byState;
@@ -176,7 +176,7 @@ describe('batch runner', () => {
     // A long backoff keeps the runner waiting after the 5xx, so the cancel lands while the outcome is unknown.
     f = engineFixture({ concurrency: 1, backoff: { baseMs: 60_000, capMs: 60_000 } });
     f.gateway.failCreates(1, 'server', true);
-    const batch = f.engine.submitBatch({ fileName: 'u.csv', sha256: 'ee', rows: rows(3, 'u') });
+    const batch = await f.engine.submitBatch({ fileName: 'u.csv', sha256: 'ee', rows: rows(3, 'u') });
     await until(() => f.t.journal.getPayment('payout', 'u-1')?.lastError === 'fake server');
     await f.engine.cancelBatch(batch.id);
     expect(f.gateway.stored.has('u-1')).toBe(true);
@@ -187,7 +187,7 @@ describe('batch runner', () => {
   it('cancel stops sending; accepted payouts stay tracked, unsent ones are cancelled', async () => {
     f = engineFixture({ concurrency: 1 });
     f.gateway.createDelayMs = 3;
-    const batch = f.engine.submitBatch({ fileName: 'c.csv', sha256: 'dd', rows: rows(200) });
+    const batch = await f.engine.submitBatch({ fileName: 'c.csv', sha256: 'dd', rows: rows(200) });
     await until(() => f.gateway.stored.size >= 5);
     const cancelled = await f.engine.cancelBatch(batch.id);
     expect(cancelled.state).toBe('CANCELLED');
@@ -199,17 +199,17 @@ describe('batch runner', () => {
     f.gateway.setStatus('SUCCESS');
     await f.engine.start();
     await until(() => f.t.journal.batchCounts(batch.id).final === f.gateway.stored.size);
-    expect(() => f.engine.resumeBatch(batch.id)).toThrow(/cancelled/);
+    await expect(f.engine.resumeBatch(batch.id)).rejects.toThrow(/cancelled/);
   });
 
   it('pauses the batch with the reason when the gateway refuses the credentials', async () => {
     f = engineFixture({ concurrency: 1 });
     f.gateway.failCreates(1, 'unauthorized');
-    const batch = f.engine.submitBatch({ fileName: 'a.csv', sha256: 'ee', rows: rows(5) });
+    const batch = await f.engine.submitBatch({ fileName: 'a.csv', sha256: 'ee', rows: rows(5) });
     const after = await f.engine.waitForBatch(batch.id);
     expect(after).toMatchObject({ state: 'PAUSED', pauseReason: expect.stringMatching(/unauthorized/) });
     expect(f.gateway.stored.size).toBe(0);
-    f.engine.resumeBatch(batch.id);
+    await f.engine.resumeBatch(batch.id);
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
   });
 

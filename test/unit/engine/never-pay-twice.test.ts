@@ -11,7 +11,7 @@ afterEach(async () => f?.dispose());
 /** A two-row batch: A goes to an account the (fake) gateway fails, B is paid. */
 async function batchOfTwo(fx: EngineFixture) {
   await fx.engine.start();
-  const batch = fx.engine.submitBatch({ fileName: 'two.csv', sha256: 'x'.repeat(64), rows: [draft('A', { accountName: 'Ada' }), draft('B', { accountName: 'Bea' })] });
+  const batch = await fx.engine.submitBatch({ fileName: 'two.csv', sha256: 'x'.repeat(64), rows: [draft('A', { accountName: 'Ada' }), draft('B', { accountName: 'Bea' })] });
   await fx.engine.waitForBatch(batch.id);
   return batch.id;
 }
@@ -31,21 +31,21 @@ describe('retry failed rows', () => {
     const batchId = await batchOfTwo(f);
     await finalAs(f, 'A', 'FAILED');
     await finalAs(f, 'B', 'SUCCESS');
-    expect([...f.engine.retryableIds(batchId)]).toEqual(['A']);
-    const first = f.engine.retryFailed(batchId, ['A']);
+    expect([...(await f.engine.retryableIds(batchId))]).toEqual(['A']);
+    const first = await f.engine.retryFailed(batchId, ['A']);
     await f.engine.waitForBatch(first.id);
     const [aRetry] = f.t.journal.batchPayments(first.id);
     expect(aRetry).toMatchObject({ retryOf: 'A', intentId: f.t.journal.getPayment('payout', 'A')?.intentId });
 
     // B is returned after it was paid: now B, and only B, may be sent again.
     await finalAs(f, 'B', 'RETURNED');
-    expect([...f.engine.retryableIds(batchId)]).toEqual(['B']);
-    expect(() => f.engine.retryFailed(batchId, ['A', 'B'])).toThrow(expect.objectContaining({ code: 'RETRY_ROWS_CHANGED' }));
-    expect(() => f.engine.retryFailed(batchId, ['A'])).toThrow(expect.objectContaining({ code: 'RETRY_ROWS_CHANGED' }));
-    const second = f.engine.retryFailed(batchId, ['B']);
+    expect([...(await f.engine.retryableIds(batchId))]).toEqual(['B']);
+    await expect(f.engine.retryFailed(batchId, ['A', 'B'])).rejects.toThrow(expect.objectContaining({ code: 'RETRY_ROWS_CHANGED' }));
+    await expect(f.engine.retryFailed(batchId, ['A'])).rejects.toThrow(expect.objectContaining({ code: 'RETRY_ROWS_CHANGED' }));
+    const second = await f.engine.retryFailed(batchId, ['B']);
     await f.engine.waitForBatch(second.id);
     expect(f.t.journal.batchPayments(second.id).map((p) => p.retryOf)).toEqual(['B']);
-    expect(() => f.engine.retryFailed(batchId, [])).toThrow(expect.objectContaining({ code: 'NOTHING_TO_RETRY' }));
+    await expect(f.engine.retryFailed(batchId, [])).rejects.toThrow(expect.objectContaining({ code: 'NOTHING_TO_RETRY' }));
     // A's intent: exactly two attempts, the first failed.
     expect(f.t.journal.intentAttempts(aRetry!.intentId!).map((p) => p.id)).toEqual(['A', aRetry!.id]);
     expect(f.gateway.createCalls.get('A')).toBe(1);
@@ -56,7 +56,7 @@ describe('retry failed rows', () => {
     const batchId = await batchOfTwo(f);
     await finalAs(f, 'A', 'PROCESSING');
     expect(f.t.journal.getPayment('payout', 'A')?.isFinal).toBe(true);
-    expect(f.engine.retryableIds(batchId).size).toBe(0);
+    expect((await f.engine.retryableIds(batchId)).size).toBe(0);
   });
 });
 
@@ -65,13 +65,13 @@ describe('unknown outcomes', () => {
     f = engineFixture({ backoff: { baseMs: 60_000, capMs: 60_000 } });
     await f.engine.start();
     f.gateway.failCreates(1, 'timeout');
-    const batch = f.engine.submitBatch({ fileName: 'late.csv', sha256: 'y'.repeat(64), rows: [draft('late')] });
+    const batch = await f.engine.submitBatch({ fileName: 'late.csv', sha256: 'y'.repeat(64), rows: [draft('late')] });
     await until(() => f.t.journal.getPayment('payout', 'late')?.state === 'UNKNOWN', 5_000);
     await f.engine.pauseBatch(batch.id);
     expect(f.t.journal.getPayment('payout', 'late')?.state).toBe('UNKNOWN');
     await f.engine.cancelBatch(batch.id);
     expect(f.t.journal.getPayment('payout', 'late')).toMatchObject({ state: 'UNKNOWN', isFinal: false });
-    expect(f.engine.retryableIds(batch.id).size).toBe(0);
+    expect((await f.engine.retryableIds(batch.id)).size).toBe(0);
     // The first POST reaches the gateway after all: the desk reads it and follows it.
     f.gateway.stored.set('late', { request: { ...draft('late') }, status: 'SUCCESS' });
     await until(() => f.t.journal.getPayment('payout', 'late')?.status === 'SUCCESS', 5_000);
@@ -129,7 +129,7 @@ describe('held payouts', () => {
     f = engineFixture();
     f.gateway.failCreates(1, 'forbidden');
     await expect(f.engine.submitPayout(draft('nokey'))).rejects.toMatchObject({ code: 'PAYOUT_HELD' });
-    expect(f.engine.discardPayout('nokey', { actor: 'ada' })).toMatchObject({ state: 'DISCARDED', isFinal: true });
+    expect(await f.engine.discardPayout('nokey', { actor: 'ada' })).toMatchObject({ state: 'DISCARDED', isFinal: true });
     await expect(f.engine.releasePayout('nokey')).rejects.toMatchObject({ code: 'BAD_STATE' });
     expect(f.gateway.stored.size).toBe(0);
   });
@@ -138,7 +138,7 @@ describe('held payouts', () => {
     f = engineFixture();
     await f.engine.start();
     f.gateway.failCreates(1, 'unauthorized');
-    const batch = f.engine.submitBatch({ fileName: 'auth.csv', sha256: 'z'.repeat(64), rows: [draft('r1'), draft('r2')] });
+    const batch = await f.engine.submitBatch({ fileName: 'auth.csv', sha256: 'z'.repeat(64), rows: [draft('r1'), draft('r2')] });
     const ended = await f.engine.waitForBatch(batch.id);
     expect(ended).toMatchObject({ state: 'PAUSED', pauseReason: expect.stringContaining('fake unauthorized') });
     expect(f.t.journal.getPayment('payout', 'r1')?.state).toBe('QUEUED');
@@ -159,13 +159,13 @@ describe('a cancel during a refused send', () => {
     await f.engine.start();
     f.gateway.createDelayMs = 50; // the create waits for its slot while the person cancels
     f.gateway.preSendFaults.push('unauthorized');
-    const batch = f.engine.submitBatch({ fileName: 'race.csv', sha256: 'r'.repeat(64), rows: [draft('race')] });
+    const batch = await f.engine.submitBatch({ fileName: 'race.csv', sha256: 'r'.repeat(64), rows: [draft('race')] });
     const cancelled = await f.engine.cancelBatch(batch.id);
     expect(cancelled.state).toBe('CANCELLED');
     await new Promise((r) => setTimeout(r, 100));
     expect(f.t.journal.getBatch(batch.id)?.state).toBe('CANCELLED');
     expect(f.t.journal.getPayment('payout', 'race')?.state).toBe('CANCELLED');
-    expect(() => f.engine.resumeBatch(batch.id)).toThrow(expect.objectContaining({ code: 'BAD_STATE' }));
+    await expect(f.engine.resumeBatch(batch.id)).rejects.toThrow(expect.objectContaining({ code: 'BAD_STATE' }));
     expect(f.gateway.createCalls.has('race')).toBe(false);
   });
 });
@@ -183,7 +183,7 @@ describe('a pause while a create waits out a 429', () => {
       if (!options.beforeSend()) throw new SendCancelledError('createPayout');
       return original(id, request, {});
     };
-    const batch = f.engine.submitBatch({ fileName: 'wait.csv', sha256: 'w'.repeat(64), rows: [draft('waits')] });
+    const batch = await f.engine.submitBatch({ fileName: 'wait.csv', sha256: 'w'.repeat(64), rows: [draft('waits')] });
     await until(() => f.t.journal.getPayment('payout', 'waits')?.state === 'SENDING');
     await f.engine.pauseBatch(batch.id);
     expect(f.t.journal.getPayment('payout', 'waits')?.state).toBe('QUEUED');

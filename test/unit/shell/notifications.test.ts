@@ -186,7 +186,7 @@ describe('the policy fed with what the engine emits', () => {
     f = engineFixture();
     const notes = wire(f);
     await f.engine.start();
-    const batch = f.engine.submitBatch({ fileName: 'june.csv', sha256: 'aa', rows: [draft('b-1'), draft('b-2'), draft('b-3')] });
+    const batch = await f.engine.submitBatch({ fileName: 'june.csv', sha256: 'aa', rows: [draft('b-1'), draft('b-2'), draft('b-3')] });
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
     // Everything is at the gateway, nothing is final yet: the batch has not finished for the user.
     expect(notes).toEqual([]);
@@ -211,7 +211,7 @@ describe('the policy fed with what the engine emits', () => {
     f = engineFixture({ backoff: { baseMs: 60_000, capMs: 60_000 } });
     const notes = wire(f);
     f.gateway.offline = true;
-    const batch = f.engine.submitBatch({ fileName: 'july.csv', sha256: 'bb', rows: [draft('c-1'), draft('c-2')] });
+    const batch = await f.engine.submitBatch({ fileName: 'july.csv', sha256: 'bb', rows: [draft('c-1'), draft('c-2')] });
     await until(() => (f?.gateway.createCalls.size ?? 0) > 0);
     await f.engine.cancelBatch(batch.id);
     expect(notes).toEqual([expect.objectContaining({ level: 'warning', title: 'Batch cancelled' })]);
