@@ -22,6 +22,11 @@ export interface AppContextOptions {
   logger?: Logger;
   /** What carries gateway requests; default real HTTP. The simulation's in-process gateway goes here. */
   httpAdapter?: AxiosAdapter;
+  /**
+   * The limiter of a profile whose rate budget is shared with other desks (a team desk: main/team), or
+   * undefined for this process's own limiter of the merchant.
+   */
+  sharedLimiterFor?: (profile: Profile) => RateLimiter | undefined;
 }
 
 export interface AppContext {
@@ -51,7 +56,7 @@ export function createAppContext(options: AppContextOptions): AppContext {
   const limiters = new RateLimiterRegistry();
   const clients = new Map<string, { client: GatewayClient; stamp: string }>();
 
-  const limiterFor = (profile: Profile) => limiters.for(profile.baseUrl, profile.merchantCode, profile.rateLimitPerSec);
+  const limiterFor = (profile: Profile) => options.sharedLimiterFor?.(profile) ?? limiters.for(profile.baseUrl, profile.merchantCode, profile.rateLimitPerSec);
 
   const credentialsFor = (profileId: string) => async (): Promise<TokenCredentials> => {
     // Read the profile each time: an opt-in change or a key rotation applies to the next token.

@@ -277,7 +277,7 @@ export class RateLimiter {
   }
 
   /** A + B as used now: the estimate less the margin; negative means a margin beyond the worst case. */
-  private floor(): number {
+  protected floor(): number {
     return this.floorEstimate - this.marginMs - this.extraMargin;
   }
 

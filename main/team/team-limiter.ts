@@ -1,0 +1,41 @@
+// The rate limiter of a desk in a team: this desk's own limiter (lanes, creates before reads, the pacing the
+// poller reads) and then a slot of the merchant's budget in the team database (main/journal/pg/rate-budget.ts),
+// so the gateway's 10 requests a second are shared by every desk of the team, not granted to each.
+import { RateLimiter, type Lane, type RateLimiterOptions, type SlotOutcome } from '../gateway/rate-limiter';
+import type { TeamRateBudget } from '../journal/pg/rate-budget';
+
+export class TeamRateLimiter extends RateLimiter {
+  constructor(
+    private readonly budget: TeamRateBudget,
+    options: Omit<RateLimiterOptions, 'limit'> & { requestTimeoutMs: number },
+  ) {
+    super({ ...options, limit: budget.rules.limit });
+    // A slot's life in the budget assumes the request is over by maxRequestMs after it was reserved.
+    if (options.requestTimeoutMs > budget.rules.maxRequestMs) {
+      throw new RangeError(`the gateway time-out (${options.requestTimeoutMs} ms) must not be longer than a budget slot's request life (${budget.rules.maxRequestMs} ms)`);
+    }
+  }
+
+  /**
+   * A local slot first (at most `limit` of this desk's requests wait on the database at once), then the
+   * team's. If the team database cannot grant one, nothing is sent: the error reaches the caller.
+   */
+  override async acquire(lane: Lane): Promise<(outcome?: SlotOutcome) => void> {
+    const local = await super.acquire(lane);
+    let slot: Awaited<ReturnType<TeamRateBudget['reserve']>>;
+    try {
+      slot = await this.budget.reserve(lane, { ownFloorMs: Math.max(0, this.floor()) });
+    } catch (error) {
+      local('no-answer');
+      throw error;
+    }
+    let ended = false;
+    return (outcome: SlotOutcome = 'no-answer') => {
+      if (ended) return;
+      ended = true;
+      local(outcome);
+      // A 429 pauses every desk of the team (for 1 s: the Retry-After is read after this, by rateLimited()).
+      void slot.end(outcome);
+    };
+  }
+}
