@@ -38,6 +38,8 @@ export class BatchRun {
   /** The gate's current yes for this batch (null: not asked yet, so a first create asks it). */
   private clearance: ApprovalClearance | null = null;
   private asking: Promise<boolean> | null = null;
+  /** Rows this run left because another desk of the team held them (their claim); a later run looks again. */
+  heldElsewhere = 0;
   readonly done: Promise<BatchRecord>;
 
   constructor(
@@ -83,6 +85,7 @@ export class BatchRun {
             continue;
           }
           if (outcome === 'accepted') this.acceptedAt.push(this.deps.now());
+          if (outcome === 'held-elsewhere') this.heldElsewhere++;
         } catch (e) {
           if (e instanceof EngineHaltError) {
             halt ??= e;

@@ -44,6 +44,11 @@ export interface PayoutEngineOptions<J extends JournalPort = Journal> {
   balanceCurrencies?: readonly string[];
   /** When an accepted payout answering 404 is flagged MISSING (default: 3 reads over 15 minutes). */
   missingRule?: { reads: number; spanMs: number };
+  /**
+   * How long after a run that left rows held by another desk of the team (their claims) the batch is run
+   * again, to send what that desk gave back or, if it died, what its expired claims left (default 2 s).
+   */
+  heldElsewhereRetryMs?: number;
   /** Dual control: asked before the first create of a payout or a batch; absent, nothing is asked. */
   approvalGate?: ApprovalGatePort | null;
   now?: () => number;
@@ -84,6 +89,8 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   private readonly runs = new Map<string, BatchRun>();
   /** Pending "a payout of this finished batch settled" reports, one per batch at a time. */
   private readonly settleReports = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Batches to run again once another desk's claims may have been given back or expired. */
+  private readonly reruns = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly singles = new Map<string, Promise<SendOutcome>>();
   private singlesAbort = new AbortController();
   private readonly now: () => number;
@@ -198,6 +205,8 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     this.balances.stop();
     for (const timer of this.settleReports.values()) clearTimeout(timer);
     this.settleReports.clear();
+    for (const timer of this.reruns.values()) clearTimeout(timer);
+    this.reruns.clear();
     await Promise.all([pollerStopped, this.listener.stop(), this.balances.settle()]);
     if (this.options.callbackListen) this.callbackState = { ...this.callbackState, state: 'stopped', boundTo: null };
   }
@@ -387,10 +396,29 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     });
     this.runs.set(batchId, run);
     void run.done
+      .then((batch) => {
+        if (run.heldElsewhere > 0 && !run.stopping && batch.state === 'RUNNING') this.rerunLater(batchId);
+      })
       .catch((e: unknown) => this.emit('background-error', e instanceof Error ? e : new Error(String(e))))
       .finally(() => {
         if (this.runs.get(batchId) === run) this.runs.delete(batchId);
       });
+  }
+
+  /** Runs the batch again a little later (a team desk: rows another desk held may be free by then). */
+  private rerunLater(batchId: string): void {
+    if (!this.started || this.reruns.has(batchId)) return;
+    const timer = setTimeout(() => {
+      this.reruns.delete(batchId);
+      if (!this.started) return;
+      Promise.resolve(this.journal.getBatch(batchId))
+        .then((batch) => {
+          if (this.started && batch?.state === 'RUNNING') this.startRun(batchId);
+        })
+        .catch((e: unknown) => this.emit('background-error', e instanceof Error ? e : new Error(String(e))));
+    }, this.options.heldElsewhereRetryMs ?? 2_000);
+    timer.unref?.();
+    this.reruns.set(batchId, timer);
   }
 
   /**

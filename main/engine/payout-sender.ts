@@ -11,8 +11,11 @@ import type { StatusChangedEvent } from './events';
 import type { GatewayStatusRead, PayoutGatewayPort, PayoutRequest } from './ports';
 import { backoffDelay, nextReadAt, sleep, type BackoffOptions } from './timing';
 
-/** 'unapproved': a first create was not sent because its approval no longer holds; ask the gate again. */
-export type SendOutcome = 'accepted' | 'rejected' | 'mismatch' | 'unknown' | 'aborted' | 'not-unsent' | 'unapproved';
+/**
+ * 'unapproved': a first create was not sent because its approval no longer holds; ask the gate again.
+ * 'held-elsewhere': another desk of the team holds the payout's claim; it is that desk's to send.
+ */
+export type SendOutcome = 'accepted' | 'rejected' | 'mismatch' | 'unknown' | 'aborted' | 'not-unsent' | 'unapproved' | 'held-elsewhere';
 
 export interface SendOptions {
   /**
@@ -91,11 +94,12 @@ export class PayoutSender {
     const { journal } = this.deps;
     if (signal?.aborted) return 'aborted';
     // The claim comes first, before any read of the gateway or wait for a rate slot: a payout another desk
-    // of the team holds is that desk's to send ('not-unsent' here), and one this desk holds is nobody else's.
+    // of the team holds is that desk's to send ('held-elsewhere'), and one this desk holds is nobody else's.
     const claim = await journal.claimSend('payout', id);
     if (!claim) {
-      if (!(await journal.getPayment('payout', id))) throw new Error(`payout ${id} is not in the journal`);
-      return 'not-unsent';
+      const row = await journal.getPayment('payout', id);
+      if (!row) throw new Error(`payout ${id} is not in the journal`);
+      return row.state === 'QUEUED' || row.state === 'SENDING' || row.state === 'UNKNOWN' ? 'held-elsewhere' : 'not-unsent';
     }
     try {
       return await this.sendClaimed(id, claim, signal, options);
@@ -212,7 +216,7 @@ export class PayoutSender {
     // wire is seen through.
     if (signal?.aborted) return 'aborted';
     // Set inside beforeSend, so typed wide (the compiler cannot see the callback's assignments).
-    let given = 'aborted' as 'aborted' | 'not-unsent' | 'unapproved';
+    let given = 'aborted' as 'aborted' | 'not-unsent' | 'unapproved' | 'held-elsewhere';
     let claims = 0;
     const beforeSend = (): boolean => {
       if (signal?.aborted) given = 'aborted';
@@ -234,6 +238,9 @@ export class PayoutSender {
         // try was not stored. Not SENDING any more (a stopped batch's SENDING row would wait for nothing).
         if (claims > 0 && given === 'aborted') await journal.markRetrying('payout', row.id, 'not sent: stopped while waiting out a 429');
         if (claims > 0 && given === 'unapproved') await journal.markRetrying('payout', row.id, 'not sent: its approvals changed while it waited out a 429');
+        // A claim that no longer held at the slot (a team desk's lease ran short) on a payout still unsent: not
+        // sent by this desk now; a later run claims it again, or the desk that took it over sends it.
+        if (given === 'not-unsent' && ['QUEUED', 'SENDING', 'UNKNOWN'].includes((await journal.getPayment('payout', row.id))?.state ?? '')) return 'held-elsewhere';
         return given;
       }
       if (!isGatewayError(e, 'conflict')) throw e;
