@@ -97,6 +97,11 @@ export class PgJournal implements JournalPort {
   private readonly onBackgroundError: (error: unknown) => void;
   /** performance.now() until which this desk's lease is surely alive on the database (0: never held). */
   private validUntil = 0;
+  /**
+   * Bumped when a heartbeat renews a lease that had already run out here: claims taken before then are
+   * void (another desk may have taken their payments over meanwhile), even once the lease is alive again.
+   */
+  private leaseEpoch = 0;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private heartbeatRunning: Promise<void> | null = null;
   private closed = false;
@@ -117,8 +122,9 @@ export class PgJournal implements JournalPort {
     this.maxRequestMs = options.maxRequestMs ?? 30_000;
     this.pollTakeMs = options.pollTakeMs ?? 30_000;
     this.onBackgroundError = options.onBackgroundError ?? ((error) => console.error('team journal: a write after confirm() failed', error));
-    if (!(this.maxRequestMs + this.marginMs < this.leaseMs)) {
-      throw new Error(`leaseMs (${this.leaseMs}) must exceed maxRequestMs + marginMs (${this.maxRequestMs + this.marginMs}), or no request could ever leave`);
+    // Right before a heartbeat (every leaseMs/3) a request must still be able to leave.
+    if (!((this.leaseMs * 2) / 3 > this.maxRequestMs + this.marginMs)) {
+      throw new Error(`two thirds of leaseMs (${this.leaseMs}) must exceed maxRequestMs + marginMs (${this.maxRequestMs + this.marginMs}), or requests could not leave between heartbeats`);
     }
   }
 
@@ -174,7 +180,9 @@ export class PgJournal implements JournalPort {
        ON CONFLICT (desk_id) DO UPDATE SET lease_until = EXCLUDED.lease_until`,
       [this.deskId, this.leaseMs],
     );
-    if (!this.closed) this.validUntil = Math.max(this.validUntil, sentAt + this.leaseMs - this.marginMs);
+    if (this.closed) return;
+    if (performance.now() > this.validUntil) this.leaseEpoch++;
+    this.validUntil = Math.max(this.validUntil, sentAt + this.leaseMs - this.marginMs);
   }
 
   /** Renews the lease now (the heartbeat does so every leaseMs/3). */
@@ -386,14 +394,16 @@ export class PgJournal implements JournalPort {
   async claimSend(kind: PaymentKind, id: string): Promise<SendClaim | null> {
     const key = `${kind}:${id}`;
     if (!this.leaseHeld() || this.held.has(key)) return null;
+    const epoch = this.leaseEpoch;
     this.held.add(key);
     const claimed = await this.serial(kind, id, () => this.transaction(async (client) => {
       const row = (await client.query(
-        `SELECT p.state, p.claimed_by, (p.claimed_by IS NOT NULL AND p.claimed_by <> $3 AND ${CLAIM_DEAD}) AS dead
+        `SELECT p.state, p.claimed_by, (p.claimed_by IS NOT NULL AND p.claimed_by <> $3 AND ${CLAIM_DEAD}) AS dead,
+                EXISTS (SELECT 1 FROM desk_leases l WHERE l.desk_id = $3 AND l.lease_until > clock_timestamp()) AS mine_alive
            FROM payments p WHERE p.kind = $1 AND p.id = $2 FOR UPDATE`,
         [kind, id, this.deskId],
-      )).rows[0] as { state: PaymentState; claimed_by: string | null; dead: boolean } | undefined;
-      if (!row || !['QUEUED', 'SENDING', 'UNKNOWN'].includes(row.state)) return false;
+      )).rows[0] as { state: PaymentState; claimed_by: string | null; dead: boolean; mine_alive: boolean } | undefined;
+      if (!row || !row.mine_alive || !['QUEUED', 'SENDING', 'UNKNOWN'].includes(row.state)) return false;
       if (row.claimed_by !== null && row.claimed_by !== this.deskId && !row.dead) return false;
       if (row.dead || (row.claimed_by === null && row.state === 'SENDING')) {
         await this.markUnknownIn(client, kind, id, TAKEN_OVER, this.now());
@@ -409,7 +419,7 @@ export class PgJournal implements JournalPort {
       return null;
     }
     return {
-      confirm: () => this.confirmSend(kind, id),
+      confirm: () => this.confirmSend(kind, id, epoch),
       release: () => this.releaseClaim(kind, id),
     };
   }
@@ -419,8 +429,8 @@ export class PgJournal implements JournalPort {
    * (maxRequestMs); then starts, without waiting, the SENDING write (ordered before any later write of this
    * desk to the payment, and a no-op if the claim was taken over meanwhile).
    */
-  private confirmSend(kind: PaymentKind, id: string): boolean {
-    if (!this.leaseHeld(this.maxRequestMs)) return false;
+  private confirmSend(kind: PaymentKind, id: string, epoch: number): boolean {
+    if (epoch !== this.leaseEpoch || !this.leaseHeld(this.maxRequestMs)) return false;
     const at = this.now();
     this.serial(kind, id, () => this.pool.query(
       `UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, next_poll_at = NULL, updated_at = $3

@@ -155,6 +155,22 @@ describe('desks sharing the team journal', () => {
     await eventually(async () => (await j.claimSend('payout', 'p-3')) === null, 'claims to stop');
   });
 
+  it('voids the claims of a desk that hung past its lease, even once its heartbeat comes back', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: hung } = await desk(url, { leaseMs: 300, marginMs: 50, maxRequestMs: 100 });
+    const { journal: other } = await desk(url);
+    await other.insertPayment('payout', payout('p-1'));
+    const stale = await hung.claimSend('payout', 'p-1');
+    expect(stale).not.toBeNull();
+    hung.stopHeartbeat();
+    const taken = await eventually(() => other.claimSend('payout', 'p-1'), 'the hung desk to be taken over');
+    await hung.renewLease(); // it wakes up: its lease is alive again
+    expect(stale!.confirm()).toBe(false);
+    expect(taken.confirm()).toBe(true);
+    expect(await other.getPayment('payout', 'p-1')).toMatchObject({ state: 'SENDING', attempts: 1 });
+    await taken.release();
+  });
+
   it('never hands one due status read to two desks', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const { journal: a } = await desk(url);
