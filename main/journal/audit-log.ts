@@ -97,7 +97,7 @@ export function auditKeyId(key: Buffer): string {
   return createHmac('sha256', key).update('payout-desk audit key id').digest('hex').slice(0, 16);
 }
 
-interface EntryFields {
+export interface EntryFields {
   seq: number;
   at: number;
   actor: string;
@@ -106,7 +106,7 @@ interface EntryFields {
   detailsJson: string;
 }
 
-function entryHash(prevHash: string, e: EntryFields, seal: { id: string; key: Buffer } | null): string {
+export function entryHash(prevHash: string, e: EntryFields, seal: { id: string; key: Buffer } | null): string {
   const fields = { seq: e.seq, at: e.at, actor: e.actor, action: e.action, subject: e.subject, details: JSON.parse(e.detailsJson) as unknown };
   // A sealed entry also commits to the id of its key, so an entry cannot be passed off as another key's.
   if (!seal) return createHash('sha256').update(prevHash + canonicalJson(fields)).digest('hex');

@@ -814,7 +814,8 @@ export class Journal implements JournalPort {
   }
 }
 
-function totalsOf(rows: NewPayment[]): CurrencyTotal[] {
+/** Amounts per currency of a batch's rows (its totals_json). */
+export function totalsOf(rows: NewPayment[]): CurrencyTotal[] {
   const by = new Map<string, number[]>();
   for (const r of rows) {
     const list = by.get(r.currencyCode) ?? [];

@@ -1,8 +1,8 @@
 // The team journal's schema on PostgreSQL: the same records as the SQLite journal (migrations.ts), in
 // PostgreSQL's types, applied in order under an advisory lock so two desks starting at once do not race.
 // So far: the dual-control records, the shared rate budget, and payments, batches and status events as
-// the read side (history) needs them; intents, payees, balances and audit follow as their adapters land
-// (issue "Team desk").
+// the read side (history) needs them, then intents, balances, the audit log, and the desks' leases and send
+// claims for the write side (PgJournal); payees follow as their adapter lands (issue "Team desk").
 // Needs pg_trgm (PostgreSQL's contrib; a trusted extension) and a server built with ICU ("und-x-icu").
 import type { Pool, PoolClient } from 'pg';
 
@@ -208,6 +208,48 @@ const MIGRATIONS: readonly string[] = [
     raw_json TEXT
   );
   CREATE INDEX status_events_payment ON status_events (kind, id, seq);
+  `,
+  // 4: the journal's write side (pg/journal.ts, PgJournal): intents, balance snapshots and the audit log as
+  //    SQLite has them (migrations 1, 3, 4 there), and what only a team needs: each desk process's lease
+  //    (desk_leases, on the database's clock) and the desk holding the right to send a payment
+  //    (payments.claimed_by, a desk_id; no foreign key: a claim outlives its lease row until taken over).
+  //    payments.intent_id stays without a foreign key: copy.ts seeds payments from a SQLite journal without
+  //    its intents. audit_log.key_id is kept for the keyed sealing of SQLite migration 4 (not yet written
+  //    by team desks: their entries are chained unkeyed, key_id NULL).
+  `
+  CREATE TABLE intents (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    source TEXT NOT NULL CHECK (source IN ('single', 'batch', 'retry', 'existing')),
+    created_at BIGINT NOT NULL,
+    actor TEXT NOT NULL
+  );
+
+  CREATE TABLE balance_snapshots (
+    seq BIGSERIAL PRIMARY KEY,
+    currency_code TEXT COLLATE "C" NOT NULL,
+    available_minor BIGINT NOT NULL,
+    reserved_minor BIGINT NOT NULL,
+    observed_at BIGINT NOT NULL
+  );
+  CREATE INDEX balance_snapshots_currency ON balance_snapshots (currency_code, observed_at);
+
+  CREATE TABLE audit_log (
+    seq BIGINT PRIMARY KEY,
+    at BIGINT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    subject TEXT,
+    details_json TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    key_id TEXT
+  );
+  CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION append_only();
+
+  CREATE TABLE desk_leases (desk_id TEXT COLLATE "C" PRIMARY KEY, lease_until TIMESTAMPTZ NOT NULL);
+
+  ALTER TABLE payments ADD COLUMN claimed_by TEXT COLLATE "C";
+  CREATE INDEX payments_claimed ON payments (claimed_by) WHERE claimed_by IS NOT NULL;
   `,
 ];
 

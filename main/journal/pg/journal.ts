@@ -1,0 +1,869 @@
+// The team journal on PostgreSQL: the adapter of JournalPort (port.ts) that lets the desks of a finance team
+// share one database (issue "Team desk"). Each method behaves as the SQLite journal's (journal.ts): the same
+// state transitions, guards, status events and audit entries, written in one transaction where SQLite
+// writes one. Tables: pg/migrations.ts (3: payments, batches, status events; 4: the write side).
+//
+// Exactly one desk sends a given payment. Each PgJournal is one desk process with a unique deskId; it keeps
+// a lease in desk_leases on the database's clock (heartbeat every leaseMs/3) and claims a payment before
+// sending it (payments.claimed_by). A claim counts while its desk's lease is alive; once the lease has run
+// out, any desk may take the payment over, and then treats it as of unknown outcome first (UNKNOWN, read
+// with GET before any re-send with the same id), never as new work.
+//
+// Why a desk whose lease ran out cannot still be sending: it lets a request leave (SendClaim.confirm) only
+// while `performance.now() <= validUntil - maxRequestMs`, where validUntil = (when the last successful
+// heartbeat was sent) + leaseMs - marginMs. The database stamped that lease at or after the send, so its
+// lease_until is later than validUntil in elapsed time (marginMs covers the two clocks' rates differing);
+// and the engine aborts every request by maxRequestMs after it left. So every request this desk sent has
+// ended before its lease_until, and a desk taking over after lease_until meets no request in flight.
+// The writes that follow a takeover are fenced too: SENDING is written only while the claim is still ours.
+//
+// Defaults: leaseMs 60 000, maxRequestMs 30 000, marginMs 2 000. A confirm is possible while
+// maxRequestMs + marginMs < leaseMs - (time since the last heartbeat), so with heartbeats every 20 s a
+// request may always leave; a desk that stops is taken over at most leaseMs after its last heartbeat.
+//
+// What the engine must do on this adapter: abort every gateway request by maxRequestMs after confirm()
+// (pass the transport's time-out here), release() every claim it took, and read the payment back after
+// claimSend (a taken-over payment comes back UNKNOWN and must be read with GET first).
+import { createHash, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { payeeKey } from '../../domain/payee-key';
+import { deskActor } from '../actor';
+import { canonicalJson, entryHash, GENESIS_HASH, type NewAuditEntry } from '../audit-log';
+import { JournalError, totalsOf, type BatchCounts, type BatchInput } from '../journal';
+import type { JournalPort, ManifestRow, SendClaim } from '../port';
+import { toBatch, toPayment, type BatchRow } from '../rows';
+import type {
+  AuditEntry, BalanceSnapshot, BatchRecord, BatchState, NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusObservation,
+} from '../types';
+import { PAYMENT_STATES } from '../types';
+import { migratePg } from './migrations';
+import { pgInteger, pgPaymentRow, type PgQueryable } from './history';
+
+/** Key of the advisory lock that keeps the audit chain linear across desks (held to the end of a transaction). */
+const AUDIT_LOCK = 0x70_61_75_64_69_74; // "paudit"
+/** PostgreSQL's unique_violation. */
+const UNIQUE_VIOLATION = '23505';
+/** PostgreSQL's deadlock_detected. */
+const DEADLOCK = '40P01';
+
+export interface PgJournalOptions {
+  /** Unique per desk process, e.g. `${deskName}:${randomUUID()}`; a claim names it. */
+  deskId: string;
+  /** Epoch ms of the times written to the journal (createdAt, updatedAt…), as the SQLite journal's `now`. */
+  now?: () => number;
+  /** How long a heartbeat keeps this desk's lease alive on the database's clock (default 60 000). */
+  leaseMs?: number;
+  /** Taken off the local lease for the database's clock running at another rate than this one (default 2 000). */
+  marginMs?: number;
+  /** How long a gateway request may live after confirm() before the engine aborts it (default 30 000). */
+  maxRequestMs?: number;
+  /** How long duePolls keeps the payments it returned from other desks (default 30 000). */
+  pollTakeMs?: number;
+  /** A write started by confirm() failed (the claim still fences the payment); default: console.error. */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/** The message of a payment taken over from a desk whose lease ran out. */
+const TAKEN_OVER = 'the desk that was sending it stopped (its lease ran out)';
+
+const UNSENT = `('QUEUED', 'SENDING', 'UNKNOWN')`;
+
+/** The SQL of "the desk named by p.claimed_by holds no live lease". */
+const CLAIM_DEAD = `NOT EXISTS (SELECT 1 FROM desk_leases l WHERE l.desk_id = p.claimed_by AND l.lease_until > clock_timestamp())`;
+
+function pgBatchRow(r: QueryResultRow): BatchRow {
+  return {
+    id: r.id as string,
+    file_name: r.file_name as string,
+    sha256: r.sha256 as string,
+    row_count: pgInteger(r.row_count, 'row_count'),
+    totals_json: r.totals_json as string,
+    state: r.state as BatchState,
+    pause_reason: r.pause_reason as string | null,
+    created_at: pgInteger(r.created_at, 'created_at'),
+    updated_at: pgInteger(r.updated_at, 'updated_at'),
+  };
+}
+
+const toPgPayment = (r: QueryResultRow): PaymentRecord => toPayment(pgPaymentRow(r));
+
+export class PgJournal implements JournalPort {
+  private readonly now: () => number;
+  private readonly leaseMs: number;
+  private readonly marginMs: number;
+  private readonly maxRequestMs: number;
+  private readonly pollTakeMs: number;
+  private readonly onBackgroundError: (error: unknown) => void;
+  /** performance.now() until which this desk's lease is surely alive on the database (0: never held). */
+  private validUntil = 0;
+  /**
+   * Bumped when a heartbeat renews a lease that had already run out here: claims taken before then are
+   * void (another desk may have taken their payments over meanwhile), even once the lease is alive again.
+   */
+  private leaseEpoch = 0;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private heartbeatRunning: Promise<void> | null = null;
+  private closed = false;
+  private heartbeatStopped = false;
+  /** Payments this desk holds a claim on and has not given back: a second claim of one is refused. */
+  private readonly held = new Set<string>();
+  /** Per payment (`kind:id`), the tail of this desk's writes to it, in the order they were started. */
+  private readonly chains = new Map<string, Promise<unknown>>();
+
+  private constructor(
+    private readonly pool: Pool,
+    readonly deskId: string,
+    options: PgJournalOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.marginMs = options.marginMs ?? 2_000;
+    this.maxRequestMs = options.maxRequestMs ?? 30_000;
+    this.pollTakeMs = options.pollTakeMs ?? 30_000;
+    this.onBackgroundError = options.onBackgroundError ?? ((error) => console.error('team journal: a write after confirm() failed', error));
+    // Right before a heartbeat (every leaseMs/3) a request must still be able to leave.
+    if (!((this.leaseMs * 2) / 3 > this.maxRequestMs + this.marginMs)) {
+      throw new Error(`two thirds of leaseMs (${this.leaseMs}) must exceed maxRequestMs + marginMs (${this.maxRequestMs + this.marginMs}), or requests could not leave between heartbeats`);
+    }
+  }
+
+  /** Migrates the team database, takes this desk's lease and keeps it alive until close(). */
+  static async open(pool: Pool, options: PgJournalOptions): Promise<PgJournal> {
+    if (!options.deskId) throw new Error('a team desk needs a deskId');
+    await migratePg(pool);
+    const journal = new PgJournal(pool, options.deskId, options);
+    await journal.heartbeat();
+    journal.scheduleHeartbeat();
+    return journal;
+  }
+
+  /**
+   * Stops the heartbeat. A clean close (default) waits for this desk's pending writes, gives back its
+   * claims, then deletes its lease. `{ releaseClaims: false }` leaves claims and lease to run out, as a
+   * desk that crashed does (tests).
+   */
+  async close(options: { releaseClaims?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+    await this.heartbeatRunning?.catch(() => undefined);
+    this.validUntil = 0;
+    if (options.releaseClaims === false) return;
+    await this.allSettled();
+    await this.pool.query('UPDATE payments SET claimed_by = NULL WHERE claimed_by = $1', [this.deskId]);
+    await this.pool.query('DELETE FROM desk_leases WHERE desk_id = $1', [this.deskId]);
+  }
+
+  // ---- lease ----
+
+  private scheduleHeartbeat(): void {
+    if (this.closed || this.heartbeatStopped) return;
+    this.heartbeatTimer = setTimeout(() => {
+      this.heartbeatRunning = this.heartbeat()
+        .then(() => this.takeOverExpiredClaims())
+        .then(() => undefined, () => undefined) // a failed beat leaves validUntil where it was: claims stop when it passes
+        .finally(() => {
+          this.heartbeatRunning = null;
+          this.scheduleHeartbeat();
+        });
+    }, Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.heartbeatTimer.unref();
+  }
+
+  /** Renews this desk's lease; validUntil moves only once the database has it. */
+  private async heartbeat(): Promise<void> {
+    const sentAt = performance.now();
+    await this.pool.query(
+      `INSERT INTO desk_leases (desk_id, lease_until) VALUES ($1, clock_timestamp() + make_interval(secs => $2::double precision / 1000))
+       ON CONFLICT (desk_id) DO UPDATE SET lease_until = EXCLUDED.lease_until`,
+      [this.deskId, this.leaseMs],
+    );
+    if (this.closed) return;
+    if (performance.now() > this.validUntil) this.leaseEpoch++;
+    this.validUntil = Math.max(this.validUntil, sentAt + this.leaseMs - this.marginMs);
+  }
+
+  /** Renews the lease now (the heartbeat does so every leaseMs/3). */
+  renewLease(): Promise<void> {
+    return this.heartbeat();
+  }
+
+  /** Stops renewing the lease while the desk keeps running: a desk that hangs or lost its network (tests). */
+  stopHeartbeat(): void {
+    if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+    this.heartbeatStopped = true;
+  }
+
+  /** Whether this desk's lease is surely alive now (and for `aheadMs` more). */
+  private leaseHeld(aheadMs = 0): boolean {
+    return !this.closed && performance.now() + aheadMs <= this.validUntil;
+  }
+
+  // ---- plumbing ----
+
+  /**
+   * One transaction on one client of the pool: committed when fn resolves, rolled back when it throws.
+   * Run again (a few times) when PostgreSQL chose it as a deadlock's victim: two desks inserting the same
+   * new ids in different orders meet so, and the second run then finds the other's rows (DUPLICATE_ID).
+   */
+  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transactionOnce(fn);
+      } catch (error) {
+        if ((error as { code?: string }).code !== DEADLOCK || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  private async transactionOnce<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Runs fn after every earlier write of this desk to the payment (in the order they were started), so a
+   * write started without being awaited (confirm()'s SENDING) is never overtaken by a later one.
+   */
+  private serial<T>(kind: PaymentKind, id: string, fn: () => Promise<T>): Promise<T> {
+    const key = `${kind}:${id}`;
+    const before = this.chains.get(key) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const tail = run.then(() => undefined, () => undefined);
+    this.chains.set(key, tail);
+    void tail.then(() => {
+      if (this.chains.get(key) === tail) this.chains.delete(key);
+    });
+    return run;
+  }
+
+  /** Waits for this desk's pending writes to one payment (reads see this desk's own writes). */
+  private async settled(kind: PaymentKind, id: string): Promise<void> {
+    await this.chains.get(`${kind}:${id}`);
+  }
+
+  /** Waits for all of this desk's pending payment writes (reads over many payments). */
+  private async allSettled(): Promise<void> {
+    while (this.chains.size > 0) await Promise.all([...this.chains.values()]);
+  }
+
+  private async appendStatusEvent(db: PgQueryable, kind: PaymentKind, id: string, status: string, source: StatusObservation['source'], at: number, raw: unknown): Promise<void> {
+    await db.query('INSERT INTO status_events (kind, id, status, source, observed_at, raw_json) VALUES ($1, $2, $3, $4, $5, $6)', [
+      kind, id, status, source, at, raw === null || raw === undefined ? null : canonicalJson(raw),
+    ]);
+  }
+
+  /**
+   * Appends an audit entry inside the caller's transaction, under an advisory lock held to its end so the
+   * chain stays linear across desks. hash = sha256(prev_hash + canonical JSON), the unkeyed chain of the
+   * SQLite journal (audit-log.ts). Keyed sealing (HMAC with a key from the keychain) is out of scope for the
+   * team journal so far: key_id stays NULL, and a team's log can be rewritten by whoever can write the
+   * database, which the unkeyed chain only makes visible, not impossible.
+   */
+  private async appendAudit(client: PoolClient, at: number, entry: NewAuditEntry): Promise<AuditEntry> {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_LOCK]);
+    const head = (await client.query('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1')).rows[0];
+    const seq = head ? pgInteger(head.seq, 'seq') + 1 : 1;
+    const prevHash = head ? (head.hash as string) : GENESIS_HASH;
+    const detailsJson = canonicalJson(entry.details ?? {});
+    const subject = entry.subject ?? null;
+    const actor = entry.actor ?? deskActor();
+    const hash = entryHash(prevHash, { seq, at, actor, action: entry.action, subject, detailsJson }, null);
+    await client.query(
+      'INSERT INTO audit_log (seq, at, actor, action, subject, details_json, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      [seq, at, actor, entry.action, subject, detailsJson, prevHash, hash],
+    );
+    return { seq, at, actor, action: entry.action, subject, details: JSON.parse(detailsJson) as unknown, prevHash, hash };
+  }
+
+  // ---- payments: writes ----
+
+  private async refuseExisting(db: PgQueryable, kind: PaymentKind, ids: string[]): Promise<void> {
+    const existing = (await db.query<{ id: string }>('SELECT id FROM payments WHERE kind = $1 AND id = ANY($2::text[]) ORDER BY id', [kind, ids])).rows.map((r) => r.id);
+    if (existing.length > 0) throw duplicate(kind, existing);
+  }
+
+  /**
+   * Inserts payments (QUEUED, with a QUEUED status event each, and a new intent for each payout that has
+   * none) in three statements whatever their number: arrays unnested by the database.
+   */
+  private async insertRows(client: PoolClient, kind: PaymentKind, rows: NewPayment[], at: number, source: (p: NewPayment) => 'single' | 'batch' | 'retry', actor: string): Promise<void> {
+    const intentIds = rows.map((p) => (kind !== 'payout' ? null : p.intentId ?? randomUUID()));
+    const fresh = rows.map((p, i) => ({ p, intent: intentIds[i] })).filter((x) => kind === 'payout' && !x.p.intentId);
+    if (fresh.length > 0) {
+      await client.query(
+        'INSERT INTO intents (id, source, created_at, actor) SELECT id, source, $3, $4 FROM unnest($1::text[], $2::text[]) AS t (id, source)',
+        [fresh.map((x) => x.intent), fresh.map((x) => source(x.p)), at, actor],
+      );
+    }
+    const col = <T>(f: (p: NewPayment, i: number) => T): T[] => rows.map(f);
+    try {
+      await client.query(
+        `INSERT INTO payments (kind, id, intent_id, retry_of, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
+           payment_operator_code, payment_method_code, email_address, callback_url, reference, state, status,
+           created_at, updated_at, payee_name_key, payee_email_key, details_json, prepared_by)
+         SELECT $1, id, intent_id, retry_of, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
+           payment_operator_code, payment_method_code, email_address, callback_url, reference, 'QUEUED', 'QUEUED',
+           $2, $2, payee_name_key, payee_email_key, details_json, prepared_by
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[],
+           $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[])
+           WITH ORDINALITY AS t (id, intent_id, retry_of, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
+             payment_operator_code, payment_method_code, email_address, callback_url, reference, payee_name_key, payee_email_key, details_json, prepared_by, n)
+         ORDER BY n`,
+        [
+          kind, at,
+          col((p) => p.id), intentIds, col((p) => p.retryOf ?? null), col((p) => p.batchId ?? null), col((p) => p.rowNumber ?? null),
+          col((p) => String(p.amountMinor)), col((p) => p.currencyCode), col((p) => p.accountName), col((p) => p.accountNumber),
+          col((p) => p.paymentOperatorCode), col((p) => p.paymentMethodCode), col((p) => p.emailAddress), col((p) => p.callbackUrl ?? null),
+          col((p) => p.reference ?? null), col((p) => payeeKey(p.accountName)), col((p) => payeeKey(p.emailAddress)),
+          col((p) => (p.details === undefined ? null : canonicalJson(p.details))), col((p) => p.preparedBy ?? null),
+        ],
+      );
+    } catch (error) {
+      // Another desk inserted one of these ids between our check and our insert.
+      // PostgreSQL reports the conflict once the other transaction committed, so the pool sees its rows.
+      if ((error as { code?: string; constraint?: string }).code === UNIQUE_VIOLATION && (error as { constraint?: string }).constraint === 'payments_kind_id_key') {
+        const ids = rows.map((p) => p.id);
+        const existing = (await this.pool.query<{ id: string }>('SELECT id FROM payments WHERE kind = $1 AND id = ANY($2::text[]) ORDER BY id', [kind, ids])).rows.map((r) => r.id);
+        throw duplicate(kind, existing.length > 0 ? existing : ids);
+      }
+      throw error;
+    }
+    await client.query(
+      `INSERT INTO status_events (kind, id, status, source, observed_at, raw_json) SELECT $1, id, 'QUEUED', 'local', $2, NULL FROM unnest($3::text[]) WITH ORDINALITY AS t (id, n) ORDER BY n`,
+      [kind, at, col((p) => p.id)],
+    );
+  }
+
+  async insertPayment(kind: PaymentKind, p: NewPayment, actor = deskActor()): Promise<PaymentRecord> {
+    const at = this.now();
+    await this.transaction(async (client) => {
+      await this.refuseExisting(client, kind, [p.id]);
+      await this.insertRows(client, kind, [p], at, () => 'single', actor);
+      await this.appendAudit(client, at, { actor, action: `${kind}.queued`, subject: p.id, details: { amountMinor: p.amountMinor, currencyCode: p.currencyCode, batchId: p.batchId ?? null } });
+    });
+    return this.mustGet(kind, p.id);
+  }
+
+  async createBatch(input: BatchInput): Promise<BatchRecord> {
+    const id = await this.transaction((client) => this.insertBatch(client, input));
+    return this.mustGetBatch(id);
+  }
+
+  private async insertBatch(client: PoolClient, input: BatchInput): Promise<string> {
+    if (input.rows.length === 0) throw new JournalError('EMPTY_BATCH', 'a batch needs at least one payout');
+    const id = input.id ?? randomUUID();
+    const at = this.now();
+    const totals = totalsOf(input.rows);
+    const ids = input.rows.map((r) => r.id);
+    const seen = new Set<string>();
+    const repeated = ids.filter((x) => (seen.has(x) ? true : (seen.add(x), false)));
+    if (repeated.length > 0) throw new JournalError('DUPLICATE_ID', `the batch repeats payout ids: ${repeated.slice(0, 5).join(', ')}`, repeated);
+    await this.refuseExisting(client, 'payout', ids);
+    await client.query(
+      `INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at, prepared_by) VALUES ($1, $2, $3, $4, $5, 'RUNNING', $6, $6, $7)`,
+      [id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, input.preparedBy ?? null],
+    );
+    const actor = input.actor ?? deskActor();
+    const rows = input.rows.map((row, i) => ({ ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1, preparedBy: input.preparedBy ?? row.preparedBy }));
+    await this.insertRows(client, 'payout', rows, at, (row) => (row.retryOf ? 'retry' : 'batch'), actor);
+    await this.appendAudit(client, at, { actor, action: 'batch.submitted', subject: id, details: { fileName: input.fileName, sha256: input.sha256, rows: input.rows.length, totals } });
+    return id;
+  }
+
+  /**
+   * Claims a payment for one attempt of sending (see the top of this file). A payment claimed by another
+   * desk whose lease ran out (or left SENDING with no claim) is of unknown outcome first: it becomes UNKNOWN
+   * with its status event in the same transaction, then is claimed; the engine reads it back and asks the
+   * gateway before any re-send. Null when it is not unsent, another live desk holds it, or this desk's own
+   * lease is not surely alive.
+   */
+  async claimSend(kind: PaymentKind, id: string): Promise<SendClaim | null> {
+    const key = `${kind}:${id}`;
+    if (!this.leaseHeld() || this.held.has(key)) return null;
+    const epoch = this.leaseEpoch;
+    this.held.add(key);
+    const claimed = await this.serial(kind, id, () => this.transaction(async (client) => {
+      const row = (await client.query(
+        `SELECT p.state, p.claimed_by, (p.claimed_by IS NOT NULL AND p.claimed_by <> $3 AND ${CLAIM_DEAD}) AS dead,
+                EXISTS (SELECT 1 FROM desk_leases l WHERE l.desk_id = $3 AND l.lease_until > clock_timestamp()) AS mine_alive
+           FROM payments p WHERE p.kind = $1 AND p.id = $2 FOR UPDATE`,
+        [kind, id, this.deskId],
+      )).rows[0] as { state: PaymentState; claimed_by: string | null; dead: boolean; mine_alive: boolean } | undefined;
+      if (!row || !row.mine_alive || !['QUEUED', 'SENDING', 'UNKNOWN'].includes(row.state)) return false;
+      if (row.claimed_by !== null && row.claimed_by !== this.deskId && !row.dead) return false;
+      if (row.dead || (row.claimed_by === null && row.state === 'SENDING')) {
+        await this.markUnknownIn(client, kind, id, TAKEN_OVER, this.now());
+      }
+      await client.query('UPDATE payments SET claimed_by = $3 WHERE kind = $1 AND id = $2', [kind, id, this.deskId]);
+      return true;
+    })).catch((error: unknown) => {
+        this.held.delete(key);
+        throw error;
+      });
+    if (!claimed) {
+      this.held.delete(key);
+      return null;
+    }
+    return {
+      confirm: () => this.confirmSend(kind, id, epoch),
+      release: () => this.releaseClaim(kind, id),
+    };
+  }
+
+  /**
+   * Synchronous, right before the request leaves: true while this desk's lease surely outlives the request
+   * (maxRequestMs); then starts, without waiting, the SENDING write (ordered before any later write of this
+   * desk to the payment, and a no-op if the claim was taken over meanwhile).
+   */
+  private confirmSend(kind: PaymentKind, id: string, epoch: number): boolean {
+    if (epoch !== this.leaseEpoch || !this.leaseHeld(this.maxRequestMs)) return false;
+    const at = this.now();
+    this.serial(kind, id, () => this.pool.query(
+      `UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, next_poll_at = NULL, updated_at = $3
+        WHERE kind = $1 AND id = $2 AND state IN ${UNSENT} AND claimed_by = $4`,
+      [kind, id, at, this.deskId],
+    )).catch((error: unknown) => this.onBackgroundError(error));
+    return true;
+  }
+
+  private releaseClaim(kind: PaymentKind, id: string): Promise<void> {
+    return this.serial(kind, id, async () => {
+      await this.pool.query('UPDATE payments SET claimed_by = NULL WHERE kind = $1 AND id = $2 AND claimed_by = $3', [kind, id, this.deskId]);
+    }).finally(() => this.held.delete(`${kind}:${id}`));
+  }
+
+  markRetrying(kind: PaymentKind, id: string, message: string): Promise<void> {
+    return this.serial(kind, id, async () => {
+      const at = this.now();
+      await this.pool.query(
+        `UPDATE payments SET state = CASE WHEN unknown_since IS NULL THEN 'QUEUED' ELSE 'UNKNOWN' END, status = CASE WHEN unknown_since IS NULL THEN 'QUEUED' ELSE 'UNKNOWN' END,
+           next_poll_at = CASE WHEN unknown_since IS NULL THEN NULL ELSE COALESCE(next_poll_at, $1) END,
+           last_error = $2, updated_at = $1 WHERE kind = $3 AND id = $4 AND state IN ${UNSENT}`,
+        [at, message, kind, id],
+      );
+    });
+  }
+
+  /** markUnknown's body, inside an open transaction. True when the payment changed. */
+  private async markUnknownIn(client: PoolClient, kind: PaymentKind, id: string, message: string, nextPollAt: number, refuseResend = false): Promise<boolean> {
+    const at = this.now();
+    const before = (await client.query(`SELECT state FROM payments WHERE kind = $1 AND id = $2 FOR UPDATE`, [kind, id])).rows[0] as { state: PaymentState } | undefined;
+    if (!before || !['QUEUED', 'SENDING', 'UNKNOWN'].includes(before.state)) return false;
+    await client.query(
+      `UPDATE payments SET state = 'UNKNOWN', status = 'UNKNOWN', unknown_since = COALESCE(unknown_since, $1), last_error = $2, next_poll_at = $3,
+         resend_refused = resend_refused OR $4, updated_at = $1 WHERE kind = $5 AND id = $6`,
+      [at, message, nextPollAt, refuseResend, kind, id],
+    );
+    if (before.state !== 'UNKNOWN') await this.appendStatusEvent(client, kind, id, 'UNKNOWN', 'local', at, { message });
+    return true;
+  }
+
+  markUnknown(kind: PaymentKind, id: string, message: string, nextPollAt: number, refuseResend = false): Promise<void> {
+    return this.serial(kind, id, async () => {
+      await this.transaction((client) => this.markUnknownIn(client, kind, id, message, nextPollAt, refuseResend));
+    });
+  }
+
+  async resendAllowed(kind: PaymentKind, id: string): Promise<boolean> {
+    await this.settled(kind, id);
+    const row = (await this.pool.query('SELECT resend_refused FROM payments WHERE kind = $1 AND id = $2', [kind, id])).rows[0] as { resend_refused: boolean } | undefined;
+    return row?.resend_refused === false;
+  }
+
+  /**
+   * Every unsent payment whose send may have been in flight at a desk that stopped: claimed by a desk whose
+   * lease ran out (or that has no lease row), or by this desk's own id; and SENDING with no claim (conservative:
+   * a desk writes its outcome before giving a claim back). Each becomes UNKNOWN as markUnknown makes it, read
+   * from now on, and its claim is cleared. Returns how many changed.
+   */
+  async markInterruptedSendsUnknown(kind: PaymentKind, message: string): Promise<number> {
+    return this.takeOver([kind], message, true);
+  }
+
+  /** The heartbeat's share of markInterruptedSendsUnknown: claims of desks whose lease ran out, any kind. */
+  async takeOverExpiredClaims(): Promise<number> {
+    return this.takeOver(['payout', 'payin'], TAKEN_OVER, false);
+  }
+
+  private async takeOver(kinds: PaymentKind[], message: string, ownToo: boolean): Promise<number> {
+    const candidates = (await this.pool.query(
+      `SELECT p.kind, p.id FROM payments p
+        WHERE p.kind = ANY($1::text[]) AND p.state IN ${UNSENT}
+          AND ((p.claimed_by IS NOT NULL AND (${CLAIM_DEAD} OR ($3 AND p.claimed_by = $2)))
+            OR (p.claimed_by IS NULL AND p.state = 'SENDING'))
+        ORDER BY p.pk`,
+      [kinds, this.deskId, ownToo],
+    )).rows as { kind: PaymentKind; id: string }[];
+    let count = 0;
+    for (const c of candidates) {
+      const changed = await this.serial(c.kind, c.id, () => this.transaction(async (client) => {
+        // Checked again under the row lock: the claimant may have renewed, or another desk taken it over.
+        const still = (await client.query(
+          `SELECT 1 FROM payments p WHERE p.kind = $1 AND p.id = $2 AND p.state IN ${UNSENT}
+             AND ((p.claimed_by IS NOT NULL AND (${CLAIM_DEAD} OR ($4 AND p.claimed_by = $3))) OR (p.claimed_by IS NULL AND p.state = 'SENDING'))
+           FOR UPDATE`,
+          [c.kind, c.id, this.deskId, ownToo],
+        )).rowCount;
+        if (!still) return false;
+        await this.markUnknownIn(client, c.kind, c.id, message, this.now());
+        await client.query('UPDATE payments SET claimed_by = NULL WHERE kind = $1 AND id = $2', [c.kind, c.id]);
+        return true;
+      }));
+      if (changed) {
+        count++;
+        // One of this desk's own claims (a restart): it is given back, so the payment can be claimed again.
+        this.held.delete(`${c.kind}:${c.id}`);
+      }
+    }
+    return count;
+  }
+
+  markHeld(kind: PaymentKind, id: string, reason: string, actor = 'engine'): Promise<boolean> {
+    const at = this.now();
+    return this.serial(kind, id, () => this.transaction(async (client) => {
+      const changed = (await client.query(
+        `UPDATE payments SET state = 'HELD', status = 'HELD', last_error = $1, next_poll_at = NULL, updated_at = $2
+          WHERE kind = $3 AND id = $4 AND state IN ('QUEUED', 'SENDING') AND unknown_since IS NULL`,
+        [reason, at, kind, id],
+      )).rowCount === 1;
+      if (changed) {
+        await this.appendStatusEvent(client, kind, id, 'HELD', 'local', at, { message: reason });
+        await this.appendAudit(client, at, { actor, action: `${kind}.held`, subject: id, details: { reason } });
+      }
+      return changed;
+    }));
+  }
+
+  releaseHeld(kind: PaymentKind, id: string, actor: string): Promise<boolean> {
+    const at = this.now();
+    return this.serial(kind, id, () => this.transaction(async (client) => {
+      const changed = (await client.query(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', updated_at = $1 WHERE kind = $2 AND id = $3 AND state = 'HELD'`, [at, kind, id])).rowCount === 1;
+      if (changed) {
+        await this.appendStatusEvent(client, kind, id, 'QUEUED', 'local', at, { message: 'released by a person' });
+        await this.appendAudit(client, at, { actor, action: `${kind}.released`, subject: id, details: {} });
+      }
+      return changed;
+    }));
+  }
+
+  discardHeld(kind: PaymentKind, id: string, actor: string, reason: string): Promise<boolean> {
+    const at = this.now();
+    return this.serial(kind, id, () => this.transaction(async (client) => {
+      const changed = (await client.query(
+        `UPDATE payments SET state = 'DISCARDED', status = 'DISCARDED', is_final = TRUE, final_at = $1, last_error = $2, updated_at = $1 WHERE kind = $3 AND id = $4 AND state = 'HELD'`,
+        [at, reason, kind, id],
+      )).rowCount === 1;
+      if (changed) {
+        await this.appendStatusEvent(client, kind, id, 'DISCARDED', 'local', at, { message: reason });
+        await this.appendAudit(client, at, { actor, action: `${kind}.discarded`, subject: id, details: { reason } });
+      }
+      return changed;
+    }));
+  }
+
+  recordNotFound(kind: PaymentKind, id: string, nextPollAt: number, rule: { reads: number; spanMs: number }): Promise<boolean> {
+    const at = this.now();
+    return this.serial(kind, id, () => this.transaction(async (client) => {
+      await client.query(
+        `UPDATE payments SET not_found_since = COALESCE(not_found_since, $1), not_found_reads = not_found_reads + 1, next_poll_at = $2, updated_at = $1
+          WHERE kind = $3 AND id = $4 AND state IN ('ACCEPTED', 'MISSING')`,
+        [at, nextPollAt, kind, id],
+      );
+      const row = (await client.query('SELECT state, not_found_since, not_found_reads FROM payments WHERE kind = $1 AND id = $2', [kind, id])).rows[0];
+      if (!row || row.state !== 'ACCEPTED' || row.not_found_since === null) return false;
+      const since = pgInteger(row.not_found_since, 'not_found_since');
+      const reads = pgInteger(row.not_found_reads, 'not_found_reads');
+      if (reads < rule.reads || at - since < rule.spanMs) return false;
+      await client.query(`UPDATE payments SET state = 'MISSING', status = 'MISSING', is_final = FALSE, updated_at = $1 WHERE kind = $2 AND id = $3`, [at, kind, id]);
+      const message = `the gateway has answered "not found" ${reads} times since ${new Date(since).toISOString()}`;
+      await this.appendStatusEvent(client, kind, id, 'MISSING', 'local', at, { message });
+      await this.appendAudit(client, at, { actor: 'engine', action: `${kind}.missing`, subject: id, details: { message } });
+      return true;
+    }));
+  }
+
+  markLocalFinal(kind: PaymentKind, id: string, state: 'REJECTED' | 'MISMATCH', message: string, raw?: unknown, actor = 'engine'): Promise<boolean> {
+    const at = this.now();
+    return this.serial(kind, id, () => this.transaction(async (client) => {
+      const changed = (await client.query(
+        `UPDATE payments SET state = $1, status = $1, is_final = $2, last_error = $3, final_at = $4, next_poll_at = NULL, updated_at = $4
+          WHERE kind = $5 AND id = $6 AND ($1 = 'MISMATCH' OR unknown_since IS NULL)`,
+        [state, state === 'REJECTED', message, at, kind, id],
+      )).rowCount === 1;
+      if (!changed) return false;
+      await this.appendStatusEvent(client, kind, id, state, 'local', at, { message, response: raw ?? null });
+      await this.appendAudit(client, at, { actor, action: `${kind}.${state.toLowerCase()}`, subject: id, details: { message } });
+      return true;
+    }));
+  }
+
+  async cancelUnsent(kind: PaymentKind, ids: string[], actor = deskActor()): Promise<number> {
+    const at = this.now();
+    await Promise.all(ids.map((id) => this.settled(kind, id)));
+    return this.transaction(async (client) => {
+      const cancelled = (await client.query<{ id: string }>(
+        `UPDATE payments SET state = 'CANCELLED', status = 'CANCELLED', is_final = TRUE, final_at = $1, updated_at = $1
+          WHERE kind = $2 AND id = ANY($3::text[]) AND state = 'QUEUED' RETURNING id`,
+        [at, kind, ids],
+      )).rows.map((r) => r.id);
+      if (cancelled.length === 0) return 0;
+      const order = new Map(ids.map((id, i) => [id, i]));
+      cancelled.sort((a, b) => order.get(a)! - order.get(b)!);
+      await client.query(
+        `INSERT INTO status_events (kind, id, status, source, observed_at, raw_json) SELECT $1, id, 'CANCELLED', 'local', $2, NULL FROM unnest($3::text[]) WITH ORDINALITY AS t (id, n) ORDER BY n`,
+        [kind, at, cancelled],
+      );
+      await this.appendAudit(client, at, { actor, action: `${kind}.cancelled`, subject: ids.length === 1 ? ids[0] : null, details: { count: cancelled.length } });
+      return cancelled.length;
+    });
+  }
+
+  /** As the SQLite journal's recordObservation; one transaction per call here (no grouping). */
+  recordObservationSoon(kind: PaymentKind, id: string, obs: StatusObservation): Promise<{ changed: boolean }> {
+    return this.serial(kind, id, () => this.transaction(async (client) => {
+      const at = this.now();
+      const status = obs.status.toUpperCase();
+      const before = (await client.query('SELECT status FROM payments WHERE kind = $1 AND id = $2 FOR UPDATE', [kind, id])).rows[0] as { status: string } | undefined;
+      if (!before) throw new JournalError('NOT_FOUND', `no ${kind} with id ${id} in the journal`, [id]);
+      await client.query(
+        `UPDATE payments SET state = 'ACCEPTED', gateway_status = $1, status = $1, is_final = $2,
+           fee_minor = COALESCE($3, fee_minor), fee_currency_code = COALESCE($4, fee_currency_code),
+           failure_reason = COALESCE($5, failure_reason), processed_at = COALESCE($6, processed_at),
+           is_test = COALESCE($7, is_test), last_error = NULL, unknown_since = NULL, resend_refused = FALSE, not_found_since = NULL, not_found_reads = 0,
+           accepted_at = COALESCE(accepted_at, $8), final_at = CASE WHEN $2 THEN COALESCE(final_at, $8) ELSE NULL END,
+           next_poll_at = $9, updated_at = $8
+         WHERE kind = $10 AND id = $11`,
+        [
+          status, obs.isFinal, obs.feeMinor ?? null, obs.feeCurrencyCode ?? null, obs.failureReason ?? null, obs.processedAt ?? null,
+          obs.isTest ?? null, at, obs.nextPollAt ?? null, kind, id,
+        ],
+      );
+      const last = (await client.query('SELECT status, source FROM status_events WHERE kind = $1 AND id = $2 ORDER BY seq DESC LIMIT 1', [kind, id])).rows[0] as
+        | { status: string; source: string }
+        | undefined;
+      if (!last || last.status !== status || last.source !== obs.source) {
+        await this.appendStatusEvent(client, kind, id, status, obs.source, at, obs.raw ?? null);
+      }
+      return { changed: before.status !== status };
+    }));
+  }
+
+  setNextPoll(kind: PaymentKind, id: string, at: number | null): Promise<void> {
+    return this.serial(kind, id, async () => {
+      await this.pool.query('UPDATE payments SET next_poll_at = $1 WHERE kind = $2 AND id = $3', [at, kind, id]);
+    });
+  }
+
+  // ---- payments: reads ----
+
+  async getPayment(kind: PaymentKind, id: string): Promise<PaymentRecord | undefined> {
+    await this.settled(kind, id);
+    const row = (await this.pool.query('SELECT * FROM payments WHERE kind = $1 AND id = $2', [kind, id])).rows[0];
+    return row ? toPgPayment(row) : undefined;
+  }
+
+  private async mustGet(kind: PaymentKind, id: string): Promise<PaymentRecord> {
+    const p = await this.getPayment(kind, id);
+    if (!p) throw new JournalError('NOT_FOUND', `no ${kind} with id ${id} in the journal`, [id]);
+    return p;
+  }
+
+  async paymentState(kind: PaymentKind, id: string): Promise<{ state: PaymentState; isFinal: boolean } | undefined> {
+    await this.settled(kind, id);
+    const row = (await this.pool.query('SELECT state, is_final FROM payments WHERE kind = $1 AND id = $2', [kind, id])).rows[0] as { state: PaymentState; is_final: boolean } | undefined;
+    return row ? { state: row.state, isFinal: row.is_final } : undefined;
+  }
+
+  async unsentPayments(kind: PaymentKind, batchId?: string): Promise<PaymentRecord[]> {
+    await this.allSettled();
+    const rows = batchId === undefined
+      ? (await this.pool.query(`SELECT * FROM payments WHERE kind = $1 AND state IN ${UNSENT} ORDER BY created_at, pk`, [kind])).rows
+      : (await this.pool.query(`SELECT * FROM payments WHERE kind = $1 AND batch_id = $2 AND state IN ${UNSENT} ORDER BY row_number, pk`, [kind, batchId])).rows;
+    return rows.map(toPgPayment);
+  }
+
+  async sendableCount(batchId: string): Promise<number> {
+    await this.allSettled();
+    const row = (await this.pool.query(`SELECT COUNT(*) AS n FROM payments WHERE batch_id = $1 AND (state IN ('QUEUED', 'SENDING') OR (state = 'UNKNOWN' AND NOT resend_refused))`, [batchId])).rows[0];
+    return pgInteger(row?.n ?? 0, 'count');
+  }
+
+  async nextPollTime(): Promise<number | null> {
+    await this.allSettled();
+    const row = (await this.pool.query('SELECT MIN(next_poll_at) AS t FROM payments WHERE next_poll_at IS NOT NULL')).rows[0];
+    return row?.t === null || row?.t === undefined ? null : pgInteger(row.t, 'next_poll_at');
+  }
+
+  /**
+   * Payments whose next status read is due, soonest first (any state, as SQLite's). Each is taken for
+   * pollTakeMs (its next_poll_at moved on), rows another desk is taking at this moment skipped, so two
+   * desks never read one payment at once; the read's outcome sets the real next time. The records come
+   * back with the next_poll_at they were due at, as SQLite's do.
+   */
+  async duePolls(now: number, limit: number): Promise<PaymentRecord[]> {
+    await this.allSettled();
+    const rows = (await this.pool.query(
+      `WITH due AS (
+         SELECT pk, next_poll_at AS was FROM payments WHERE next_poll_at <= $1 ORDER BY next_poll_at, pk LIMIT $2 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE payments p SET next_poll_at = $3 FROM due WHERE p.pk = due.pk RETURNING p.*, due.was`,
+      [now, limit, now + this.pollTakeMs],
+    )).rows;
+    return rows
+      .map((r) => ({ ...toPgPayment({ ...r, next_poll_at: r.was }), pk: pgInteger(r.pk, 'pk') }))
+      .sort((a, b) => a.nextPollAt! - b.nextPollAt! || a.pk - b.pk)
+      .map(({ pk: _pk, ...p }) => p);
+  }
+
+  async knownCurrencies(): Promise<string[]> {
+    return (await this.pool.query<{ c: string }>('SELECT DISTINCT currency_code AS c FROM payments ORDER BY c')).rows.map((r) => r.c);
+  }
+
+  // ---- batches ----
+
+  async getBatch(id: string): Promise<BatchRecord | undefined> {
+    const row = (await this.pool.query('SELECT * FROM batches WHERE id = $1', [id])).rows[0];
+    return row ? toBatch(pgBatchRow(row)) : undefined;
+  }
+
+  private async mustGetBatch(id: string): Promise<BatchRecord> {
+    const b = await this.getBatch(id);
+    if (!b) throw new JournalError('NOT_FOUND', `no batch with id ${id} in the journal`, [id]);
+    return b;
+  }
+
+  async batchesIn(states: BatchState[]): Promise<BatchRecord[]> {
+    if (states.length === 0) return [];
+    return (await this.pool.query('SELECT * FROM batches WHERE state = ANY($1::text[]) ORDER BY created_at, id', [states])).rows.map((r) => toBatch(pgBatchRow(r)));
+  }
+
+  async setBatchState(id: string, state: BatchState, reason: string | null = null, actor = 'engine'): Promise<BatchRecord> {
+    const at = this.now();
+    await this.transaction(async (client) => {
+      const before = (await client.query('SELECT state, pause_reason FROM batches WHERE id = $1 FOR UPDATE', [id])).rows[0] as { state: BatchState; pause_reason: string | null } | undefined;
+      if (!before) throw new JournalError('NOT_FOUND', `no batch with id ${id} in the journal`, [id]);
+      if (before.state === state && before.pause_reason === reason) return;
+      await client.query('UPDATE batches SET state = $1, pause_reason = $2, updated_at = $3 WHERE id = $4', [state, reason, at, id]);
+      await this.appendAudit(client, at, { actor, action: `batch.${state.toLowerCase()}`, subject: id, details: reason ? { reason } : {} });
+    });
+    return this.mustGetBatch(id);
+  }
+
+  async batchCounts(id: string): Promise<BatchCounts> {
+    await this.allSettled();
+    const rows = (await this.pool.query('SELECT state, status, is_final, COUNT(*) AS n FROM payments WHERE batch_id = $1 GROUP BY state, status, is_final', [id])).rows as
+      { state: PaymentState; status: string; is_final: boolean; n: string }[];
+    const byState = Object.fromEntries(PAYMENT_STATES.map((state) => [state, 0])) as Record<PaymentState, number>;
+    const byStatus: Record<string, number> = {};
+    const c = { total: 0, sent: 0, final: 0, failed: 0, pending: 0 };
+    for (const r of rows) {
+      const n = pgInteger(r.n, 'count');
+      c.total += n;
+      byState[r.state] += n;
+      byStatus[r.status] = (byStatus[r.status] ?? 0) + n;
+      const accepted = r.state === 'ACCEPTED';
+      if (accepted) c.sent += n;
+      if (accepted && r.is_final) c.final += n;
+      if ((accepted && r.is_final && r.status !== 'SUCCESS') || ['REJECTED', 'MISMATCH', 'MISSING', 'DISCARDED'].includes(r.state)) c.failed += n;
+      if (['QUEUED', 'SENDING', 'UNKNOWN', 'HELD'].includes(r.state) || (accepted && !r.is_final)) c.pending += n;
+    }
+    return { ...c, byState, byStatus };
+  }
+
+  async preparation(kind: 'payout' | 'batch', id: string): Promise<{ preparedBy: string | null; preparedAt: number } | undefined> {
+    const row = (kind === 'batch'
+      ? await this.pool.query('SELECT prepared_by, created_at FROM batches WHERE id = $1', [id])
+      : await this.pool.query(`SELECT prepared_by, created_at FROM payments WHERE kind = 'payout' AND id = $1`, [id])).rows[0];
+    return row ? { preparedBy: row.prepared_by as string | null, preparedAt: pgInteger(row.created_at, 'created_at') } : undefined;
+  }
+
+  async manifestRows(kind: 'payout' | 'batch', id: string): Promise<ManifestRow[]> {
+    const columns = `id, amount_minor, currency_code, account_name, account_number, payment_operator_code, payment_method_code, email_address`;
+    const rows = (kind === 'batch'
+      ? await this.pool.query(`SELECT ${columns} FROM payments WHERE batch_id = $1 ORDER BY row_number, pk`, [id])
+      : await this.pool.query(`SELECT ${columns} FROM payments WHERE kind = 'payout' AND id = $1`, [id])).rows;
+    return rows.map((r) => ({
+      id: r.id as string, amountMinor: pgInteger(r.amount_minor, 'amount_minor'), currencyCode: r.currency_code as string, accountName: r.account_name as string,
+      accountNumber: r.account_number as string, paymentOperatorCode: r.payment_operator_code as string, paymentMethodCode: r.payment_method_code as string,
+      emailAddress: r.email_address as string,
+    }));
+  }
+
+  // ---- retries ----
+
+  private async retryableIn(db: PgQueryable, batchId: string, notPaid: readonly string[]): Promise<PaymentRecord[]> {
+    const settledUnpaid = (alias: string) =>
+      `((${alias}.state = 'ACCEPTED' AND ${alias}.is_final AND ${alias}.gateway_status = ANY($2::text[])) OR ${alias}.state IN ('REJECTED', 'CANCELLED', 'DISCARDED'))`;
+    const rows = (await db.query(
+      `SELECT p.* FROM payments p
+        WHERE p.kind = 'payout' AND p.batch_id = $1 AND p.intent_id IS NOT NULL AND ${settledUnpaid('p')}
+          AND NOT EXISTS (SELECT 1 FROM payments q WHERE q.intent_id = p.intent_id AND q.pk <> p.pk AND (q.pk > p.pk OR NOT ${settledUnpaid('q')}))
+        ORDER BY p.row_number, p.pk`,
+      [batchId, [...notPaid]],
+    )).rows;
+    return rows.map(toPgPayment);
+  }
+
+  async retryableAttempts(batchId: string, notPaid: readonly string[]): Promise<PaymentRecord[]> {
+    await this.allSettled();
+    return this.retryableIn(this.pool, batchId, notPaid);
+  }
+
+  async retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; newId: () => string; actor: string; preparedBy?: string }): Promise<BatchRecord> {
+    await this.allSettled();
+    const created = await this.transaction(async (client) => {
+      // Two desks retrying one batch at once: the second waits here, then finds the retries made.
+      const source = (await client.query('SELECT id FROM batches WHERE id = $1 FOR UPDATE', [input.batchId])).rows[0] as { id: string } | undefined;
+      if (!source) throw new JournalError('NOT_FOUND', `no batch with id ${input.batchId} in the journal`, [input.batchId]);
+      const retryable = await this.retryableIn(client, input.batchId, input.notPaid);
+      const reviewed = new Set(input.reviewedIds);
+      if (retryable.length === 0) throw new JournalError('NOTHING_TO_RETRY', 'No row of this batch can be retried now', []);
+      if (reviewed.size !== retryable.length || retryable.some((p) => !reviewed.has(p.id))) {
+        throw new JournalError('RETRY_ROWS_CHANGED', `The rows to retry changed since they were reviewed (${retryable.length} now, ${reviewed.size} reviewed)`, retryable.map((p) => p.id));
+      }
+      const rows: NewPayment[] = retryable.map((p) => ({
+        id: input.newId(), intentId: p.intentId ?? undefined, retryOf: p.id, amountMinor: p.amountMinor, currencyCode: p.currencyCode,
+        accountName: p.accountName, accountNumber: p.accountNumber, paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode,
+        emailAddress: p.emailAddress, callbackUrl: p.callbackUrl ?? undefined, reference: p.reference ?? undefined, rowNumber: p.rowNumber ?? undefined,
+        ...(p.details ? { details: p.details } : {}),
+      }));
+      const sha256 = createHash('sha256').update(`retry:${source.id}:${rows.map((r) => r.retryOf).join(',')}:${rows.map((r) => r.id).join(',')}`).digest('hex');
+      return this.insertBatch(client, { fileName: input.fileName, sha256, rows, actor: input.actor, preparedBy: input.preparedBy });
+    });
+    return this.mustGetBatch(created);
+  }
+
+  // ---- balances and audit ----
+
+  async insertBalanceSnapshots(snapshots: Omit<BalanceSnapshot, 'observedAt'>[], observedAt = this.now()): Promise<void> {
+    if (snapshots.length === 0) return;
+    await this.pool.query(
+      `INSERT INTO balance_snapshots (currency_code, available_minor, reserved_minor, observed_at)
+       SELECT c, a, r, $4 FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS t (c, a, r, n) ORDER BY n`,
+      [snapshots.map((s) => s.currencyCode), snapshots.map((s) => String(s.availableMinor)), snapshots.map((s) => String(s.reservedMinor)), observedAt],
+    );
+  }
+
+  /** Appends an audit entry; the actor defaults to the person at this desk (deskActor()). */
+  audit(entry: NewAuditEntry): Promise<AuditEntry> {
+    return this.transaction((client) => this.appendAudit(client, this.now(), entry));
+  }
+}
+
+function duplicate(kind: PaymentKind, ids: string[]): JournalError {
+  return new JournalError('DUPLICATE_ID', `${kind} id already in the journal: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ' …' : ''}`, ids);
+}

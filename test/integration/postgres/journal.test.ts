@@ -1,0 +1,241 @@
+// The team journal (PgJournal) on a real PostgreSQL: the JournalPort contract the SQLite journal keeps
+// (test/unit/journal/port-contract.ts), and what only desks sharing one database add: exactly one desk
+// holds the right to send a payment, a desk that stops is taken over as of unknown outcome (never as new
+// work), due status reads are taken by one desk, ids and the audit chain stay unique across desks.
+// Waits are on conditions (with a deadline), never sleeps of a guessed length.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { paymentTimelinePg } from '../../../main/journal/pg/history';
+import { PgJournal, type PgJournalOptions } from '../../../main/journal/pg/journal';
+import { payout } from '../../unit/journal/helpers';
+import { journalPortContract, T0 } from '../../unit/journal/port-contract';
+import { freshDatabase } from './cluster';
+
+const pools: pg.Pool[] = [];
+const journals: PgJournal[] = [];
+afterEach(async () => {
+  for (const j of journals.splice(0)) await j.close({ releaseClaims: false });
+  for (const p of pools.splice(0)) await p.end();
+});
+
+function poolFor(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  pools.push(pool);
+  return pool;
+}
+
+/** One desk process on the team database at `url`: its own pool (as another machine would have) and desk id. */
+async function desk(url: string, options: Partial<PgJournalOptions> = {}): Promise<{ journal: PgJournal; pool: pg.Pool }> {
+  const pool = poolFor(url);
+  const journal = await PgJournal.open(pool, { deskId: `desk:${randomUUID()}`, now: () => T0, ...options });
+  journals.push(journal);
+  return { journal, pool };
+}
+
+/** Polls `check` until it returns something other than null/undefined/false, or fails after `ms`. */
+async function eventually<T>(check: () => Promise<T | null | undefined | false>, what: string, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== null && value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+journalPortContract('PostgreSQL', async (clock) => {
+  const url = await freshDatabase(inject('postgresUrl'));
+  const { journal, pool } = await desk(url, { now: clock.now });
+  return {
+    journal,
+    timeline: async (kind, id) => (await paymentTimelinePg(pool, kind, id)).map((e) => ({ status: e.status, source: e.source })),
+    auditLog: async () => (await pool.query('SELECT seq, action, subject, prev_hash, hash FROM audit_log ORDER BY seq')).rows.map((r) => ({
+      seq: Number(r.seq), action: r.action as string, subject: r.subject as string | null, prevHash: r.prev_hash as string, hash: r.hash as string,
+    })),
+  };
+});
+
+describe('desks sharing the team journal', () => {
+  it('gives the claim on a payout to one desk at a time; the other gets it once it is given back', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: a } = await desk(url);
+    const { journal: b } = await desk(url);
+    await a.insertPayment('payout', payout('p-1'));
+    const claim = await a.claimSend('payout', 'p-1');
+    expect(claim).not.toBeNull();
+    expect(await b.claimSend('payout', 'p-1')).toBeNull();
+    // One claim per desk too: the engine must give it back before claiming again.
+    expect(await a.claimSend('payout', 'p-1')).toBeNull();
+    expect(claim!.confirm()).toBe(true);
+    await a.markRetrying('payout', 'p-1', '429');
+    await claim!.release();
+    const other = await b.claimSend('payout', 'p-1');
+    expect(other).not.toBeNull();
+    expect((await b.getPayment('payout', 'p-1'))!.state).toBe('QUEUED');
+    await other!.release();
+  });
+
+  it('lets exactly one of 50 concurrent claims from two desks on one payout through', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: a } = await desk(url);
+    const { journal: b } = await desk(url);
+    await a.insertPayment('payout', payout('p-1'));
+    const claims = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).claimSend('payout', 'p-1')));
+    expect(claims.filter((c) => c !== null)).toHaveLength(1);
+  });
+
+  it('takes over a payout claimed by a desk whose lease ran out as UNKNOWN, never as new', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: dead, pool } = await desk(url, { leaseMs: 300, marginMs: 50, maxRequestMs: 100 });
+    const { journal: live } = await desk(url);
+    await live.createBatch({ id: 'B1', fileName: 'x.csv', sha256: 'h', rows: [payout('p-1'), payout('p-2')] });
+    const claim = await dead.claimSend('payout', 'p-1');
+    expect(claim!.confirm()).toBe(true);
+    expect((await dead.getPayment('payout', 'p-1'))!.state).toBe('SENDING');
+    await dead.close({ releaseClaims: false }); // it crashed mid-send: claim and lease stay until the lease runs out
+
+    const taken = await eventually(() => live.claimSend('payout', 'p-1'), 'the claim of a desk whose lease ran out');
+    expect(await live.getPayment('payout', 'p-1')).toMatchObject({ state: 'UNKNOWN', status: 'UNKNOWN', unknownSince: T0, nextPollAt: T0, attempts: 1 });
+    expect((await paymentTimelinePg(pool, 'payout', 'p-1')).map((e) => [e.status, e.source])).toEqual([['QUEUED', 'local'], ['UNKNOWN', 'local']]);
+    await taken.release();
+    // The other payout was never claimed: still new work.
+    expect((await live.getPayment('payout', 'p-2'))!.state).toBe('QUEUED');
+  });
+
+  it("refuses a live desk's claim to markInterruptedSendsUnknown, and turns a dead desk's into UNKNOWN with the claim cleared", async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: alive } = await desk(url);
+    const { journal: dying, pool } = await desk(url, { leaseMs: 300, marginMs: 50, maxRequestMs: 100 });
+    const { journal: restarted } = await desk(url);
+    await alive.createBatch({ id: 'B1', fileName: 'x.csv', sha256: 'h', rows: [payout('p-1'), payout('p-2')] });
+    const held = await alive.claimSend('payout', 'p-1');
+    expect(held!.confirm()).toBe(true);
+    const lost = await dying.claimSend('payout', 'p-2');
+    expect(lost!.confirm()).toBe(true);
+    await dying.close({ releaseClaims: false });
+
+    await eventually(async () => (await restarted.markInterruptedSendsUnknown('payout', 'the desk stopped while it was being sent')) === 1, "the dead desk's send");
+    expect(await restarted.getPayment('payout', 'p-2')).toMatchObject({ state: 'UNKNOWN', lastError: 'the desk stopped while it was being sent', nextPollAt: T0 });
+    expect((await pool.query(`SELECT claimed_by FROM payments WHERE id = 'p-2'`)).rows[0].claimed_by).toBeNull();
+    // The live desk's send is untouched.
+    expect(await restarted.getPayment('payout', 'p-1')).toMatchObject({ state: 'SENDING' });
+    expect(await restarted.claimSend('payout', 'p-1')).toBeNull();
+    await held!.release();
+  });
+
+  it("takes over a dead desk's claims from the heartbeat, with no call from the engine", async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: dying } = await desk(url, { leaseMs: 300, marginMs: 50, maxRequestMs: 100 });
+    const { journal: watcher } = await desk(url, { leaseMs: 300, marginMs: 50, maxRequestMs: 100 });
+    await watcher.insertPayment('payout', payout('p-1'));
+    const claim = await dying.claimSend('payout', 'p-1');
+    expect(claim!.confirm()).toBe(true);
+    await dying.close({ releaseClaims: false });
+    const p = await eventually(async () => {
+      const row = await watcher.getPayment('payout', 'p-1');
+      return row?.state === 'UNKNOWN' ? row : undefined;
+    }, 'the heartbeat to take the payout over');
+    expect(p.lastError).toMatch(/lease ran out/);
+  });
+
+  it('lets no request leave once the local lease has less margin than a request may last', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: j } = await desk(url, { leaseMs: 2_000, marginMs: 100, maxRequestMs: 1_000 });
+    await j.insertPayment('payout', payout('p-1'));
+    await j.insertPayment('payout', payout('p-2'));
+    await j.insertPayment('payout', payout('p-3'));
+    const claim = await j.claimSend('payout', 'p-1');
+    await j.renewLease();
+    expect(claim!.confirm()).toBe(true);
+    j.stopHeartbeat(); // the desk hangs: its lease is no longer renewed
+    const late = await j.claimSend('payout', 'p-2');
+    await eventually(async () => !late!.confirm(), 'the lease margin to run out');
+    expect(late!.confirm()).toBe(false);
+    await eventually(async () => (await j.claimSend('payout', 'p-3')) === null, 'claims to stop');
+  });
+
+  it('voids the claims of a desk that hung past its lease, even once its heartbeat comes back', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: hung } = await desk(url, { leaseMs: 300, marginMs: 50, maxRequestMs: 100 });
+    const { journal: other } = await desk(url);
+    await other.insertPayment('payout', payout('p-1'));
+    const stale = await hung.claimSend('payout', 'p-1');
+    expect(stale).not.toBeNull();
+    hung.stopHeartbeat();
+    const taken = await eventually(() => other.claimSend('payout', 'p-1'), 'the hung desk to be taken over');
+    await hung.renewLease(); // it wakes up: its lease is alive again
+    expect(stale!.confirm()).toBe(false);
+    expect(taken.confirm()).toBe(true);
+    expect(await other.getPayment('payout', 'p-1')).toMatchObject({ state: 'SENDING', attempts: 1 });
+    await taken.release();
+  });
+
+  it('never hands one due status read to two desks', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: a } = await desk(url);
+    const { journal: b } = await desk(url);
+    const ids = Array.from({ length: 40 }, (_, i) => `p-${i}`);
+    await a.createBatch({ id: 'B1', fileName: 'x.csv', sha256: 'h', rows: ids.map((id) => payout(id)) });
+    for (const id of ids) await a.recordObservationSoon('payout', id, { status: 'PENDING', source: 'callback', isFinal: false, nextPollAt: T0 });
+    const rounds = await Promise.all([a, b, a, b, a, b].map((j) => j.duePolls(T0, 15)));
+    const seen = rounds.flat().map((p) => p.id);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.sort()).toEqual([...ids].sort());
+    expect(await a.duePolls(T0, 15)).toEqual([]);
+  });
+
+  it('refuses one of two desks storing the same payout ids at once', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: a } = await desk(url);
+    const { journal: b } = await desk(url);
+    const rows = Array.from({ length: 500 }, (_, i) => payout(`p-${i}`));
+    const results = await Promise.allSettled([
+      a.createBatch({ id: 'B-a', fileName: 'x.csv', sha256: 'h', rows }),
+      b.createBatch({ id: 'B-b', fileName: 'x.csv', sha256: 'h', rows: [...rows].reverse() }),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: expect.objectContaining({ code: 'DUPLICATE_ID' }) });
+    expect((await a.unsentPayments('payout')).length).toBe(500);
+  });
+
+  it('stores a batch of 20,000 payouts with one intent and one QUEUED event each', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: j, pool } = await desk(url);
+    const rows = Array.from({ length: 20_000 }, (_, i) => payout(`p-${i}`, { amountMinor: i + 1 }));
+    const b = await j.createBatch({ id: 'B1', fileName: 'big.csv', sha256: 'h', rows });
+    expect(b.totals).toEqual([{ currencyCode: 'EUR', amountMinor: (20_000 * 20_001) / 2, count: 20_000 }]);
+    const counts = (await pool.query(
+      `SELECT (SELECT COUNT(*) FROM payments) AS payments, (SELECT COUNT(DISTINCT intent_id) FROM payments) AS intents,
+              (SELECT COUNT(*) FROM intents WHERE source = 'batch') AS intent_rows, (SELECT COUNT(*) FROM status_events) AS events`,
+    )).rows[0];
+    expect(counts).toEqual({ payments: '20000', intents: '20000', intent_rows: '20000', events: '20000' });
+    expect((await j.unsentPayments('payout', 'B1')).at(-1)).toMatchObject({ id: 'p-19999', rowNumber: 20_000, amountMinor: 20_000 });
+  });
+
+  it('keeps one audit chain when desks write at once, and the log append-only', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: a, pool } = await desk(url);
+    const { journal: b } = await desk(url);
+    await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).audit({ actor: 'x', action: `act.${i}` })));
+    const log = (await pool.query('SELECT seq, prev_hash, hash FROM audit_log ORDER BY seq')).rows as { seq: string; prev_hash: string; hash: string }[];
+    expect(log.map((r) => Number(r.seq))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    log.slice(1).forEach((r, i) => expect(r.prev_hash).toBe(log[i]!.hash));
+    await expect(pool.query(`UPDATE audit_log SET actor = 'y'`)).rejects.toThrow(/audit_log is append-only/);
+    await expect(pool.query('DELETE FROM audit_log')).rejects.toThrow(/audit_log is append-only/);
+  });
+
+  it('gives back its claims and its lease when it closes cleanly', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: a, pool } = await desk(url);
+    const { journal: b } = await desk(url);
+    await a.insertPayment('payout', payout('p-1'));
+    expect(await a.claimSend('payout', 'p-1')).not.toBeNull();
+    await a.close();
+    expect((await pool.query('SELECT COUNT(*) AS n FROM desk_leases WHERE desk_id = $1', [a.deskId])).rows[0].n).toBe('0');
+    const claim = await b.claimSend('payout', 'p-1');
+    expect(claim).not.toBeNull();
+    expect((await b.getPayment('payout', 'p-1'))!.state).toBe('QUEUED');
+    await claim!.release();
+  });
+});
