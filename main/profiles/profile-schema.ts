@@ -67,7 +67,7 @@ export function teamUrlProblem(text: string): string | null {
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') return 'must start with postgres:// or postgresql://';
   if (url.password !== '' || /^[a-z]+:\/\/[^@/?#]*:[^@/?#]*@/i.test(text)) {
-    return 'must not carry a password: the password goes in the keychain, not in the URL (set it with --password-stdin or in Settings)';
+    return 'must not carry a password (the password goes in the keychain, not in the URL: set it with --password-stdin or in Settings)';
   }
   if (!url.username) return 'must name the database user, as in postgres://payout_desk@db.example.com/payouts';
   if (!url.hostname) return 'must name the database host';
