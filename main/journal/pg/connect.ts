@@ -96,9 +96,15 @@ export interface OpenTeamPool {
  * is closed and a TeamDatabaseError says what went wrong. `onError` hears errors of idle connections
  * later (a dropped network); without one they are dropped rather than crash main.
  */
-export async function openTeamPool(team: TeamDatabase, password: string | null, options: { onError?: (error: Error) => void; max?: number } = {}): Promise<OpenTeamPool> {
+export async function openTeamPool(
+  team: TeamDatabase,
+  password: string | null,
+  options: { onError?: (error: Error) => void; max?: number; /** Tests only: a shorter wait for a silent server. */ connectTimeoutMs?: number } = {},
+): Promise<OpenTeamPool> {
   const ca = await readTeamCa(team);
-  const pool = new pg.Pool(teamPoolConfig(team, password, { ...(ca !== undefined ? { ca } : {}), ...(options.max !== undefined ? { max: options.max } : {}) }));
+  const config = teamPoolConfig(team, password, { ...(ca !== undefined ? { ca } : {}), ...(options.max !== undefined ? { max: options.max } : {}) });
+  if (options.connectTimeoutMs !== undefined) config.connectionTimeoutMillis = options.connectTimeoutMs;
+  const pool = new pg.Pool(config);
   pool.on('error', (error) => options.onError?.(error));
   try {
     const version = await pool.query<{ server_version: string }>('SHOW server_version');
