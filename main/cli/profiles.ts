@@ -146,7 +146,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
       const p = deps.profile();
       const current = deps.context().profiles.currentId();
       const view = profileView(p, current);
-      deps.print(Object.entries(view).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`), view);
+      deps.print(Object.entries(view).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v && typeof v === 'object' ? JSON.stringify(v) : String(v)}`), view);
     });
 
   profiles

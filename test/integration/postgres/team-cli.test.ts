@@ -66,7 +66,9 @@ describe('profiles team', () => {
     expect(JSON.parse(shown.out)).toEqual({ profile: 'shop', teamDatabase: { url: dbUrl, tls: 'disable', caFile: null }, passwordStored: true });
     const human = await cli(['profiles', 'team', 'show', 'shop']);
     expect(human.out).toContain("password  in this desk's keychain");
-    for (const r of [set, shown, human]) expect(r.out).not.toContain('team-pw-1');
+    const profile = await cli(['profiles', 'show']);
+    expect(profile.out).toContain(`teamDatabase: {"url":"${dbUrl}","tls":"disable","caFile":null}`);
+    for (const r of [set, shown, human, profile]) expect(r.out).not.toContain('team-pw-1');
 
     const check = await cli(['--json', 'profiles', 'team', 'check', 'shop']);
     expect(check.err).toBe('');
