@@ -57,6 +57,8 @@ test('a profile is pointed at a team database; the password stays in the keychai
 
   // The right database: saved without typing the password again (the saved one is kept).
   await page.getByTestId('team-url').getByRole('textbox').fill(dbUrl);
+  // The check uses what is saved: with unsaved changes it waits for Save.
+  await expect(page.getByTestId('team-check')).toBeDisabled();
   await page.getByTestId('team-save').click();
   await expect(page.getByTestId('team-password-state')).toHaveText(/Password saved in the keychain/);
   await page.getByTestId('team-check').click();
