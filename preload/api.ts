@@ -63,7 +63,8 @@ export interface FileContent {
 }
 
 /** What a file the user hands the desk is for: it decides the dialog's filter and the extensions main accepts. */
-export type FilePurpose = 'csv' | 'key';
+/** ca: the PEM bundle of the CA that signed the team database's certificate. */
+export type FilePurpose = 'csv' | 'key' | 'ca';
 
 /**
  * A file the user chose in main's own open dialog or dropped on the window. Main keeps its path; the page
@@ -876,9 +877,49 @@ export interface SettingsUpdate {
   callback?: Partial<CallbackSettings>;
 }
 
+export type TeamTlsMode = 'verify-full' | 'require' | 'disable';
+
+/** A profile's team database (issue 15) as the page sees it: never the password, only whether one is kept. */
+export interface TeamDatabaseView {
+  /** null: this desk keeps its own journal (single desk). */
+  config: { url: string; tls: TeamTlsMode; caFile: string | null } | null;
+  /** Whether this desk's keychain holds the password (it never leaves main). */
+  passwordStored: boolean;
+}
+
+export interface TeamDatabaseUpdate {
+  profileId?: string;
+  /** postgres://user@host:5432/database: no password, no query parameters. */
+  url: string;
+  tls: TeamTlsMode;
+  /** Absent: keep the stored CA file; null: none (system CAs); a token of a file chosen with purpose 'ca'. */
+  caFile?: { kind: 'granted'; token: string } | null;
+  /**
+   * Sent once, page → main, and kept in the keychain (the same deliberate exception as a passphrase:
+   * docs/design-changes.md, "Dual control"); absent = keep the stored one. Never sent back.
+   */
+  password?: string;
+}
+
+export interface TeamDatabaseCheck {
+  /** user@host:port/database (no password). */
+  where: string;
+  tls: TeamTlsMode;
+  serverVersion: string;
+  schemaVersion: number;
+  migratedFrom: number;
+  checkedAt: IsoTime;
+}
+
 export interface SettingsContract {
   get: { args: { profileId?: string }; result: SettingsView };
   update: { args: SettingsUpdate; result: SettingsView };
+  teamDatabase: { args: { profileId?: string }; result: TeamDatabaseView };
+  setTeamDatabase: { args: TeamDatabaseUpdate; result: TeamDatabaseView };
+  /** Back to this desk's own journal; the password leaves the keychain. */
+  clearTeamDatabase: { args: { profileId?: string }; result: TeamDatabaseView };
+  /** Connects, migrates the team schema, answers the versions; fails with a TEAM_DB_* code in plain words. */
+  checkTeamDatabase: { args: { profileId?: string }; result: TeamDatabaseCheck };
 }
 
 // ---------------------------------------------------------------- app and connection
@@ -959,7 +1000,7 @@ export const IPC_METHODS = {
   history: ['query', 'timeline', 'export'],
   payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
   audit: ['list', 'verify'],
-  settings: ['get', 'update'],
+  settings: ['get', 'update', 'teamDatabase', 'setTeamDatabase', 'clearTeamDatabase', 'checkTeamDatabase'],
   people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'setRoles', 'revoke'],
   approvals: ['queue', 'show', 'status', 'approve', 'reject', 'policy', 'setPolicy'],
   payees: ['list', 'versions', 'add', 'edit', 'approve', 'reject', 'withdraw', 'import', 'export', 'addFromPayout'],

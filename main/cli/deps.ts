@@ -15,6 +15,8 @@ export interface CliIo {
    * terminal). Optional: without it the CLI asks on the terminal when standard input is one.
    */
   ask?(question: string): Promise<string | null>;
+  /** All of standard input (for --password-stdin). Optional: without it the CLI reads process.stdin. */
+  readStdin?(): Promise<string>;
 }
 
 /** The UI's own services (main/desk) over the CLI's data folder, acting on the chosen profile. */

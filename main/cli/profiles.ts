@@ -1,4 +1,4 @@
-// CLI: `profiles add|list|use|show|edit|remove`. Profiles hold no secrets; keys and the deprecated
+// CLI: `profiles add|list|use|show|edit|remove` (and `profiles team …`, main/cli/team.ts). Profiles hold no secrets; keys and the deprecated
 // secret are handled by `keys …`. `edit` passes the named fields through the profile store's update
 // (the same validation as the app's settings); `remove` keeps the journal unless --delete-journal.
 import { type Command, InvalidArgumentError } from 'commander';
@@ -8,6 +8,7 @@ import { removeProfile } from '../desk/profiles';
 import type { Profile, ProfilePatch } from '../profiles/profile-schema';
 import { askYesNo, intOption } from './shared';
 import { assertKeychainReachable } from '../keys/key-store';
+import { registerTeamCommands } from './team';
 
 function choice<T extends string>(allowed: readonly T[]) {
   return (value: string): T => {
@@ -145,7 +146,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
       const p = deps.profile();
       const current = deps.context().profiles.currentId();
       const view = profileView(p, current);
-      deps.print(Object.entries(view).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`), view);
+      deps.print(Object.entries(view).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v && typeof v === 'object' ? JSON.stringify(v) : String(v)}`), view);
     });
 
   profiles
@@ -207,4 +208,6 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
         { removed: p.id, ...removal },
       );
     });
+
+  registerTeamCommands(profiles, deps);
 }

@@ -23,8 +23,8 @@ export interface AppEnvironment {
   files?: FileGrants;
 }
 
-const DIALOG_TITLES = { csv: 'Choose a payout CSV', key: 'Choose a private key file' } as const;
-const FILTER_NAMES = { csv: 'CSV files', key: 'PEM private keys' } as const;
+const DIALOG_TITLES = { csv: 'Choose a payout CSV', key: 'Choose a private key file', ca: 'Choose the CA certificate of the team database' } as const;
+const FILTER_NAMES = { csv: 'CSV files', key: 'PEM private keys', ca: 'PEM certificates' } as const;
 
 export function appService(rt: DeskRuntime, env: AppEnvironment, files: FileGrants): ProfileAreaService<'app'> {
   return {

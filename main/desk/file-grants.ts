@@ -12,9 +12,10 @@ import { DeskError } from './services';
 export const FILE_EXTENSIONS: Readonly<Record<FilePurpose, readonly string[]>> = {
   csv: ['csv', 'tsv', 'txt'],
   key: ['pem', 'key', 'p8', 'pk8', 'txt'],
+  ca: ['pem', 'crt', 'cer'],
 };
 
-const KIND_NAME: Readonly<Record<FilePurpose, string>> = { csv: 'payout CSV', key: 'private key' };
+const KIND_NAME: Readonly<Record<FilePurpose, string>> = { csv: 'payout CSV', key: 'private key', ca: 'CA certificate' };
 
 /** A handful of files at a time is all a person works with; older tokens are forgotten first. */
 const MAX_GRANTS = 32;

@@ -41,7 +41,7 @@ export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: D
     history: historyService(rt, currencies),
     payins: payinsService(rt, currencies, demo),
     audit: auditService(rt),
-    settings: settingsService(rt),
+    settings: settingsService(rt, files),
     people: peopleService(rt, dualControl),
     approvals: approvalsService(rt, dualControl),
     payees: payeesIpcService(rt, dualControl, payeeService(rt), files),

@@ -9,6 +9,7 @@ import type { DemoController } from './demo-controller';
 import { profileView } from './profile-views';
 import { DeskError } from './services';
 import { assertKeychainReachable } from '../keys/key-store';
+import { teamPasswordAccount } from '../profiles/team-password';
 
 async function activate(rt: DeskRuntime, profile: Profile): Promise<void> {
   rt.ctx.profiles.setCurrent(profile.id);
@@ -35,6 +36,9 @@ export async function removeProfile(rt: DeskRuntime, profileId: string, options:
   const wasCurrent = ctx.profiles.currentId() === profileId;
   await rt.forget(profileId);
   ctx.profiles.remove(profileId);
+  // Its team database password leaves this desk's keychain with it (best effort: a locked keychain
+  // must not stop the removal; a stale entry names a profile that no longer exists).
+  await ctx.keyStore.delete(teamPasswordAccount(profileId)).catch(() => false);
   await ctx.trail.flush();
   await rt.forget(profileId);
   const path = journalPath(ctx.home, profileId);

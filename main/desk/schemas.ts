@@ -10,7 +10,7 @@ const MAX_CSV_BYTES = 50 * 1024 * 1024;
 const listOf = <T extends z.ZodType>(item: T, max = MAX_LIST_ITEMS) => z.array(item).max(max, `at most ${max.toLocaleString('en')} items`);
 /** A token main issued for a file the user chose or dropped (main/desk/file-grants.ts). */
 const fileToken = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'is not a file token');
-const filePurpose = z.enum(['csv', 'key']);
+const filePurpose = z.enum(['csv', 'key', 'ca']);
 
 const text = (max: number) => z.string().max(max, `at most ${max} characters`);
 const required = (max: number) => text(max).trim().min(1, 'is required');
@@ -226,6 +226,17 @@ export const ARG_SCHEMAS: SchemaMap = {
       useDeprecatedSecret: z.boolean().optional(),
       callback: callback.partial().optional(),
     }),
+    teamDatabase: optionalProfile,
+    // The URL's own rules (no password, no TLS override) are the profile store's, so the message is the CLI's.
+    setTeamDatabase: z.strictObject({
+      profileId: profileId.optional(),
+      url: required(2048),
+      tls: z.enum(['verify-full', 'require', 'disable']),
+      caFile: z.strictObject({ kind: z.literal('granted'), token: fileToken }).nullable().optional(),
+      password: z.string().min(1, 'is required').max(1024, 'at most 1024 characters').optional(),
+    }),
+    clearTeamDatabase: optionalProfile,
+    checkTeamDatabase: optionalProfile,
   },
   people: {
     list: none,

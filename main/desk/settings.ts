@@ -1,10 +1,24 @@
-// settings:* of a profile; a change restarts its engine so the new values apply.
-import type { ProfilePatch } from '../profiles/profile-schema';
+// settings:* of a profile; a change restarts its engine so the new values apply. Also the profile's
+// team database (issue 15): URL, TLS mode and CA file in the profile; the password, sent once by the
+// page, in this desk's keychain, never answered back (only whether one is stored).
+import type { TeamDatabaseView } from '../../preload/api';
+import { openTeamPool, teamWhere } from '../journal/pg/connect';
+import { assertKeychainReachable } from '../keys/key-store';
+import type { Profile, ProfilePatch, TeamDatabase } from '../profiles/profile-schema';
+import { TeamPasswords } from '../profiles/team-password';
+import type { FileGrants } from './file-grants';
 import { settingsView } from './profile-views';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
+import { DeskError } from './services';
 
-export function settingsService(rt: DeskRuntime): ProfileAreaService<'settings'> {
+export function settingsService(rt: DeskRuntime, files?: FileGrants): ProfileAreaService<'settings'> {
+  const passwords = () => new TeamPasswords({ keyStore: rt.ctx.keyStore, profiles: rt.ctx.profiles, audit: rt.ctx.trail });
+  const teamView = async (p: Profile): Promise<TeamDatabaseView> => ({
+    config: p.teamDatabase ? { url: p.teamDatabase.url, tls: p.teamDatabase.tls, caFile: p.teamDatabase.caFile } : null,
+    // A keychain that cannot be read must not hide the rest of the card.
+    passwordStored: await passwords().has(p.id).catch(() => false),
+  });
   return {
     async get(profile) {
       return settingsView(profile, rt.callbackStatus(profile.id));
@@ -25,6 +39,47 @@ export function settingsService(rt: DeskRuntime): ProfileAreaService<'settings'>
       // that set it. One that was not running (the CLI, another profile) is left to start when used.
       if (wasStarted) await rt.engineFor(profile.id).catch(() => undefined);
       return settingsView(updated, rt.callbackStatus(profile.id));
+    },
+    async teamDatabase(profile) {
+      return teamView(profile);
+    },
+    async setTeamDatabase(profile, { url, tls, caFile, password }) {
+      let ca = profile.teamDatabase?.caFile ?? null;
+      if (caFile === null) ca = null;
+      else if (caFile !== undefined) {
+        if (!files) throw new DeskError('NOT_AVAILABLE', 'Choosing a CA file is not available here');
+        ca = files.resolve(caFile.token, 'ca').path;
+      }
+      // Both changes are audited in a journal sealed with a key from the keychain: check it first.
+      await assertKeychainReachable(rt.ctx.keyStore);
+      const next: TeamDatabase = { url, tls, caFile: ca };
+      const updated = rt.ctx.profiles.update(profile.id, { teamDatabase: next });
+      if (password !== undefined) await passwords().set(profile.id, password);
+      await rt.reset(profile.id);
+      await rt.ctx.trail.flush();
+      return teamView(updated);
+    },
+    async clearTeamDatabase(profile) {
+      await assertKeychainReachable(rt.ctx.keyStore);
+      const updated = profile.teamDatabase ? rt.ctx.profiles.update(profile.id, { teamDatabase: null }) : profile;
+      await passwords().clear(profile.id);
+      await rt.reset(profile.id);
+      await rt.ctx.trail.flush();
+      return teamView(updated);
+    },
+    async checkTeamDatabase(profile) {
+      const team = profile.teamDatabase;
+      if (!team) throw new DeskError('NO_TEAM_DATABASE', `Profile "${profile.name}" has no team database: save one first`);
+      const opened = await openTeamPool(team, await passwords().reveal(profile.id), { max: 1 });
+      await opened.pool.end().catch(() => undefined);
+      return {
+        where: teamWhere(team),
+        tls: team.tls,
+        serverVersion: opened.serverVersion,
+        schemaVersion: opened.schemaVersion,
+        migratedFrom: opened.migratedFrom,
+        checkedAt: new Date().toISOString(),
+      };
     },
   };
 }

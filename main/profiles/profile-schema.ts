@@ -1,5 +1,6 @@
 // A profile: one merchant on one gateway. Everything here is non-secret; the wrap key, the
 // deprecated secret and the private keys live in the keychain / sealed key files (main/keys/).
+import { posix, win32 } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_FINAL_STATUSES } from '../domain/status';
 
@@ -28,6 +29,95 @@ const callbackBaseUrl = httpUrl.refine((text) => {
   const host = new URL(text).hostname.replace(/^\[|\]$/g, '');
   return host !== '0.0.0.0' && host !== '::';
 }, 'public callback URL must name a host the gateway can reach (0.0.0.0 and [::] are listening addresses, not destinations)');
+
+// ---- team database (issue 15, "Team desk") ----------------------------------------------------
+
+/**
+ * How a desk talks TLS to the team database. verify-full: encrypted, and the server's certificate must
+ * chain to a trusted CA (the system's, or caFile) and name the host. require: encrypted, certificate not
+ * checked (a man in the middle can read everything). disable: clear text (loopback only on a LIVE profile).
+ */
+export const TEAM_TLS_MODES = ['verify-full', 'require', 'disable'] as const;
+export type TeamTlsMode = (typeof TEAM_TLS_MODES)[number];
+
+/** The parts of a team database URL the desk connects with (percent-decoded). */
+export interface TeamDatabaseTarget {
+  user: string;
+  host: string;
+  port: number;
+  database: string;
+}
+
+/** True for a host name or address that never leaves the machine. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * Why this text cannot be a team database URL, or null. The password never goes in the URL (it is
+ * kept in the keychain), and nothing in the URL may change TLS: that is the profile's `tls` setting.
+ */
+export function teamUrlProblem(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'must be a URL such as postgres://payout_desk@db.example.com:5432/payouts';
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') return 'must start with postgres:// or postgresql://';
+  if (url.password !== '' || /^[a-z]+:\/\/[^@/?#]*:[^@/?#]*@/i.test(text)) {
+    return 'must not carry a password (the password goes in the keychain, not in the URL: set it with --password-stdin or in Settings)';
+  }
+  if (!url.username) return 'must name the database user, as in postgres://payout_desk@db.example.com/payouts';
+  if (!url.hostname) return 'must name the database host';
+  const names = [...url.searchParams.keys()];
+  const tlsNames = names.filter((n) => /^(ssl|requiressl|gssencmode)/i.test(n));
+  if (tlsNames.length > 0) {
+    return `must not set ${tlsNames.join(', ')}: TLS comes from the profile's tls setting (verify-full, require or disable), not from the URL`;
+  }
+  if (names.length > 0) return `must not carry query parameters (${names.join(', ')}): the desk sets its own connection options`;
+  if (url.hash) return 'must not carry a #fragment';
+  const database = url.pathname.replace(/^\//, '');
+  if (!database || database.includes('/')) return 'must name one database after the host, as in postgres://user@host:5432/payouts';
+  return null;
+}
+
+/** The user, host, port and database of a URL that passed teamUrlProblem. */
+export function teamDatabaseTarget(text: string): TeamDatabaseTarget {
+  const url = new URL(text);
+  return {
+    user: decodeURIComponent(url.username),
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : 5432,
+    database: decodeURIComponent(url.pathname.replace(/^\//, '')),
+  };
+}
+
+const teamUrl = z
+  .string()
+  .trim()
+  .max(2048, 'at most 2048 characters')
+  .superRefine((text, ctx) => {
+    const problem = teamUrlProblem(text);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** Where the team journal lives; null (the default) = a single desk with its own SQLite journal. */
+export const TeamDatabaseSchema = z.strictObject({
+  url: teamUrl,
+  tls: z.enum(TEAM_TLS_MODES).default('verify-full'),
+  /** A PEM bundle of the CA(s) that signed the server's certificate; absent = the system's trusted CAs. */
+  caFile: z
+    .string()
+    .trim()
+    .max(4096)
+    .refine((p) => posix.isAbsolute(p) || win32.isAbsolute(p), 'CA file must be an absolute path to a PEM file')
+    .nullable()
+    .default(null),
+});
+export type TeamDatabase = z.output<typeof TeamDatabaseSchema>;
+export type TeamDatabaseInput = z.input<typeof TeamDatabaseSchema>;
 
 /** Input for a new profile; every field but name, baseUrl and merchantCode has a default. */
 export const ProfileInputSchema = z.object({
@@ -62,6 +152,8 @@ export const ProfileInputSchema = z.object({
   /** Dual control: an unlocked person unused this long is locked again (must unlock with their passphrase). */
   idleLockMinutes: z.number().int().min(1).max(480).default(10),
   isDemo: z.boolean().default(false),
+  /** A shared team journal on PostgreSQL; null = this desk alone (SQLite). Its password is in the keychain. */
+  teamDatabase: TeamDatabaseSchema.nullable().default(null),
 });
 export type ProfileInput = z.input<typeof ProfileInputSchema>;
 
@@ -95,6 +187,7 @@ export interface Profile {
   pollIntervalSecs: number;
   idleLockMinutes: number;
   isDemo: boolean;
+  teamDatabase: TeamDatabase | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -103,9 +196,16 @@ export interface Profile {
  * Why these fields cannot make a profile, or null: a LIVE profile moves real money, so its base URL must be
  * https (TEST may use http, e.g. the loopback sandbox).
  */
-export function profileRuleProblem(p: { environment: Environment; baseUrl: string }): string | null {
+export function profileRuleProblem(p: { environment: Environment; baseUrl: string; teamDatabase?: TeamDatabase | null }): string | null {
   if (p.environment === 'LIVE' && !/^https:\/\//i.test(p.baseUrl)) {
     return `a LIVE profile must use an https:// base URL (got ${p.baseUrl}); only TEST profiles may use http://`;
+  }
+  const team = p.teamDatabase;
+  if (p.environment === 'LIVE' && team && team.tls === 'disable') {
+    const { host } = teamDatabaseTarget(team.url);
+    if (!isLoopbackHost(host)) {
+      return `a LIVE profile cannot reach its team database ${host} with tls "disable": the password and every payment would cross the network in clear text; use verify-full (or disable only for a database on this machine: localhost, 127.0.0.1, ::1)`;
+    }
   }
   return null;
 }

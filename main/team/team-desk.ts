@@ -28,7 +28,7 @@ export interface TeamDeskOptions {
   fetchTimeoutMs?: number;
   /** The desk's lease on its claims (default 60 s): a desk that dies leaves its sends to others after it. */
   leaseMs?: number;
-  engineOptions?: Partial<PayoutEngineOptions<PgJournal>>;
+  engineOptions?: Partial<Omit<PayoutEngineOptions<PgJournal>, 'journal' | 'gateway'>>;
   /** Whether the gateway budget is the team's (default true); false only to measure what it costs (bench). */
   shareRateBudget?: boolean;
 }

@@ -96,7 +96,25 @@ describe('two desks, one team database', () => {
       kills.push(`after ${creates.length - since} creates`);
     }
     const lastB = runDesk(argsOf(homeB, 'desk-b'));
-    const [doneA, doneB] = await Promise.all([a.exited, lastB.exited]);
+    const finished = Promise.all([a.exited, lastB.exited]);
+    const deadline = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 150_000).unref());
+    if ((await Promise.race([finished, deadline])) === 'late') {
+      // Say where it stands rather than only "timed out".
+      const pool = new pg.Pool({ connectionString: database, max: 1 });
+      const rows = await pool.query<{ state: string; claimed: boolean; n: string }>(
+        `SELECT state, claimed_by IS NOT NULL AS claimed, count(*) AS n FROM payments WHERE batch_id = 'team-batch' GROUP BY 1, 2 ORDER BY 1, 2`,
+      );
+      const batch = await pool.query<{ state: string }>(`SELECT state FROM batches WHERE id = 'team-batch'`);
+      await pool.end();
+      a.proc.kill('SIGKILL');
+      lastB.proc.kill('SIGKILL');
+      const [outA, outB] = await finished;
+      throw new Error(
+        `the desks did not finish: batch ${batch.rows[0]?.state}, rows ${JSON.stringify(rows.rows)}; ${creates.length} creates arrived\n` +
+          `desk A: ${outA.out.slice(-2000)} ${outA.err.slice(-3000)}\ndesk B: ${outB.out.slice(-2000)} ${outB.err.slice(-3000)}`,
+      );
+    }
+    const [doneA, doneB] = await finished;
     expect(doneA.err).toBe('');
     expect(doneA.out).toContain('DONE');
     expect(doneB.err).toBe('');

@@ -1,0 +1,191 @@
+// Connecting a desk to its team database (issue 15, "Team desk"): the pool settings a profile's
+// teamDatabase means, and opening it (connect, migrate, server version) with failures in plain words.
+// The URL is taken apart here and never handed to pg as a connection string, so nothing in it can
+// change TLS; the password comes from this desk's keychain (main/profiles/team-password.ts) and is
+// never part of a message.
+import { readFile } from 'node:fs/promises';
+import pg from 'pg';
+import type { Pool, PoolConfig } from 'pg';
+import { teamDatabaseTarget, type TeamDatabase } from '../../profiles/profile-schema';
+import { migratePg, PG_SCHEMA_VERSION } from './migrations';
+
+/** An unreachable or silent server fails within this (pg's default is to wait for ever). */
+export const TEAM_CONNECT_TIMEOUT_MS = 10_000;
+/** No one statement of the desk runs longer (a blocked migration lock included). */
+export const TEAM_STATEMENT_TIMEOUT_MS = 30_000;
+export const TEAM_APPLICATION_NAME = 'payout-desk';
+
+export type TeamDatabaseErrorCode =
+  | 'TEAM_DB_UNREACHABLE'
+  | 'TEAM_DB_TIMEOUT'
+  | 'TEAM_DB_AUTH'
+  | 'TEAM_DB_NO_PASSWORD'
+  | 'TEAM_DB_TLS'
+  | 'TEAM_DB_CA_FILE'
+  | 'TEAM_DB_MISSING'
+  | 'TEAM_DB_PERMISSION'
+  | 'TEAM_DB_SCHEMA_NEWER'
+  | 'TEAM_DB_BUSY'
+  | 'TEAM_DB_FAILED';
+
+export class TeamDatabaseError extends Error {
+  constructor(
+    readonly code: TeamDatabaseErrorCode,
+    message: string,
+    /** Worth trying again later without changing anything (server down, starting up, full). */
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = 'TeamDatabaseError';
+  }
+}
+
+/**
+ * The pg pool settings of a team database. `ca` is the text of the profile's caFile (read by the
+ * caller: see readTeamCa). verify-full checks the chain and that the certificate names the host
+ * (Node's TLS does both when rejectUnauthorized is on); require encrypts without checking who answers.
+ */
+export function teamPoolConfig(team: TeamDatabase, password: string | null, options: { ca?: string; max?: number } = {}): PoolConfig {
+  const target = teamDatabaseTarget(team.url);
+  const ssl: PoolConfig['ssl'] =
+    team.tls === 'disable' ? false : team.tls === 'require' ? { rejectUnauthorized: false } : { rejectUnauthorized: true, ...(options.ca !== undefined ? { ca: options.ca } : {}) };
+  return {
+    host: target.host,
+    port: target.port,
+    user: target.user,
+    database: target.database,
+    ...(password !== null ? { password } : {}),
+    ssl,
+    application_name: TEAM_APPLICATION_NAME,
+    connectionTimeoutMillis: TEAM_CONNECT_TIMEOUT_MS,
+    statement_timeout: TEAM_STATEMENT_TIMEOUT_MS,
+    query_timeout: TEAM_STATEMENT_TIMEOUT_MS + 5_000,
+    idle_in_transaction_session_timeout: TEAM_STATEMENT_TIMEOUT_MS,
+    keepAlive: true,
+    max: options.max ?? 10,
+  };
+}
+
+/** The CA bundle of a profile (undefined when it names none), or a clear error. */
+export async function readTeamCa(team: TeamDatabase): Promise<string | undefined> {
+  if (!team.caFile) return undefined;
+  let text: string;
+  try {
+    text = await readFile(team.caFile, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new TeamDatabaseError('TEAM_DB_CA_FILE', `Cannot read the CA file ${team.caFile} of the team database${code ? ` (${code})` : ''}`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new TeamDatabaseError('TEAM_DB_CA_FILE', `The CA file ${team.caFile} holds no PEM certificate (expected "-----BEGIN CERTIFICATE-----")`);
+  }
+  return text;
+}
+
+export interface OpenTeamPool {
+  pool: Pool;
+  /** As the server reports it, e.g. "16.4 (Debian 16.4-1.pgdg120+1)". */
+  serverVersion: string;
+  /** The team schema version after migrating, and the one found before. */
+  schemaVersion: number;
+  migratedFrom: number;
+}
+
+/**
+ * Connects, brings the schema up to date (migratePg) and reads the server version. On failure the pool
+ * is closed and a TeamDatabaseError says what went wrong. `onError` hears errors of idle connections
+ * later (a dropped network); without one they are dropped rather than crash main.
+ */
+export async function openTeamPool(
+  team: TeamDatabase,
+  password: string | null,
+  options: { onError?: (error: Error) => void; max?: number; /** Tests only: a shorter wait for a silent server. */ connectTimeoutMs?: number } = {},
+): Promise<OpenTeamPool> {
+  const ca = await readTeamCa(team);
+  const config = teamPoolConfig(team, password, { ...(ca !== undefined ? { ca } : {}), ...(options.max !== undefined ? { max: options.max } : {}) });
+  if (options.connectTimeoutMs !== undefined) config.connectionTimeoutMillis = options.connectTimeoutMs;
+  const pool = new pg.Pool(config);
+  pool.on('error', (error) => options.onError?.(error));
+  try {
+    const version = await pool.query<{ server_version: string }>('SHOW server_version');
+    const migratedFrom = await migratePg(pool);
+    return { pool, serverVersion: version.rows[0]?.server_version ?? 'unknown', schemaVersion: PG_SCHEMA_VERSION, migratedFrom };
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw describeTeamError(error, team, password !== null);
+  }
+}
+
+/** Where the desk tried to connect, for messages: user@host:port/database (never a password). */
+export function teamWhere(team: TeamDatabase): string {
+  const t = teamDatabaseTarget(team.url);
+  const host = t.host.includes(':') ? `[${t.host}]` : t.host;
+  return `${t.user}@${host}:${t.port}/${t.database}`;
+}
+
+const TLS_NODE_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(VERIFY|GET_ISSUER)|HOSTNAME_MISMATCH|ERR_OSSL_)/;
+
+/** A pg / Node error from connecting or migrating, in words a finance desk can act on. */
+export function describeTeamError(error: unknown, team: TeamDatabase, hadPassword: boolean): TeamDatabaseError {
+  if (error instanceof TeamDatabaseError) return error;
+  const e = (error ?? {}) as { code?: unknown; message?: unknown; errors?: unknown };
+  // Node reports a host with several addresses as an AggregateError; its first error tells the story.
+  const inner = Array.isArray(e.errors) && e.errors.length > 0 ? (e.errors[0] as { code?: unknown; message?: unknown }) : e;
+  const code = typeof inner.code === 'string' ? inner.code : typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' && e.message ? e.message : typeof inner.message === 'string' ? inner.message : String(error);
+  const where = teamWhere(team);
+  const t = teamDatabaseTarget(team.url);
+
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new TeamDatabaseError('TEAM_DB_UNREACHABLE', `Cannot reach the team database at ${where}: nothing accepts connections on port ${t.port} of ${t.host} (is PostgreSQL running there, and is the port right?)`, true);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new TeamDatabaseError('TEAM_DB_UNREACHABLE', `Cannot reach the team database: the host name ${t.host} is not known (${code}); check the URL and the network`, true);
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return new TeamDatabaseError('TEAM_DB_UNREACHABLE', `Cannot reach the team database at ${where}: the network refused or dropped the connection (${code})`, true);
+    case 'ETIMEDOUT':
+      return new TeamDatabaseError('TEAM_DB_TIMEOUT', `The team database at ${where} did not answer in time (${code}); check the host, the port and any firewall`, true);
+    case '28P01':
+      return new TeamDatabaseError(
+        'TEAM_DB_AUTH',
+        hadPassword
+          ? `The team database refused the password of user ${t.user} (${where}): set the right password (profiles team set --password-stdin, or Settings)`
+          : `The team database asks for a password for user ${t.user} (${where}) and none is in this desk's keychain: set it (profiles team set --password-stdin, or Settings)`,
+      );
+    case '28000':
+      if (/no encryption|SSL off/i.test(message)) {
+        return new TeamDatabaseError('TEAM_DB_TLS', `The team database at ${where} accepts only encrypted connections: set tls to verify-full (or require)`);
+      }
+      return new TeamDatabaseError('TEAM_DB_AUTH', `The team database at ${where} does not let user ${t.user} in: ${message}`);
+    case '3D000':
+      return new TeamDatabaseError('TEAM_DB_MISSING', `The team database "${t.database}" does not exist on ${t.host}:${t.port}: create it (CREATE DATABASE ${t.database} OWNER ${t.user}) or fix the URL`);
+    case '42501':
+      return new TeamDatabaseError('TEAM_DB_PERMISSION', `User ${t.user} may not create the team journal's tables in ${where} (${message}): make the user the owner of the database, or run the first check as its owner`);
+    case '57P03':
+    case '53300':
+      return new TeamDatabaseError('TEAM_DB_BUSY', `The team database at ${where} cannot take a connection now (${message}); try again shortly`, true);
+    case '57014':
+      return new TeamDatabaseError('TEAM_DB_TIMEOUT', `A statement on the team database at ${where} took longer than ${TEAM_STATEMENT_TIMEOUT_MS / 1000} s and was cancelled (another desk migrating, or a locked table?)`, true);
+    default:
+      break;
+  }
+  if (TLS_NODE_CODES.test(code) || /certificate|self[- ]signed|SSL|TLS|Hostname\/IP does not match/i.test(message)) {
+    if (/does not support SSL/i.test(message)) {
+      return new TeamDatabaseError('TEAM_DB_TLS', `The team database at ${where} does not offer TLS, and the profile asks for ${team.tls}: turn on ssl on the server (or, for a database on this machine only, set tls to disable)`);
+    }
+    const hint = team.tls === 'verify-full' ? (team.caFile ? ` (checked against ${team.caFile})` : ' (checked against the system\'s trusted CAs; give the CA file that signed it)') : '';
+    return new TeamDatabaseError('TEAM_DB_TLS', `TLS with the team database at ${where} failed: its certificate was not accepted${hint}: ${code ? `${code}: ` : ''}${message}`);
+  }
+  if (/client password must be a string|SASL/i.test(message) && !hadPassword) {
+    return new TeamDatabaseError('TEAM_DB_NO_PASSWORD', `The team database asks for a password for user ${t.user} (${where}) and none is in this desk's keychain: set it (profiles team set --password-stdin, or Settings)`);
+  }
+  if (/timeout|timed out/i.test(message)) {
+    return new TeamDatabaseError('TEAM_DB_TIMEOUT', `The team database at ${where} did not answer within ${TEAM_CONNECT_TIMEOUT_MS / 1000} s; check the host, the port and any firewall`, true);
+  }
+  if (/newer than this desk knows/.test(message)) return new TeamDatabaseError('TEAM_DB_SCHEMA_NEWER', message);
+  return new TeamDatabaseError('TEAM_DB_FAILED', `The team database at ${where} failed: ${code ? `${code}: ` : ''}${message}`);
+}
