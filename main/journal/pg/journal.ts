@@ -42,6 +42,13 @@ import { pgInteger, pgPaymentRow, type PgQueryable } from './history';
 
 /** Key of the advisory lock that keeps the audit chain linear across desks (held to the end of a transaction). */
 const AUDIT_LOCK = 0x70_61_75_64_69_74; // "paudit"
+/**
+ * Key of the advisory lock held (to the end of the transaction) by a write that fixes new payment ids, so
+ * that its check for ids already there sees every earlier such write committed: two desks storing the same
+ * ids at once get DUPLICATE_ID, not a deadlock between their inserts. Taken before any row lock but the
+ * retried batch's (retryBatch), and before the audit lock.
+ */
+const NEW_IDS_LOCK = 0x70_6e_65_77_69_64; // "pnewid"
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';
 /** PostgreSQL's deadlock_detected. */
@@ -292,6 +299,7 @@ export class PgJournal implements JournalPort {
   // ---- payments: writes ----
 
   private async refuseExisting(db: PgQueryable, kind: PaymentKind, ids: string[]): Promise<void> {
+    await db.query('SELECT pg_advisory_xact_lock($1)', [NEW_IDS_LOCK]);
     const existing = (await db.query<{ id: string }>('SELECT id FROM payments WHERE kind = $1 AND id = ANY($2::text[]) ORDER BY id', [kind, ids])).rows.map((r) => r.id);
     if (existing.length > 0) throw duplicate(kind, existing);
   }

@@ -103,6 +103,19 @@ describe('desks sharing the team journal', () => {
     expect((await live.getPayment('payout', 'p-2'))!.state).toBe('QUEUED');
   });
 
+  it('treats a SENDING payout nobody claims (left by a desk that gave its claim back without an outcome, or copied in) as UNKNOWN first', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: j, pool } = await desk(url);
+    await j.insertPayment('payout', payout('p-1'));
+    await j.insertPayment('payout', payout('p-2'));
+    await pool.query(`UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = 1 WHERE id IN ('p-1', 'p-2')`);
+    const claim = await j.claimSend('payout', 'p-1');
+    expect(await j.getPayment('payout', 'p-1')).toMatchObject({ state: 'UNKNOWN', unknownSince: T0, attempts: 1 });
+    await claim!.release();
+    expect(await j.takeOverExpiredClaims()).toBe(1);
+    expect(await j.getPayment('payout', 'p-2')).toMatchObject({ state: 'UNKNOWN', nextPollAt: T0 });
+  });
+
   it("refuses a live desk's claim to markInterruptedSendsUnknown, and turns a dead desk's into UNKNOWN with the claim cleared", async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const { journal: alive } = await desk(url);

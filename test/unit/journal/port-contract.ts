@@ -131,6 +131,21 @@ export function journalPortContract(name: string, open: (clock: TestClock) => Pr
       await expect(call(() => j.recordObservationSoon('payout', 'nope', accepted('PENDING')))).rejects.toMatchObject({ code: 'NOT_FOUND' });
     });
 
+    it('orders the writes that follow confirm() after its SENDING, even when nothing awaits in between', async () => {
+      const { journal: j } = await open(testClock());
+      const ids = Array.from({ length: 20 }, (_, i) => `p-${i}`);
+      await j.createBatch({ id: 'B1', fileName: 'x.csv', sha256: 'h', rows: ids.map((id) => payout(id)) });
+      const claims = await Promise.all(ids.map((id) => j.claimSend('payout', id)));
+      await Promise.all(ids.map((id, i) => {
+        expect(claims[i]!.confirm()).toBe(true);
+        return i % 2 ? j.markRetrying('payout', id, '429') : j.recordObservationSoon('payout', id, accepted('PENDING', { nextPollAt: T0 + 1 }));
+      }));
+      await Promise.all(claims.map((c) => c!.release()));
+      const rows = await j.unsentPayments('payout', 'B1');
+      expect(rows.map((p) => [p.id, p.state, p.attempts])).toEqual(ids.filter((_, i) => i % 2).map((id) => [id, 'QUEUED', 1]));
+      expect((await j.batchCounts('B1')).byState).toMatchObject({ ACCEPTED: 10, QUEUED: 10, SENDING: 0 });
+    });
+
     it('retries a send the gateway surely did not take, and keeps one of unknown outcome UNKNOWN until the gateway settles it', async () => {
       const clock = testClock();
       const { journal: j, timeline } = await open(clock);
