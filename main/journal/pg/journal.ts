@@ -115,6 +115,8 @@ export class PgJournal implements JournalPort {
   private heartbeatStopped = false;
   /** Payments this desk holds a claim on and has not given back: a second claim of one is refused. */
   private readonly held = new Set<string>();
+  /** Claims of this desk whose payment was cancelled meanwhile: their confirm() is false. */
+  private readonly voided = new Set<string>();
   /** Per payment (`kind:id`), the tail of this desk's writes to it, in the order they were started. */
   private readonly chains = new Map<string, Promise<unknown>>();
 
@@ -404,6 +406,7 @@ export class PgJournal implements JournalPort {
     if (!this.leaseHeld() || this.held.has(key)) return null;
     const epoch = this.leaseEpoch;
     this.held.add(key);
+    this.voided.delete(key);
     const claimed = await this.serial(kind, id, () => this.transaction(async (client) => {
       const row = (await client.query(
         `SELECT p.state, p.claimed_by, (p.claimed_by IS NOT NULL AND p.claimed_by <> $3 AND ${CLAIM_DEAD}) AS dead,
@@ -438,7 +441,7 @@ export class PgJournal implements JournalPort {
    * desk to the payment, and a no-op if the claim was taken over meanwhile).
    */
   private confirmSend(kind: PaymentKind, id: string, epoch: number): boolean {
-    if (epoch !== this.leaseEpoch || !this.leaseHeld(this.maxRequestMs)) return false;
+    if (epoch !== this.leaseEpoch || this.voided.has(`${kind}:${id}`) || !this.leaseHeld(this.maxRequestMs)) return false;
     const at = this.now();
     this.serial(kind, id, () => this.pool.query(
       `UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, next_poll_at = NULL, updated_at = $3
@@ -451,7 +454,10 @@ export class PgJournal implements JournalPort {
   private releaseClaim(kind: PaymentKind, id: string): Promise<void> {
     return this.serial(kind, id, async () => {
       await this.pool.query('UPDATE payments SET claimed_by = NULL WHERE kind = $1 AND id = $2 AND claimed_by = $3', [kind, id, this.deskId]);
-    }).finally(() => this.held.delete(`${kind}:${id}`));
+    }).finally(() => {
+      this.held.delete(`${kind}:${id}`);
+      this.voided.delete(`${kind}:${id}`);
+    });
   }
 
   markRetrying(kind: PaymentKind, id: string, message: string): Promise<void> {
@@ -619,14 +625,21 @@ export class PgJournal implements JournalPort {
     }));
   }
 
+  /**
+   * Cancels unsent payments (QUEUED only, as SQLite's). A payment this desk has claimed (waiting for its rate
+   * slot) is cancelled and its claim voided, so confirm() answers false as the SQLite journal's does; one
+   * another desk has claimed is left alone (it may be leaving now) and not counted.
+   */
   async cancelUnsent(kind: PaymentKind, ids: string[], actor = deskActor()): Promise<number> {
     const at = this.now();
     await Promise.all(ids.map((id) => this.settled(kind, id)));
+    // Voided before the cancel commits: a confirm() in between must not let the request leave.
+    for (const id of ids) if (this.held.has(`${kind}:${id}`)) this.voided.add(`${kind}:${id}`);
     return this.transaction(async (client) => {
       const cancelled = (await client.query<{ id: string }>(
-        `UPDATE payments SET state = 'CANCELLED', status = 'CANCELLED', is_final = TRUE, final_at = $1, updated_at = $1
-          WHERE kind = $2 AND id = ANY($3::text[]) AND state = 'QUEUED' RETURNING id`,
-        [at, kind, ids],
+        `UPDATE payments SET state = 'CANCELLED', status = 'CANCELLED', is_final = TRUE, final_at = $1, updated_at = $1, claimed_by = NULL
+          WHERE kind = $2 AND id = ANY($3::text[]) AND state = 'QUEUED' AND (claimed_by IS NULL OR claimed_by = $4) RETURNING id`,
+        [at, kind, ids, this.deskId],
       )).rows.map((r) => r.id);
       if (cancelled.length === 0) return 0;
       const order = new Map(ids.map((id, i) => [id, i]));

@@ -76,6 +76,19 @@ describe('desks sharing the team journal', () => {
     await other!.release();
   });
 
+  it("does not cancel a payout another desk has claimed (it may be leaving now)", async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: a } = await desk(url);
+    const { journal: b } = await desk(url);
+    await a.insertPayment('payout', payout('p-1'));
+    const claim = await a.claimSend('payout', 'p-1');
+    expect(await b.cancelUnsent('payout', ['p-1'])).toBe(0);
+    expect(claim!.confirm()).toBe(true);
+    await a.recordObservationSoon('payout', 'p-1', { status: 'PENDING', source: 'create', isFinal: false });
+    await claim!.release();
+    expect((await b.getPayment('payout', 'p-1'))!.state).toBe('ACCEPTED');
+  });
+
   it('lets exactly one of 50 concurrent claims from two desks on one payout through', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const { journal: a } = await desk(url);

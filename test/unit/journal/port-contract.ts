@@ -254,6 +254,16 @@ export function journalPortContract(name: string, open: (clock: TestClock) => Pr
       expect(await j.cancelUnsent('payout', ['p-1'])).toBe(0);
     });
 
+    it('lets nothing leave for a payment cancelled while its claim waited for the rate slot', async () => {
+      const { journal: j } = await open(testClock());
+      await j.insertPayment('payout', payout('p-1'));
+      const claim = await j.claimSend('payout', 'p-1');
+      expect(await j.cancelUnsent('payout', ['p-1'])).toBe(1);
+      expect(claim!.confirm()).toBe(false);
+      await claim!.release();
+      expect(await j.getPayment('payout', 'p-1')).toMatchObject({ state: 'CANCELLED', attempts: 0 });
+    });
+
     it('turns sends interrupted by a stop into UNKNOWN, read from now on, never new', async () => {
       const clock = testClock();
       const { journal: j, timeline } = await open(clock);
