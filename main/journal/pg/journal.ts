@@ -15,15 +15,24 @@
 // lease_until is later than validUntil in elapsed time (marginMs covers the two clocks' rates differing);
 // and the engine aborts every request by maxRequestMs after it left. So every request this desk sent has
 // ended before its lease_until, and a desk taking over after lease_until meets no request in flight.
-// The writes that follow a takeover are fenced too: SENDING is written only while the claim is still ours.
+// The writes that follow a takeover are fenced too: SENDING is written only while the claim is still ours,
+// and a claim taken before this desk's lease ran out here stays void even once a heartbeat renews it.
+//
+// What is durable before a request leaves is the claim (committed before the rate slot), not SENDING:
+// confirm() answers synchronously and only starts the SENDING write. So a stopped desk's claimed payments
+// are taken over as UNKNOWN in any unsent state (QUEUED included), as are SENDING ones nobody claims.
+// This desk's own writes to one payment are chained in the order they were started (serial()), and its
+// reads of a payment wait for that chain, so the engine reads back what it wrote.
 //
 // Defaults: leaseMs 60 000, maxRequestMs 30 000, marginMs 2 000. A confirm is possible while
 // maxRequestMs + marginMs < leaseMs - (time since the last heartbeat), so with heartbeats every 20 s a
 // request may always leave; a desk that stops is taken over at most leaseMs after its last heartbeat.
 //
 // What the engine must do on this adapter: abort every gateway request by maxRequestMs after confirm()
-// (pass the transport's time-out here), release() every claim it took, and read the payment back after
-// claimSend (a taken-over payment comes back UNKNOWN and must be read with GET first).
+// (pass the transport's time-out here), release() every claim it took (a second claimSend of a payment
+// this desk holds is null until then), read the payment back after claimSend (a taken-over payment comes
+// back UNKNOWN and must be read with GET first), and take a null claim as "not now" (another desk may be
+// sending it, or this desk's lease is not alive), not as "nothing left to send".
 import { createHash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
