@@ -15,15 +15,24 @@
 // lease_until is later than validUntil in elapsed time (marginMs covers the two clocks' rates differing);
 // and the engine aborts every request by maxRequestMs after it left. So every request this desk sent has
 // ended before its lease_until, and a desk taking over after lease_until meets no request in flight.
-// The writes that follow a takeover are fenced too: SENDING is written only while the claim is still ours.
+// The writes that follow a takeover are fenced too: SENDING is written only while the claim is still ours,
+// and a claim taken before this desk's lease ran out here stays void even once a heartbeat renews it.
+//
+// What is durable before a request leaves is the claim (committed before the rate slot), not SENDING:
+// confirm() answers synchronously and only starts the SENDING write. So a stopped desk's claimed payments
+// are taken over as UNKNOWN in any unsent state (QUEUED included), as are SENDING ones nobody claims.
+// This desk's own writes to one payment are chained in the order they were started (serial()), and its
+// reads of a payment wait for that chain, so the engine reads back what it wrote.
 //
 // Defaults: leaseMs 60 000, maxRequestMs 30 000, marginMs 2 000. A confirm is possible while
 // maxRequestMs + marginMs < leaseMs - (time since the last heartbeat), so with heartbeats every 20 s a
 // request may always leave; a desk that stops is taken over at most leaseMs after its last heartbeat.
 //
 // What the engine must do on this adapter: abort every gateway request by maxRequestMs after confirm()
-// (pass the transport's time-out here), release() every claim it took, and read the payment back after
-// claimSend (a taken-over payment comes back UNKNOWN and must be read with GET first).
+// (pass the transport's time-out here), release() every claim it took (a second claimSend of a payment
+// this desk holds is null until then), read the payment back after claimSend (a taken-over payment comes
+// back UNKNOWN and must be read with GET first), and take a null claim as "not now" (another desk may be
+// sending it, or this desk's lease is not alive), not as "nothing left to send".
 import { createHash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
@@ -42,6 +51,13 @@ import { pgInteger, pgPaymentRow, type PgQueryable } from './history';
 
 /** Key of the advisory lock that keeps the audit chain linear across desks (held to the end of a transaction). */
 const AUDIT_LOCK = 0x70_61_75_64_69_74; // "paudit"
+/**
+ * Key of the advisory lock held (to the end of the transaction) by a write that fixes new payment ids, so
+ * that its check for ids already there sees every earlier such write committed: two desks storing the same
+ * ids at once get DUPLICATE_ID, not a deadlock between their inserts. Taken before any row lock but the
+ * retried batch's (retryBatch), and before the audit lock.
+ */
+const NEW_IDS_LOCK = 0x70_6e_65_77_69_64; // "pnewid"
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';
 /** PostgreSQL's deadlock_detected. */
@@ -108,6 +124,8 @@ export class PgJournal implements JournalPort {
   private heartbeatStopped = false;
   /** Payments this desk holds a claim on and has not given back: a second claim of one is refused. */
   private readonly held = new Set<string>();
+  /** Claims of this desk whose payment was cancelled meanwhile: their confirm() is false. */
+  private readonly voided = new Set<string>();
   /** Per payment (`kind:id`), the tail of this desk's writes to it, in the order they were started. */
   private readonly chains = new Map<string, Promise<unknown>>();
 
@@ -292,6 +310,7 @@ export class PgJournal implements JournalPort {
   // ---- payments: writes ----
 
   private async refuseExisting(db: PgQueryable, kind: PaymentKind, ids: string[]): Promise<void> {
+    await db.query('SELECT pg_advisory_xact_lock($1)', [NEW_IDS_LOCK]);
     const existing = (await db.query<{ id: string }>('SELECT id FROM payments WHERE kind = $1 AND id = ANY($2::text[]) ORDER BY id', [kind, ids])).rows.map((r) => r.id);
     if (existing.length > 0) throw duplicate(kind, existing);
   }
@@ -396,6 +415,7 @@ export class PgJournal implements JournalPort {
     if (!this.leaseHeld() || this.held.has(key)) return null;
     const epoch = this.leaseEpoch;
     this.held.add(key);
+    this.voided.delete(key);
     const claimed = await this.serial(kind, id, () => this.transaction(async (client) => {
       const row = (await client.query(
         `SELECT p.state, p.claimed_by, (p.claimed_by IS NOT NULL AND p.claimed_by <> $3 AND ${CLAIM_DEAD}) AS dead,
@@ -430,7 +450,7 @@ export class PgJournal implements JournalPort {
    * desk to the payment, and a no-op if the claim was taken over meanwhile).
    */
   private confirmSend(kind: PaymentKind, id: string, epoch: number): boolean {
-    if (epoch !== this.leaseEpoch || !this.leaseHeld(this.maxRequestMs)) return false;
+    if (epoch !== this.leaseEpoch || this.voided.has(`${kind}:${id}`) || !this.leaseHeld(this.maxRequestMs)) return false;
     const at = this.now();
     this.serial(kind, id, () => this.pool.query(
       `UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, next_poll_at = NULL, updated_at = $3
@@ -443,7 +463,10 @@ export class PgJournal implements JournalPort {
   private releaseClaim(kind: PaymentKind, id: string): Promise<void> {
     return this.serial(kind, id, async () => {
       await this.pool.query('UPDATE payments SET claimed_by = NULL WHERE kind = $1 AND id = $2 AND claimed_by = $3', [kind, id, this.deskId]);
-    }).finally(() => this.held.delete(`${kind}:${id}`));
+    }).finally(() => {
+      this.held.delete(`${kind}:${id}`);
+      this.voided.delete(`${kind}:${id}`);
+    });
   }
 
   markRetrying(kind: PaymentKind, id: string, message: string): Promise<void> {
@@ -611,14 +634,21 @@ export class PgJournal implements JournalPort {
     }));
   }
 
+  /**
+   * Cancels unsent payments (QUEUED only, as SQLite's). A payment this desk has claimed (waiting for its rate
+   * slot) is cancelled and its claim voided, so confirm() answers false as the SQLite journal's does; one
+   * another desk has claimed is left alone (it may be leaving now) and not counted.
+   */
   async cancelUnsent(kind: PaymentKind, ids: string[], actor = deskActor()): Promise<number> {
     const at = this.now();
     await Promise.all(ids.map((id) => this.settled(kind, id)));
+    // Voided before the cancel commits: a confirm() in between must not let the request leave.
+    for (const id of ids) if (this.held.has(`${kind}:${id}`)) this.voided.add(`${kind}:${id}`);
     return this.transaction(async (client) => {
       const cancelled = (await client.query<{ id: string }>(
-        `UPDATE payments SET state = 'CANCELLED', status = 'CANCELLED', is_final = TRUE, final_at = $1, updated_at = $1
-          WHERE kind = $2 AND id = ANY($3::text[]) AND state = 'QUEUED' RETURNING id`,
-        [at, kind, ids],
+        `UPDATE payments SET state = 'CANCELLED', status = 'CANCELLED', is_final = TRUE, final_at = $1, updated_at = $1, claimed_by = NULL
+          WHERE kind = $2 AND id = ANY($3::text[]) AND state = 'QUEUED' AND (claimed_by IS NULL OR claimed_by = $4) RETURNING id`,
+        [at, kind, ids, this.deskId],
       )).rows.map((r) => r.id);
       if (cancelled.length === 0) return 0;
       const order = new Map(ids.map((id, i) => [id, i]));

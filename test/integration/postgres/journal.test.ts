@@ -76,6 +76,19 @@ describe('desks sharing the team journal', () => {
     await other!.release();
   });
 
+  it("does not cancel a payout another desk has claimed (it may be leaving now)", async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: a } = await desk(url);
+    const { journal: b } = await desk(url);
+    await a.insertPayment('payout', payout('p-1'));
+    const claim = await a.claimSend('payout', 'p-1');
+    expect(await b.cancelUnsent('payout', ['p-1'])).toBe(0);
+    expect(claim!.confirm()).toBe(true);
+    await a.recordObservationSoon('payout', 'p-1', { status: 'PENDING', source: 'create', isFinal: false });
+    await claim!.release();
+    expect((await b.getPayment('payout', 'p-1'))!.state).toBe('ACCEPTED');
+  });
+
   it('lets exactly one of 50 concurrent claims from two desks on one payout through', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const { journal: a } = await desk(url);
@@ -101,6 +114,19 @@ describe('desks sharing the team journal', () => {
     await taken.release();
     // The other payout was never claimed: still new work.
     expect((await live.getPayment('payout', 'p-2'))!.state).toBe('QUEUED');
+  });
+
+  it('treats a SENDING payout nobody claims (left by a desk that gave its claim back without an outcome, or copied in) as UNKNOWN first', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: j, pool } = await desk(url);
+    await j.insertPayment('payout', payout('p-1'));
+    await j.insertPayment('payout', payout('p-2'));
+    await pool.query(`UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = 1 WHERE id IN ('p-1', 'p-2')`);
+    const claim = await j.claimSend('payout', 'p-1');
+    expect(await j.getPayment('payout', 'p-1')).toMatchObject({ state: 'UNKNOWN', unknownSince: T0, attempts: 1 });
+    await claim!.release();
+    expect(await j.takeOverExpiredClaims()).toBe(1);
+    expect(await j.getPayment('payout', 'p-2')).toMatchObject({ state: 'UNKNOWN', nextPollAt: T0 });
   });
 
   it("refuses a live desk's claim to markInterruptedSendsUnknown, and turns a dead desk's into UNKNOWN with the claim cleared", async () => {

@@ -131,6 +131,21 @@ export function journalPortContract(name: string, open: (clock: TestClock) => Pr
       await expect(call(() => j.recordObservationSoon('payout', 'nope', accepted('PENDING')))).rejects.toMatchObject({ code: 'NOT_FOUND' });
     });
 
+    it('orders the writes that follow confirm() after its SENDING, even when nothing awaits in between', async () => {
+      const { journal: j } = await open(testClock());
+      const ids = Array.from({ length: 20 }, (_, i) => `p-${i}`);
+      await j.createBatch({ id: 'B1', fileName: 'x.csv', sha256: 'h', rows: ids.map((id) => payout(id)) });
+      const claims = await Promise.all(ids.map((id) => j.claimSend('payout', id)));
+      await Promise.all(ids.map((id, i) => {
+        expect(claims[i]!.confirm()).toBe(true);
+        return i % 2 ? j.markRetrying('payout', id, '429') : j.recordObservationSoon('payout', id, accepted('PENDING', { nextPollAt: T0 + 1 }));
+      }));
+      await Promise.all(claims.map((c) => c!.release()));
+      const rows = await j.unsentPayments('payout', 'B1');
+      expect(rows.map((p) => [p.id, p.state, p.attempts])).toEqual(ids.filter((_, i) => i % 2).map((id) => [id, 'QUEUED', 1]));
+      expect((await j.batchCounts('B1')).byState).toMatchObject({ ACCEPTED: 10, QUEUED: 10, SENDING: 0 });
+    });
+
     it('retries a send the gateway surely did not take, and keeps one of unknown outcome UNKNOWN until the gateway settles it', async () => {
       const clock = testClock();
       const { journal: j, timeline } = await open(clock);
@@ -237,6 +252,16 @@ export function journalPortContract(name: string, open: (clock: TestClock) => Pr
       expect(await j.getPayment('payout', 'p-1')).toMatchObject({ state: 'CANCELLED', isFinal: true, finalAt: T0 });
       expect((await timeline('payout', 'p-3')).at(-1)).toEqual({ status: 'CANCELLED', source: 'local' });
       expect(await j.cancelUnsent('payout', ['p-1'])).toBe(0);
+    });
+
+    it('lets nothing leave for a payment cancelled while its claim waited for the rate slot', async () => {
+      const { journal: j } = await open(testClock());
+      await j.insertPayment('payout', payout('p-1'));
+      const claim = await j.claimSend('payout', 'p-1');
+      expect(await j.cancelUnsent('payout', ['p-1'])).toBe(1);
+      expect(claim!.confirm()).toBe(false);
+      await claim!.release();
+      expect(await j.getPayment('payout', 'p-1')).toMatchObject({ state: 'CANCELLED', attempts: 0 });
     });
 
     it('turns sends interrupted by a stop into UNKNOWN, read from now on, never new', async () => {

@@ -1,0 +1,56 @@
+// Write-side speed of the team journal (PgJournal) on a throwaway cluster (the test harness's): createBatch
+// of 300, 10,000 and 100,000 payouts (each one transaction: rows, intents and QUEUED events by unnest, the
+// audit entry), and one payout's send as the engine drives it (claimSend, confirm, the create's answer,
+// release): the round trips a team desk adds per payout. Prints figures; there is no target to pass yet.
+// Run: npx tsx bench/pg-journal.ts [--sends 200]
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { PgJournal } from '../main/journal/pg/journal';
+import type { NewPayment } from '../main/journal/types';
+import { freshDatabase, startCluster } from '../test/integration/postgres/cluster';
+
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const SENDS = arg('--sends', 200);
+
+const payout = (id: string, i: number): NewPayment => ({
+  id, amountMinor: 100 + i, currencyCode: i % 3 ? 'EUR' : 'USD', accountName: `Beneficiary ${i}`, accountNumber: `DE89${String(i).padStart(18, '0')}`,
+  paymentOperatorCode: 'EU_SEPA', paymentMethodCode: 'BANK_TRANSFER', emailAddress: `person${i}@example.com`, reference: `INV-${i}`,
+});
+
+const cluster = await startCluster();
+try {
+  const pool = new pg.Pool({ connectionString: await freshDatabase(cluster.url), max: 8 });
+  const journal = await PgJournal.open(pool, { deskId: `bench:${randomUUID()}` });
+  try {
+    for (const size of [300, 10_000, 100_000]) {
+      const rows = Array.from({ length: size }, (_, i) => payout(`b${size}-${i}`, i));
+      const t0 = performance.now();
+      await journal.createBatch({ fileName: `${size}.csv`, sha256: `h${size}`, rows });
+      const ms = performance.now() - t0;
+      console.log(`createBatch ${size.toLocaleString('en')} rows: ${ms.toFixed(0)} ms (${((size / ms) * 1000).toFixed(0)} rows/s)`);
+    }
+    const ids = Array.from({ length: SENDS }, (_, i) => `s-${i}`);
+    await journal.createBatch({ fileName: 'sends.csv', sha256: 'hs', rows: ids.map((id, i) => payout(id, i)) });
+    const times: number[] = [];
+    for (const id of ids) {
+      const t0 = performance.now();
+      const claim = await journal.claimSend('payout', id);
+      if (!claim?.confirm()) throw new Error(`no send of ${id}`);
+      await journal.recordObservationSoon('payout', id, { status: 'PENDING', source: 'create', isFinal: false, nextPollAt: Date.now() + 60_000 });
+      await claim.release();
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(2);
+    console.log(`one send's journal writes (claim, SENDING, answer, release), ${SENDS} in a row: median ${q(0.5)} ms, p95 ${q(0.95)} ms`);
+  } finally {
+    await journal.close();
+    await pool.end();
+  }
+} finally {
+  await cluster.stop();
+}
