@@ -148,10 +148,10 @@ export class StatusPoller {
     try {
       const budget = this.freeBudget();
       if (budget > 0) {
-        const limit = budget + this.inFlight.size;
-        const due = await this.deps.journal.duePolls(this.deps.now(), limit);
+        // Only what will be read now: a team journal takes what it returns from the other desks.
+        const due = await this.deps.journal.duePolls(this.deps.now(), budget, new Set(this.inFlight.keys()));
         // Fewer due than asked for: everything due is started or in flight; nothing more before the next due time.
-        busy = due.length >= limit;
+        busy = due.length >= budget;
         let started = 0;
         for (const p of due) {
           if (started >= budget) break;

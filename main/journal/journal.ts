@@ -506,9 +506,9 @@ export class Journal implements JournalPort {
   }
 
   /** Payments whose next status read is due (accepted and moving, unknown, missing, or paid and re-read), soonest first. */
-  duePolls(now: number, limit: number): PaymentRecord[] {
-    const rows = this.stmt(`SELECT * FROM payments WHERE next_poll_at <= ? ORDER BY next_poll_at LIMIT ?`).all(now, limit) as PaymentRow[];
-    return rows.map(toPayment);
+  duePolls(now: number, limit: number, skip: ReadonlySet<string> = new Set()): PaymentRecord[] {
+    const rows = this.stmt(`SELECT * FROM payments WHERE next_poll_at <= ? ORDER BY next_poll_at LIMIT ?`).all(now, limit + skip.size) as PaymentRow[];
+    return rows.map(toPayment).filter((p) => !skip.has(`${p.kind}:${p.id}`)).slice(0, limit);
   }
 
   /** Every currency this journal has seen, for balance refreshes. */

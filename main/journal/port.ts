@@ -74,8 +74,12 @@ export interface JournalPort {
   unsentPayments(kind: PaymentKind, batchId?: string): Awaitable<PaymentRecord[]>;
   sendableCount(batchId: string): Awaitable<number>;
   nextPollTime(): Awaitable<number | null>;
-  /** Payments whose next read is due. A team desk takes them for a while, so two desks do not read one twice. */
-  duePolls(now: number, limit: number): Awaitable<PaymentRecord[]>;
+  /**
+   * Up to `limit` payments whose next read is due, but none of `skip` (`kind:id` of reads this desk has in
+   * flight). A team desk takes what it returns for a while, so two desks do not read one payment at once:
+   * ask only for what will be read now.
+   */
+  duePolls(now: number, limit: number, skip?: ReadonlySet<string>): Awaitable<PaymentRecord[]>;
   knownCurrencies(): Awaitable<string[]>;
 
   // ---- batches ----

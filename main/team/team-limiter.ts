@@ -17,18 +17,18 @@ export class TeamRateLimiter extends RateLimiter {
   }
 
   /**
-   * A local slot first (at most `limit` of this desk's requests wait on the database at once), then the
-   * team's. If the team database cannot grant one, nothing is sent: the error reaches the caller.
+   * The team's slot first, then this desk's own (which then hardly waits: the team grants at most `limit` a
+   * window to all desks together). The other way round, this desk's reads waiting for the team's budget (reads
+   * leave headroom to creates, which may all be another desk's) held every local slot, and this desk's own
+   * creates could not start. If the team database cannot grant a slot, nothing is sent: the error reaches the
+   * caller.
    */
   override async acquire(lane: Lane): Promise<(outcome?: SlotOutcome) => void> {
+    // This desk's own floor (a lower bound on its request and answer legs) shortens its own answered slots:
+    // over a slow network the team then sends nearly at the limit (docs/gateway-notes.md). The budget is first
+    // come at each slot's end, so a desk with creates waiting takes most slots; the others' wait their turn.
+    const slot = await this.budget.reserve(lane, { ownFloorMs: Math.max(0, this.floor()) });
     const local = await super.acquire(lane);
-    let slot: Awaited<ReturnType<TeamRateBudget['reserve']>>;
-    try {
-      slot = await this.budget.reserve(lane, { ownFloorMs: Math.max(0, this.floor()) });
-    } catch (error) {
-      local('no-answer');
-      throw error;
-    }
     let ended = false;
     return (outcome: SlotOutcome = 'no-answer') => {
       if (ended) return;

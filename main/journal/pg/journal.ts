@@ -744,14 +744,16 @@ export class PgJournal implements JournalPort {
    * desks never read one payment at once; the read's outcome sets the real next time. The records come
    * back with the next_poll_at they were due at, as SQLite's do.
    */
-  async duePolls(now: number, limit: number): Promise<PaymentRecord[]> {
+  async duePolls(now: number, limit: number, skip: ReadonlySet<string> = new Set()): Promise<PaymentRecord[]> {
     await this.allSettled();
     const rows = (await this.pool.query(
       `WITH due AS (
-         SELECT pk, next_poll_at AS was FROM payments WHERE next_poll_at <= $1 ORDER BY next_poll_at, pk LIMIT $2 FOR UPDATE SKIP LOCKED
+         SELECT pk, next_poll_at AS was FROM payments
+          WHERE next_poll_at <= $1 AND NOT ((kind || ':' || id) = ANY($4::text[]))
+          ORDER BY next_poll_at, pk LIMIT $2 FOR UPDATE SKIP LOCKED
        )
        UPDATE payments p SET next_poll_at = $3 FROM due WHERE p.pk = due.pk RETURNING p.*, due.was`,
-      [now, limit, now + this.pollTakeMs],
+      [now, limit, now + this.pollTakeMs, [...skip]],
     )).rows;
     return rows
       .map((r) => ({ ...toPgPayment({ ...r, next_poll_at: r.was }), pk: pgInteger(r.pk, 'pk') }))

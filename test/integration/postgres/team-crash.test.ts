@@ -19,8 +19,14 @@ import { freshDatabase } from './cluster';
 import { maxInAnyWindow } from './team-desks';
 
 const CHILD = join(import.meta.dirname, 'fixtures', 'team-desk-child.ts');
-const KILLS = 4;
-const LEASE_MS = 3_000;
+/**
+ * When each kill of desk B lands: 'random', after a random number of creates (of either desk) arrived since it
+ * started; 'on-create', the moment a create of a payout desk B has claimed arrives at the sandbox (which
+ * answers only after its latency), so B dies with that create unanswered on the wire.
+ */
+const KILL_SCHEDULE = ['on-create', 'random', 'on-create', 'random'] as const;
+/** A desk's lease: at least 1.5 × (the 2 s gateway time-out + the 2 s clock margin) so requests can leave between heartbeats. */
+const LEASE_MS = 6_500;
 
 let sandbox: SandboxHandle | undefined;
 const homes: string[] = [];
@@ -46,11 +52,18 @@ function runDesk(args: string[]): { proc: ChildProcess; started: Promise<void>; 
   });
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<{ code: number | null; out: string; err: string }>((resolve) => proc.on('exit', (code) => resolve({ code, out, err })));
-  return { proc, started, exited };
+  // A desk that dies before it has started fails the test with what it said, rather than leaving it waiting.
+  const startedOrDead = Promise.race([
+    started,
+    exited.then((e) => {
+      if (!out.includes('STARTED')) throw new Error(`a desk exited (${e.code}) before it started: ${e.err.slice(-2000)}`);
+    }),
+  ]);
+  return { proc, started: startedOrDead, exited };
 }
 
 describe('two desks, one team database', () => {
-  it('one desk killed 4 times mid-batch: every id stored once, the journal matches the sandbox, no 429', { timeout: 300_000 }, async () => {
+  it('one desk killed 4 times mid-batch, twice with a create on the wire: every id stored once, the journal matches the sandbox, no 429', { timeout: 300_000 }, async () => {
     sandbox = await startSandbox(sandboxConfig({ rateLimitPerSecond: 10, faults: { latencyMs: 5, latencyJitterMs: 40, seed: 11 } }));
     const homeA = mkdtempSync(join(tmpdir(), 'team-desk-a-'));
     homes.push(homeA);
@@ -70,11 +83,15 @@ describe('two desks, one team database', () => {
     // Every request arriving at the sandbox (tokens, creates, reads), as the gateway counts them.
     const arrivals: number[] = [];
     const creates: string[] = [];
+    let onCreate: ((id: string) => void) | undefined;
     const watch = (message: unknown) => {
       const { server, request } = message as { server: Server; request: IncomingMessage };
       if ((server.address() as AddressInfo | null)?.port !== sandbox?.port) return;
       arrivals.push(performance.now());
-      if (request.method === 'POST' && request.url?.startsWith('/payouts/team-')) creates.push(request.url.slice('/payouts/'.length));
+      if (request.method === 'POST' && request.url?.startsWith('/payouts/team-')) {
+        creates.push(request.url.slice('/payouts/'.length));
+        onCreate?.(request.url.slice('/payouts/'.length));
+      }
     };
     diagnostics.subscribe('http.server.request.start', watch);
     stopWatching = () => diagnostics.unsubscribe('http.server.request.start', watch);
@@ -82,18 +99,42 @@ describe('two desks, one team database', () => {
     const a = runDesk(argsOf(homeA, 'desk-a'));
     await a.started;
     const kills: string[] = [];
-    for (let i = 0; i < KILLS; i++) {
-      const b = runDesk(argsOf(homeB, 'desk-b'));
-      await b.started;
-      // Wait until some creates arrive after this start, then kill at a random moment among them.
-      const since = creates.length;
-      const target = since + 5 + Math.floor(Math.random() * 30);
-      const giveUp = Date.now() + 60_000;
-      while (creates.length < target && Date.now() < giveUp) await new Promise((r) => setTimeout(r, 5));
-      b.proc.kill('SIGKILL');
-      const exit = await b.exited;
-      expect(exit.out).not.toContain('DONE');
-      kills.push(`after ${creates.length - since} creates`);
+    /** Payouts whose create was on the wire, claimed by desk B, when B was killed. */
+    const cutOff: string[] = [];
+    const watcher = new pg.Pool({ connectionString: database, max: 2 });
+    try {
+      for (const when of KILL_SCHEDULE) {
+        const b = runDesk(argsOf(homeB, 'desk-b'));
+        await b.started;
+        const since = creates.length;
+        if (when === 'on-create') {
+          // A few creates first, then the next create B holds the claim of (the sandbox holds it for its latency).
+          while (creates.length < since + 5) await new Promise((r) => setTimeout(r, 5));
+          const id = await new Promise<string>((resolve) => {
+            onCreate = (arrived) => {
+              void watcher.query<{ by: string | null }>('SELECT claimed_by AS by FROM payments WHERE id = $1', [arrived]).then((r) => {
+                if (onCreate && r.rows[0]?.by?.startsWith('desk-b:')) {
+                  onCreate = undefined;
+                  b.proc.kill('SIGKILL');
+                  resolve(arrived);
+                }
+              });
+            };
+          });
+          cutOff.push(id);
+          kills.push(`on B's create of ${id}`);
+        } else {
+          const target = since + 5 + Math.floor(Math.random() * 30);
+          const giveUp = Date.now() + 60_000;
+          while (creates.length < target && Date.now() < giveUp) await new Promise((r) => setTimeout(r, 5));
+          kills.push(`after ${creates.length - since} creates`);
+        }
+        b.proc.kill('SIGKILL');
+        const exit = await b.exited;
+        expect(exit.out).not.toContain('DONE');
+      }
+    } finally {
+      await watcher.end();
     }
     const lastB = runDesk(argsOf(homeB, 'desk-b'));
     const finished = Promise.all([a.exited, lastB.exited]);
@@ -101,16 +142,20 @@ describe('two desks, one team database', () => {
     if ((await Promise.race([finished, deadline])) === 'late') {
       // Say where it stands rather than only "timed out".
       const pool = new pg.Pool({ connectionString: database, max: 1 });
-      const rows = await pool.query<{ state: string; claimed: boolean; n: string }>(
-        `SELECT state, claimed_by IS NOT NULL AS claimed, count(*) AS n FROM payments WHERE batch_id = 'team-batch' GROUP BY 1, 2 ORDER BY 1, 2`,
+      const rows = await pool.query<{ state: string; status: string; final: boolean; claimed: boolean; n: string }>(
+        `SELECT state, status, is_final AS final, claimed_by IS NOT NULL AS claimed, count(*) AS n FROM payments WHERE batch_id = 'team-batch' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
       );
       const batch = await pool.query<{ state: string }>(`SELECT state FROM batches WHERE id = 'team-batch'`);
+      const waiting = await pool.query<{ id: string; due_in_ms: string | null }>(
+        `SELECT id, next_poll_at - (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS due_in_ms FROM payments WHERE batch_id = 'team-batch' AND NOT is_final ORDER BY id LIMIT 5`,
+      );
       await pool.end();
       a.proc.kill('SIGKILL');
       lastB.proc.kill('SIGKILL');
       const [outA, outB] = await finished;
       throw new Error(
-        `the desks did not finish: batch ${batch.rows[0]?.state}, rows ${JSON.stringify(rows.rows)}; ${creates.length} creates arrived\n` +
+        `the desks did not finish: batch ${batch.rows[0]?.state}, rows ${JSON.stringify(rows.rows)}; ${creates.length} creates arrived; not final: ${JSON.stringify(waiting.rows)}; ` +
+          `at the sandbox: ${JSON.stringify(waiting.rows.map((w) => sandbox?.state().payouts.find((p) => p.idPayout === w.id)?.status ?? 'absent'))}, ${sandbox?.state().payouts.length} stored\n` +
           `desk A: ${outA.out.slice(-2000)} ${outA.err.slice(-3000)}\ndesk B: ${outB.out.slice(-2000)} ${outB.err.slice(-3000)}`,
       );
     }
@@ -143,6 +188,13 @@ describe('two desks, one team database', () => {
         if (p?.status !== bySandbox.get(row.idPayout)) mismatches.push(`${row.idPayout}: journal ${p?.status ?? 'none'}, sandbox ${bySandbox.get(row.idPayout) ?? 'none'}`);
       }
       expect(mismatches).toEqual([]);
+      // What B had on the wire when it died was taken over as of unknown outcome (then read or re-sent with
+      // the same id), never sent as new work by the other desk.
+      expect(cutOff).toHaveLength(KILL_SCHEDULE.filter((w) => w === 'on-create').length);
+      for (const id of cutOff) {
+        const events = await pool.query<{ status: string }>(`SELECT status FROM status_events WHERE kind = 'payout' AND id = $1 ORDER BY seq`, [id]);
+        expect(events.rows.map((e) => e.status), id).toContain('UNKNOWN');
+      }
     } finally {
       await reader.close();
       await pool.end();

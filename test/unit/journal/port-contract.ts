@@ -333,6 +333,16 @@ export function journalPortContract(name: string, open: (clock: TestClock) => Pr
       expect((await j.batchCounts('B1'))).toMatchObject({ sent: 4, final: 1, pending: 3 });
     });
 
+    it('gives due reads up to the limit, leaving out the ones this desk already has in flight', async () => {
+      const { journal: j } = await open(testClock());
+      await j.createBatch({ id: 'B1', fileName: 'x.csv', sha256: 'h', rows: ['a', 'b', 'c'].map((id) => payout(id)) });
+      await send(j, 'a', accepted('PENDING', { nextPollAt: T0 + 10 }));
+      await send(j, 'b', accepted('PENDING', { nextPollAt: T0 + 20 }));
+      await send(j, 'c', accepted('PENDING', { nextPollAt: T0 + 30 }));
+      // 'a' is being read: the one read asked for is the next due, not 'a' again.
+      expect((await j.duePolls(T0 + 100, 1, new Set(['payout:a']))).map((p) => p.id)).toEqual(['b']);
+    });
+
     it('keeps its audit entries in one hash chain', async () => {
       const { journal: j, auditLog } = await open(testClock());
       const first = await j.audit({ actor: 'alice', action: 'profile.changed', subject: 'prof-1', details: { b: 2, a: 1, token: 'never stored' } });
