@@ -28,6 +28,7 @@ import { registerListCommands } from './cli/lists';
 import { registerProfileCommands } from './cli/profiles';
 import { registerCallbackCommands } from './cli/callbacks';
 import { registerBatchCsvCommands } from './cli/batch-csv';
+import { registerTeamDeskCommands } from './cli/team-desk';
 import { registerBatchCommands } from './cli/batch';
 import { registerPayoutCommands } from './cli/payouts';
 import { registerHistoryCommands } from './cli/history';
@@ -157,6 +158,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
   registerAuditCommands(program, deps);
   registerDualControlCommands(program, deps);
   registerPayeeCommands(program, deps);
+  registerTeamDeskCommands(program, deps);
   const batch = program.command('batch').description('CSV batches: template, validate, submit, resume, status, export');
   registerBatchCsvCommands(batch, {
     stdout: io.stdout,

@@ -251,6 +251,16 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE payments ADD COLUMN claimed_by TEXT COLLATE "C";
   CREATE INDEX payments_claimed ON payments (claimed_by) WHERE claimed_by IS NOT NULL;
   `,
+  // 5: desks refused a slot of the rate budget lately (rate-budget.ts): while others wait, a desk keeps to its
+  //    share, so one desk with work never takes every slot from another.
+  `
+  CREATE TABLE rate_budget_waiters (
+    budget_key TEXT NOT NULL,
+    desk_id TEXT NOT NULL,
+    seen_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (budget_key, desk_id)
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

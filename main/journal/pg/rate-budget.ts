@@ -59,6 +59,18 @@ export interface LiveSlot {
   liveUntil: number;
   ended: boolean;
   ownAnswered?: boolean;
+  /** This desk's slot (answered or not). */
+  own?: boolean;
+}
+
+/**
+ * Desks other than this one that asked for a slot and were refused lately. While there are some, this desk
+ * takes no more than its share of the lane's allowance: the budget is otherwise first come at each slot's
+ * end, and a desk whose requests come back first (its own floor, a shorter network) takes every slot while
+ * it has work, leaving the others none.
+ */
+export interface BudgetShare {
+  otherDesksWaiting: number;
 }
 
 export type BudgetDecision = { grant: true } | { grant: false; waitMs: number };
@@ -79,12 +91,22 @@ export function laneAllowance(lane: Lane, rules: BudgetRules): number {
  * desk the stamps are ≥ s_n + A and ≤ e_m − B, so e_m − F ≤ s_n − window keeps them a window apart. Across
  * desks it would mix one desk's answer leg with another's request leg, which neither measures: not applied.
  */
-export function decide(now: number, live: readonly LiveSlot[], pausedUntil: number | null, lane: Lane, rules: BudgetRules, ownFloorMs = 0): BudgetDecision {
+export function decide(now: number, live: readonly LiveSlot[], pausedUntil: number | null, lane: Lane, rules: BudgetRules, ownFloorMs = 0, share: BudgetShare = { otherDesksWaiting: 0 }): BudgetDecision {
   if (pausedUntil !== null && pausedUntil > now) return { grant: false, waitMs: Math.max(1, Math.ceil(pausedUntil - now)) };
   const floor = Math.max(0, ownFloorMs);
   const until = (s: LiveSlot) => liveUntil(s, floor);
   const taken = live.filter((s) => until(s) > now);
   const allowed = laneAllowance(lane, rules);
+  if (share.otherDesksWaiting > 0) {
+    // Others wait: this desk's share, at least one slot; asked again when its own oldest slot stops counting.
+    const fair = Math.max(1, Math.floor(allowed / (1 + share.otherDesksWaiting)));
+    const mine = taken.filter((s) => s.own);
+    if (mine.length >= fair) {
+      const soonest = now + Math.max(rules.marginMs, rules.windowMs + rules.marginMs - floor);
+      const frees = mine.map((s) => (s.ended ? until(s) : Math.min(s.liveUntil, soonest))).sort((a, b) => a - b);
+      return { grant: false, waitMs: Math.max(1, Math.ceil(frees[mine.length - fair]! - now)) };
+    }
+  }
   if (taken.length < allowed) return { grant: true };
   // In flight: it may end this instant, with an answer, and be ours (the floor applies): the wait is only when
   // to look again, so it takes the earliest of these (looking early costs a round trip, never a 429).
@@ -172,8 +194,10 @@ export function budgetKey(baseUrl: string, merchantCode: string): string {
 interface ReadRow {
   now_ms: number;
   paused_ms: number | null;
-  /** [live until (ms), ended, this desk's and answered]. */
-  live: [number, boolean, boolean][];
+  /** [live until (ms), ended, this desk's and answered, this desk's]. */
+  live: [number, boolean, boolean, boolean][];
+  /** Other desks refused a slot within the last two windows. */
+  others_waiting: number;
 }
 
 export class TeamRateBudget {
@@ -247,9 +271,15 @@ export class TeamRateBudget {
       // by the desk that held the lock before us.
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, this.key]);
       const row = await this.read(client);
-      const live = row.live.map(([liveUntil, ended, ownAnswered]) => ({ liveUntil, ended, ownAnswered }));
-      const decision = decide(row.now_ms, live, row.paused_ms, lane, this.rules, ownFloorMs);
+      const live = row.live.map(([liveUntil, ended, ownAnswered, own]) => ({ liveUntil, ended, ownAnswered, own }));
+      const decision = decide(row.now_ms, live, row.paused_ms, lane, this.rules, ownFloorMs, { otherDesksWaiting: row.others_waiting });
       if (!decision.grant) {
+        // Seen waiting by the other desks, which then keep to their share.
+        await client.query(
+          `INSERT INTO rate_budget_waiters (budget_key, desk_id, seen_at) VALUES ($1, $2, clock_timestamp())
+           ON CONFLICT (budget_key, desk_id) DO UPDATE SET seen_at = EXCLUDED.seen_at`,
+          [this.key, this.deskId],
+        );
         await client.query('COMMIT');
         return { waitMs: decision.waitMs };
       }
@@ -276,10 +306,12 @@ export class TeamRateBudget {
        SELECT (extract(epoch FROM n.t) * 1000)::float8 AS now_ms,
               (SELECT (extract(epoch FROM p.paused_until) * 1000)::float8 FROM rate_budget_pauses p WHERE p.budget_key = $1) AS paused_ms,
               COALESCE((SELECT json_agg(json_build_array((extract(epoch FROM s.live_until) * 1000)::float8, s.ended_at IS NOT NULL,
-                                               COALESCE(s.desk_id = $2 AND s.outcome IN ('answered', 'rate-limited'), false)))
-                        FROM rate_budget_slots s WHERE s.budget_key = $1 AND s.live_until > n.t), '[]'::json) AS live
+                                               COALESCE(s.desk_id = $2 AND s.outcome IN ('answered', 'rate-limited'), false), s.desk_id = $2))
+                        FROM rate_budget_slots s WHERE s.budget_key = $1 AND s.live_until > n.t), '[]'::json) AS live,
+              (SELECT count(*)::int FROM rate_budget_waiters w
+                WHERE w.budget_key = $1 AND w.desk_id <> $2 AND w.seen_at > n.t - $3 * interval '1 millisecond') AS others_waiting
        FROM n`,
-      [this.key, this.deskId],
+      [this.key, this.deskId, 2 * this.rules.windowMs],
     );
     return result.rows[0]!;
   }

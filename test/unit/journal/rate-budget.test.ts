@@ -51,6 +51,21 @@ describe('decide', () => {
     expect(decide(0, Array.from({ length: 10 }, () => inFlight(3005)), null, 'create', rules, 1500)).toEqual({ grant: false, waitMs: 5 });
   });
 
+  it('keeps a desk to its share while other desks wait, and to none of it when nobody else does', () => {
+    const mine = (liveUntil: number): LiveSlot => ({ liveUntil, ended: true, own: true });
+    const five = Array.from({ length: 5 }, (_, i) => mine(300 + i));
+    // Half the budget is free, but one other desk waits: five of ten is this desk's share.
+    expect(decide(0, five, null, 'create', rules, 0, { otherDesksWaiting: 1 })).toEqual({ grant: false, waitMs: 300 });
+    expect(decide(0, five.slice(1), null, 'create', rules, 0, { otherDesksWaiting: 1 })).toEqual({ grant: true });
+    // Nobody else waits: the whole budget.
+    expect(decide(0, five, null, 'create', rules)).toEqual({ grant: true });
+    // Three others wait: a share of two (10 / 4, rounded down), never less than one.
+    expect(decide(0, five.slice(0, 2), null, 'create', rules, 0, { otherDesksWaiting: 3 })).toMatchObject({ grant: false });
+    expect(decide(0, [], null, 'create', rules, 0, { otherDesksWaiting: 20 })).toEqual({ grant: true });
+    // Other desks' slots do not count against this desk's share, only against the limit.
+    expect(decide(0, Array.from({ length: 9 }, () => ended(500)), null, 'create', rules, 0, { otherDesksWaiting: 1 })).toEqual({ grant: true });
+  });
+
   it('holds every lane while a 429 pause lasts', () => {
     expect(decide(1000, [], 1250.2, 'token', rules)).toEqual({ grant: false, waitMs: 251 });
     expect(decide(1251, [], 1250.2, 'token', rules)).toEqual({ grant: true });
