@@ -416,7 +416,31 @@ export class PgJournal implements JournalPort {
     const epoch = this.leaseEpoch;
     this.held.add(key);
     this.voided.delete(key);
-    const claimed = await this.serial(kind, id, () => this.transaction(async (client) => {
+    const claimed = await this.serial(kind, id, async () => {
+      // The common case in one statement: unsent, nobody's claim, not left SENDING, this desk's lease alive.
+      const quick = await this.pool.query(
+        `UPDATE payments SET claimed_by = $3 WHERE kind = $1 AND id = $2 AND state IN ('QUEUED', 'UNKNOWN') AND claimed_by IS NULL
+           AND EXISTS (SELECT 1 FROM desk_leases l WHERE l.desk_id = $3 AND l.lease_until > clock_timestamp())`,
+        [kind, id, this.deskId],
+      );
+      return quick.rowCount === 1 || this.claimSlowly(kind, id);
+    }).catch((error: unknown) => {
+        this.held.delete(key);
+        throw error;
+      });
+    if (!claimed) {
+      this.held.delete(key);
+      return null;
+    }
+    return {
+      confirm: () => this.confirmSend(kind, id, epoch),
+      release: () => this.releaseClaim(kind, id),
+    };
+  }
+
+  /** claimSend's every other case, in a transaction: another desk's claim (alive or dead), a row left SENDING. */
+  private claimSlowly(kind: PaymentKind, id: string): Promise<boolean> {
+    return this.transaction(async (client) => {
       const row = (await client.query(
         `SELECT p.state, p.claimed_by, (p.claimed_by IS NOT NULL AND p.claimed_by <> $3 AND ${CLAIM_DEAD}) AS dead,
                 EXISTS (SELECT 1 FROM desk_leases l WHERE l.desk_id = $3 AND l.lease_until > clock_timestamp()) AS mine_alive
@@ -430,18 +454,7 @@ export class PgJournal implements JournalPort {
       }
       await client.query('UPDATE payments SET claimed_by = $3 WHERE kind = $1 AND id = $2', [kind, id, this.deskId]);
       return true;
-    })).catch((error: unknown) => {
-        this.held.delete(key);
-        throw error;
-      });
-    if (!claimed) {
-      this.held.delete(key);
-      return null;
-    }
-    return {
-      confirm: () => this.confirmSend(kind, id, epoch),
-      release: () => this.releaseClaim(kind, id),
-    };
+    });
   }
 
   /**
@@ -663,33 +676,44 @@ export class PgJournal implements JournalPort {
   }
 
   /** As the SQLite journal's recordObservation; one transaction per call here (no grouping). */
+  /**
+   * One statement (one round trip, its own transaction): the row locked and updated, and its status event
+   * added unless the last one says the same from the same source (folded, as the SQLite journal does).
+   */
   recordObservationSoon(kind: PaymentKind, id: string, obs: StatusObservation): Promise<{ changed: boolean }> {
-    return this.serial(kind, id, () => this.transaction(async (client) => {
+    return this.serial(kind, id, async () => {
       const at = this.now();
       const status = obs.status.toUpperCase();
-      const before = (await client.query('SELECT status FROM payments WHERE kind = $1 AND id = $2 FOR UPDATE', [kind, id])).rows[0] as { status: string } | undefined;
-      if (!before) throw new JournalError('NOT_FOUND', `no ${kind} with id ${id} in the journal`, [id]);
-      await client.query(
-        `UPDATE payments SET state = 'ACCEPTED', gateway_status = $1, status = $1, is_final = $2,
-           fee_minor = COALESCE($3, fee_minor), fee_currency_code = COALESCE($4, fee_currency_code),
-           failure_reason = COALESCE($5, failure_reason), processed_at = COALESCE($6, processed_at),
-           is_test = COALESCE($7, is_test), last_error = NULL, unknown_since = NULL, resend_refused = FALSE, not_found_since = NULL, not_found_reads = 0,
-           accepted_at = COALESCE(accepted_at, $8), final_at = CASE WHEN $2 THEN COALESCE(final_at, $8) ELSE NULL END,
-           next_poll_at = $9, updated_at = $8
-         WHERE kind = $10 AND id = $11`,
+      const raw = obs.raw === null || obs.raw === undefined ? null : canonicalJson(obs.raw);
+      const result = await this.pool.query<{ before_status: string | null }>(
+        `WITH before AS (SELECT status FROM payments WHERE kind = $10 AND id = $11 FOR UPDATE),
+         upd AS (
+           UPDATE payments SET state = 'ACCEPTED', gateway_status = $1, status = $1, is_final = $2,
+             fee_minor = COALESCE($3, fee_minor), fee_currency_code = COALESCE($4, fee_currency_code),
+             failure_reason = COALESCE($5, failure_reason), processed_at = COALESCE($6, processed_at),
+             is_test = COALESCE($7, is_test), last_error = NULL, unknown_since = NULL, resend_refused = FALSE, not_found_since = NULL, not_found_reads = 0,
+             accepted_at = COALESCE(accepted_at, $8), final_at = CASE WHEN $2 THEN COALESCE(final_at, $8) ELSE NULL END,
+             next_poll_at = $9, updated_at = $8
+           WHERE kind = $10 AND id = $11 AND EXISTS (SELECT 1 FROM before)
+           RETURNING 1
+         ),
+         last AS (SELECT status, source FROM status_events WHERE kind = $10 AND id = $11 ORDER BY seq DESC LIMIT 1),
+         ins AS (
+           INSERT INTO status_events (kind, id, status, source, observed_at, raw_json)
+           SELECT $10, $11, $1, $12, $8, $13
+            WHERE EXISTS (SELECT 1 FROM before) AND NOT EXISTS (SELECT 1 FROM last WHERE last.status = $1 AND last.source = $12)
+           RETURNING 1
+         )
+         SELECT (SELECT status FROM before) AS before_status, (SELECT count(*) FROM upd) + (SELECT count(*) FROM ins) AS n`,
         [
           status, obs.isFinal, obs.feeMinor ?? null, obs.feeCurrencyCode ?? null, obs.failureReason ?? null, obs.processedAt ?? null,
-          obs.isTest ?? null, at, obs.nextPollAt ?? null, kind, id,
+          obs.isTest ?? null, at, obs.nextPollAt ?? null, kind, id, obs.source, raw,
         ],
       );
-      const last = (await client.query('SELECT status, source FROM status_events WHERE kind = $1 AND id = $2 ORDER BY seq DESC LIMIT 1', [kind, id])).rows[0] as
-        | { status: string; source: string }
-        | undefined;
-      if (!last || last.status !== status || last.source !== obs.source) {
-        await this.appendStatusEvent(client, kind, id, status, obs.source, at, obs.raw ?? null);
-      }
-      return { changed: before.status !== status };
-    }));
+      const before = result.rows[0]?.before_status ?? null;
+      if (before === null) throw new JournalError('NOT_FOUND', `no ${kind} with id ${id} in the journal`, [id]);
+      return { changed: before !== status };
+    });
   }
 
   setNextPoll(kind: PaymentKind, id: string, at: number | null): Promise<void> {
