@@ -73,6 +73,13 @@ export function registerTeamDeskCommands(program: Command, deps: CliDeps): void 
         leaseMs: o.leaseSecs * 1000,
         fetchTimeoutMs: o.gatewayTimeoutSecs * 1000,
       });
+      // Said, not hidden: a desk that lost the team database (or the gateway) sends nothing and tells why.
+      let lastWarning = { text: '', at: 0 };
+      desk.engine.on('background-error', (error) => {
+        if (error.message === lastWarning.text && Date.now() - lastWarning.at < 10_000) return;
+        lastWarning = { text: error.message, at: Date.now() };
+        deps.io.stderr(`warning: ${error.message}\n`);
+      });
       const stop = interrupted();
       try {
         let batchId = o.batch;

@@ -26,7 +26,7 @@ import { PAYMENT_STATES } from './types';
 
 export class JournalError extends Error {
   constructor(
-    readonly code: 'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED',
+    readonly code: 'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'DATABASE_UNREACHABLE',
     message: string,
     readonly ids: string[] = [],
   ) {

@@ -52,7 +52,13 @@ export async function openTeamDesk(options: TeamDeskOptions): Promise<TeamDesk> 
   let journal: PgJournal | undefined;
   let ctx: AppContext | undefined;
   try {
-    journal = await PgJournal.open(pool, { deskId, maxRequestMs: fetchTimeoutMs, ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}) });
+    journal = await PgJournal.open(pool, {
+      deskId,
+      maxRequestMs: fetchTimeoutMs,
+      ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+      // A SENDING mark that could not be written: the claim, written before, already says the payout may be in flight.
+      onBackgroundError: (error) => options.logger?.warn('team journal: a SENDING mark was not written', { message: error instanceof Error ? error.message : String(error) }),
+    });
     const limiters = new Map<string, TeamRateLimiter>();
     ctx = createAppContext({
       home: options.home,

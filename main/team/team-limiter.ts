@@ -2,7 +2,7 @@
 // poller reads) and then a slot of the merchant's budget in the team database (main/journal/pg/rate-budget.ts),
 // so the gateway's 10 requests a second are shared by every desk of the team, not granted to each.
 import { RateLimiter, type Lane, type RateLimiterOptions, type SlotOutcome } from '../gateway/rate-limiter';
-import type { TeamRateBudget } from '../journal/pg/rate-budget';
+import { isConnectionError, type TeamRateBudget } from '../journal/pg/rate-budget';
 
 export class TeamRateLimiter extends RateLimiter {
   constructor(
@@ -27,7 +27,10 @@ export class TeamRateLimiter extends RateLimiter {
     // This desk's own floor (a lower bound on its request and answer legs) shortens its own answered slots:
     // over a slow network the team then sends nearly at the limit (docs/gateway-notes.md). The budget is first
     // come at each slot's end, so a desk with creates waiting takes most slots; the others' wait their turn.
-    const slot = await this.budget.reserve(lane, { ownFloorMs: Math.max(0, this.floor()) });
+    const slot = await this.budget.reserve(lane, { ownFloorMs: Math.max(0, this.floor()) }).catch((error: unknown) => {
+      if (!isConnectionError(error)) throw error;
+      throw new Error(`the team database cannot be reached (${(error as Error).message}): no request goes to the gateway until it is back`, { cause: error });
+    });
     const local = await super.acquire(lane);
     let ended = false;
     return (outcome: SlotOutcome = 'no-answer') => {

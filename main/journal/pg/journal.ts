@@ -47,6 +47,7 @@ import type {
 } from '../types';
 import { PAYMENT_STATES } from '../types';
 import { migratePg } from './migrations';
+import { isConnectionError } from './rate-budget';
 import { pgInteger, pgPaymentRow, type PgQueryable } from './history';
 
 /** Key of the advisory lock that keeps the audit chain linear across desks (held to the end of a transaction). */
@@ -426,6 +427,10 @@ export class PgJournal implements JournalPort {
       return quick.rowCount === 1 || this.claimSlowly(kind, id);
     }).catch((error: unknown) => {
         this.held.delete(key);
+        // The desk's words for it: without the database nothing is claimed, so nothing is sent.
+        if (isConnectionError(error)) {
+          throw new JournalError('DATABASE_UNREACHABLE', `the team database cannot be reached (${(error as Error).message}): nothing is sent until it is back`, [id]);
+        }
         throw error;
       });
     if (!claimed) {
