@@ -221,8 +221,8 @@ describe('two desks, one team database', () => {
     }
     const attempts = Object.entries(state.createAttempts.payouts).filter(([id]) => id.startsWith('team-'));
     console.log(
-      `team crash test: kills ${kills.join('; ')}; ${creates.length} creates arrived for 300 payouts, ${attempts.filter(([, n]) => n > 1).length} ids sent more than once ` +
-        `(a dead desk's claims, taken over as unknown: same id, 409 or not found then re-sent); ${arrivals.length} requests in all, at most ${maxInAnyWindow(arrivals)} in any second, ${state.rateLimitedCount} × 429`,
+      `team crash test: kills ${kills.join('; ')}; ${creates.length} creates arrived for 300 payouts, ${attempts.filter(([, n]) => n > 1).length} ids whose create the sandbox took more than once ` +
+        `(a create cut off by a kill is dropped unprocessed by the sandbox, found "not found" after the takeover and sent again with its id); ${arrivals.length} requests in all, at most ${maxInAnyWindow(arrivals)} in any second, ${state.rateLimitedCount} × 429`,
     );
   });
 });
