@@ -120,10 +120,11 @@ export class PayoutSender {
       if (!row) throw new Error(`payout ${id} is not in the journal`);
       if (row.state !== 'QUEUED' && row.state !== 'SENDING' && row.state !== 'UNKNOWN') return 'not-unsent';
       const unknownBefore = row.state !== 'QUEUED' || row.unknownSince !== null;
+      const sent = { mayHaveLeft: false };
       try {
-        return await this.attempt(row, claim, signal, unknownBefore ? undefined : options.approved);
+        return await this.attempt(row, claim, sent, signal, unknownBefore ? undefined : options.approved);
       } catch (e) {
-        const settled = await this.recordFailure(e, row, unknownBefore);
+        const settled = await this.recordFailure(e, row, unknownBefore, sent.mayHaveLeft);
         if (settled !== 'try-again') return settled;
         if (!isGatewayError(e)) throw e;
         if (e.kind === 'network' || e.kind === 'timeout') this.deps.onConnection('offline', e.message);
@@ -138,10 +139,12 @@ export class PayoutSender {
    * EngineHaltError (a person must act) and the desk's own faults; returns the outcome when the payout is
    * settled for now, or 'try-again'.
    */
-  private async recordFailure(e: unknown, row: PaymentRecord, unknownBefore: boolean): Promise<'rejected' | 'unknown' | 'try-again'> {
+  private async recordFailure(e: unknown, row: PaymentRecord, unknownBefore: boolean, mayHaveLeft: boolean): Promise<'rejected' | 'unknown' | 'try-again'> {
     const { journal } = this.deps;
     const id = row.id;
-    const claimed = (await journal.getPayment('payout', id))?.state === 'SENDING';
+    // Whether a request may have left: this desk confirmed its claim for it (known here even when a team
+    // journal's SENDING mark did not get written), or the journal says SENDING.
+    const claimed = mayHaveLeft || (await journal.getPayment('payout', id))?.state === 'SENDING';
     const nextRead = this.deps.now() + this.deps.pollIntervalMs;
     const fix = mustBeFixed(e);
     if (fix !== null) {
@@ -198,7 +201,7 @@ export class PayoutSender {
     }
   }
 
-  private async attempt(row: PaymentRecord, claim: SendClaim, signal: AbortSignal | undefined, approved: SendOptions['approved']): Promise<SendOutcome> {
+  private async attempt(row: PaymentRecord, claim: SendClaim, sent: { mayHaveLeft: boolean }, signal: AbortSignal | undefined, approved: SendOptions['approved']): Promise<SendOutcome> {
     const { journal, gateway } = this.deps;
     if (row.state === 'SENDING' || row.state === 'UNKNOWN') {
       // An earlier send ended without a clear answer (crash, cut connection): ask before sending.
@@ -224,6 +227,7 @@ export class PayoutSender {
       else if (!claim.confirm()) given = 'not-unsent';
       else {
         claims++;
+        sent.mayHaveLeft = true;
         return true;
       }
       return false;

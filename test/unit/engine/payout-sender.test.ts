@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EngineError } from '../../../main/engine';
+import { EngineError, PayoutEngine } from '../../../main/engine';
+import type { JournalPort, SendClaim } from '../../../main/journal';
+import { tempJournal } from '../journal/helpers';
 import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
+import { FakeGateway } from './fake-gateway';
 
 let f: EngineFixture;
 afterEach(async () => f?.dispose());
@@ -128,5 +131,34 @@ describe('crash recovery', () => {
     await until(() => f.t.journal.getPayment('payout', 'lost')?.state === 'ACCEPTED');
     expect(f.gateway.createCalls.get('lost')).toBe(1);
     expect([...f.gateway.stored.keys()]).toEqual(['lost']);
+  });
+});
+
+describe('a send whose SENDING mark is not in the journal', () => {
+  it('is of unknown outcome after a time-out all the same: the sender knows its request may have left', async () => {
+    // A team journal's SENDING mark is written after confirm() and may be lost; the claim, written before the
+    // slot, is what made the send safe. A journal whose confirm() writes nothing stands for it here.
+    const t = tempJournal();
+    const gateway = new FakeGateway();
+    const journal = new Proxy(t.journal, {
+      get(target, prop, receiver) {
+        if (prop === 'claimSend') return (): SendClaim => ({ confirm: () => true, release: () => undefined });
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as JournalPort;
+    const engine = new PayoutEngine<JournalPort>({ journal, gateway, pollIntervalMs: 20, pollTickMs: 5, backoff: { baseMs: 5, capMs: 20 } });
+    try {
+      gateway.failCreates(1, 'timeout', false);
+      const record = await engine.submitPayout(draft('lost-mark'));
+      // Not put back to QUEUED (which would say "certainly not at the gateway"): UNKNOWN, read with GET, then
+      // sent again with the same id and accepted.
+      expect(t.journal.timeline('payout', 'lost-mark').map((e) => e.status)).toEqual(['QUEUED', 'UNKNOWN', 'ACCEPTED']);
+      expect(record.state).toBe('ACCEPTED');
+      expect([...gateway.stored.keys()]).toEqual(['lost-mark']);
+    } finally {
+      await engine.stop();
+      t.dispose();
+    }
   });
 });
