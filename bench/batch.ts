@@ -10,12 +10,10 @@
 // Run: npx tsx bench/batch.ts [--rows 1000] [--only slow|fast|all] [--networks loopback,100+50,300+100,stall]
 //        [--repeat 5] [--sync FULL|NORMAL] [--callbacks on|off]
 // (default: the network table only; settings run one after another, each about 2 × N / 10 s)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FaultConfig, SandboxState } from '../sandbox/index';
+import { rmSync } from 'node:fs';
+import type { FaultConfig } from '../sandbox/index';
 import { createDesk, MERCHANT, payoutRows } from '../test/integration/engine/setup';
+import { startSandboxProcess } from './sandbox-process';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,23 +25,6 @@ const SYNC = arg('sync') === 'FULL' ? 'FULL' : 'NORMAL';
 const CALLBACKS = arg('callbacks') !== 'off';
 const REPEAT = Math.max(1, Number(arg('repeat') ?? 5));
 
-/** The sandbox in its own process, as a real gateway would be: it does not share the engine's CPU time. */
-async function startSandboxProcess(limit: number, faults: Partial<FaultConfig> = {}): Promise<{ url: string; proc: ChildProcess; state(): Promise<SandboxState>; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-batch-'));
-  const configFile = join(dir, 'sandbox.json');
-  writeFileSync(configFile, JSON.stringify({ rateLimitPerSecond: limit, faults }));
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'sandbox', 'cli.ts'), '--port', '0', '--config', configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    proc.on('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
-  return { url, proc, dir, state: async () => (await (await fetch(`${url}/_sandbox/state`)).json()) as SandboxState };
-}
 
 /** Runs one batch; returns payouts per second through the engine and engine CPU ms per payout. */
 async function run(limit: number, label: string): Promise<{ perSec: number; cpuMsPerPayout: number }> {

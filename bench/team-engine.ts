@@ -4,15 +4,12 @@
 // Repeated (--repeat, default 5); the median and the slowest run are printed with the engine's CPU per payout.
 // --budget local keeps the rate budget in this process, to show what the shared budget costs.
 // Run: npx tsx bench/team-engine.ts [--rows 1000] [--repeat 5] [--budget team|local]
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { MemoryKeyStore } from '../main/keys/key-store';
 import { openTeamDesk } from '../main/team/team-desk';
-import type { SandboxState } from '../sandbox/index';
 import { createDesk, MERCHANT, payoutRows } from '../test/integration/engine/setup';
 import { freshDatabase, startCluster } from '../test/integration/postgres/cluster';
+import { startSandboxProcess } from './sandbox-process';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,25 +20,9 @@ const REPEAT = Math.max(1, Number(arg('repeat') ?? 5));
 const SHARED = arg('budget') !== 'local';
 const LIMIT = 1000;
 
-async function startSandboxProcess(): Promise<{ url: string; proc: ChildProcess; dir: string; state(): Promise<SandboxState> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-team-'));
-  const configFile = join(dir, 'sandbox.json');
-  writeFileSync(configFile, JSON.stringify({ rateLimitPerSecond: LIMIT }));
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'sandbox', 'cli.ts'), '--port', '0', '--config', configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    proc.on('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
-  return { url, proc, dir, state: async () => (await (await fetch(`${url}/_sandbox/state`)).json()) as SandboxState };
-}
 
 const cluster = await startCluster();
-const sandbox = await startSandboxProcess();
+const sandbox = await startSandboxProcess(LIMIT);
 const keyStore = new MemoryKeyStore();
 const setup = await createDesk({ baseUrl: sandbox.url, rateLimitPerSec: LIMIT, keyStore });
 const pem = await setup.ctx.keys.publicKeyPem(setup.profileId);

@@ -8,6 +8,7 @@
 // every send asks the gate again, which reads the database (and refuses when it cannot).
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../journal/pg/transaction';
 import type { Person, PersonRecord, Role, RoleGrant } from '../people/roles';
 import type { ApprovalRecord } from './approval';
 import type { Subject } from './manifest';
@@ -87,17 +88,9 @@ export class PgDualControlRepository implements DualControlRepository {
 
   /** Runs `work` in one transaction, then takes in the counter its writes moved. */
   private async write<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      return await inTransaction(this.pool, work);
     } finally {
-      client.release();
       await this.refreshMarker().catch(() => this.lost());
     }
   }

@@ -17,7 +17,7 @@ import {
 } from './history';
 import { migrate } from './migrations';
 import { toBatch, toPayment, type BatchRow, type PaymentRow } from './rows';
-import type { JournalPort, SendClaim } from './port';
+import type { JournalPort, ManifestRow, SendClaim } from './port';
 import type {
   AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
@@ -637,7 +637,7 @@ export class Journal implements JournalPort {
    * Just what a manifest signs of each payout of a batch (or of one payout), in row order: a lean read,
    * because the approval gate reads a whole batch before its first create.
    */
-  manifestRows(kind: 'payout' | 'batch', id: string): { id: string; amountMinor: number; currencyCode: string; accountName: string; accountNumber: string; paymentOperatorCode: string; paymentMethodCode: string; emailAddress: string }[] {
+  manifestRows(kind: 'payout' | 'batch', id: string): ManifestRow[] {
     const columns = `id, amount_minor AS amountMinor, currency_code AS currencyCode, account_name AS accountName, account_number AS accountNumber,
       payment_operator_code AS paymentOperatorCode, payment_method_code AS paymentMethodCode, email_address AS emailAddress`;
     return (kind === 'batch'

@@ -2,6 +2,7 @@
 // SQLite journal of a single desk (journal.ts, answers synchronously) and the team journal on PostgreSQL
 // (pg/journal.ts, answers with promises). The engine awaits every call, so it runs unchanged on both;
 // what a single desk does is not changed by the port (issue "Team desk").
+import type { PayoutFields } from '../domain/payout';
 import type { BatchCounts, BatchInput } from './journal';
 import type { NewAuditEntry } from './audit-log';
 import type {
@@ -29,16 +30,8 @@ export interface SendClaim {
   release(): Awaitable<void>;
 }
 
-export type ManifestRow = {
-  id: string;
-  amountMinor: number;
-  currencyCode: string;
-  accountName: string;
-  accountNumber: string;
-  paymentOperatorCode: string;
-  paymentMethodCode: string;
-  emailAddress: string;
-};
+/** A row as approvers sign it: the payout's id and its payee and money (no callback URL). */
+export type ManifestRow = { id: string } & Omit<PayoutFields, 'callbackUrl'>;
 
 export interface JournalPort {
   // ---- payments: writes ----

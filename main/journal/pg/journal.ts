@@ -48,6 +48,7 @@ import type {
 import { PAYMENT_STATES } from '../types';
 import { migratePg } from './migrations';
 import { isConnectionError } from './rate-budget';
+import { inTransaction } from './transaction';
 import { pgInteger, pgPaymentRow, type PgQueryable } from './history';
 
 /** Key of the advisory lock that keeps the audit chain linear across desks (held to the end of a transaction). */
@@ -231,27 +232,14 @@ export class PgJournal implements JournalPort {
   private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.transactionOnce(fn);
+        return await inTransaction(this.pool, fn);
       } catch (error) {
         if ((error as { code?: string }).code !== DEADLOCK || attempt >= 3) throw error;
       }
     }
   }
 
-  private async transactionOnce<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
+
 
   /**
    * Runs fn after every earlier write of this desk to the payment (in the order they were started), so a
