@@ -6,5 +6,5 @@ export {
 export { deskActor } from './actor';
 export { SCHEMA_VERSION, JournalVersionError } from './migrations';
 export { MAX_PAGE_SIZE } from './history';
-export type { Awaitable, JournalPort, ManifestRow, SendClaim } from './port';
+export type { Awaitable, DeskJournal, JournalPort, ManifestRow, SendClaim } from './port';
 export * from './types';

@@ -17,7 +17,7 @@ import {
 } from './history';
 import { migrate } from './migrations';
 import { toBatch, toPayment, type BatchRow, type PaymentRow } from './rows';
-import type { JournalPort, ManifestRow, SendClaim } from './port';
+import type { DeskJournal, ManifestRow, SendClaim } from './port';
 import type {
   AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
@@ -83,7 +83,7 @@ interface PendingObservation {
 export const UNSENT_STATES: readonly PaymentState[] = ['QUEUED', 'SENDING', 'UNKNOWN'];
 const CHUNK = 500;
 
-export class Journal implements JournalPort {
+export class Journal implements DeskJournal {
   readonly db: Database.Database;
   private readonly now: () => number;
   private readonly baseSync: 'FULL' | 'NORMAL';

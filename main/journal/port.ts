@@ -6,7 +6,8 @@ import type { PayoutFields } from '../domain/payout';
 import type { BatchCounts, BatchInput } from './journal';
 import type { NewAuditEntry } from './audit-log';
 import type {
-  AuditEntry, BalanceSnapshot, BatchRecord, BatchState, NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusObservation,
+  AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind,
+  PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from './types';
 
 /** A value now (SQLite) or later (PostgreSQL). */
@@ -88,4 +89,48 @@ export interface JournalPort {
   // ---- balances and audit ----
   insertBalanceSnapshots(snapshots: Omit<BalanceSnapshot, 'observedAt'>[], observedAt?: number): Awaitable<void>;
   audit(entry: NewAuditEntry): Awaitable<AuditEntry>;
+}
+
+/**
+ * What the desk's screens and CLI need of a profile's journal on top of the engine's port: history pages and
+ * exports, batch lists and results, timelines, balances, the CSV checks against what was paid before, payin
+ * observations and the audit list. The SQLite journal answers now, the team journal later; the desk services
+ * (main/desk) await every call, so each screen and command works on either (issue "Team desk").
+ */
+export interface DeskJournal extends JournalPort {
+  // ---- history ----
+  history(query?: HistoryQuery): Awaitable<HistoryPage>;
+  /** Every payment matching the filter, in creation order (exports); read in chunks by the team journal. */
+  iterateHistory(filter?: HistoryFilter): Iterable<PaymentRecord> | AsyncIterable<PaymentRecord>;
+  timeline(kind: PaymentKind, id: string): Awaitable<StatusEvent[]>;
+  /** Every attempt of an intent, oldest first. */
+  intentAttempts(intentId: string): Awaitable<PaymentRecord[]>;
+  /** The attempt that retried this payout, if any. */
+  retriedAs(id: string): Awaitable<string | null>;
+
+  // ---- batches ----
+  /** The newest batches first. */
+  listBatches(limit?: number): Awaitable<BatchRecord[]>;
+  /** A batch's payments in row order. */
+  batchPayments(id: string): Awaitable<PaymentRecord[]>;
+
+  // ---- CSV checks against what was paid before (main/csv/journal-checks.ts) ----
+  existingPayoutIds(ids: string[]): Awaitable<Set<string>>;
+  batchFileSubmitted(sha256: string): Awaitable<boolean>;
+  knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): Awaitable<{ accountName: string; emailAddress: string; accountNumber: string }[]>;
+
+  // ---- payins (sent by the desk service, not the engine) ----
+  /** Stores one status read at once. */
+  recordObservation(kind: PaymentKind, id: string, obs: StatusObservation): Awaitable<{ changed: boolean }>;
+
+  // ---- balances ----
+  balanceSeries(currencyCode: string, from?: number, to?: number): Awaitable<BalanceSnapshot[]>;
+  /** The newest snapshot of each currency. */
+  latestBalances(): Awaitable<BalanceSnapshot[]>;
+  /** Amounts of payouts not final yet, per currency (what the balance still has to cover). */
+  pendingPayoutTotals(): Awaitable<CurrencyTotal[]>;
+
+  // ---- audit ----
+  /** The newest entries first; before `beforeSeq` when given. */
+  listAudit(limit?: number, beforeSeq?: number): Awaitable<AuditEntry[]>;
 }
