@@ -1,12 +1,11 @@
-// One contract, two adapters: the in-memory payee book and the journal's SQLite tables (migration 7).
-// Versions are only added, put in force once or closed once; one version in force and one waiting per
-// payee; one payee in force per name key.
+// One contract (repository-contract.ts), two adapters here: the in-memory payee book and the journal's
+// SQLite tables (migration 7); the PostgreSQL adapter keeps it in test/integration/postgres/.
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryPayeeRepository, type PayeeRepository } from '../../../main/payees/repository';
 import { SqlitePayeeRepository } from '../../../main/payees/sqlite-repository';
-import { stateOf } from '../../../main/payees/payee';
 import { payout, tempJournal, type TempJournal } from '../journal/helpers';
 import { T0, version } from './helpers';
+import { payeeRepositoryContract } from './repository-contract';
 
 const temps: TempJournal[] = [];
 afterEach(() => {
@@ -22,54 +21,7 @@ const adapters: [string, () => PayeeRepository][] = [
   }],
 ];
 
-const states = async (repo: PayeeRepository, id: string) => (await repo.versions(id)).map((v) => `${v.version}:${stateOf(v)}`);
-
-describe.each(adapters)('the %s payee book', (_name, make) => {
-  it('keeps every version: a version in force supersedes the one before, which stays', async () => {
-    const repo = make();
-    await repo.addVersions([version('g', 1)]);
-    await repo.addVersions([version('g', 2, { emailAddress: 'grace@navy.example' })]);
-    expect(await states(repo, 'g')).toEqual(['1:superseded', '2:in force']);
-    expect((await repo.list()).map((v) => v.version)).toEqual([2]);
-    expect((await repo.list({ all: true })).map((v) => v.version)).toEqual([1, 2]);
-  });
-
-  it('stores a change awaiting approval without putting it in force, and allows one at a time', async () => {
-    const repo = make();
-    await repo.addVersions([version('g', 1)]);
-    await repo.addVersions([version('g', 2, { accountNumber: 'DE89370400440532013000' }, { waiting: true })]);
-    expect(await states(repo, 'g')).toEqual(['1:in force', '2:awaiting approval']);
-    await expect(repo.addVersions([version('g', 3, { accountNumber: 'DE02120300000000202051' }, { waiting: true })])).rejects.toMatchObject({ code: 'CHANGE_WAITING' });
-    await repo.activate('g', 2, T0 + 100, 'alice');
-    expect(await states(repo, 'g')).toEqual(['1:superseded', '2:in force']);
-    expect((await repo.versions('g'))[0]).toMatchObject({ closedAt: T0 + 100, closedBy: 'alice' });
-    await expect(repo.activate('g', 2, T0 + 200, 'alice')).rejects.toMatchObject({ code: 'NOT_WAITING' });
-  });
-
-  it('closes a rejected change and leaves the version in force as it was', async () => {
-    const repo = make();
-    await repo.addVersions([version('g', 1), version('g', 2, { accountNumber: 'DE89370400440532013000' }, { waiting: true })]);
-    await repo.close('g', 2, T0 + 100, 'alice', 'rejected');
-    expect(await states(repo, 'g')).toEqual(['1:in force', '2:rejected']);
-    await expect(repo.close('g', 2, T0 + 200, 'alice', 'withdrawn')).rejects.toMatchObject({ code: 'NOT_WAITING' });
-  });
-
-  it('refuses a second payee in force under the same name key (case and Unicode form ignored), adding nothing of the batch', async () => {
-    const repo = make();
-    await repo.addVersions([version('a', 1, { name: 'Élodie Durand' })]);
-    await expect(repo.addVersions([version('x', 1, { name: 'Other' }), version('b', 1, { name: 'E\u0301LODIE  durand' })])).rejects.toMatchObject({ code: 'DUPLICATE' });
-    expect((await repo.list()).map((v) => v.payeeId)).toEqual(['a']);
-    await expect(repo.addVersions([version('a', 1, { name: 'Élodie Durand' })])).rejects.toMatchObject({ code: 'DUPLICATE' });
-  });
-
-  it('finds open versions by name key or e-mail key', async () => {
-    const repo = make();
-    await repo.addVersions([version('g', 1), version('h', 1, { name: 'Hedy Lamarr', emailAddress: 'hedy@example.com' })]);
-    expect((await repo.openByKeys(['grace hopper'], [])).map((v) => v.payeeId)).toEqual(['g']);
-    expect((await repo.openByKeys([], ['hedy@example.com'])).map((v) => v.payeeId)).toEqual(['h']);
-    expect(await repo.openByKeys(['nobody'], [''])).toEqual([]);
-  });
-});
+for (const [name, make] of adapters) payeeRepositoryContract(name, make);
 
 describe('the SQLite payee book', () => {
   it('never rewrites or deletes a version, and puts one in force only once', async () => {
