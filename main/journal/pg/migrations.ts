@@ -2,7 +2,8 @@
 // PostgreSQL's types, applied in order under an advisory lock so two desks starting at once do not race.
 // So far: the dual-control records, the shared rate budget, and payments, batches and status events as
 // the read side (history) needs them, then intents, balances, the audit log, and the desks' leases and send
-// claims for the write side (PgJournal); payees follow as their adapter lands (issue "Team desk").
+// claims for the write side (PgJournal), the fair shares of the rate budget, and the payee book
+// (main/payees/pg-repository.ts).
 // Needs pg_trgm (PostgreSQL's contrib; a trusted extension) and a server built with ICU ("und-x-icu").
 import type { Pool, PoolClient } from 'pg';
 
@@ -260,6 +261,88 @@ const MIGRATIONS: readonly string[] = [
     seen_at TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (budget_key, desk_id)
   );
+  `,
+  // 6: the payee book, as SQLite migration 7 (main/payees/pg-repository.ts). A row is one version of a payee,
+  //    only added, then put in force (effective_at) or closed once, never rewritten or deleted (triggers, which
+  //    also refuse TRUNCATE, as append_only() does not). One version in force and one waiting per payee, one
+  //    payee in force per name key: partial unique indexes, named so the adapter words their refusals.
+  //    payee_approvals is append-only. Every write bumps one counter and notifies 'payees' with it, as
+  //    migration 1 does for dual control; the adapter also locks that row first in each payee-book write, so
+  //    two desks' check-then-write never interleave (and their trigger updates of it cannot deadlock).
+  `
+  CREATE FUNCTION refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    RAISE EXCEPTION '%', TG_ARGV[0];
+  END $$;
+
+  CREATE TABLE payees (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    payee_id TEXT COLLATE "C" NOT NULL,
+    version INTEGER NOT NULL CHECK (version >= 1),
+    base_version INTEGER,
+    name TEXT COLLATE "C" NOT NULL,
+    name_key TEXT COLLATE "C" NOT NULL,
+    account_number TEXT COLLATE "C" NOT NULL,
+    operator_code TEXT COLLATE "C" NOT NULL,
+    email_address TEXT COLLATE "C" NOT NULL,
+    email_key TEXT COLLATE "C" NOT NULL,
+    reference_default TEXT COLLATE "C",
+    source TEXT COLLATE "C" NOT NULL CHECK (source IN ('hand', 'payout', 'import')),
+    source_ref TEXT COLLATE "C",
+    bank_change BOOLEAN NOT NULL,
+    change_digest TEXT COLLATE "C" NOT NULL,
+    created_at BIGINT NOT NULL,
+    created_by TEXT COLLATE "C",
+    effective_at BIGINT,
+    closed_at BIGINT,
+    closed_by TEXT COLLATE "C",
+    close_reason TEXT COLLATE "C" CHECK (close_reason IN ('superseded', 'rejected', 'withdrawn')),
+    CONSTRAINT payees_payee_version UNIQUE (payee_id, version)
+  );
+  CREATE UNIQUE INDEX payees_in_force ON payees (payee_id) WHERE effective_at IS NOT NULL AND closed_at IS NULL;
+  CREATE UNIQUE INDEX payees_waiting ON payees (payee_id) WHERE effective_at IS NULL AND closed_at IS NULL;
+  CREATE UNIQUE INDEX payees_name_in_force ON payees (name_key) WHERE effective_at IS NOT NULL AND closed_at IS NULL;
+  CREATE INDEX payees_open_name ON payees (name_key) WHERE closed_at IS NULL;
+  CREATE INDEX payees_open_email ON payees (email_key) WHERE closed_at IS NULL;
+  CREATE TRIGGER payees_fixed BEFORE UPDATE OF seq, payee_id, version, base_version, name, name_key, account_number, operator_code,
+    email_address, email_key, reference_default, source, source_ref, bank_change, change_digest, created_at, created_by ON payees
+    FOR EACH ROW EXECUTE FUNCTION refuse_write('payee versions are never rewritten: add a version');
+  CREATE TRIGGER payees_once BEFORE UPDATE OF effective_at, closed_at, closed_by, close_reason ON payees FOR EACH ROW
+    WHEN (OLD.closed_at IS NOT NULL OR (OLD.effective_at IS NOT NULL AND NEW.effective_at IS DISTINCT FROM OLD.effective_at))
+    EXECUTE FUNCTION refuse_write('a payee version is put in force once and closed once');
+  CREATE TRIGGER payees_no_delete BEFORE DELETE ON payees FOR EACH ROW EXECUTE FUNCTION refuse_write('payee versions are never deleted');
+  CREATE TRIGGER payees_no_truncate BEFORE TRUNCATE ON payees FOR EACH STATEMENT EXECUTE FUNCTION refuse_write('payee versions are never deleted');
+
+  CREATE TABLE payee_approvals (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id TEXT COLLATE "C" PRIMARY KEY,
+    profile_id TEXT COLLATE "C" NOT NULL,
+    payee_id TEXT COLLATE "C" NOT NULL,
+    payee_version INTEGER NOT NULL,
+    change_digest TEXT COLLATE "C" NOT NULL,
+    policy_version INTEGER NOT NULL,
+    decision TEXT COLLATE "C" NOT NULL CHECK (decision IN ('approve', 'reject')),
+    reason TEXT,
+    signer_id TEXT COLLATE "C" NOT NULL,
+    signed_at BIGINT NOT NULL,
+    signature TEXT COLLATE "C" NOT NULL,
+    recorded_at BIGINT NOT NULL
+  );
+  CREATE INDEX payee_approvals_change ON payee_approvals (payee_id, payee_version, recorded_at, seq);
+  CREATE TRIGGER payee_approvals_append_only BEFORE UPDATE OR DELETE ON payee_approvals FOR EACH ROW EXECUTE FUNCTION append_only();
+  CREATE TRIGGER payee_approvals_no_truncate BEFORE TRUNCATE ON payee_approvals FOR EACH STATEMENT EXECUTE FUNCTION append_only();
+
+  CREATE TABLE payee_changes (only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row), n BIGINT NOT NULL);
+  INSERT INTO payee_changes (n) VALUES (0);
+  CREATE FUNCTION payees_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE next BIGINT;
+  BEGIN
+    UPDATE payee_changes SET n = n + 1 RETURNING n INTO next;
+    PERFORM pg_notify('payees', next::text);
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER payees_changed AFTER INSERT OR UPDATE OR DELETE ON payees FOR EACH STATEMENT EXECUTE FUNCTION payees_changed();
+  CREATE TRIGGER payee_approvals_changed AFTER INSERT ON payee_approvals FOR EACH STATEMENT EXECUTE FUNCTION payees_changed();
   `,
 ];
 
