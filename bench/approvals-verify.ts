@@ -47,7 +47,7 @@ const batch = journal.createBatch({
   })),
 });
 const subject = { kind: 'batch' as const, id: batch.id };
-const signed = manifestFromJournal(journal, PROFILE, subject, 1)!;
+const signed = (await manifestFromJournal(journal, PROFILE, subject, 1))!;
 for (const s of approvers) await repo.addApproval(signApproval(s, { id: `appr-${s.personId}`, manifest: signed, decision: 'approve', signedAt: Date.now() }));
 const gate = journalApprovalGate({ profileId: PROFILE, environment: 'LIVE', journal, repository: repo });
 // As the desk runs it: the payee book's flags (new payee / changed bank details) are worked out for every row too.
@@ -60,7 +60,7 @@ const ms = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e6;
 const runs: Record<string, number[]> = { 'read rows + build manifest': [], 'canonical JSON + SHA-256': [], 'verifyApprovals (digest again, 2 signatures)': [], 'whole gate check': [], 'whole gate check with the payee book (desk)': [], 'clearance asked at one send': [] };
 for (let r = 0; r < REPEAT; r++) {
   let t = process.hrtime.bigint();
-  const manifest = manifestFromJournal(journal, PROFILE, subject, 1)!;
+  const manifest = (await manifestFromJournal(journal, PROFILE, subject, 1))!;
   runs['read rows + build manifest']!.push(ms(t));
   t = process.hrtime.bigint();
   manifestDigest(manifest);

@@ -38,7 +38,7 @@ async function run(limit: number, label: string): Promise<{ perSec: number; cpuM
   const pem = await desk.ctx.keys.publicKeyPem(desk.profileId);
   await fetch(`${sandbox.url}/_sandbox/merchants/${MERCHANT}/keys`, { method: 'POST', body: pem, headers: { 'content-type': 'text/plain' } });
   try {
-    const engine = await desk.runtime.engineFor(desk.profileId);
+    const engine = await desk.engine();
     // Fetch the token before the clock starts: it is paid once per session, not per batch.
     await desk.ctx.gatewayFor(desk.profileId).merchantInfo();
     const rows = payoutRows(COUNT, `bench-${limit}`);
@@ -116,7 +116,7 @@ async function runNetwork(network: Network): Promise<NetworkRow> {
   const pem = await desk.ctx.keys.publicKeyPem(desk.profileId);
   await fetch(`${sandbox.url}/_sandbox/merchants/${MERCHANT}/keys`, { method: 'POST', body: pem, headers: { 'content-type': 'text/plain' } });
   try {
-    const engine = await desk.runtime.engineFor(desk.profileId);
+    const engine = await desk.engine();
     const limiter = desk.ctx.limiterFor(desk.ctx.profiles.get(desk.profileId));
     // Fetch the token before the clock starts: it is paid once per session, not per batch.
     await desk.ctx.gatewayFor(desk.profileId).merchantInfo();

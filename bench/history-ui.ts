@@ -272,14 +272,14 @@ async function main(): Promise<void> {
     const file = journalPath(desk.home, demo.data.id);
     const seeded = seedJournal(file);
 
-    const journal = desk.runtime.journalFor(demo.data.id); // the journal the IPC handlers read
-    const expect = (filter: HistoryFilter): { total: number; firstId: string } => {
-      const page = journal.history({ ...filter, sortBy: 'createdAt', sortDir: 'desc', pageSize: 1 });
+    const journal = await desk.runtime.journalFor(demo.data.id); // the journal the IPC handlers read
+    const expect = async (filter: HistoryFilter): Promise<{ total: number; firstId: string }> => {
+      const page = await journal.history({ ...filter, sortBy: 'createdAt', sortDir: 'desc', pageSize: 1 });
       const first = page.rows[0];
       if (!first) throw new Error(`no rows for ${JSON.stringify(filter)}`);
       return { total: page.total, firstId: first.id };
     };
-    const all = expect({});
+    const all = await expect({});
 
     // Every IPC call the page makes, timed in main, so a slow figure can be split into its parts.
     const log: Invocation[] = [];
@@ -361,17 +361,17 @@ async function main(): Promise<void> {
       await page.getByTestId(testId).click();
       const item = page.getByRole('option', { name: option, exact: true });
       await item.waitFor();
-      const m = await measure({ ...expect(filter), trigger: 'click' }, () => item.click());
+      const m = await measure({ ...(await expect(filter)), trigger: 'click' }, () => item.click());
       await clear();
       return m;
     };
     const scenarios: [string, () => Promise<Measure>, string][] = [
-      [`status filter FAILED (${expect({ statuses: ['FAILED'] }).total.toLocaleString('en')} matches)`, () => selectFilter('filter-status', 'FAILED', { statuses: ['FAILED'] }), ''],
-      [`currency filter GBP (${expect({ currencyCodes: ['GBP'] }).total.toLocaleString('en')} matches)`, () => selectFilter('filter-currency', 'GBP', { currencyCodes: ['GBP'] }), ''],
+      [`status filter FAILED (${(await expect({ statuses: ['FAILED'] })).total.toLocaleString('en')} matches)`, () => selectFilter('filter-status', 'FAILED', { statuses: ['FAILED'] }), ''],
+      [`currency filter GBP (${(await expect({ currencyCodes: ['GBP'] })).total.toLocaleString('en')} matches)`, () => selectFilter('filter-currency', 'GBP', { currencyCodes: ['GBP'] }), ''],
       [
-        `search "${SEARCH_TEXT}" (${expect({ text: SEARCH_TEXT }).total.toLocaleString('en')} matches), from the input event`,
+        `search "${SEARCH_TEXT}" (${(await expect({ text: SEARCH_TEXT })).total.toLocaleString('en')} matches), from the input event`,
         async () => {
-          const m = await measure({ ...expect({ text: SEARCH_TEXT }), trigger: 'input' }, () => page.getByTestId('history-search').locator('input').fill(SEARCH_TEXT));
+          const m = await measure({ ...(await expect({ text: SEARCH_TEXT })), trigger: 'input' }, () => page.getByTestId('history-search').locator('input').fill(SEARCH_TEXT));
           await clear();
           return m;
         },

@@ -13,6 +13,9 @@ import { profileRuleProblem, type Profile } from './profiles/profile-schema';
 import { ProfileError, ProfileStore } from './profiles/profile-store';
 import { SecurityTrail } from './security-trail';
 
+/** A gateway request is aborted after this long unless the context says otherwise. */
+export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
+
 export interface AppContextOptions {
   /** The data folder: `desk.db` and `profiles/<id>/keys/*.key.enc` live here. */
   home: string;
@@ -42,6 +45,13 @@ export interface AppContext {
   gatewayFor(profileId: string): GatewayClient;
   /** The rate limiter shared by every client of this merchant. */
   limiterFor(profile: Profile): RateLimiter;
+  /** How long a gateway request may take before it is aborted (ms). */
+  readonly fetchTimeoutMs: number;
+  /**
+   * From now on the profile's requests take their slots from `limiter` (a desk of a team: the merchant's
+   * budget kept in the team database), or, with null, from this process's own limiter again.
+   */
+  shareLimiter(profileId: string, limiter: RateLimiter | null): void;
   close(): void;
 }
 
@@ -55,8 +65,11 @@ export function createAppContext(options: AppContextOptions): AppContext {
   const keys = new KeyCustody({ home, keyStore, profiles, audit: trail });
   const limiters = new RateLimiterRegistry();
   const clients = new Map<string, { client: GatewayClient; stamp: string }>();
+  const shared = new Map<string, RateLimiter>();
+  const fetchTimeoutMs = options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
 
-  const limiterFor = (profile: Profile) => options.sharedLimiterFor?.(profile) ?? limiters.for(profile.baseUrl, profile.merchantCode, profile.rateLimitPerSec);
+  const limiterFor = (profile: Profile) =>
+    shared.get(profile.id) ?? options.sharedLimiterFor?.(profile) ?? limiters.for(profile.baseUrl, profile.merchantCode, profile.rateLimitPerSec);
 
   const credentialsFor = (profileId: string) => async (): Promise<TokenCredentials> => {
     // Read the profile each time: an opt-in change or a key rotation applies to the next token.
@@ -73,6 +86,13 @@ export function createAppContext(options: AppContextOptions): AppContext {
     trail,
     logger,
     limiterFor,
+    fetchTimeoutMs,
+    shareLimiter(profileId, limiter) {
+      if (limiter) shared.set(profileId, limiter);
+      else shared.delete(profileId);
+      // The next request builds a client on the limiter now in force.
+      clients.delete(profileId);
+    },
     gatewayFor(profileId) {
       const profile = profiles.get(profileId);
       // A profile stored before the rule (or edited in the file) is refused here, before any request leaves.
@@ -87,7 +107,7 @@ export function createAppContext(options: AppContextOptions): AppContext {
         credentials: credentialsFor(profileId),
         limiter: limiterFor(profile),
         logger,
-        ...(options.fetchTimeoutMs !== undefined ? { timeoutMs: options.fetchTimeoutMs } : {}),
+        timeoutMs: fetchTimeoutMs,
         ...(options.httpAdapter ? { adapter: options.httpAdapter } : {}),
       });
       clients.set(profileId, { client, stamp });

@@ -8,7 +8,7 @@
 // neither (every desk before this feature, and TEST desks that never set it up) sends as it did; the
 // first person added turns it on for good (the people table is only ever added to).
 import { currencyDecimals } from '../domain/currencies';
-import type { Journal } from '../journal';
+import type { JournalPort } from '../journal';
 import { buildManifest, manifestRowOf, type Manifest, type ManifestSourceRow, type Subject } from './manifest';
 import { defaultPolicy, type ApprovalPolicy, type PolicyEnvironment } from './policy';
 import type { DualControlRepository } from './repository';
@@ -43,11 +43,11 @@ export interface GateClearance {
 export const manifestDecimals = (currencyCode: string): number => currencyDecimals(currencyCode);
 
 /** The manifest of a subject as the journal holds it now; undefined when there is no such subject. */
-export function manifestFromJournal(journal: Journal, profileId: string, subject: Subject, policyVersion: number): Manifest | undefined {
-  const preparation = journal.preparation(subject.kind, subject.id);
+export async function manifestFromJournal(journal: JournalPort, profileId: string, subject: Subject, policyVersion: number): Promise<Manifest | undefined> {
+  const preparation = await journal.preparation(subject.kind, subject.id);
   if (!preparation) return undefined;
-  const fileSha256 = subject.kind === 'batch' ? (journal.getBatch(subject.id)?.sha256 ?? null) : null;
-  const rows = journal.manifestRows(subject.kind, subject.id);
+  const fileSha256 = subject.kind === 'batch' ? ((await journal.getBatch(subject.id))?.sha256 ?? null) : null;
+  const rows = await journal.manifestRows(subject.kind, subject.id);
   if (rows.length === 0 && subject.kind === 'payout') return undefined;
   return buildManifest({
     profileId, subject, preparedBy: preparation.preparedBy, preparedAt: preparation.preparedAt, fileSha256, rows, decimalsOf: manifestDecimals, policyVersion,
@@ -69,7 +69,7 @@ export async function dualControlState(repository: DualControlRepository, profil
 export function journalApprovalGate(deps: {
   profileId: string;
   environment: PolicyEnvironment;
-  journal: Journal;
+  journal: JournalPort;
   repository: DualControlRepository;
   /** Rows of the subject flagged as a new payee or changed bank details (the payee book). */
   newOrChangedPayees?: (manifest: Manifest) => Promise<number> | number;
@@ -88,7 +88,7 @@ export function journalApprovalGate(deps: {
         if (!state.enforced) {
           return { ok: true, enforced: false, code: null, message: 'dual control is not set up on this desk', verdict: null, clearance: { stillValid: unchanged, covers: () => true } };
         }
-        const manifest = manifestFromJournal(deps.journal, deps.profileId, subject, state.policy.version);
+        const manifest = await manifestFromJournal(deps.journal, deps.profileId, subject, state.policy.version);
         if (!manifest) return { ok: false, enforced: true, code: 'NOT_FOUND', message: `Nothing was sent: no ${subject.kind} ${subject.id} in the journal`, verdict: null };
         const approvals = await deps.repository.approvalsFor(subject);
         const verdict = verifyApprovals(manifest, approvals, state.people, state.policy, {

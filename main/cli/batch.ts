@@ -124,7 +124,7 @@ async function follow(deps: CliDeps, desk: CliDesk, view: BatchView, timeoutSecs
   return view;
 }
 
-function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, waited: boolean): string[] {
+async function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, waited: boolean): Promise<string[]> {
   const p = view.progress;
   if (p.pending === 0 && p.failed === 0) return [`Done: all ${p.total} payouts final and successful.`];
   if (p.pending === 0) {
@@ -133,7 +133,7 @@ function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, waited: boolean)
   }
   deps.setExitCode(PENDING_EXIT);
   if (p.state === 'PAUSED') {
-    const reason = desk.runtime.journalFor(desk.profile.id).getBatch(view.id)?.pauseReason;
+    const reason = (await (await desk.runtime.journalFor(desk.profile.id)).getBatch(view.id))?.pauseReason;
     return [`Paused${reason ? `: ${reason}` : ''}. Continue with "batch resume ${view.id}".`];
   }
   if (p.state === 'CANCELLED') return [`Cancelled: ${p.pending} payouts already at the gateway are still tracked.`];
@@ -181,7 +181,7 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
         if (!deps.json()) deps.io.stdout(`${lines.splice(0).join('\n')}\n`);
         view = await follow(deps, desk, view, o.timeout);
       }
-      deps.print([...lines, ...summaryLines(view), ...outcome(deps, desk, view, o.wait)], view);
+      deps.print([...lines, ...summaryLines(view), ...(await outcome(deps, desk, view, o.wait))], view);
     });
 
   // Dual control: --as names the sender (needed once the profile has people).
@@ -195,7 +195,7 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
       await workAs(deps, o);
       let view = await desk.call('batches', 'resume', { batchId });
       if (o.wait) view = await follow(deps, desk, view, o.timeout);
-      deps.print([...summaryLines(view), ...outcome(deps, desk, view, o.wait)], view);
+      deps.print([...summaryLines(view), ...(await outcome(deps, desk, view, o.wait))], view);
     });
 
   batch
@@ -299,6 +299,6 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
         if (!deps.json()) deps.io.stdout(`${lines.splice(0).join('\n')}\n`);
         view = await follow(deps, desk, view, o.timeout);
       }
-      deps.print([...lines, ...summaryLines(view), ...outcome(deps, desk, view, o.wait)], { ...view, retryOfBatch: batchId, rows: links });
+      deps.print([...lines, ...summaryLines(view), ...(await outcome(deps, desk, view, o.wait))], { ...view, retryOfBatch: batchId, rows: links });
     });
 }

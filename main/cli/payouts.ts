@@ -67,9 +67,9 @@ function heldError(error: unknown, idPayout: string): unknown {
  * The services give no reason for a DISCARDED payout; the journal keeps who dropped it and why, so
  * the human output shows it too.
  */
-function withDiscardNote(desk: CliDesk, d: PaymentDetail): PaymentDetail {
+async function withDiscardNote(desk: CliDesk, d: PaymentDetail): Promise<PaymentDetail> {
   if (d.reason || d.localState !== 'DISCARDED') return d;
-  const note = desk.runtime.journalFor(desk.profile.id).getPayment('payout', d.id)?.lastError;
+  const note = (await (await desk.runtime.journalFor(desk.profile.id)).getPayment('payout', d.id))?.lastError;
   return note ? { ...d, reason: `Discarded, never sent: ${note}` } : d;
 }
 
@@ -242,7 +242,7 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
         await (await desk.runtime.engineFor(desk.profile.id)).refreshPayment('payout', idPayout);
         detail = await desk.call('payouts', 'get', { idPayout });
       }
-      deps.print(detailLines(withDiscardNote(desk, detail)), detail);
+      deps.print(detailLines(await withDiscardNote(desk, detail)), detail);
     });
 
   addFilterOptions(payouts.command('list').description('payouts from the journal, newest first'))
@@ -279,7 +279,7 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
       const desk = deps.desk();
       const reason = o.reason?.trim();
       const detail = await desk.call('payouts', 'discard', { idPayout, ...(reason ? { reason } : {}) });
-      const shown = withDiscardNote(desk, detail);
+      const shown = await withDiscardNote(desk, detail);
       deps.print([`Payout ${detail.id}: ${statusWord(detail)}${detail.final ? ' (final)' : ''}; it was never sent.`, `  ${money(detail.money)} to ${detail.accountName}, ${detail.accountNumber}`, ...(shown.reason ? [`  ${shown.reason}`] : [])], detail);
     });
 }

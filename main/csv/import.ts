@@ -253,7 +253,7 @@ export async function importPayoutCsv(bytes: Uint8Array, options: CsvImportOptio
     // concat, not push(...list): a spread of 100,000 issues can overflow the call stack.
     errors = errors.concat(journalOutcome.errors);
     warnings = warnings.concat(journalOutcome.warnings);
-    if (options.journal.batchFileSubmitted(sha256)) {
+    if (await options.journal.batchFileSubmitted(sha256)) {
       warnings.unshift({
         rowNumber: 0,
         column: null,

@@ -40,7 +40,7 @@ export async function checkAgainstJournal(
   }
   const existing = new Set<string>();
   for (let i = 0; i < given.length; i += LOOKUP_BATCH) {
-    for (const id of journal.existingPayoutIds(given.slice(i, i + LOOKUP_BATCH))) existing.add(id);
+    for (const id of await journal.existingPayoutIds(given.slice(i, i + LOOKUP_BATCH))) existing.add(id);
     await slicer.pause();
   }
   const kept: CsvValidRow[] = [];
@@ -76,7 +76,7 @@ export async function checkAgainstJournal(
   };
   const keyList = [...keys.values()];
   for (let i = 0; i < keyList.length; i += LOOKUP_BATCH) {
-    for (const known of journal.knownBeneficiaryAccounts(keyList.slice(i, i + LOOKUP_BATCH))) {
+    for (const known of await journal.knownBeneficiaryAccounts(keyList.slice(i, i + LOOKUP_BATCH))) {
       const account = accountKey(known.accountNumber);
       if (known.accountName) remember(byName, personKey(known.accountName), account);
       if (known.emailAddress) remember(byEmail, personKey(known.emailAddress), account);

@@ -2,15 +2,22 @@
 import type { PayoutDraft } from '../domain/payout';
 
 /** What the journal can tell the importer (implemented by main/journal). */
+/** What the import asks the journal; answered now (a single desk's SQLite) or later (the team database). */
 export interface CsvJournalLookup {
   /** The subset of `ids` that the journal already holds. */
-  existingPayoutIds(ids: string[]): Set<string>;
+  existingPayoutIds(ids: string[]): Set<string> | Promise<Set<string>>;
   /** True when a batch file with this SHA-256 (hex, lower case) was submitted before. */
-  batchFileSubmitted(sha256: string): boolean;
+  batchFileSubmitted(sha256: string): boolean | Promise<boolean>;
   /** Account numbers used in earlier payouts by a beneficiary with the same name or the same e-mail address. */
   knownBeneficiaryAccounts(
     keys: { accountName: string; emailAddress: string }[],
-  ): { accountName: string; emailAddress: string; accountNumber: string }[];
+  ): KnownAccount[] | Promise<KnownAccount[]>;
+}
+
+export interface KnownAccount {
+  accountName: string;
+  emailAddress: string;
+  accountNumber: string;
 }
 
 export interface CsvOperator {

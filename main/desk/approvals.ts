@@ -60,25 +60,25 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
     }
   };
 
-  const titleAndState = (profileId: string, subject: Subject): { title: string; sendState: string; preparedAt: string | null } => {
-    const journal = rt.journalFor(profileId);
+  const titleAndState = async (profileId: string, subject: Subject): Promise<{ title: string; sendState: string; preparedAt: string | null }> => {
+    const journal = await rt.journalFor(profileId);
     if (subject.kind === 'batch') {
-      const batch = journal.getBatch(subject.id);
+      const batch = await journal.getBatch(subject.id);
       return { title: batch?.fileName ?? subject.id, sendState: batch?.state ?? 'UNKNOWN', preparedAt: batch ? new Date(batch.createdAt).toISOString() : null };
     }
-    const payout = journal.getPayment('payout', subject.id);
+    const payout = await journal.getPayment('payout', subject.id);
     return { title: payout?.accountName ?? subject.id, sendState: payout?.state ?? 'UNKNOWN', preparedAt: payout ? new Date(payout.createdAt).toISOString() : null };
   };
 
   const itemOf = async (profileId: string, view: SubjectView, people: PersonView[]): Promise<ApprovalItem> => {
     const names = namesOf(people);
-    const approvals = await rt.dualControlFor(profileId).approvalsFor(view.subject);
+    const approvals = await (await rt.dualControlFor(profileId)).approvalsFor(view.subject);
     const status = statusView(view, approvals, names);
     const session = rt.peekSession(profileId);
     const me = session ? people.find((p) => p.id === session.personId && p.revokedAt === null) : undefined;
     const preparedByMe = me !== undefined && view.preparedBy === me.id;
     const decidedByMe = me !== undefined && approvals.some((a) => a.signerId === me.id);
-    const { title, sendState, preparedAt } = titleAndState(profileId, view.subject);
+    const { title, sendState, preparedAt } = await titleAndState(profileId, view.subject);
     return {
       ...status,
       title,
@@ -98,7 +98,7 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
     const people = await dc.listPeople(profileId);
     const names = namesOf(people);
     const item = await itemOf(profileId, view, people);
-    const manifest = manifestFromJournal(rt.journalFor(profileId), profileId, subject, view.policyVersion);
+    const manifest = await manifestFromJournal(await rt.journalFor(profileId), profileId, subject, view.policyVersion);
     const flags = payeeFlagsOf(view);
     // Rows to a new payee or changed bank details first, so none is cut off by the rows shown.
     const rows = manifest?.rows ?? [];
@@ -108,7 +108,7 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
       payeeFlag: flags.get(r.id) ?? null,
     }));
     const checks = new Map(view.verdict.checks.map((c) => [c.approvalId, c]));
-    const decisions: ApprovalDecisionView[] = (await rt.dualControlFor(profileId).approvalsFor(subject)).map((a) => ({
+    const decisions: ApprovalDecisionView[] = (await (await rt.dualControlFor(profileId)).approvalsFor(subject)).map((a) => ({
       approvalId: a.id, signer: names(a.signerId), decision: a.decision, reason: a.reason, signedAt: new Date(a.signedAt).toISOString(),
       status: checks.get(a.id)?.status ?? 'unchecked', message: checks.get(a.id)?.message ?? '',
     }));
@@ -131,11 +131,9 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
   return {
     async queue(profile) {
       if (!(await dc.policy(profile.id)).enforced) return [];
-      const journal = rt.journalFor(profile.id);
-      const subjects: Subject[] = [
-        ...journal.batchesIn(['RUNNING', 'PAUSED']).map((b) => ({ kind: 'batch' as const, id: b.id })),
-        ...[...journal.iterateHistory({ kind: 'payout', statuses: ['HELD'] })].filter((p) => p.batchId === null).map((p) => ({ kind: 'payout' as const, id: p.id })),
-      ];
+      const journal = await rt.journalFor(profile.id);
+      const subjects: Subject[] = (await journal.batchesIn(['RUNNING', 'PAUSED'])).map((b) => ({ kind: 'batch' as const, id: b.id }));
+      for await (const p of journal.iterateHistory({ kinds: ['payout'], statuses: ['HELD'] })) if (p.batchId === null) subjects.push({ kind: 'payout', id: p.id });
       const people = await dc.listPeople(profile.id);
       const items: ApprovalItem[] = [];
       for (const subject of subjects) {
@@ -160,7 +158,7 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
           out.push({ subject, enforced: false, state: 'not-needed', required: 0, approvedBy: [], rejectedBy: [], message: enforced ? `No ${subject.kind} ${subject.id} in this profile's journal` : 'dual control is not set up on this desk' });
           continue;
         }
-        out.push(statusView(view, await rt.dualControlFor(profile.id).approvalsFor(subject), names));
+        out.push(statusView(view, await (await rt.dualControlFor(profile.id)).approvalsFor(subject), names));
       }
       return out;
     },

@@ -12,9 +12,9 @@ import { iso, toJson } from './convert';
 export function auditService(rt: DeskRuntime): ProfileAreaService<'audit'> {
   return {
     async list(profile, { offset = 0, limit = 200 }) {
-      const journal = rt.journalFor(profile.id);
+      const journal = await rt.journalFor(profile.id);
       // The journal pages the audit log by sequence number; the newest entries come first.
-      const entries = journal.listAudit(offset + limit);
+      const entries = await journal.listAudit(offset + limit);
       const items: AuditEntryView[] = entries.slice(offset, offset + limit).map((e) => ({
         seq: e.seq, at: iso(e.at), action: e.action, subject: e.subject, details: toJson({ actor: e.actor, ...(typeof e.details === 'object' && e.details ? e.details : { value: e.details }) }), hash: e.hash,
       }));
@@ -34,7 +34,7 @@ export function auditService(rt: DeskRuntime): ProfileAreaService<'audit'> {
  * as the journal keeps it. A row edited in the approvals table, or one inserted without the key, fails.
  */
 export async function badApprovals(rt: DeskRuntime, profileId: string): Promise<AuditVerification['approvals']> {
-  const repo = rt.dualControlFor(profileId);
+  const repo = await rt.dualControlFor(profileId);
   const people = new Map((await repo.listPeople()).map((p) => [p.id, p]));
   const approvals = await repo.listApprovals(Number.MAX_SAFE_INTEGER);
   const bad: BadApproval[] = [];
@@ -51,7 +51,7 @@ export async function badApprovals(rt: DeskRuntime, profileId: string): Promise<
 
 /** Re-checks every stored policy version: signed by a person who was an admin then and not revoked (policy.ts). */
 export async function badPolicies(rt: DeskRuntime, profileId: string): Promise<AuditVerification['policies']> {
-  const repo = rt.dualControlFor(profileId);
+  const repo = await rt.dualControlFor(profileId);
   const people = new Map((await repo.listPeople()).map((p) => [p.id, p]));
   const policies = await repo.listPolicies();
   const bad: BadPolicy[] = [];

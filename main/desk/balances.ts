@@ -6,10 +6,10 @@ import { iso, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 
 export function balancesService(rt: DeskRuntime, currencies: CurrencyCache): ProfileAreaService<'balances'> {
-  const views = (profileId: string, decimalsOf: DecimalsOf): BalanceView[] => {
-    const journal = rt.journalFor(profileId);
-    const pending = new Map(journal.pendingPayoutTotals().map((t) => [t.currencyCode, t.amountMinor]));
-    const latest = journal.latestBalances();
+  const views = async (profileId: string, decimalsOf: DecimalsOf): Promise<BalanceView[]> => {
+    const journal = await rt.journalFor(profileId);
+    const pending = new Map((await journal.pendingPayoutTotals()).map((t) => [t.currencyCode, t.amountMinor]));
+    const latest = await journal.latestBalances();
     const codes = new Set([...latest.map((b) => b.currencyCode), ...pending.keys()]);
     return [...codes].sort().map((code) => {
       const snap = latest.find((b) => b.currencyCode === code);
@@ -34,12 +34,12 @@ export function balancesService(rt: DeskRuntime, currencies: CurrencyCache): Pro
     },
     async series(profile, { currencyCode, from, to }) {
       const decimalsOf = currencies.decimalsOf(profile.id);
-      const points = rt.journalFor(profile.id).balanceSeries(currencyCode, from ? Date.parse(from) : undefined, to ? Date.parse(to) : undefined);
+      const points = await (await rt.journalFor(profile.id)).balanceSeries(currencyCode, from ? Date.parse(from) : undefined, to ? Date.parse(to) : undefined);
       return points.map((p) => ({ at: iso(p.observedAt), available: money(p.availableMinor, currencyCode, decimalsOf), reserved: money(p.reservedMinor, currencyCode, decimalsOf) }));
     },
     async pending(profile) {
       const decimalsOf = currencies.decimalsOf(profile.id);
-      return rt.journalFor(profile.id).pendingPayoutTotals().map((t) => money(t.amountMinor, t.currencyCode, decimalsOf));
+      return (await (await rt.journalFor(profile.id)).pendingPayoutTotals()).map((t) => money(t.amountMinor, t.currencyCode, decimalsOf));
     },
   };
 }

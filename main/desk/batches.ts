@@ -11,7 +11,7 @@ import { mapInSlices, yieldToEventLoop } from '../csv/time-slice';
 import type { CsvImportOptions, CsvImportResult } from '../csv/types';
 import { payoutFieldsOf } from '../domain/payout';
 import { progressOf, type PayoutEngine } from '../engine';
-import type { Journal, PaymentRecord } from '../journal';
+import type { DeskJournal, PaymentRecord } from '../journal';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
@@ -44,11 +44,11 @@ interface PendingValidation {
  * `engine`: the profile's started engine, if any. Without one nothing sends the batch, so a batch the journal
  * calls RUNNING reads as STOPPED; with one, as WAITING while the gateway is unreachable.
  */
-function batchView(journal: Journal, batchId: string, profileId: string, decimalsOf: DecimalsOf, engine: PayoutEngine | null): BatchView {
-  const batch = journal.getBatch(batchId);
+async function batchView(journal: DeskJournal, batchId: string, profileId: string, decimalsOf: DecimalsOf, engine: PayoutEngine<DeskJournal> | null): Promise<BatchView> {
+  const batch = await journal.getBatch(batchId);
   if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
   const live = engine ? engine.batchLive(batchId) : { running: false };
-  const { counts: _counts, ...progress } = progressOf(batch, journal.batchCounts(batchId), 0, live);
+  const { counts: _counts, ...progress } = progressOf(batch, await journal.batchCounts(batchId), 0, live);
   const ended = batch.state === 'COMPLETED' || batch.state === 'CANCELLED';
   return {
     id: batch.id,
@@ -136,7 +136,7 @@ export function batchesService(
     },
     async validateFile(profile, { source, decimalComma }) {
       const input = await decodedSource(source, files);
-      const journal = rt.journalFor(profile.id);
+      const journal = await rt.journalFor(profile.id);
       const client = rt.ctx.gatewayFor(profile.id);
       // The payee book's details in force stand in for what its payees were paid to (the "bank details changed" warning).
       const options: CsvImportOptions = { journal: await payeeAwareCsvLookup(rt, profile.id, journal), ...(decimalComma !== undefined ? { decimalComma } : {}) };
@@ -198,7 +198,7 @@ export function batchesService(
       const rows = result.rows.filter((r) => !currencyCodes || currencyCodes.includes(r.payout.currencyCode));
       if (rows.length === 0) throw new DeskError('EMPTY_BATCH', 'No rows are left to send for the chosen currencies');
       // The same rule the review shows: a currency the balance cannot cover blocks the batch, here too.
-      const short = shortfallText(fundingFrom(rt, profile.id, totalsOf(rows), currencies.decimalsOf(profile.id)));
+      const short = shortfallText(await fundingFrom(rt, profile.id, totalsOf(rows), currencies.decimalsOf(profile.id)));
       if (short) {
         throw new DeskError('INSUFFICIENT_BALANCE', `${short}; nothing was sent. Send only the funded currencies, or top up and validate again`);
       }
@@ -229,36 +229,40 @@ export function batchesService(
       return batchView(engine.journal, batchId, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async list(profile, { offset = 0, limit = 100 }) {
-      const journal = rt.journalFor(profile.id);
-      const all = journal.listBatches(offset + limit);
+      const journal = await rt.journalFor(profile.id);
+      const all = await journal.listBatches(offset + limit);
       const decimalsOf = currencies.decimalsOf(profile.id);
       const engine = await rt.startedEngine(profile.id);
-      const items = all.slice(offset, offset + limit).map((b) => batchView(journal, b.id, profile.id, decimalsOf, engine));
+      const items: BatchView[] = [];
+      for (const b of all.slice(offset, offset + limit)) items.push(await batchView(journal, b.id, profile.id, decimalsOf, engine));
       return { items, total: offset + all.length - Math.min(all.length, offset) + (all.length === offset + limit ? 1 : 0), offset, limit };
     },
     async get(profile, { batchId }) {
-      return batchView(rt.journalFor(profile.id), batchId, profile.id, currencies.decimalsOf(profile.id), await rt.startedEngine(profile.id));
+      return batchView(await rt.journalFor(profile.id), batchId, profile.id, currencies.decimalsOf(profile.id), await rt.startedEngine(profile.id));
     },
     async results(profile, { batchId }) {
-      const journal = rt.journalFor(profile.id);
-      if (!journal.getBatch(batchId)) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
+      const journal = await rt.journalFor(profile.id);
+      if (!(await journal.getBatch(batchId))) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       const decimalsOf = currencies.decimalsOf(profile.id);
       const retryable = await (await rt.engineFor(profile.id)).retryableIds(batchId);
-      return journal.batchPayments(batchId).map(
+      const payments = await journal.batchPayments(batchId);
+      const retriedAs = new Map<string, string | null>();
+      for (const p of payments) if (p.intentId) retriedAs.set(p.id, await journal.retriedAs(p.id));
+      return payments.map(
         (p): BatchResultRow => ({
           rowNumber: p.rowNumber ?? 0, idPayout: p.id, money: money(p.amountMinor, p.currencyCode, decimalsOf), accountName: p.accountName,
           status: p.status, localState: p.state, fee: optionalMoney(p.feeMinor, p.feeCurrencyCode, decimalsOf),
           failureReason: p.failureReason ?? (p.state === 'REJECTED' ? p.lastError : null) ?? reasonOf(p), processedAt: p.processedAt ?? isoOrNull(p.finalAt),
-          intentId: p.intentId, retryable: retryable.has(p.id), retryOf: p.retryOf, retriedAs: journal.retriedAs(p.id),
+          intentId: p.intentId, retryable: retryable.has(p.id), retryOf: p.retryOf, retriedAs: retriedAs.get(p.id) ?? null,
         }),
       );
     },
     async exportResults(profile, { batchId }) {
-      const journal = rt.journalFor(profile.id);
-      const batch = journal.getBatch(batchId);
+      const journal = await rt.journalFor(profile.id);
+      const batch = await journal.getBatch(batchId);
       if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       const content = await exportBatchResultsCsvAsync(
-        journal.batchPayments(batchId).map((p) => ({
+        (await journal.batchPayments(batchId)).map((p) => ({
           payout: { idPayout: p.id, ...payoutFieldsOf(p), ...(p.reference ? { reference: p.reference } : {}) },
           ...extraColumnsOf(p),
           status: p.status, feeMinor: p.feeMinor, feeCurrencyCode: p.feeCurrencyCode, processedAt: p.processedAt,
@@ -269,14 +273,14 @@ export function batchesService(
       return { fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-results.csv`, mimeType: 'text/csv', content };
     },
     async exportApprovals(profile, { batchId }) {
-      const batch = rt.journalFor(profile.id).getBatch(batchId);
+      const batch = await (await rt.journalFor(profile.id)).getBatch(batchId);
       if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       const content = exportApprovalsCsv(await approvalExportRows(rt, profile.id, { kind: 'batch', id: batchId }));
       return { fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-approvals.csv`, mimeType: 'text/csv', content };
     },
     async retryFailed(profile, { batchId, idPayouts }) {
       const engine = await rt.engineFor(profile.id);
-      if (!engine.journal.getBatch(batchId)) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
+      if (!(await engine.journal.getBatch(batchId))) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       // The engine decides per intent, in one journal transaction, and sends exactly the reviewed rows or none.
       const preparedBy = await preparedByFor(rt, profile.id);
       const retry = await engine.retryFailed(batchId, idPayouts, undefined, preparedBy);

@@ -3,7 +3,7 @@
 import type { HistoryRow, JsonValue, Money, PaymentDetail, StatusEventView } from '../../preload/api';
 import { currencyDecimals } from '../domain/currencies';
 import { formatMinor, parseMinor, MoneyError } from '../domain/money';
-import type { Journal, PaymentRecord, StatusEvent } from '../journal';
+import type { DeskJournal, PaymentRecord, StatusEvent } from '../journal';
 import { DeskError } from './services';
 
 /** Currency decimals: the gateway's list when the desk has read it, else ISO 4217. */
@@ -103,9 +103,9 @@ export function reasonOf(p: PaymentRecord): string | null {
 }
 
 /** A payment with its status history (and, for a payout, its intent's attempts) from the journal, or NOT_FOUND. */
-export function detailOf(journal: Journal, kind: 'payout' | 'payin', id: string, decimalsOf: DecimalsOf) {
-  const record = journal.getPayment(kind, id);
+export async function detailOf(journal: DeskJournal, kind: 'payout' | 'payin', id: string, decimalsOf: DecimalsOf) {
+  const record = await journal.getPayment(kind, id);
   if (!record) throw new DeskError('NOT_FOUND', `No ${kind} with id ${id} in this profile's journal`);
-  const attempts = record.intentId ? journal.intentAttempts(record.intentId) : [];
-  return paymentDetail(record, journal.timeline(kind, id), decimalsOf, attempts, kind === 'payout' ? journal.retriedAs(id) : null);
+  const attempts = record.intentId ? await journal.intentAttempts(record.intentId) : [];
+  return paymentDetail(record, await journal.timeline(kind, id), decimalsOf, attempts, kind === 'payout' ? await journal.retriedAs(id) : null);
 }

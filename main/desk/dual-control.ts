@@ -66,7 +66,7 @@ export async function senderFor(rt: DeskRuntime, profileId: string, now = Date.n
 /** The unlocked person at this desk holding `role` now (required once dual control is on); their id. */
 async function workingPersonFor(rt: DeskRuntime, profileId: string, role: 'preparer' | 'sender', now: number): Promise<string | undefined> {
   const session = rt.sessionFor(profileId);
-  const state = await dualControlState(rt.dualControlFor(profileId), profileId, rt.ctx.profiles.get(profileId).environment);
+  const state = await dualControlState(await rt.dualControlFor(profileId), profileId, rt.ctx.profiles.get(profileId).environment);
   if (!state.enforced) return session?.locked === false ? session.personId : undefined;
   if (!session || session.locked) throw new DeskError('LOCKED', `Dual control is on for this profile: unlock as a ${role} first; nothing was sent`);
   const person = state.people.find((p) => p.id === session.personId && p.publicKey === session.publicKey);
@@ -83,18 +83,17 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  * signed (and whether the journal's rows still give it), the signature and the signer's public key.
  */
 export async function approvalExportRows(rt: DeskRuntime, profileId: string, subject: Subject): Promise<ApprovalExportRow[]> {
-  const repo = rt.dualControlFor(profileId);
+  const repo = await rt.dualControlFor(profileId);
   const approvals = await repo.approvalsFor(subject);
   if (approvals.length === 0) return [];
   const people = new Map((await repo.listPeople()).map((p) => [p.id, p]));
+  const journal = await rt.journalFor(profileId);
   const digests = new Map<number, string | null>();
-  const digestNow = (version: number): string | null => {
-    if (!digests.has(version)) {
-      const manifest = manifestFromJournal(rt.journalFor(profileId), profileId, subject, version);
-      digests.set(version, manifest ? manifestDigest(manifest) : null);
-    }
-    return digests.get(version)!;
-  };
+  for (const version of new Set(approvals.map((a) => a.policyVersion))) {
+    const manifest = await manifestFromJournal(journal, profileId, subject, version);
+    digests.set(version, manifest ? manifestDigest(manifest) : null);
+  }
+  const digestNow = (version: number): string | null => digests.get(version) ?? null;
   return approvals.map((a) => {
     const signer = people.get(a.signerId);
     return {
@@ -128,7 +127,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
   const now = options.now ?? Date.now;
   const vault = new PersonKeyVault(rt.ctx.keyStore, options);
   const environmentOf = (profileId: string) => rt.ctx.profiles.get(profileId).environment;
-  const state = (profileId: string) => dualControlState(rt.dualControlFor(profileId), profileId, environmentOf(profileId));
+  const state = async (profileId: string) => dualControlState(await rt.dualControlFor(profileId), profileId, environmentOf(profileId));
 
   const view = async (p: Person): Promise<PersonView> => ({
     id: p.id, name: p.name, roles: currentRoles(p), fingerprint: publicKeyFingerprint(p.publicKey), createdAt: new Date(p.createdAt).toISOString(),
@@ -136,7 +135,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
   });
 
   const mustGet = async (profileId: string, personId: string): Promise<Person> => {
-    const person = await rt.dualControlFor(profileId).getPerson(personId);
+    const person = await (await rt.dualControlFor(profileId)).getPerson(personId);
     if (!person) throw new DeskError('NOT_FOUND', `No person ${personId} on this profile`);
     return person;
   };
@@ -155,11 +154,11 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
 
   const subjectView = async (profileId: string, subject: Subject): Promise<SubjectView> => {
     const s = await state(profileId);
-    const manifest = manifestFromJournal(rt.journalFor(profileId), profileId, subject, s.policy.version);
+    const manifest = await manifestFromJournal(await rt.journalFor(profileId), profileId, subject, s.policy.version);
     if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
     // The same count the gate passes (runtime.ts), so what an approver is shown is what the send is checked against.
-    const payeeFlags = await flagPayeeRows(rt.payeesFor(profileId), manifest.rows);
-    const verdict = verifyApprovals(manifest, await rt.dualControlFor(profileId).approvalsFor(subject), s.people, s.policy, { now: now(), newOrChangedPayees: payeeFlags.length });
+    const payeeFlags = await flagPayeeRows(await rt.payeesFor(profileId), manifest.rows);
+    const verdict = verifyApprovals(manifest, await (await rt.dualControlFor(profileId)).approvalsFor(subject), s.people, s.policy, { now: now(), newOrChangedPayees: payeeFlags.length });
     return {
       subject, manifestDigest: manifestDigest(manifest), preparedBy: manifest.preparedBy, fileSha256: manifest.fileSha256, rows: manifest.rows.length,
       totals: manifest.totals, policyVersion: manifest.policyVersion, enforced: s.enforced, payeeFlags, verdict,
@@ -168,23 +167,28 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
 
   /** Approvals by this person of payouts and batches that may still send (never created yet). */
   const pendingApprovalsBy = async (profileId: string, personId: string): Promise<number> => {
-    const journal = rt.journalFor(profileId);
-    const mine = (await rt.dualControlFor(profileId).listApprovals(100_000)).filter((a) => a.signerId === personId && a.decision === 'approve');
-    return mine.filter((a) => {
+    const journal = await rt.journalFor(profileId);
+    const mine = (await (await rt.dualControlFor(profileId)).listApprovals(100_000)).filter((a) => a.signerId === personId && a.decision === 'approve');
+    let pending = 0;
+    for (const a of mine) {
       // As the gate sees it: a row may still leave under this approval while it is certainly not at the gateway.
-      if (a.subject.kind === 'batch') return journal.unsentPayments('payout', a.subject.id).some((p) => p.state === 'QUEUED' && p.unknownSince === null);
-      const p = journal.getPayment('payout', a.subject.id);
-      return p !== undefined && (p.state === 'QUEUED' || p.state === 'HELD') && p.unknownSince === null;
-    }).length;
+      if (a.subject.kind === 'batch') {
+        if ((await journal.unsentPayments('payout', a.subject.id)).some((p) => p.state === 'QUEUED' && p.unknownSince === null)) pending++;
+        continue;
+      }
+      const p = await journal.getPayment('payout', a.subject.id);
+      if (p !== undefined && (p.state === 'QUEUED' || p.state === 'HELD') && p.unknownSince === null) pending++;
+    }
+    return pending;
   };
 
   return {
     async listPeople(profileId) {
-      return Promise.all((await rt.dualControlFor(profileId).listPeople()).map(view));
+      return Promise.all((await (await rt.dualControlFor(profileId)).listPeople()).map(view));
     },
 
     async addPerson(profileId, input, by) {
-      const repo = rt.dualControlFor(profileId);
+      const repo = await rt.dualControlFor(profileId);
       const people = await repo.listPeople();
       const first = people.length === 0;
       const { name, roles } = first ? checkPersonInput(input.name, ['preparer', 'approver', 'sender', 'viewer', 'admin']) : checkPersonInput(input.name, input.roles);
@@ -207,7 +211,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
       const admin = await acting(profileId, by, 'admin');
       const person = await mustGet(profileId, personId);
       const clean = checkPersonInput(person.name, roles).roles;
-      const repo = rt.dualControlFor(profileId);
+      const repo = await rt.dualControlFor(profileId);
       const at = now();
       if (!clean.includes('admin') && activeAdmins(await repo.listPeople(), at).every((p) => p.id === personId)) {
         throw new DeskError('LAST_ADMIN', `${person.name} is the last admin; make someone else admin first`);
@@ -222,7 +226,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
       const admin = await acting(profileId, by, 'admin');
       const person = await mustGet(profileId, personId);
       if (!reason.trim()) throw new DeskError('REASON_REQUIRED', 'Say why the person is revoked');
-      const repo = rt.dualControlFor(profileId);
+      const repo = await rt.dualControlFor(profileId);
       const at = now();
       if (activeAdmins(await repo.listPeople(), at).every((p) => p.id === personId)) throw new DeskError('LAST_ADMIN', `${person.name} is the last admin and cannot be revoked`);
       const approvalsVoided = await pendingApprovalsBy(profileId, personId);
@@ -251,7 +255,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     lock: (profileId) => rt.lock(profileId),
 
     async listApprovals(profileId, limit = 100) {
-      return rt.dualControlFor(profileId).listApprovals(limit);
+      return (await rt.dualControlFor(profileId)).listApprovals(limit);
     },
 
     show: subjectView,
@@ -259,7 +263,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     async decide(profileId, subject, decision, reason, by) {
       const approver = await acting(profileId, by, 'approver');
       const s = await state(profileId);
-      const manifest = manifestFromJournal(rt.journalFor(profileId), profileId, subject, s.policy.version);
+      const manifest = await manifestFromJournal(await rt.journalFor(profileId), profileId, subject, s.policy.version);
       if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
       if (manifest.preparedBy === approver.id) throw new DeskError('SELF_APPROVAL', `${approver.name} prepared this ${subject.kind} and cannot approve or reject their own work`);
       let approval: ApprovalRecord;
@@ -270,7 +274,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
         throw error;
       }
       await rt.auditSeal(profileId);
-      await rt.dualControlFor(profileId).addApproval(approval);
+      await (await rt.dualControlFor(profileId)).addApproval(approval);
       await rt.audit(profileId, {
         actor: personActor(approver),
         action: decision === 'approve' ? 'approval.given' : 'approval.rejected',
@@ -293,7 +297,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
       } catch (error) {
         throw new DeskError('INVALID_POLICY', error instanceof Error ? error.message : String(error));
       }
-      const repo = rt.dualControlFor(profileId);
+      const repo = await rt.dualControlFor(profileId);
       const current = (await repo.currentPolicy())?.version ?? 0;
       const policy = signPolicy(by, { profileId, version: current + 1, rules: checked, setAt: now() });
       await rt.auditSeal(profileId);

@@ -12,8 +12,8 @@ export interface CurrencyTotal {
 }
 
 /** Totals per currency against the journal's latest balances (no network). */
-export function fundingFrom(rt: DeskRuntime, profileId: string, totals: readonly CurrencyTotal[], decimalsOf: DecimalsOf): CurrencyFunding[] {
-  const latest = rt.journalFor(profileId).latestBalances();
+export async function fundingFrom(rt: DeskRuntime, profileId: string, totals: readonly CurrencyTotal[], decimalsOf: DecimalsOf): Promise<CurrencyFunding[]> {
+  const latest = await (await rt.journalFor(profileId)).latestBalances();
   return totals.map((t) => {
     const snap = latest.find((b) => b.currencyCode === t.currencyCode);
     const short = snap ? t.amountMinor - snap.availableMinor : 0;

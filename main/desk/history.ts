@@ -32,25 +32,25 @@ function journalFilter(filters: HistoryFilters | undefined): HistoryFilter {
 export function historyService(rt: DeskRuntime, currencies: CurrencyCache): ProfileAreaService<'history'> {
   return {
     async query(profile, { filters, sort, offset = 0, limit = 100 }) {
-      const journal = rt.journalFor(profile.id);
+      const journal = await rt.journalFor(profile.id);
       const decimalsOf = currencies.decimalsOf(profile.id);
       const base: HistoryQuery = { ...journalFilter(filters), sortBy: SORT_KEYS[sort?.field ?? 'createdAt'], sortDir: sort?.direction ?? 'desc', pageSize: limit };
       // The journal pages by page number; an offset between pages reads two pages and cuts.
       const first = Math.floor(offset / limit);
-      const page = journal.history({ ...base, page: first });
+      const page = await journal.history({ ...base, page: first });
       let rows = page.rows;
-      if (offset % limit !== 0) rows = [...rows, ...journal.history({ ...base, page: first + 1 }).rows];
+      if (offset % limit !== 0) rows = [...rows, ...(await journal.history({ ...base, page: first + 1 })).rows];
       const start = offset - first * limit;
       return { items: rows.slice(start, start + limit).map((r) => historyRow(r, decimalsOf)), total: page.total, offset, limit };
     },
     async timeline(profile, { kind, id }) {
-      return detailOf(rt.journalFor(profile.id), kind, id, currencies.decimalsOf(profile.id));
+      return detailOf(await rt.journalFor(profile.id), kind, id, currencies.decimalsOf(profile.id));
     },
     async export(profile, { filters }) {
       // Read and written in time slices: a 100,000-row export must not stall the main process.
       const rows: HistoryExportRow[] = [];
       const slicer = new TimeSlicer(yieldToEventLoop);
-      for (const p of rt.journalFor(profile.id).iterateHistory(journalFilter(filters))) {
+      for await (const p of (await rt.journalFor(profile.id)).iterateHistory(journalFilter(filters))) {
         rows.push(historyExportRow(p));
         if (slicer.due()) await slicer.pause();
       }

@@ -123,14 +123,14 @@ const MAX_IMPORT_ROWS = 10_000;
  * other details than the book's is one even if never paid). Payees not in the book: the journal, as before.
  */
 export async function payeeAwareCsvLookup(rt: DeskRuntime, profileId: string, journal: CsvJournalLookup): Promise<CsvJournalLookup> {
-  const inForce = (await rt.payeesFor(profileId).list()).filter((v) => stateOf(v) === 'in force');
+  const inForce = (await (await rt.payeesFor(profileId)).list()).filter((v) => stateOf(v) === 'in force');
   if (inForce.length === 0) return journal;
   const byName = new Map(inForce.map((v) => [v.nameKey, v]));
   const byEmail = new Map(inForce.map((v) => [v.emailKey, v]));
   return {
     existingPayoutIds: (ids) => journal.existingPayoutIds(ids),
     batchFileSubmitted: (sha256) => journal.batchFileSubmitted(sha256),
-    knownBeneficiaryAccounts(keys) {
+    async knownBeneficiaryAccounts(keys) {
       const saved = keys.flatMap((k) => {
         const named = byName.get(payeeKey(k.accountName));
         const mailed = byEmail.get(payeeKey(k.emailAddress));
@@ -139,7 +139,7 @@ export async function payeeAwareCsvLookup(rt: DeskRuntime, profileId: string, jo
           ...(mailed ? [{ accountName: '', emailAddress: k.emailAddress, accountNumber: mailed.accountNumber }] : []),
         ];
       });
-      const paid = journal.knownBeneficiaryAccounts(keys).filter((a) => !(a.accountName && byName.has(payeeKey(a.accountName))) && !(a.emailAddress && byEmail.has(payeeKey(a.emailAddress))));
+      const paid = (await journal.knownBeneficiaryAccounts(keys)).filter((a) => !(a.accountName && byName.has(payeeKey(a.accountName))) && !(a.emailAddress && byEmail.has(payeeKey(a.emailAddress))));
       return [...paid, ...saved];
     },
   };
@@ -150,7 +150,7 @@ const issuesText = (issues: { message: string }[]) => issues.map((i) => i.messag
 
 export function payeeService(rt: DeskRuntime, options: { now?: () => number } = {}): PayeeService {
   const now = options.now ?? Date.now;
-  const state = (profileId: string) => dualControlState(rt.dualControlFor(profileId), profileId, rt.ctx.profiles.get(profileId).environment);
+  const state = async (profileId: string) => dualControlState(await rt.dualControlFor(profileId), profileId, rt.ctx.profiles.get(profileId).environment);
   const book = (profileId: string) => rt.payeesFor(profileId);
 
   /** Who acts: with dual control on, an unlocked, unrevoked person holding `role`; before that, the unlocked person if any. */
@@ -178,7 +178,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
   const changeView = async (profileId: string, v: PayeeVersion, all: readonly PayeeVersion[]): Promise<PayeeChangeView> => {
     const s = await state(profileId);
     const base = v.baseVersion === null ? null : (all.find((x) => x.version === v.baseVersion) ?? null);
-    const verdict = verifyPayeeChange(profileId, v, digestNow(profileId, v, all), await book(profileId).approvalsFor(v.payeeId, v.version), s.people, s.policy, payeeApprovalsRequired(s.enforced, s.policy));
+    const verdict = verifyPayeeChange(profileId, v, digestNow(profileId, v, all), await (await book(profileId)).approvalsFor(v.payeeId, v.version), s.people, s.policy, payeeApprovalsRequired(s.enforced, s.policy));
     return { version: v.version, before: base ? detailsOf(base) : null, after: detailsOf(v), bankChange: v.bankChange, createdBy: v.createdBy, createdAt: new Date(v.createdAt).toISOString(), changeDigest: v.changeDigest, verdict };
   };
 
@@ -193,7 +193,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
   };
 
   const mustVersions = async (profileId: string, payeeId: string): Promise<PayeeVersion[]> => {
-    const all = await book(profileId).versions(payeeId);
+    const all = await (await book(profileId)).versions(payeeId);
     if (all.length === 0) throw new DeskError('NOT_FOUND', `No payee ${payeeId} in this profile's payee book`);
     return all;
   };
@@ -207,7 +207,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
   /** Accounts the name or e-mail was paid to before (the journal), none of them this account: a change of bank details. */
   const differsFromPaid = async (profileId: string, d: PayeeDetails): Promise<boolean> => {
     const { nameKey, emailKey } = keysOf(d);
-    const paid = await book(profileId).paidBefore([nameKey], [emailKey], []);
+    const paid = await (await book(profileId)).paidBefore([nameKey], [emailKey], []);
     return paid.length > 0 && !paid.some((p) => sameAccount(p.accountNumber, d.accountNumber));
   };
 
@@ -219,12 +219,12 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
 
   /** The open versions of the payee under this name key (another payee's, when `other` is given). */
   const openNamed = async (profileId: string, nameKey: string, other?: string) =>
-    (await book(profileId).openByKeys([nameKey], [])).filter((v) => v.nameKey === nameKey && v.payeeId !== other);
+    (await (await book(profileId)).openByKeys([nameKey], [])).filter((v) => v.nameKey === nameKey && v.payeeId !== other);
 
   const store = async (profileId: string, versions: PayeeVersion[]) => {
     await rt.auditSeal(profileId);
     try {
-      await book(profileId).addVersions(versions);
+      await (await book(profileId)).addVersions(versions);
     } catch (error) {
       if (error instanceof PayeeError) throw new DeskError(error.code, error.message);
       throw error;
@@ -253,7 +253,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
   const service: PayeeService = {
     async list(profileId, listOptions = {}) {
       const byPayee = new Map<string, PayeeVersion[]>();
-      for (const v of await book(profileId).list({ all: listOptions.all })) byPayee.set(v.payeeId, [...(byPayee.get(v.payeeId) ?? []), v]);
+      for (const v of await (await book(profileId)).list({ all: listOptions.all })) byPayee.set(v.payeeId, [...(byPayee.get(v.payeeId) ?? []), v]);
       const views = await Promise.all([...byPayee.values()].map((all) => viewOf(profileId, all)));
       return views.sort((a, b) => payeeKey(a.name).localeCompare(payeeKey(b.name)) || (a.id < b.id ? -1 : 1));
     },
@@ -261,18 +261,18 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
     versions: (profileId, payeeId) => mustVersions(profileId, payeeId),
 
     async find(profileId, named) {
-      const byId = await book(profileId).versions(named);
+      const byId = await (await book(profileId)).versions(named);
       if (byId.length > 0) return viewOf(profileId, byId);
       const open = await openNamed(profileId, payeeKey(named));
       const ids = [...new Set(open.map((v) => v.payeeId))];
-      if (ids.length === 1) return viewOf(profileId, await book(profileId).versions(ids[0]!));
+      if (ids.length === 1) return viewOf(profileId, await (await book(profileId)).versions(ids[0]!));
       throw new DeskError('NOT_FOUND', ids.length > 1 ? `Several payees are named "${named}"; give the id (payees list)` : `No payee "${named}" in the payee book (payees list)`);
     },
 
     add: (profileId, input, by) => addFrom(profileId, input, 'hand', null, by),
 
     async addFromPayout(profileId, paymentId, by) {
-      const p = rt.journalFor(profileId).getPayment('payout', paymentId);
+      const p = await (await rt.journalFor(profileId)).getPayment('payout', paymentId);
       if (!p) throw new DeskError('NOT_FOUND', `No payout ${paymentId} in this profile's journal`);
       return addFrom(profileId, { name: p.accountName, accountNumber: p.accountNumber, operatorCode: p.paymentOperatorCode, emailAddress: p.emailAddress, referenceDefault: p.reference }, 'payout', paymentId, by);
     },
@@ -313,7 +313,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
       if (digest !== waiting.changeDigest) throw new DeskError('CHANGE_ALTERED', `The stored change of ${waiting.name} does not match its digest: it was altered; nobody can approve it`);
       const approval = signPayeeApproval(by, { id: randomUUID(), profileId, payeeId, payeeVersion: waiting.version, changeDigest: digest, policyVersion: who.policyVersion, decision, reason, signedAt: now() });
       await rt.auditSeal(profileId);
-      const repo = book(profileId);
+      const repo = await book(profileId);
       await repo.addApproval(approval);
       await audit(profileId, approver, decision === 'approve' ? 'payee.approval.given' : 'payee.approval.rejected', payeeId, {
         name: waiting.name, version: waiting.version, changeDigest: digest, policyVersion: who.policyVersion, reason: approval.reason,
@@ -346,7 +346,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
       const waiting = all.find((v) => stateOf(v) === 'awaiting approval');
       if (!waiting) throw new DeskError('NOT_WAITING', `No change of ${all[all.length - 1]!.name} awaits approval`);
       await rt.auditSeal(profileId);
-      await book(profileId).close(payeeId, waiting.version, now(), who.person?.id ?? null, 'withdrawn');
+      await (await book(profileId)).close(payeeId, waiting.version, now(), who.person?.id ?? null, 'withdrawn');
       await audit(profileId, who.person, 'payee.change-withdrawn', payeeId, { name: waiting.name, version: waiting.version });
       return { payee: await viewOf(profileId, await mustVersions(profileId, payeeId)), inForce: false, message: `${waiting.name} version ${waiting.version} was withdrawn; the details in force stay as they were` };
     },
@@ -403,7 +403,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
 
       // 2. Against the book: new payees, changes (bank details wait for approval when dual control is on), unchanged.
       const openByName = new Map<string, PayeeVersion[]>();
-      for (const v of await book(profileId).openByKeys([...seen.keys()], [])) openByName.set(v.nameKey, [...(openByName.get(v.nameKey) ?? []), v]);
+      for (const v of await (await book(profileId)).openByKeys([...seen.keys()], [])) openByName.set(v.nameKey, [...(openByName.get(v.nameKey) ?? []), v]);
       const at = now();
       const versions: PayeeVersion[] = [];
       const madeBy = who.person?.id ?? null;
@@ -419,7 +419,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
           continue;
         }
         if (current) {
-          const all = await book(profileId).versions(current.payeeId);
+          const all = await (await book(profileId)).versions(current.payeeId);
           const bankChange = !sameBankDetails(current, details);
           versions.push(newVersion(profileId, { payeeId: current.payeeId, version: Math.max(...all.map((v) => v.version)) + 1, base: current, details, source: 'import', sourceRef: fileName, bankChange, by: madeBy, at, inForce: !(bankChange && who.required > 0) }));
         } else {
@@ -460,9 +460,9 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
 
     async flags(profileId, subject) {
       const s = await state(profileId);
-      const manifest = manifestFromJournal(rt.journalFor(profileId), profileId, subject, s.policy.version);
+      const manifest = await manifestFromJournal(await rt.journalFor(profileId), profileId, subject, s.policy.version);
       if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
-      return flagPayeeRows(book(profileId), manifest.rows);
+      return flagPayeeRows(await book(profileId), manifest.rows);
     },
   };
   return service;

@@ -7,7 +7,7 @@ import { minorFromGatewayNumber } from '../domain/money';
 import { newPaymentId } from '../domain/ids';
 import { isFinalStatus } from '../domain/status';
 import { isGatewayError } from '../gateway/errors';
-import type { Journal } from '../journal';
+import type { DeskJournal } from '../journal';
 import type { Profile } from '../profiles/profile-schema';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
@@ -50,10 +50,10 @@ function fromRaw(raw: unknown, decimalsOf: DecimalsOf) {
   };
 }
 
-function payinView(journal: Journal, idPayin: string, decimalsOf: DecimalsOf): PayinView {
-  const p = journal.getPayment('payin', idPayin);
+async function payinView(journal: DeskJournal, idPayin: string, decimalsOf: DecimalsOf): Promise<PayinView> {
+  const p = await journal.getPayment('payin', idPayin);
   if (!p) throw new DeskError('NOT_FOUND', `No payin ${idPayin} in this profile's journal`);
-  const events = journal.timeline('payin', idPayin);
+  const events = await journal.timeline('payin', idPayin);
   // Newest gateway response that carries the virtual account wins.
   const raws = events.filter((e) => e.source !== 'local').map((e) => e.raw).reverse();
   const parsed = raws.map((r) => fromRaw(r, decimalsOf)).find((r) => r.account) ?? fromRaw(raws[0], decimalsOf);
@@ -80,7 +80,7 @@ async function observe(rt: DeskRuntime, profile: Profile, idPayin: string): Prom
   const status = await rt.ctx.gatewayFor(profile.id).getPayin(idPayin);
   const value = status.status ?? 'PENDING';
   const isFinal = isFinalStatus(value, profile.finalStatuses);
-  rt.journalFor(profile.id).recordObservation('payin', idPayin, {
+  await (await rt.journalFor(profile.id)).recordObservation('payin', idPayin, {
     status: value, source: 'poll', isFinal, raw: status.raw, feeMinor: status.feeMinor, feeCurrencyCode: status.feeCurrencyCode,
     failureReason: status.failureReason, processedAt: status.processedAt, isTest: status.isTest,
     nextPollAt: isFinal ? null : Date.now() + profile.pollIntervalSecs * 1000,
@@ -88,25 +88,31 @@ async function observe(rt: DeskRuntime, profile: Profile, idPayin: string): Prom
 }
 
 export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: DemoController | null): ProfileAreaService<'payins'> {
-  const send = async (profile: Profile, journal: Journal, idPayin: string): Promise<void> => {
-    const p = journal.getPayment('payin', idPayin);
+  const send = async (profile: Profile, journal: DeskJournal, idPayin: string): Promise<void> => {
+    const p = await journal.getPayment('payin', idPayin);
     if (!p || (p.state !== 'QUEUED' && p.state !== 'SENDING')) return;
-    journal.markSending('payin', idPayin);
+    // The same claim the engine takes for a payout: SENDING is durable before the request leaves, and in a
+    // team no other desk sends this payin meanwhile.
+    const claim = await journal.claimSend('payin', idPayin);
+    if (!claim) return;
     const returnUrl = str(p.details?.['returnUrl']);
     try {
+      if (!claim.confirm()) return;
       const created = await rt.ctx.gatewayFor(profile.id).createPayin(idPayin, {
         amountMinor: p.amountMinor, currencyCode: p.currencyCode, accountName: p.accountName, accountNumber: p.accountNumber,
         paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode, emailAddress: p.emailAddress,
         ...(p.callbackUrl ? { callbackUrl: p.callbackUrl } : {}), ...(returnUrl ? { returnUrl } : {}),
       });
-      journal.recordObservation('payin', idPayin, { status: 'PENDING', source: 'create', isFinal: false, raw: created.raw, nextPollAt: Date.now() + profile.pollIntervalSecs * 1000 });
+      await journal.recordObservation('payin', idPayin, { status: 'PENDING', source: 'create', isFinal: false, raw: created.raw, nextPollAt: Date.now() + profile.pollIntervalSecs * 1000 });
     } catch (error) {
       if (isGatewayError(error, 'conflict')) return observe(rt, profile, idPayin);
       // Refused outright (validation, auth, version): nothing was stored. A garbled 2xx may have been stored,
       // so like a 5xx it stays SENDING and is read back with GET.
-      if (isGatewayError(error) && !error.retryable && error.kind !== 'bad-response') journal.markLocalFinal('payin', idPayin, 'REJECTED', error.message);
-      else journal.markUncertain('payin', idPayin, error instanceof Error ? error.message : String(error));
+      if (isGatewayError(error) && !error.retryable && error.kind !== 'bad-response') await journal.markLocalFinal('payin', idPayin, 'REJECTED', error.message);
+      else await journal.markUncertain('payin', idPayin, error instanceof Error ? error.message : String(error));
       throw error;
+    } finally {
+      await claim.release();
     }
   };
 
@@ -117,14 +123,14 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
       return options.map((o) => ({ paymentMethodCode: o.paymentMethodCode, operators: o.operators.map((op) => ({ code: op.code, name: op.name ?? op.code })) }));
     },
     async create(profile, input) {
-      const journal = rt.journalFor(profile.id);
+      const journal = await rt.journalFor(profile.id);
       const decimalsOf = await currencies.freshDecimalsOf(profile.id);
       const idPayin = input.idPayin ?? newPaymentId();
-      if (!journal.getPayment('payin', idPayin)) {
+      if (!(await journal.getPayment('payin', idPayin))) {
         const amountMinor = minorOf(input.amount, input.currencyCode, decimalsOf);
         if (amountMinor <= 0) throw new DeskError('AMOUNT_NOT_POSITIVE', 'amount must be greater than zero');
         const callbackUrl = input.callbackUrl || announcedCallbackUrl(profile) || undefined;
-        journal.insertPayment('payin', {
+        await journal.insertPayment('payin', {
           id: idPayin, amountMinor, currencyCode: input.currencyCode, accountName: input.accountName, accountNumber: input.accountNumber,
           paymentOperatorCode: input.paymentOperatorCode, paymentMethodCode: input.paymentMethodCode ?? DEFAULT_PAYIN_METHOD,
           emailAddress: input.emailAddress, callbackUrl, details: input.returnUrl ? { returnUrl: input.returnUrl } : undefined,
@@ -135,8 +141,8 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
       return payinView(journal, idPayin, decimalsOf);
     },
     async get(profile, { idPayin }) {
-      const journal = rt.journalFor(profile.id);
-      const record = journal.getPayment('payin', idPayin);
+      const journal = await rt.journalFor(profile.id);
+      const record = await journal.getPayment('payin', idPayin);
       if (!record) throw new DeskError('NOT_FOUND', `No payin ${idPayin} in this profile's journal`);
       if (record.state === 'ACCEPTED' && !record.isFinal) {
         // Offline is fine: the journal's last known status is shown.
@@ -152,10 +158,10 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
       if (!profile.isDemo || !demo) throw new DeskError('DEMO_ONLY', 'Only a Demo profile can mark a payin paid');
       demo.markPayinPaid(profile.id, idPayin);
       await observe(rt, profile, idPayin);
-      return payinView(rt.journalFor(profile.id), idPayin, currencies.decimalsOf(profile.id));
+      return payinView(await rt.journalFor(profile.id), idPayin, currencies.decimalsOf(profile.id));
     },
     async shareToken(profile, { idPayin, validitySecs }) {
-      if (!rt.journalFor(profile.id).getPayment('payin', idPayin)) throw new DeskError('NOT_FOUND', `No payin ${idPayin} in this profile's journal`);
+      if (!(await (await rt.journalFor(profile.id)).getPayment('payin', idPayin))) throw new DeskError('NOT_FOUND', `No payin ${idPayin} in this profile's journal`);
       const issued = await rt.ctx.gatewayFor(profile.id).createPayinToken({ action: 'PAYIN_INFO', idPayin, validitySecs });
       // Who handed out a token for this payin and for how long; never the token itself.
       await rt.audit(profile.id, { action: 'payin.token-shared', subject: idPayin, details: { validitySecs, expiresAt: issued.expiresAt } });

@@ -89,7 +89,7 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
     async validate(profile, input) {
       const decimalsOf = await currencies.freshDecimalsOf(profile.id);
       const { draft, issues } = buildDraft(input, profile, decimalsOf);
-      if (draft && rt.journalFor(profile.id).getPayment('payout', draft.idPayout)) {
+      if (draft && (await (await rt.journalFor(profile.id)).getPayment('payout', draft.idPayout))) {
         issues.push({ field: 'idPayout', code: 'ID_EXISTS', message: `payout ${draft.idPayout} is already in the journal` });
       }
       // Validated as the person types: the balance is read at most every 15 s, and never waited for long.
@@ -98,10 +98,10 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       return issues.length > 0 ? { valid: false, issues, preview: null } : { valid: true, issues: [], preview: draft ? preview(draft, decimalsOf) : null };
     },
     async create(profile, input) {
-      const journal = rt.journalFor(profile.id);
+      const journal = await rt.journalFor(profile.id);
       const decimalsOf = await currencies.freshDecimalsOf(profile.id);
       // Same id again (double click, retry after a lost answer): the payout already exists; never send twice.
-      if (journal.getPayment('payout', input.idPayout)) return detailOf(journal, 'payout', input.idPayout, decimalsOf);
+      if (await journal.getPayment('payout', input.idPayout)) return detailOf(journal, 'payout', input.idPayout, decimalsOf);
       const { draft, issues } = buildDraft(input, profile, decimalsOf);
       if (!draft) throw new DeskError('VALIDATION', 'The payout is not valid; nothing was sent', false, issues);
       // Checked again here, not only in validate: this is the one place every sender (UI, CLI) passes.
@@ -114,7 +114,7 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       return detailOf(journal, 'payout', draft.idPayout, decimalsOf);
     },
     async get(profile, { idPayout }) {
-      return detailOf(rt.journalFor(profile.id), 'payout', idPayout, currencies.decimalsOf(profile.id));
+      return detailOf(await rt.journalFor(profile.id), 'payout', idPayout, currencies.decimalsOf(profile.id));
     },
     async release(profile, { idPayout }) {
       // Dual control: releasing sends, so it is the sender's act (recorded as the actor).

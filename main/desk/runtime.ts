@@ -6,28 +6,33 @@
 import type { CallbackListenerStatus, ConnectionState, Environment } from '../../preload/api';
 import type { AppContext } from '../context';
 import { PayoutEngine, type PayoutEngineOptions } from '../engine';
-import { openJournal, type Journal, type NewAuditEntry } from '../journal';
+import { openJournal, type DeskJournal, type Journal, type NewAuditEntry } from '../journal';
 import type { SecurityAction } from '../domain/security-action';
-import { AuditSeal } from './audit-keys';
 import { journalApprovalGate } from '../approvals/gate';
 import type { DualControlRepository } from '../approvals/repository';
 import type { UnlockedSession } from '../people/key-vault';
-import { SqliteDualControlRepository } from '../approvals/sqlite-repository';
 import { newOrChangedPayeeCount } from '../payees/match';
 import type { PayeeRepository } from '../payees/repository';
-import { SqlitePayeeRepository } from '../payees/sqlite-repository';
 import type { Logger } from '../log';
 import { profileRuleProblem, type Profile } from '../profiles/profile-schema';
 import { ProfileError } from '../profiles/profile-store';
 import type { DeskEvents } from './events';
 import { engineOptionsFromProfile, gatewayPortFor, journalPath } from './profile-engine';
+import { sqliteStores, type DeskAuditSeal, type ProfileStores } from './profile-stores';
+import { followRemoteChanges, type RemoteChangeFollower } from './remote-changes';
+import { openTeamStores } from '../team/team-stores';
 
 export interface DeskRuntimeOptions {
   ctx: AppContext;
   events: DeskEvents;
   log: Logger;
-  /** Opens a profile's journal; default openJournal(journalPath(ctx.home, profileId)). */
+  /** Opens a single desk profile's journal; default openJournal(journalPath(ctx.home, profileId)). */
   openJournal?: (profileId: string) => Journal;
+  /**
+   * Opens the stores of a profile that points at a team database (profile.teamDatabase); without it, such
+   * a profile cannot be opened here (the app and the CLI pass main/team's openTeamStores).
+   */
+  openTeamStores?: (profile: Profile) => Promise<ProfileStores>;
   /** Extra engine options for a profile (tests, benches, the simulation), applied over the profile's own. */
   engineOptions?: (profile: Profile) => Partial<PayoutEngineOptions>;
   /** The idle lock's clock and timers (tests use a fake clock); default the real ones. */
@@ -59,18 +64,25 @@ export interface DeskRuntime {
   readonly ctx: AppContext;
   readonly events: DeskEvents;
   readonly log: Logger;
-  journalFor(profileId: string): Journal;
   /**
-   * The profile's journal once its audit key is loaded from the keychain (its entries are sealed from
-   * then on); rejects when the keychain cannot be read. Every write path awaits it first.
+   * Where the profile's records are: its own SQLite journal, or the team database it points at (opened on
+   * first use; a failed open is tried again by the next call). Rejects when the team database cannot be
+   * reached or refuses this desk (TeamDatabaseError, in plain words).
    */
-  auditSeal(profileId: string): Promise<AuditSeal>;
+  storesFor(profileId: string): Promise<ProfileStores>;
+  /** The profile's journal (storesFor(profileId).journal). */
+  journalFor(profileId: string): Promise<DeskJournal>;
+  /**
+   * What seals the profile's audit log, once loaded from the keychain (its entries are sealed from then
+   * on); rejects when the keychain cannot be read. Every write path awaits it first.
+   */
+  auditSeal(profileId: string): Promise<DeskAuditSeal>;
   /** Appends an audit entry to the profile's journal once sealing is ready; the actor defaults to deskActor(). */
   audit(profileId: string, entry: NewAuditEntry): Promise<void>;
-  /** The profile's people, approvals and policy versions (dual control), in its journal. */
-  dualControlFor(profileId: string): DualControlRepository;
-  /** The profile's payee book (versions of saved payees and approvals of their changes), in its journal. */
-  payeesFor(profileId: string): PayeeRepository;
+  /** The profile's people, approvals and policy versions (dual control), in its journal or team database. */
+  dualControlFor(profileId: string): Promise<DualControlRepository>;
+  /** The profile's payee book (versions of saved payees and approvals of their changes). */
+  payeesFor(profileId: string): Promise<PayeeRepository>;
   /** The person working on this profile at this desk (dual control), unlocked; null when nobody is. */
   sessionFor(profileId: string): UnlockedSession | null;
   /**
@@ -90,18 +102,23 @@ export interface DeskRuntime {
   /** When the unlocked person of the profile will be locked for idling (epoch ms); null when nobody is unlocked or never. */
   sessionLocksAt(profileId: string): number | null;
   /** The started engine of a profile (started on first use, restarted after settings change). */
-  engineFor(profileId: string): Promise<PayoutEngine>;
+  engineFor(profileId: string): Promise<PayoutEngine<DeskJournal>>;
   /** The engine of a profile if it is started (or starting), without starting one; null otherwise. */
-  startedEngine(profileId: string): Promise<PayoutEngine | null>;
+  startedEngine(profileId: string): Promise<PayoutEngine<DeskJournal> | null>;
   /** Stops a profile's engine so the next use picks up changed settings. */
   reset(profileId: string): Promise<void>;
+  /**
+   * The profile's stores changed place (pointed at a team database, or back at its own journal): its
+   * engine stops and its stores close; the next use opens them where the profile now says.
+   */
+  reopen(profileId: string): Promise<void>;
   /** The callback listener of the profile's running engine (never starts one). */
   callbackStatus(profileId: string): CallbackListenerStatus;
   /** True while the profile's engine has started and not been reset. */
   isStarted(profileId: string): boolean;
   /** A profile that is being removed: engine stopped, journal closed, and not the connection's profile any more. */
   forget(profileId: string): Promise<void>;
-  connection(): ConnectionState;
+  connection(): Promise<ConnectionState>;
   setConnection(profileId: string, patch: Partial<Omit<ConnectionState, 'profileId' | 'since'>>): void;
   close(): Promise<void>;
 }
@@ -109,64 +126,87 @@ export interface DeskRuntime {
 export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   const { ctx, events, log } = options;
   const open = options.openJournal ?? ((profileId: string) => openJournal(journalPath(ctx.home, profileId)));
-  const journals = new Map<string, Journal>();
-  const seals = new Map<string, Promise<AuditSeal>>();
-  const engines = new Map<string, Promise<PayoutEngine>>();
+  const openTeam = options.openTeamStores ?? ((profile: Profile) => openTeamStores({ ctx, profile, log }));
+  const stores = new Map<string, Promise<ProfileStores>>();
+  /** Per profile on a team database: what turns the other desks' changes into this desk's events. */
+  const followers = new Map<string, RemoteChangeFollower>();
+  const seals = new Map<string, Promise<DeskAuditSeal>>();
+  const engines = new Map<string, Promise<PayoutEngine<DeskJournal>>>();
   /** Started engines, and why the last start failed, for looking at without starting one. */
-  const running = new Map<string, PayoutEngine>();
+  const running = new Map<string, PayoutEngine<DeskJournal>>();
   const startFailures = new Map<string, string>();
   let connection: ConnectionState = {
     status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0,
   };
 
-  const journalFor = (profileId: string): Journal => {
-    let journal = journals.get(profileId);
-    if (!journal) {
-      journal = open(profileId);
-      journal.requireAuditKey();
-      journals.set(profileId, journal);
-      void auditSeal(profileId).catch(() => undefined);
-    }
-    return journal;
+  const openStores = async (profileId: string): Promise<ProfileStores> => {
+    // A profile not in the store is a bare journal (tests): its own SQLite file.
+    const profile = ctx.profiles.find(profileId);
+    if (!profile?.teamDatabase) return sqliteStores(open(profileId));
+    const team = await openTeam(profile);
+    if (team.team) ctx.shareLimiter(profileId, team.team.limiter);
+    return team;
   };
 
-  const auditSeal = (profileId: string): Promise<AuditSeal> => {
-    const journal = journalFor(profileId);
+  const storesFor = (profileId: string): Promise<ProfileStores> => {
+    let entry = stores.get(profileId);
+    if (!entry) {
+      entry = openStores(profileId);
+      stores.set(profileId, entry);
+      entry.then(
+        (st) => {
+          void auditSeal(profileId).catch(() => undefined);
+          if (st.onRemoteChange) {
+            followers.set(profileId, followRemoteChanges({ profileId, stores: st, events, log, live: (batchId) => running.get(profileId)?.batchLive(batchId) ?? null }));
+          }
+        },
+        // Not cached: the next use tries again (the team database may be back).
+        () => {
+          if (stores.get(profileId) === entry) stores.delete(profileId);
+        },
+      );
+    }
+    return entry;
+  };
+
+  const auditSeal = (profileId: string): Promise<DeskAuditSeal> => {
     let seal = seals.get(profileId);
     if (!seal) {
-      seal = AuditSeal.open(journal, ctx.keyStore, log);
+      seal = (async () => {
+        const st = await storesFor(profileId);
+        try {
+          return await st.openSeal(ctx.keyStore, log);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          st.sealFailed(`the audit key could not be read from the ${ctx.keyStore.description}: ${reason}`);
+          log.error('audit key not loaded', { profileId, error });
+          throw error;
+        }
+      })();
       seals.set(profileId, seal);
-      seal.catch((error: unknown) => {
-        // Not cached: the next write tries the keychain again (it may have been locked).
-        seals.delete(profileId);
-        const reason = error instanceof Error ? error.message : String(error);
-        journal.requireAuditKey(`the audit key could not be read from the ${ctx.keyStore.description}: ${reason}`);
-        log.error('audit key not loaded', { profileId, error });
+      const mine = seal;
+      // Not cached: the next write tries the keychain again (it may have been locked).
+      seal.catch(() => {
+        if (seals.get(profileId) === mine) seals.delete(profileId);
       });
     }
     return seal;
   };
 
-  const dualControl = new Map<string, { journal: Journal; repository: DualControlRepository }>();
-  const dualControlFor = (profileId: string): DualControlRepository => {
-    const journal = journalFor(profileId);
-    let entry = dualControl.get(profileId);
-    if (!entry || entry.journal !== journal) {
-      entry = { journal, repository: new SqliteDualControlRepository(journal) };
-      dualControl.set(profileId, entry);
-    }
-    return entry.repository;
-  };
-
-  const payeeBooks = new Map<string, { journal: Journal; repository: PayeeRepository }>();
-  const payeesFor = (profileId: string): PayeeRepository => {
-    const journal = journalFor(profileId);
-    let entry = payeeBooks.get(profileId);
-    if (!entry || entry.journal !== journal) {
-      entry = { journal, repository: new SqlitePayeeRepository(journal) };
-      payeeBooks.set(profileId, entry);
-    }
-    return entry.repository;
+  /** Closes what the profile has open (seal anchored first, as close() does for all), and forgets it. */
+  const closeStores = async (profileId: string): Promise<void> => {
+    const seal = seals.get(profileId);
+    seals.delete(profileId);
+    const ready = await seal?.catch(() => null);
+    await ready?.flush();
+    ready?.close();
+    const entry = stores.get(profileId);
+    stores.delete(profileId);
+    followers.get(profileId)?.stop();
+    followers.delete(profileId);
+    const st = await entry?.catch(() => null);
+    if (st?.team) ctx.shareLimiter(profileId, null);
+    await st?.close();
   };
 
   const sessions = new Map<string, UnlockedSession>();
@@ -220,24 +260,30 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     } else sessions.delete(profileId);
   };
 
+  const journalFor = async (profileId: string): Promise<DeskJournal> => (await storesFor(profileId)).journal;
+  const dualControlFor = async (profileId: string): Promise<DualControlRepository> => (await storesFor(profileId)).dualControl;
+  const payeesFor = async (profileId: string): Promise<PayeeRepository> => (await storesFor(profileId)).payees;
+
   const audit = async (profileId: string, entry: NewAuditEntry): Promise<void> => {
     await auditSeal(profileId);
-    journalFor(profileId).audit(entry);
+    await (await journalFor(profileId)).audit(entry);
   };
   const detachTrail = ctx.trail.attach((action: SecurityAction) =>
     audit(action.profileId, { action: action.action, subject: action.subject ?? null, details: action.details ?? {} }),
   );
 
   /** The state with its profile's payouts still waiting to be sent (they wait while offline). */
-  const withQueued = (state: ConnectionState): ConnectionState => {
+  const withQueued = async (state: ConnectionState): Promise<ConnectionState> => {
     if (!state.profileId || !ctx.profiles.find(state.profileId)) return state;
     try {
-      return { ...state, queued: journalFor(state.profileId).unsentPayments('payout').length };
+      return { ...state, queued: (await (await journalFor(state.profileId)).unsentPayments('payout')).length };
     } catch {
       return state;
     }
   };
 
+  /** connectionChanged events leave in the order the states were set, each with its queued count. */
+  let announcing: Promise<void> = Promise.resolve();
   const setConnection: DeskRuntime['setConnection'] = (profileId, patch) => {
     const profile = ctx.profiles.find(profileId);
     const environment: Environment | null = profile?.environment ?? null;
@@ -245,10 +291,13 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     if (connection.profileId !== profileId) next.channelName = patch.channelName ?? null;
     if (next.status !== connection.status || connection.profileId !== profileId) next.since = new Date().toISOString();
     connection = next;
-    if (ctx.profiles.currentId() === profileId) events.emit('connectionChanged', withQueued(connection));
+    if (ctx.profiles.currentId() === profileId) {
+      const state = connection;
+      announcing = announcing.then(async () => events.emit('connectionChanged', await withQueued(state)));
+    }
   };
 
-  const wire = (profileId: string, engine: PayoutEngine): void => {
+  const wire = (profileId: string, engine: PayoutEngine<DeskJournal>): void => {
     engine.on('status-changed', (e) => events.emit('paymentStatusChanged', { ...e, observedAt: new Date(e.observedAt).toISOString() }));
     engine.on('batch-progress', (e) => {
       const { counts: _counts, ...progress } = e;
@@ -260,24 +309,24 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     engine.on('background-error', (error) => log.error('engine background error', { profileId, error }));
   };
 
-  const buildEngine = async (profileId: string): Promise<PayoutEngine> => {
+  const buildEngine = async (profileId: string): Promise<PayoutEngine<DeskJournal>> => {
     const profile = ctx.profiles.get(profileId);
     const rule = profileRuleProblem(profile);
     if (rule) throw new ProfileError('PROFILE_INVALID', `Profile "${profile.name}" cannot start: ${rule}; change its base URL first`);
+    const st = await storesFor(profileId);
     // The engine writes audit entries (held, missing, batch states): not before they can be sealed.
     await auditSeal(profileId);
-    const journal = journalFor(profileId);
-    const engine = new PayoutEngine({
+    const engine = new PayoutEngine<DeskJournal>({
       ...engineOptionsFromProfile(profile),
       // Before the first create of every payout and batch (DESIGN.md §4, last rule).
       // Rows to a new payee or to changed bank details count toward the policy's newOrChangedPayee.
       approvalGate: journalApprovalGate({
-        profileId, environment: profile.environment, journal, repository: dualControlFor(profileId),
-        newOrChangedPayees: newOrChangedPayeeCount(payeesFor(profileId)),
-        payeesMarker: () => payeesFor(profileId).changeMarker(),
+        profileId, environment: profile.environment, journal: st.journal, repository: st.dualControl,
+        newOrChangedPayees: newOrChangedPayeeCount(st.payees),
+        payeesMarker: () => st.payees.changeMarker(),
       }),
       ...options.engineOptions?.(profile),
-      journal: journalFor(profileId),
+      journal: st.journal,
       gateway: gatewayPortFor(ctx, profileId),
     });
     wire(profileId, engine);
@@ -290,6 +339,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     ctx,
     events,
     log,
+    storesFor,
     journalFor,
     auditSeal,
     audit,
@@ -353,17 +403,14 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       running.delete(profileId);
       if (engine) await (await engine.catch(() => null))?.stop();
     },
+    async reopen(profileId) {
+      await this.reset(profileId);
+      await closeStores(profileId);
+    },
     async forget(profileId) {
       setSession(profileId, null);
       await this.reset(profileId);
-      // Its anchor brought up to the newest entry before the journal closes (as close() does for all).
-      const seal = seals.get(profileId);
-      seals.delete(profileId);
-      const ready = await seal?.catch(() => null);
-      await ready?.flush();
-      ready?.close();
-      journals.get(profileId)?.close();
-      journals.delete(profileId);
+      await closeStores(profileId);
       if (connection.profileId === profileId) {
         connection = { status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0 };
         events.emit('connectionChanged', connection);
@@ -377,14 +424,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       // Security actions on their way to the log, then each journal's anchor brought up to its newest entry.
       detachTrail();
       const trailFailure = await ctx.trail.flush().then(() => null, (error: unknown) => ({ error }));
-      for (const seal of seals.values()) {
-        const ready = await seal.catch(() => null);
-        await ready?.flush();
-        ready?.close();
-      }
-      seals.clear();
-      for (const journal of journals.values()) journal.close();
-      journals.clear();
+      for (const id of [...new Set([...seals.keys(), ...stores.keys()])]) await closeStores(id);
       if (trailFailure) throw trailFailure.error;
     },
   };

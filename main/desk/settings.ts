@@ -55,16 +55,17 @@ export function settingsService(rt: DeskRuntime, files?: FileGrants): ProfileAre
       const next: TeamDatabase = { url, tls, caFile: ca };
       const updated = rt.ctx.profiles.update(profile.id, { teamDatabase: next });
       if (password !== undefined) await passwords().set(profile.id, password);
-      await rt.reset(profile.id);
+      // Recorded where the profile's records were until now; from here on they are in the team database.
       await rt.ctx.trail.flush();
+      await rt.reopen(profile.id);
       return teamView(updated);
     },
     async clearTeamDatabase(profile) {
       await assertKeychainReachable(rt.ctx.keyStore);
       const updated = profile.teamDatabase ? rt.ctx.profiles.update(profile.id, { teamDatabase: null }) : profile;
       await passwords().clear(profile.id);
-      await rt.reset(profile.id);
       await rt.ctx.trail.flush();
+      await rt.reopen(profile.id);
       return teamView(updated);
     },
     async checkTeamDatabase(profile) {

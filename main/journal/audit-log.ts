@@ -113,7 +113,8 @@ export function entryHash(prevHash: string, e: EntryFields, seal: { id: string; 
   return createHmac('sha256', seal.key).update(prevHash + canonicalJson({ ...fields, keyId: seal.id })).digest('hex');
 }
 
-interface AuditRow {
+/** An audit_log row as both stores keep it (SQLite's columns; the team journal's read into this shape). */
+export interface AuditRow {
   seq: number;
   at: number;
   actor: string;
@@ -220,6 +221,35 @@ const span = (from: number, to: number) => (from === to ? `entry ${from}` : `ent
  * Each problem names the first entry it concerns; problems come in order of entries.
  */
 export function verifyAuditFrom(db: Database.Database, from: AuditMark, trust: AuditTrust = { keys: new Map() }): { result: AuditVerifyResult; mark: AuditMark } {
+  const rows = db.prepare('SELECT * FROM audit_log WHERE seq > ? ORDER BY seq').iterate(from.seq) as IterableIterator<AuditRow>;
+  const walk = verifyAuditRows(rows, from, trust, (seq) => (db.prepare('SELECT hash FROM audit_log WHERE seq = ?').get(seq) as { hash: string } | undefined)?.hash ?? null);
+  const { problems } = walk;
+  const head = readHead(db);
+  if (head.seq !== walk.mark.seq || head.hash !== walk.mark.hash) {
+    const lastSeq = walk.mark.seq;
+    problems.push({
+      seq: head.seq > lastSeq ? lastSeq + 1 : lastSeq,
+      code: 'HEAD_MISMATCH',
+      message: head.seq > lastSeq
+        ? `the log ends at entry ${lastSeq} but entry ${head.seq} was written: newest entries were removed`
+        : `the log head does not match its last entry ${lastSeq}`,
+    });
+  }
+  problems.sort((a, b) => (a.seq ?? Number.MAX_SAFE_INTEGER) - (b.seq ?? Number.MAX_SAFE_INTEGER));
+  return { result: { ok: problems.length === 0, entries: walk.entries, problems }, mark: walk.mark };
+}
+
+/**
+ * The walk of verifyAuditFrom over rows read from any store, in seq order after `from`: chain, seals and
+ * the keychain's anchor. `hashAt` reads the hash of an entry at or before `from` (an anchor behind it).
+ * Problems come unsorted; the caller adds what only its store can check and sorts.
+ */
+export function verifyAuditRows(
+  rows: Iterable<AuditRow>,
+  from: AuditMark,
+  trust: AuditTrust,
+  hashAt: (seq: number) => string | null,
+): { problems: AuditProblem[]; entries: number; mark: AuditMark } {
   const problems: AuditProblem[] = [];
   const anchor = trust.anchor;
   const keychain = trust.keychain ?? 'keychain';
@@ -238,7 +268,6 @@ export function verifyAuditFrom(db: Database.Database, from: AuditMark, trust: A
     });
     missing = null;
   };
-  const rows = db.prepare('SELECT * FROM audit_log WHERE seq > ? ORDER BY seq').iterate(from.seq) as IterableIterator<AuditRow>;
   for (const row of rows) {
     count++;
     if (row.seq !== lastSeq + 1) {
@@ -284,24 +313,13 @@ export function verifyAuditFrom(db: Database.Database, from: AuditMark, trust: A
     if (lastSeq < anchor.seq) {
       problems.push({ seq: lastSeq + 1, code: 'TRUNCATED', message: `the log ends at entry ${lastSeq} but the ${keychain} anchored entry ${anchor.seq}: ${span(lastSeq + 1, anchor.seq)} were removed (or the journal was restored from an older copy)` });
     } else if (anchor.seq > 0) {
-      anchoredHash ??= anchor.seq <= from.seq ? (db.prepare('SELECT hash FROM audit_log WHERE seq = ?').get(anchor.seq) as { hash: string } | undefined)?.hash ?? null : null;
+      anchoredHash ??= anchor.seq <= from.seq ? hashAt(anchor.seq) : null;
       if (anchoredHash !== anchor.hash) {
         problems.push({ seq: anchor.seq, code: 'ANCHOR_MISMATCH', message: `entry ${anchor.seq} is not the entry the ${keychain} anchored: the log was rewritten` });
       }
     }
   }
-  const head = readHead(db);
-  if (head.seq !== lastSeq || head.hash !== prevHash) {
-    problems.push({
-      seq: head.seq > lastSeq ? lastSeq + 1 : lastSeq,
-      code: 'HEAD_MISMATCH',
-      message: head.seq > lastSeq
-        ? `the log ends at entry ${lastSeq} but entry ${head.seq} was written: newest entries were removed`
-        : `the log head does not match its last entry ${lastSeq}`,
-    });
-  }
-  problems.sort((a, b) => (a.seq ?? Number.MAX_SAFE_INTEGER) - (b.seq ?? Number.MAX_SAFE_INTEGER));
-  return { result: { ok: problems.length === 0, entries: count, problems }, mark: { seq: lastSeq, hash: prevHash, sealed } };
+  return { problems, entries: count, mark: { seq: lastSeq, hash: prevHash, sealed } };
 }
 
 function fieldsOf(row: AuditRow): EntryFields {

@@ -122,6 +122,8 @@ export interface DeskJournal extends JournalPort {
   // ---- payins (sent by the desk service, not the engine) ----
   /** Stores one status read at once. */
   recordObservation(kind: PaymentKind, id: string, obs: StatusObservation): Awaitable<{ changed: boolean }>;
+  /** A payin's create ended without a definitive answer: it stays SENDING with why, so the next step is a GET. */
+  markUncertain(kind: PaymentKind, id: string, message: string): Awaitable<void>;
 
   // ---- balances ----
   balanceSeries(currencyCode: string, from?: number, to?: number): Awaitable<BalanceSnapshot[]>;

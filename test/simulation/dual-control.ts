@@ -55,7 +55,7 @@ export function sessionOf(personId: string, now: number): UnlockedSession {
 
 /** Adds the people and the first policy version to the desk's journal (once, before the first step). */
 export async function setUpDualControl(runtime: DeskRuntime, now: number): Promise<void> {
-  const repo = runtime.dualControlFor(SIM_PROFILE);
+  const repo = await runtime.dualControlFor(SIM_PROFILE);
   for (const p of SIM_PEOPLE) {
     await repo.addPerson({ id: p.id, name: p.name, publicKey: keyOf(p.id).publicKey, createdAt: now, createdBy: null, revokedAt: null, revokedBy: null, revokeReason: null }, p.roles, now, null);
   }
@@ -78,7 +78,7 @@ export async function approvalBreach(journal: Journal, subject: Subject, sentAt:
     | undefined;
   if (!row) return `${subject.kind} ${subject.id} left with people on the desk but no policy`;
   const policy: ApprovalPolicy = { profileId: row.profile_id, version: row.version, rules: JSON.parse(row.rules_json) as PolicyRules, setBy: row.set_by, setAt: row.set_at, signature: row.signature };
-  const manifest = manifestFromJournal(journal, SIM_PROFILE, subject, policy.version);
+  const manifest = await manifestFromJournal(journal, SIM_PROFILE, subject, policy.version);
   if (!manifest) return `${subject.kind} ${subject.id} left but has no manifest in the journal`;
   const digest = manifestDigest(manifest);
   const required = requiredApprovals(policy, manifest).required;

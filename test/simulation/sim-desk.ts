@@ -8,7 +8,8 @@ import { createDeskEvents } from '../../main/desk/events';
 import { bindActiveProfile } from '../../main/desk/profile-binding';
 import { createDeskRuntime, type DeskRuntime } from '../../main/desk/runtime';
 import type { DeskServices } from '../../main/desk/services';
-import type { Journal } from '../../main/journal';
+import { openJournal, type Journal } from '../../main/journal';
+import { journalPath } from '../../main/desk/profile-engine';
 import type { MemoryKeyStore } from '../../main/keys/key-store';
 import { silentLogger } from '../../main/log';
 import { setUpDualControl } from './dual-control';
@@ -27,7 +28,7 @@ export interface SimDesk {
   /** Crashed or quit: this process does nothing more. */
   readonly dead: boolean;
   /** The started engine (started on first use, like the app does at launch). */
-  engine(): Promise<PayoutEngine>;
+  engine(): Promise<PayoutEngine<Journal>>;
   /** An abrupt end: nothing more is written, no answer reaches it, nothing is flushed. */
   crash(): void;
   /** The user quits: the runtime closes as the app does. */
@@ -62,7 +63,16 @@ export function openSimDesk(home: string, keyStore: MemoryKeyStore, model: Gatew
   const ctx = createAppContext({ home, keyStore, httpAdapter: model.adapter(generation), fetchTimeoutMs: 15_000 });
   const events = createDeskEvents();
   // The simulated person never walks away from the desk: no idle lock.
-  const runtime = createDeskRuntime({ ctx, events, log: silentLogger, idleLockMs: () => null });
+  // The journal file as this process opens it (its invariants read it directly).
+  let journal: Journal | undefined;
+  const runtime = createDeskRuntime({
+    ctx, events, log: silentLogger, idleLockMs: () => null,
+    openJournal: (profileId) => (journal = openJournal(journalPath(home, profileId))),
+  });
+  const opened = (): Journal => {
+    if (!journal) throw new Error('the desk has not opened its journal yet');
+    return journal;
+  };
   // Bound to the active profile exactly as the IPC handlers of the app are.
   const services = bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk (simulation)', version: 'sim', platform: 'sim', demoAvailable: false }, null), ctx);
   let dead = false;
@@ -74,14 +84,17 @@ export function openSimDesk(home: string, keyStore: MemoryKeyStore, model: Gatew
     ctx,
     runtime,
     services,
-    journal: () => runtime.journalFor(SIM_PROFILE),
-    engine: () => runtime.engineFor(SIM_PROFILE),
+    journal: opened,
+    engine: async () => {
+      const engine = await runtime.engineFor(SIM_PROFILE);
+      if (engine.journal !== opened()) throw new Error("the engine is not on this desk's journal");
+      return engine as PayoutEngine<Journal>;
+    },
     crash() {
       dead = true;
       model.disconnect(generation);
-      const journal = runtime.journalFor(SIM_PROFILE);
       // Closing the connection directly drops what close() would flush: a crash stores nothing more.
-      if (journal.db.open) journal.db.close();
+      if (journal?.db.open) journal.db.close();
       // Its timers would keep firing into a closed journal; a dead process has none.
       void runtime.reset(SIM_PROFILE).catch(() => undefined);
     },

@@ -194,7 +194,7 @@ export class World {
     const subject = subjects[Math.floor(pick * subjects.length)];
     if (!subject) return;
     const signer = SIM_PEOPLE[Math.floor(who * SIM_PEOPLE.length)]!;
-    const revoked = (await this.desk.runtime.dualControlFor(SIM_PROFILE).getPerson(signer.id))?.revokedAt != null;
+    const revoked = (await (await this.desk.runtime.dualControlFor(SIM_PROFILE)).getPerson(signer.id))?.revokedAt != null;
     let outcome: string;
     let verdictOk = false;
     try {

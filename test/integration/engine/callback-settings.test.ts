@@ -26,14 +26,14 @@ describe('callback settings of a profile', () => {
     desk = await createDesk({ baseUrl: sandbox.url, sandbox, engine: { pollIntervalMs: 60_000 } });
     const settings = settingsService(desk.runtime);
     const profile = desk.ctx.profiles.get(desk.profileId);
-    await desk.runtime.engineFor(desk.profileId); // running, as in the app: a change restarts it at once
+    await desk.engine(); // running, as in the app: a change restarts it at once
     const view = await settings.update(profile, { callback: { enabled: true, host: '127.0.0.1', port: 0 } });
     const secret = desk.ctx.profiles.get(desk.profileId).callbackSecret!;
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(view.callbackListener).toMatchObject({ state: 'listening', message: null });
     expect(view.callbackListener.announcedUrl).toBe(`http://${view.callbackListener.boundTo}/callbacks/${secret}`);
 
-    const engine = await desk.runtime.engineFor(desk.profileId);
+    const engine = await desk.engine();
     const [row] = payoutRows(1, 'via-secret');
     await engine.submitPayout(row!, { waitMs: 5_000 });
     await until(() => engine.journal.getPayment('payout', row!.idPayout)?.isFinal === true, 10_000, 'the payout to settle');
@@ -47,14 +47,14 @@ describe('callback settings of a profile', () => {
     sandbox = await startSandbox(sandboxConfig());
     desk = await createDesk({ baseUrl: sandbox.url, sandbox });
     const settings = settingsService(desk.runtime);
-    await desk.runtime.engineFor(desk.profileId);
+    await desk.engine();
     const view = await settings.update(desk.ctx.profiles.get(desk.profileId), { callback: { enabled: true, host: '127.0.0.1', port } });
     expect(view.callbackListener.state).toBe('failed');
     expect(view.callbackListener.message).toContain(`could not listen on 127.0.0.1:${port}`);
     expect(view.callbackListener.message).toContain('EADDRINUSE');
     expect((await settings.get(desk.ctx.profiles.get(desk.profileId), {})).callbackListener.state).toBe('failed');
 
-    const engine = await desk.runtime.engineFor(desk.profileId);
+    const engine = await desk.engine();
     const [row] = payoutRows(1, 'busy-port');
     const sent = await engine.submitPayout(row!, { waitMs: 5_000 });
     expect(sent.state).toBe('ACCEPTED');

@@ -27,7 +27,7 @@ describe('batch under gateway faults', () => {
     }));
     // The client's budget is above the sandbox's, so bursts meet 429s; its time-out is below the latency spikes.
     desk = await createDesk({ baseUrl: sandbox.url, sandbox, rateLimitPerSec: 100, fetchTimeoutMs: 700 });
-    const engine = await desk.runtime.engineFor(desk.profileId);
+    const engine = await desk.engine();
     const rows = payoutRows(300, 'fault');
     const batch = await engine.submitBatch({ fileName: 'faults.json', sha256: 'faults', rows });
     const afterRun = await engine.waitForBatch(batch.id);

@@ -16,7 +16,7 @@ describe('batch over a slow network', () => {
   it('80 payouts at 10/s over 60 + 40 ms each way with 600 ms stalls: no 429, each stored once, all final', { timeout: 120_000 }, async () => {
     sandbox = await startSandbox(sandboxConfig({ faults: { latencyMs: 60, latencyJitterMs: 40, stallEveryMs: 4_000, stallForMs: 600, seed: 3 } }));
     desk = await createDesk({ baseUrl: sandbox.url, sandbox, rateLimitPerSec: 10 });
-    const engine = await desk.runtime.engineFor(desk.profileId);
+    const engine = await desk.engine();
     const rows = payoutRows(80, 'net');
     const batch = await engine.submitBatch({ fileName: 'net.json', sha256: 'net', rows });
     await engine.waitForBatch(batch.id);

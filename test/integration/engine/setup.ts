@@ -9,8 +9,8 @@ import type { PayoutDraft } from '../../../main/domain/payout';
 import { createDeskEvents } from '../../../main/desk/events';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
-import type { PayoutEngineOptions } from '../../../main/engine';
-import { openJournal } from '../../../main/journal';
+import type { PayoutEngine, PayoutEngineOptions } from '../../../main/engine';
+import { Journal, openJournal } from '../../../main/journal';
 import { MemoryKeyStore, type KeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxConfigInput, type SandboxHandle } from '../../../sandbox/index';
 
@@ -33,7 +33,16 @@ export interface Desk {
   ctx: AppContext;
   runtime: DeskRuntime;
   profileId: string;
+  /** The profile's started engine, on its SQLite journal (these tests read the journal synchronously). */
+  engine(): Promise<PayoutEngine<Journal>>;
   dispose(): Promise<void>;
+}
+
+/** A runtime's engine whose journal is a single desk's SQLite journal (what these desks open). */
+export async function sqliteEngine(runtime: DeskRuntime, profileId: string): Promise<PayoutEngine<Journal>> {
+  const engine = await runtime.engineFor(profileId);
+  if (!(engine.journal instanceof Journal)) throw new Error('expected the profile on its own SQLite journal');
+  return engine as PayoutEngine<Journal>;
 }
 
 /** A data folder with one profile on `baseUrl`; its public key is registered with `sandbox` when given. */
@@ -65,6 +74,7 @@ export async function createDesk(opts: {
     ctx,
     runtime,
     profileId: profile.id,
+    engine: () => sqliteEngine(runtime, profile.id),
     async dispose() {
       await runtime.close();
       ctx.close();

@@ -97,11 +97,11 @@ describe('profiles remove', () => {
       // Settings of a profile other than the current one (the Settings edit dialog does this).
       expect(await desk.call('settings', 'update', { profileId: 'shop-us', rateLimitPerSec: 7 })).toMatchObject({ rateLimitPerSec: 7 });
       expect(built.deps.context().profiles.get('shop-eu').rateLimitPerSec).toBe(10);
-      desk.runtime.journalFor('shop-eu');
+      await desk.runtime.journalFor('shop-eu');
       desk.runtime.setConnection('shop-eu', { status: 'online' });
       const result = await desk.call('profiles', 'remove', { profileId: 'shop-eu', deleteJournal: true });
       expect(result).toEqual({ removed: true, journalDeleted: true, activeProfileId: 'shop-us' });
-      expect(desk.runtime.connection()).toMatchObject({ profileId: 'shop-us', status: 'unknown' });
+      expect(await desk.runtime.connection()).toMatchObject({ profileId: 'shop-us', status: 'unknown' });
       expect(existsSync(journalPath(home, 'shop-eu'))).toBe(false);
       expect((await desk.call('profiles', 'list', undefined)).activeProfileId).toBe('shop-us');
     } finally {

@@ -76,7 +76,7 @@ describe('single payout funding and ceiling', () => {
         .call('payouts', 'create', { idPayout: 'too-much-1', amount: '200000.00', currencyCode: 'EUR', accountName: 'Jane Doe', accountNumber: 'DE89370400440532013000', paymentOperatorCode: 'EU_SEPA', emailAddress: 'jane@example.com' })
         .catch((e: unknown) => e as { code: string; message: string });
       expect(error).toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
-      expect(desk.runtime.journalFor('sandbox-eu').getPayment('payout', 'too-much-1')).toBeFalsy();
+      expect(await (await desk.runtime.journalFor('sandbox-eu')).getPayment('payout', 'too-much-1')).toBeUndefined();
     } finally {
       await built.dispose();
     }

@@ -21,6 +21,7 @@ import { deskActor } from '../../../main/journal';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { createCapturingLogger } from '../../../main/log';
 import { callerOf } from './ipc-helpers';
+import { sqliteJournalOf } from '../../unit/journal/helpers';
 
 let home = '';
 let keyStore: MemoryKeyStore;
@@ -153,18 +154,18 @@ describe('security actions in the audit log', () => {
     const other = await call('profiles:create', { name: 'Acme Live', baseUrl: 'https://gw.example.com', merchantCode: 'ACME', environment: 'TEST' });
     await call('profiles:update', { profileId: other.id, name: 'Acme Test' });
     await call('profiles:remove', { profileId: other.id });
-    const journal = runtime.journalFor(other.id);
+    const journal = await sqliteJournalOf(runtime, other.id);
     const log = journal.listAudit(10).reverse();
     expect(log.map((e) => [e.action, e.actor])).toEqual([['profile.added', deskActor()], ['profile.updated', deskActor()], ['profile.removed', deskActor()]]);
     expect(log[1]?.details).toEqual({ changes: [{ field: 'name', from: 'Acme Live', to: 'Acme Test' }] });
-    expect((await runtime.auditSeal(other.id)).journalId).toMatch(/^[0-9a-f]{32}$/);
+    expect(journal.journalId()).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('verifies, with every entry sealed and the newest anchored in the keychain', async () => {
     const verification = await call('audit:verify');
     expect(verification).toMatchObject({ ok: true, firstBrokenSeq: null });
     expect(verification.message).toMatch(/^All \d+ audit entries are intact$/);
-    journalId = runtime.journalFor(profileId).journalId();
+    journalId = (await sqliteJournalOf(runtime, profileId)).journalId();
     const anchor = JSON.parse((await keyStore.get(auditAnchorAccount(journalId))) ?? '{}') as { seq: number; sealedFrom: number };
     expect(anchor).toMatchObject({ seq: verification.checked, sealedFrom: 1 });
     const rows = new Database(journalPath(home, profileId), { readonly: true });

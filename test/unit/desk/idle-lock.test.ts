@@ -50,10 +50,10 @@ let rt: DeskRuntime;
 let clock: FakeClock;
 const pair = generatePersonKey();
 const session = () => new UnlockedSession('ada', pair.publicKey, pair.privateKey, clock.now());
-const locks = () => rt.journalFor(PROFILE).listAudit(50).filter((e) => e.action === 'person.locked');
+const locks = async () => (await (await rt.journalFor(PROFILE)).listAudit(50)).filter((e) => e.action === 'person.locked');
 /** The idle lock's audit entry is written once the audit seal is ready (a few promise turns): wait for it, not for a time. */
 async function lockAudited(): Promise<void> {
-  for (let i = 0; i < 500 && locks().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 500 && (await locks()).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
 }
 
 beforeEach(() => {
@@ -81,7 +81,7 @@ describe('the idle lock', () => {
     expect(rt.sessionFor(PROFILE)).toBeNull();
     expect(() => s.sign(Buffer.from('x'))).toThrow(/locked/);
     await lockAudited();
-    expect(locks()).toEqual([expect.objectContaining({ actor: 'person:ada', subject: 'ada', details: { reason: 'idle' } })]);
+    expect(await locks()).toEqual([expect.objectContaining({ actor: 'person:ada', subject: 'ada', details: { reason: 'idle' } })]);
     expect(clock.scheduled).toBe(0);
   });
 
@@ -114,7 +114,7 @@ describe('the idle lock', () => {
     expect(s.locked).toBe(true);
     expect(clock.scheduled).toBe(0);
     expect(await rt.lock(PROFILE)).toBe(false);
-    expect(locks().map((e) => e.details)).toEqual([{ reason: 'lock' }]);
+    expect((await locks()).map((e) => e.details)).toEqual([{ reason: 'lock' }]);
   });
 
   it('a person replaced by another is locked, and only the newcomer is timed', () => {

@@ -32,7 +32,7 @@ async function desk(environment: Environment, people: Member[] = [admin, paula, 
   f = engineFixture({ approvalGate: gate, ...(concurrency ? { concurrency } : {}) }, f.gateway, f.t);
   const approveAs = async (m: Member, subject: Subject, decision: 'approve' | 'reject' = 'approve', reason: string | null = null) => {
     const policy = (await repo.currentPolicy())?.version ?? 0;
-    const manifest = manifestFromJournal(f.t.journal, PROFILE, subject, policy)!;
+    const manifest = (await manifestFromJournal(f.t.journal, PROFILE, subject, policy))!;
     const a = signApproval(m.session, { id: globalThis.crypto.randomUUID(), manifest, decision, reason, signedAt: Date.now() });
     await repo.addApproval(a);
     return a;

@@ -3,7 +3,8 @@ import type Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openJournal, type Journal, type JournalOptions, type NewPayment } from '../../../main/journal';
+import type { DeskRuntime } from '../../../main/desk/runtime';
+import { Journal, openJournal, type JournalOptions, type NewPayment } from '../../../main/journal';
 
 export interface TempJournal {
   journal: Journal;
@@ -71,4 +72,11 @@ export function rollBackToSchema3(db: Database.Database): void {
     DELETE FROM meta WHERE key = 'journal_id';
     PRAGMA user_version = 3;
   `);
+}
+
+/** A single desk profile's journal as the runtime opened it: its own SQLite file, read synchronously by tests. */
+export async function sqliteJournalOf(rt: DeskRuntime, profileId: string): Promise<Journal> {
+  const journal = await rt.journalFor(profileId);
+  if (!(journal instanceof Journal)) throw new Error(`profile ${profileId} is not on its own SQLite journal`);
+  return journal;
 }

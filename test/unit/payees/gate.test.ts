@@ -45,7 +45,7 @@ describe('new and changed payees at the gate', () => {
     const refused = await gate.check({ kind: 'batch', id: 'b1' });
     expect(refused).toMatchObject({ ok: false, code: 'MISSING_APPROVALS', verdict: { requirement: { required: 1, payeeExtra: 1 } } });
     expect(refused.message).toContain('new or changed payee: +1');
-    const manifest = manifestFromJournal(t.journal, PROFILE, { kind: 'batch', id: 'b1' }, 1)!;
+    const manifest = (await manifestFromJournal(t.journal, PROFILE, { kind: 'batch', id: 'b1' }, 1))!;
     await repo.addApproval(signApproval(alice.session, { id: 'a1', manifest, decision: 'approve', signedAt: Date.now() }));
     expect(await gate.check({ kind: 'batch', id: 'b1' })).toMatchObject({ ok: true });
   });

@@ -14,13 +14,16 @@ import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime'
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
 import { member, type Member } from '../approvals/helpers';
-import { payout } from '../journal/helpers';
+import type { Journal } from '../../../main/journal';
+import { payout, sqliteJournalOf } from '../journal/helpers';
 
 const PROFILE = 'p1';
 let home: string;
 let ctx: AppContext;
 let rt: DeskRuntime;
 let svc: PayeeService;
+/** The profile's own SQLite journal, read synchronously here. */
+let journal: Journal;
 
 beforeEach(async () => {
   home = mkdtempSync(join(tmpdir(), 'desk-payees-'));
@@ -31,6 +34,7 @@ beforeEach(async () => {
   svc = payeeService(rt);
   // Journal writes in these tests (payouts inserted by hand) need the audit key loaded, as the services do.
   await rt.auditSeal(PROFILE);
+  journal = await sqliteJournalOf(rt, PROFILE);
 });
 afterEach(async () => {
   await rt.close();
@@ -39,7 +43,7 @@ afterEach(async () => {
 });
 
 const grace = { name: 'Grace Hopper', accountNumber: 'NL91 ABNA 0417 1643 00', operatorCode: 'EU_SEPA', emailAddress: 'grace@example.com', referenceDefault: 'Invoice' };
-const audit = (profileId = PROFILE) => rt.journalFor(profileId).listAudit(200).filter((e) => e.action.startsWith('payee'));
+const audit = () => journal.listAudit(200).filter((e) => e.action.startsWith('payee'));
 
 const ada = member('ada', ['admin', 'preparer', 'approver']);
 const paula = member('paula', ['preparer']);
@@ -47,7 +51,7 @@ const alice = member('alice', ['approver']);
 const bob = member('bob', ['approver']);
 
 async function dualControl(newOrChangedPayee: number): Promise<void> {
-  const repo = rt.dualControlFor(PROFILE);
+  const repo = await rt.dualControlFor(PROFILE);
   for (const m of [ada, paula, alice, bob] as Member[]) await repo.addPerson(m.person, m.person.grants.map((g) => g.role), m.person.createdAt, null);
   await repo.addPolicy(signPolicy(ada.session, { profileId: PROFILE, version: 1, rules: { bands: {}, newOrChangedPayee }, setAt: Date.now() }));
 }
@@ -65,7 +69,7 @@ describe('the payee book without dual control', () => {
   });
 
   it('takes a payee from a payout of the journal (a batch row is a payout too)', async () => {
-    rt.journalFor(PROFILE).insertPayment('payout', payout('po-1', { reference: 'June rent' }));
+    journal.insertPayment('payout', payout('po-1', { reference: 'June rent' }));
     const r = await svc.addFromPayout(PROFILE, 'po-1', null);
     expect(r.payee).toMatchObject({ name: 'Ada Lovelace', accountNumber: 'DE89370400440532013000', operatorCode: 'EU_SEPA', emailAddress: 'ada@example.com', referenceDefault: 'June rent', source: 'payout', sourceRef: 'po-1' });
     await expect(svc.addFromPayout(PROFILE, 'nope', null)).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -132,7 +136,7 @@ describe('a change of bank details under dual control', () => {
     await dualControl(1);
     const { payee } = await svc.add(PROFILE, grace, paula.session);
     await svc.edit(PROFILE, payee.id, { accountNumber: 'DE89370400440532013000' }, paula.session);
-    const db = rt.journalFor(PROFILE).db;
+    const db = journal.db;
     db.exec('DROP TRIGGER payees_fixed');
     db.prepare(`UPDATE payees SET account_number = 'DE02120300000000202051' WHERE version = 2`).run();
     await expect(svc.decide(PROFILE, payee.id, 'approve', null, alice.session)).rejects.toMatchObject({ code: 'CHANGE_ALTERED' });
@@ -140,7 +144,6 @@ describe('a change of bank details under dual control', () => {
 
   it('makes a new payee wait when the name was paid to another account before (a change of bank details in disguise)', async () => {
     await dualControl(1);
-    const journal = rt.journalFor(PROFILE);
     journal.insertPayment('payout', payout('old', { accountName: 'Grace Hopper', emailAddress: 'grace@example.com', accountNumber: 'DE02120300000000202051' }));
     journal.markSending('payout', 'old');
     const r = await svc.add(PROFILE, grace, paula.session);
@@ -206,7 +209,6 @@ describe('the payee book as CSV', () => {
 
 describe("the CSV import's bank details warning with the payee book", () => {
   it('takes the details in force in the book over what was paid before: an approved change is no warning, other details are', async () => {
-    const journal = rt.journalFor(PROFILE);
     journal.insertPayment('payout', payout('old', { accountName: 'Grace Hopper', emailAddress: 'grace@example.com', accountNumber: 'NL91ABNA0417164300' }));
     journal.markSending('payout', 'old');
     const { payee } = await svc.add(PROFILE, grace, null);

@@ -25,9 +25,9 @@ const unlock = (profileId: string, personId: string) => {
   rt.setSession(profileId, s);
   return s;
 };
-const lockAudits = (profileId: string) => rt.journalFor(profileId).listAudit(50).filter((e) => e.action === 'person.locked');
+const lockAudits = async (profileId: string) => (await (await rt.journalFor(profileId)).listAudit(50)).filter((e) => e.action === 'person.locked');
 async function audited(profileId: string): Promise<void> {
-  for (let i = 0; i < 500 && lockAudits(profileId).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 500 && (await lockAudits(profileId)).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
 }
 
 beforeEach(() => {
@@ -59,8 +59,8 @@ describe('OS lock and suspend', () => {
     expect(changes.map((c) => [c.profileId, c.unlocked, c.reason]).sort()).toEqual([['p1', false, 'os-lock'], ['p2', false, 'os-lock']]);
     await audited('p1');
     await audited('p2');
-    expect(lockAudits('p1')[0]?.details).toEqual({ reason: 'os-lock' });
-    expect(lockAudits('p2')[0]?.actor).toBe('person:bob');
+    expect((await lockAudits('p1'))[0]?.details).toEqual({ reason: 'os-lock' });
+    expect((await lockAudits('p2'))[0]?.actor).toBe('person:bob');
   });
 
   it('suspend locks too, with its own reason; a profile nobody unlocked gets no event', async () => {
@@ -71,7 +71,7 @@ describe('OS lock and suspend', () => {
     expect(a.locked).toBe(true);
     expect(changes).toEqual([{ profileId: 'p1', unlocked: false, reason: 'suspend' }]);
     await audited('p1');
-    expect(lockAudits('p1')[0]?.details).toEqual({ reason: 'suspend' });
+    expect((await lockAudits('p1'))[0]?.details).toEqual({ reason: 'suspend' });
   });
 
   it('stops listening when told to, and then an OS lock leaves the person unlocked', () => {

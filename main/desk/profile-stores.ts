@@ -1,0 +1,71 @@
+// Where one profile's records live, as the desk services see them: the journal, the dual-control records
+// and the payee book, with what seals its audit log. A single desk keeps them in the profile's own SQLite
+// journal (built here); a desk of a team keeps them in the team database (main/team/team-stores.ts). The
+// services await every call, so they run unchanged on either (issue "Team desk").
+import type { DualControlRepository } from '../approvals/repository';
+import { SqliteDualControlRepository } from '../approvals/sqlite-repository';
+import type { AuditVerifyResult, DeskJournal, Journal } from '../journal';
+import type { KeyStore } from '../keys/key-store';
+import type { Logger } from '../log';
+import type { PayeeRepository } from '../payees/repository';
+import { SqlitePayeeRepository } from '../payees/sqlite-repository';
+import type { RateLimiter } from '../gateway/rate-limiter';
+import { AuditSeal } from './audit-keys';
+
+/** What keeps a profile's audit log honest: verify() walks it with what this desk's keychain holds. */
+export interface DeskAuditSeal {
+  verify(): Promise<AuditVerifyResult>;
+  /** Waits until the keychain's anchor names the newest entry written so far. */
+  flush(): Promise<void>;
+  close(): void;
+}
+
+/** The team database a profile's stores are in (null for a single desk). */
+export interface TeamConnectionInfo {
+  /** This desk process's id among the team's desks (its claims and lease name it). */
+  readonly deskId: string;
+  /** The limiter of the merchant's budget shared by the team's desks (every gateway request takes a slot). */
+  readonly limiter: RateLimiter;
+  /** Where it is (user@host:port/database), for messages. */
+  readonly where: string;
+}
+
+export interface ProfileStores {
+  readonly journal: DeskJournal;
+  readonly dualControl: DualControlRepository;
+  readonly payees: PayeeRepository;
+  readonly team: TeamConnectionInfo | null;
+  /**
+   * Loads what seals the audit log from the keychain; entries are refused until it has (a single desk's
+   * journal seals every entry). Rejects when the keychain cannot be read.
+   */
+  openSeal(keyStore: KeyStore, log: Logger): Promise<DeskAuditSeal>;
+  /** openSeal failed: audit entries are refused with this reason until it is tried again. */
+  sealFailed(reason: string): void;
+  /** Follows changes other desks make (a team): called with what changed; returns the unsubscribe. */
+  onRemoteChange?(listener: (change: RemoteChange) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** A change another desk of the team made, as the database announced it (main/team/team-stores.ts). */
+export type RemoteChange =
+  | { kind: 'payment'; paymentKind: 'payout' | 'payin'; id: string; batchId: string | null }
+  | { kind: 'batch'; id: string }
+  | { kind: 'dual-control' }
+  | { kind: 'payees' };
+
+/** A single desk's stores: everything in the profile's own SQLite journal. */
+export function sqliteStores(journal: Journal): ProfileStores {
+  journal.requireAuditKey();
+  return {
+    journal,
+    dualControl: new SqliteDualControlRepository(journal),
+    payees: new SqlitePayeeRepository(journal),
+    team: null,
+    openSeal: (keyStore, log) => AuditSeal.open(journal, keyStore, log),
+    sealFailed: (reason) => journal.requireAuditKey(reason),
+    async close() {
+      journal.close();
+    },
+  };
+}
