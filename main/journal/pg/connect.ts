@@ -14,6 +14,16 @@ export const TEAM_CONNECT_TIMEOUT_MS = 10_000;
 /** No one statement of the desk runs longer (a blocked migration lock included). */
 export const TEAM_STATEMENT_TIMEOUT_MS = 30_000;
 export const TEAM_APPLICATION_NAME = 'payout-desk';
+/** The setting each connection of a desk carries, so the database can say which desk wrote a change. */
+export const DESK_ID_SETTING = 'payout_desk.desk_id';
+
+/** Makes every new connection of the pool name this desk before any of its statements runs. */
+export function nameConnectionsAfter(pool: Pool, deskId: string): void {
+  pool.on('connect', (client) => {
+    // Queued on the client ahead of whatever the pool hands it out for.
+    client.query('SELECT set_config($1, $2, false)', [DESK_ID_SETTING, deskId]).catch(() => undefined);
+  });
+}
 
 export type TeamDatabaseErrorCode =
   | 'TEAM_DB_UNREACHABLE'
@@ -99,13 +109,21 @@ export interface OpenTeamPool {
 export async function openTeamPool(
   team: TeamDatabase,
   password: string | null,
-  options: { onError?: (error: Error) => void; max?: number; /** Tests only: a shorter wait for a silent server. */ connectTimeoutMs?: number } = {},
+  options: {
+    onError?: (error: Error) => void;
+    max?: number;
+    /** The desk process the connections work for (nameConnectionsAfter); none for a connection check. */
+    deskId?: string;
+    /** Tests only: a shorter wait for a silent server. */
+    connectTimeoutMs?: number;
+  } = {},
 ): Promise<OpenTeamPool> {
   const ca = await readTeamCa(team);
   const config = teamPoolConfig(team, password, { ...(ca !== undefined ? { ca } : {}), ...(options.max !== undefined ? { max: options.max } : {}) });
   if (options.connectTimeoutMs !== undefined) config.connectionTimeoutMillis = options.connectTimeoutMs;
   const pool = new pg.Pool(config);
   pool.on('error', (error) => options.onError?.(error));
+  if (options.deskId) nameConnectionsAfter(pool, options.deskId);
   try {
     const version = await pool.query<{ server_version: string }>('SHOW server_version');
     const migratedFrom = await migratePg(pool);

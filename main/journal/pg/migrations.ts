@@ -2,8 +2,8 @@
 // PostgreSQL's types, applied in order under an advisory lock so two desks starting at once do not race.
 // So far: the dual-control records, the shared rate budget, and payments, batches and status events as
 // the read side (history) needs them, then intents, balances, the audit log, and the desks' leases and send
-// claims for the write side (PgJournal), the fair shares of the rate budget, and the payee book
-// (main/payees/pg-repository.ts).
+// claims for the write side (PgJournal), the fair shares of the rate budget, the payee book
+// (main/payees/pg-repository.ts), and the notifications that let other desks see changes live.
 // Needs pg_trgm (PostgreSQL's contrib; a trusted extension) and a server built with ICU ("und-x-icu").
 import type { Pool, PoolClient } from 'pg';
 
@@ -343,6 +343,63 @@ const MIGRATIONS: readonly string[] = [
   END $$;
   CREATE TRIGGER payees_changed AFTER INSERT OR UPDATE OR DELETE ON payees FOR EACH STATEMENT EXECUTE FUNCTION payees_changed();
   CREATE TRIGGER payee_approvals_changed AFTER INSERT ON payee_approvals FOR EACH STATEMENT EXECUTE FUNCTION payees_changed();
+  `,
+  // 7: other desks see changes live (main/team/team-changes.ts). Statement triggers notify 'journal_changes'
+  //    with JSON naming the desk that wrote (each desk's connections set payout_desk.desk_id, connect.ts) and
+  //    what moved: up to 50 payments whose state, status or finality changed (or were stored), else only their
+  //    batches (a 100,000-row batch stored is one message, not 100,000); and batches stored or changed state.
+  //    Claims, poll times and the like move no state and announce nothing.
+  `
+  CREATE FUNCTION journal_announce(payments JSON, batches JSON) RETURNS VOID LANGUAGE sql AS $$
+    SELECT pg_notify('journal_changes', json_build_object('desk', current_setting('payout_desk.desk_id', true), 'payments', payments, 'batches', batches)::text);
+  $$;
+
+  CREATE FUNCTION journal_payments_stored() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE n INTEGER;
+  BEGIN
+    SELECT count(*) INTO n FROM new_rows;
+    IF n = 0 THEN RETURN NULL; END IF;
+    IF n <= 50 THEN
+      PERFORM journal_announce((SELECT json_agg(json_build_object('kind', kind, 'id', id, 'batch', batch_id) ORDER BY pk) FROM new_rows), NULL);
+    ELSE
+      PERFORM journal_announce(NULL, (SELECT json_agg(DISTINCT batch_id) FROM new_rows WHERE batch_id IS NOT NULL));
+    END IF;
+    RETURN NULL;
+  END $$;
+
+  CREATE FUNCTION journal_payments_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE n INTEGER;
+  BEGIN
+    SELECT count(*) INTO n FROM new_rows a JOIN old_rows b ON a.pk = b.pk
+      WHERE a.state IS DISTINCT FROM b.state OR a.status IS DISTINCT FROM b.status OR a.is_final IS DISTINCT FROM b.is_final;
+    IF n = 0 THEN RETURN NULL; END IF;
+    IF n <= 50 THEN
+      PERFORM journal_announce((SELECT json_agg(json_build_object('kind', a.kind, 'id', a.id, 'batch', a.batch_id) ORDER BY a.pk) FROM new_rows a JOIN old_rows b ON a.pk = b.pk
+        WHERE a.state IS DISTINCT FROM b.state OR a.status IS DISTINCT FROM b.status OR a.is_final IS DISTINCT FROM b.is_final), NULL);
+    ELSE
+      PERFORM journal_announce(NULL, (SELECT json_agg(DISTINCT a.batch_id) FROM new_rows a JOIN old_rows b ON a.pk = b.pk
+        WHERE a.batch_id IS NOT NULL AND (a.state IS DISTINCT FROM b.state OR a.status IS DISTINCT FROM b.status OR a.is_final IS DISTINCT FROM b.is_final)));
+    END IF;
+    RETURN NULL;
+  END $$;
+
+  CREATE TRIGGER payments_stored AFTER INSERT ON payments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION journal_payments_stored();
+  CREATE TRIGGER payments_moved AFTER UPDATE ON payments REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION journal_payments_moved();
+
+  CREATE FUNCTION journal_batches_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE ids JSON;
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      SELECT json_agg(id ORDER BY id) INTO ids FROM new_rows;
+    ELSE
+      SELECT json_agg(a.id ORDER BY a.id) INTO ids FROM new_rows a JOIN old_rows b ON a.id = b.id
+        WHERE a.state IS DISTINCT FROM b.state OR a.pause_reason IS DISTINCT FROM b.pause_reason;
+    END IF;
+    IF ids IS NOT NULL THEN PERFORM journal_announce(NULL, ids); END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER batches_stored AFTER INSERT ON batches REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION journal_batches_changed();
+  CREATE TRIGGER batches_moved AFTER UPDATE ON batches REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION journal_batches_changed();
   `,
 ];
 

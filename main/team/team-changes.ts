@@ -1,0 +1,132 @@
+// What the other desks of a team change, as the team database announces it (LISTEN/NOTIFY): payments whose
+// state or status moved, batches stored or changed, dual-control records and the payee book. The desk runtime
+// turns these into the same events its own engine raises, so a screen shows another desk's work as it
+// happens, without asking the gateway itself. The triggers are in main/journal/pg/migrations.ts; a desk's
+// own writes carry its desk id (set on each of its connections) and are not announced back to it.
+import type { Pool, PoolClient } from 'pg';
+import type { RemoteChange } from '../desk/profile-stores';
+
+const CHANNELS = ['journal_changes', 'dual_control', 'payees'] as const;
+/** How soon a lost listening connection is tried again. */
+const RECONNECT_MS = 2_000;
+
+interface JournalPayload {
+  desk?: string | null;
+  payments?: { kind: 'payout' | 'payin'; id: string; batch: string | null }[] | null;
+  batches?: (string | null)[] | null;
+}
+
+/** The changes a journal_changes payload names, or none when it is this desk's own write or not one. */
+export function journalChanges(payload: string, ownDeskId: string): RemoteChange[] {
+  let parsed: JournalPayload;
+  try {
+    parsed = JSON.parse(payload) as JournalPayload;
+  } catch {
+    return [];
+  }
+  if (parsed.desk === ownDeskId) return [];
+  const out: RemoteChange[] = [];
+  for (const p of parsed.payments ?? []) {
+    if ((p.kind === 'payout' || p.kind === 'payin') && typeof p.id === 'string') out.push({ kind: 'payment', paymentKind: p.kind, id: p.id, batchId: p.batch ?? null });
+  }
+  for (const b of parsed.batches ?? []) if (typeof b === 'string') out.push({ kind: 'batch', id: b });
+  return out;
+}
+
+export class TeamChangeFeed {
+  private readonly listeners = new Set<(change: RemoteChange) => void>();
+  private readonly stateListeners = new Set<(listening: boolean) => void>();
+  private client: PoolClient | null = null;
+  private retry: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly deskId: string,
+  ) {}
+
+  /** Starts listening; the first connection must succeed (the stores are being opened on a reachable database). */
+  static async open(pool: Pool, deskId: string): Promise<TeamChangeFeed> {
+    const feed = new TeamChangeFeed(pool, deskId);
+    await feed.listen();
+    return feed;
+  }
+
+  /** True while changes reach this desk; false from a lost connection until it is listening again. */
+  get listening(): boolean {
+    return this.client !== null;
+  }
+
+  subscribe(listener: (change: RemoteChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Told when listening is lost or comes back. */
+  onListening(listener: (listening: boolean) => void): () => void {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    const client = this.client;
+    this.client = null;
+    client?.release();
+  }
+
+  private async listen(): Promise<void> {
+    const client = await this.pool.connect();
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      if (this.client === client) this.client = null;
+      client.release(true);
+      this.announce(false);
+      this.scheduleRetry();
+    };
+    client.on('error', onLost);
+    client.on('end', onLost);
+    client.on('notification', (m) => {
+      if (m.channel === 'journal_changes') for (const change of journalChanges(m.payload ?? '', this.deskId)) this.emit(change);
+      else if (m.channel === 'dual_control') this.emit({ kind: 'dual-control' });
+      else if (m.channel === 'payees') this.emit({ kind: 'payees' });
+    });
+    try {
+      for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
+    } catch (error) {
+      lost = true;
+      client.release(true);
+      throw error;
+    }
+    if (this.closed) {
+      client.release();
+      return;
+    }
+    this.client = client;
+  }
+
+  private scheduleRetry(): void {
+    if (this.closed || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.listen().then(
+        () => {
+          if (this.client) this.announce(true);
+        },
+        () => this.scheduleRetry(),
+      );
+    }, RECONNECT_MS);
+    this.retry.unref();
+  }
+
+  private emit(change: RemoteChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+
+  private announce(listening: boolean): void {
+    for (const listener of this.stateListeners) listener(listening);
+  }
+}

@@ -1,0 +1,102 @@
+// A profile's stores on its team database (profile.teamDatabase): the team journal, the dual-control
+// records and the payee book shared by the team's desks, this desk process's lease, and the merchant's
+// rate budget shared through the same database. The desk runtime opens it for a profile that points at a
+// team database, so every screen and CLI command of that profile works on the team's records.
+// Each desk keeps its own keychain: the password to the database, the merchant's key (sender desks only)
+// and each person's key stay on the machines they belong to.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Pool } from 'pg';
+import { PgDualControlRepository } from '../approvals/pg-repository';
+import type { AppContext } from '../context';
+import type { ProfileStores } from '../desk/profile-stores';
+import { nameConnectionsAfter, openTeamPool, teamWhere } from '../journal/pg/connect';
+import { PgJournal } from '../journal/pg/journal';
+import { TeamRateBudget } from '../journal/pg/rate-budget';
+import type { Logger } from '../log';
+import { PgPayeeRepository } from '../payees/pg-repository';
+import type { Profile } from '../profiles/profile-schema';
+import { TeamPasswords } from '../profiles/team-password';
+import { TeamAuditSeal } from './team-audit';
+import { TeamChangeFeed } from './team-changes';
+import { TeamRateLimiter } from './team-limiter';
+
+export interface TeamStoresOptions {
+  ctx: AppContext;
+  profile: Profile;
+  log: Logger;
+  /** This desk's name among the team (default PAYOUT_DESK_NAME, else the host name); a process adds a UUID. */
+  deskName?: string;
+  /** The desk's lease on its claims (default 60 s): a desk that dies leaves its sends to others after it. */
+  leaseMs?: number;
+  /** Connections to the database (default 8: the journal's work, and one each for the change listeners). */
+  poolSize?: number;
+  /** Tests: the pool is given, not made from the profile (it is still closed with the stores). */
+  pool?: Pool;
+}
+
+export const defaultDeskName = (): string => process.env['PAYOUT_DESK_NAME']?.trim() || hostname();
+
+/** Connects to the profile's team database (migrating it), takes this desk's lease and opens its stores. */
+export async function openTeamStores(options: TeamStoresOptions): Promise<ProfileStores> {
+  const { ctx, profile, log } = options;
+  const team = profile.teamDatabase;
+  if (!team) throw new Error(`Profile ${profile.id} has no team database`);
+  const deskId = `${options.deskName ?? defaultDeskName()}:${randomUUID()}`;
+  let pool: Pool;
+  if (options.pool) {
+    pool = options.pool;
+    nameConnectionsAfter(pool, deskId);
+  } else pool = await connect(options, deskId);
+  const opened: { close(): Promise<void> }[] = [];
+  try {
+    const journal = await PgJournal.open(pool, {
+      deskId,
+      maxRequestMs: ctx.fetchTimeoutMs,
+      ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+      // A SENDING mark that could not be written: the claim, written before, already says the payout may be in flight.
+      onBackgroundError: (error) => log.warn('team journal: a SENDING mark was not written', { message: error instanceof Error ? error.message : String(error) }),
+    });
+    opened.push(journal);
+    const dualControl = await PgDualControlRepository.open(pool);
+    opened.push(dualControl);
+    const payees = await PgPayeeRepository.open(pool);
+    opened.push({ close: () => payees.end() });
+    const changes = await TeamChangeFeed.open(pool, deskId);
+    opened.push(changes);
+    const budget = new TeamRateBudget({
+      pool, deskId, baseUrl: profile.baseUrl, merchantCode: profile.merchantCode, limit: profile.rateLimitPerSec, maxRequestMs: ctx.fetchTimeoutMs + 5_000,
+    });
+    const limiter = new TeamRateLimiter(budget, { requestTimeoutMs: ctx.fetchTimeoutMs });
+    return {
+      journal,
+      dualControl,
+      payees,
+      team: { deskId, limiter, where: teamWhere(team) },
+      openSeal: async (keyStore) => TeamAuditSeal.open(pool, keyStore, profile.id),
+      // Team entries are chained in the database whatever the keychain says (see team-audit.ts).
+      sealFailed: () => undefined,
+      onRemoteChange: (listener) => changes.subscribe(listener),
+      async close() {
+        for (const part of opened.reverse()) await part.close().catch((error: unknown) => log.warn('team store did not close cleanly', { error }));
+        await pool.end().catch(() => undefined);
+      },
+    };
+  } catch (error) {
+    for (const part of opened.reverse()) await part.close().catch(() => undefined);
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function connect(options: TeamStoresOptions, deskId: string): Promise<Pool> {
+  const { ctx, profile, log } = options;
+  const password = await new TeamPasswords({ keyStore: ctx.keyStore, profiles: ctx.profiles, audit: ctx.trail }).reveal(profile.id);
+  const { pool } = await openTeamPool(profile.teamDatabase!, password, {
+    max: options.poolSize ?? 8,
+    deskId,
+    // An idle connection the server ended is reported on the pool; the next query takes a new one.
+    onError: (error) => log.warn('team database connection lost', { message: error.message }),
+  });
+  return pool;
+}
