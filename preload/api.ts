@@ -640,6 +640,11 @@ export interface PeopleContract {
   touch: { args: void; result: DeskSessionView };
   /** The first person needs nobody unlocked and gets every role; later ones need an unlocked admin. */
   add: { args: { name: string; roles: RoleName[]; passphrase: string }; result: { person: PersonInfo; warning: string | null } };
+  /**
+   * A person sets themselves up at their own desk (their key is made in this desk's keychain): a viewer until an
+   * admin grants more roles, from any desk of the team. Needs someone set up already (the first person uses add).
+   */
+  enroll: { args: { name: string; passphrase: string }; result: DeskSessionView };
   setRoles: { args: { personId: string; roles: RoleName[] }; result: PersonInfo };
   revoke: { args: { personId: string; reason: string }; result: { person: PersonInfo; approvalsVoided: number } };
 }
@@ -1001,7 +1006,7 @@ export const IPC_METHODS = {
   payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
   audit: ['list', 'verify'],
   settings: ['get', 'update', 'teamDatabase', 'setTeamDatabase', 'clearTeamDatabase', 'checkTeamDatabase'],
-  people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'setRoles', 'revoke'],
+  people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'enroll', 'setRoles', 'revoke'],
   approvals: ['queue', 'show', 'status', 'approve', 'reject', 'policy', 'setPolicy'],
   payees: ['list', 'versions', 'add', 'edit', 'approve', 'reject', 'withdraw', 'import', 'export', 'addFromPayout'],
   app: ['info', 'connectionState', 'rateBudget', 'openDataFolder', 'chooseFile', 'fileDropped'],

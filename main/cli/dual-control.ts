@@ -127,6 +127,19 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
   });
 
   people
+    .command('enroll')
+    .description("set yourself up at this desk (your key in this machine's keychain) as a viewer; an admin grants more roles, from any desk of the team")
+    .requiredOption('--name <name>', 'your name')
+    .option('--new-passphrase-env <name>', 'environment variable holding your new passphrase')
+    .option('--new-passphrase-file <file>', 'file whose first line is your new passphrase')
+    .action(async (o: { name: string; newPassphraseEnv?: string; newPassphraseFile?: string }) => {
+      const passphrase = await readSecretInput(deps, { file: o.newPassphraseFile, env: o.newPassphraseEnv }, 'new passphrase');
+      if (passphrase === undefined) throw new CliUsageError('Give your new passphrase with --new-passphrase-env or --new-passphrase-file');
+      const { person } = await svc().enroll(profileId(), { name: o.name, passphrase });
+      deps.print([`Enrolled ${personLine(person)}`, `Read your key's fingerprint to an admin, who grants your roles: ${person.fingerprint}`], { person });
+    });
+
+  people
     .command('list')
     .description('everyone on this profile, with their roles now')
     .action(async () => {

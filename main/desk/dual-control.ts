@@ -108,6 +108,13 @@ export async function approvalExportRows(rt: DeskRuntime, profileId: string, sub
 
 export interface DualControlService {
   listPeople(profileId: string): Promise<PersonView[]>;
+  /**
+   * A person sets themselves up at their own desk: their key is made in this desk's keychain (a team: each
+   * person's key only on their own machine), with the viewer role only, which lets them do nothing but look;
+   * an admin grants more, from any desk, after checking the fingerprint with them. Refused while nobody is set
+   * up (the first person is added, and gets every role).
+   */
+  enroll(profileId: string, input: { name: string; passphrase: string }): Promise<{ person: PersonView }>;
   /** The first person needs no session and gets every role; later ones are added by an unlocked admin. */
   addPerson(profileId: string, input: { name: string; roles: readonly string[]; passphrase: string }, by: UnlockedSession | null): Promise<{ person: PersonView; warning: string | null }>;
   setRoles(profileId: string, personId: string, roles: readonly string[], by: UnlockedSession): Promise<PersonView>;
@@ -205,6 +212,21 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
       await rt.audit(profileId, { actor: admin ? personActor(admin) : undefined, action: 'person.added', subject: id, details: { name, roles, fingerprint: publicKeyFingerprint(publicKey), by: admin?.name ?? null } });
       const warning = first ? `${name} holds every role: until someone else is added, nobody checks their payouts` : null;
       return { person: await view((await repo.getPerson(id))!), warning };
+    },
+
+    async enroll(profileId, input) {
+      const repo = await rt.dualControlFor(profileId);
+      if ((await repo.listPeople()).length === 0) {
+        throw new DeskError('NO_PEOPLE', 'Nobody is set up on this profile yet: add the first person (they get every role) instead of enrolling');
+      }
+      const { name, roles } = checkPersonInput(input.name, ['viewer']);
+      const id = randomUUID();
+      const { publicKey } = await vault.create(id, input.passphrase);
+      const at = now();
+      await rt.auditSeal(profileId);
+      await repo.addPerson({ id, name, publicKey, createdAt: at, createdBy: null, revokedAt: null, revokedBy: null, revokeReason: null }, roles, at, null);
+      await rt.audit(profileId, { actor: personActor({ id }), action: 'person.enrolled', subject: id, details: { name, roles, fingerprint: publicKeyFingerprint(publicKey) } });
+      return { person: await view((await repo.getPerson(id))!) };
     },
 
     async setRoles(profileId, personId, roles, by) {

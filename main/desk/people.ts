@@ -64,6 +64,12 @@ export function peopleService(rt: DeskRuntime, dc: DualControlService): ProfileA
       if (first) await unlockAs(profile.id, person.id, passphrase);
       return { person: personInfo(person), warning };
     },
+    async enroll(profile, { name, passphrase }) {
+      const { person } = await dc.enroll(profile.id, { name, passphrase });
+      // They typed their passphrase at this desk a moment ago: they are at the desk.
+      await unlockAs(profile.id, person.id, passphrase);
+      return sessionView(rt, dc, profile.id);
+    },
     async setRoles(profile, { personId, roles }) {
       const person = await dc.setRoles(profile.id, personId, roles, unlockedOrThrow(rt, profile.id, 'change roles (as an admin)'));
       rt.events.emit('approvalsChanged', { profileId: profile.id, subject: null });

@@ -245,6 +245,7 @@ export const ARG_SCHEMAS: SchemaMap = {
     lock: none,
     touch: none,
     add: z.strictObject({ name: required(80), roles, passphrase }),
+    enroll: z.strictObject({ name: required(80), passphrase }),
     setRoles: z.strictObject({ personId, roles }),
     revoke: z.strictObject({ personId, reason: required(500) }),
   },

@@ -115,6 +115,7 @@ export const useDualControlStore = defineStore('dualControl', () => {
   const unlock = async (personId: string, passphrase: string) => after(await desk().people.unlock({ personId, passphrase }));
   const lock = async () => after(await desk().people.lock());
   const addPerson = async (name: string, roles: RoleName[], passphrase: string) => after(await desk().people.add({ name, roles, passphrase }), { people: true });
+  const enroll = async (name: string, passphrase: string) => after(await desk().people.enroll({ name, passphrase }), { people: true });
   const setRoles = async (personId: string, roles: RoleName[]) => after(await desk().people.setRoles({ personId, roles }), { people: true });
   const revoke = async (personId: string, reason: string) => after(await desk().people.revoke({ personId, reason }), { people: true });
   const show = (subject: ApprovalSubjectRef) => desk().approvals.show(subject);
@@ -135,7 +136,7 @@ export const useDualControlStore = defineStore('dualControl', () => {
 
   return {
     session, people, queue, queueLoaded, policy, revision, unlockOpen, me, isAdmin, enforced, waitingForMe, preparedByMe, rejected,
-    has, hydrate, dehydrate, loadSession, loadPeople, loadQueue, loadPolicy, unlock, lock, addPerson, setRoles, revoke, show, approve, reject, savePolicy, touch,
+    has, hydrate, dehydrate, loadSession, loadPeople, loadQueue, loadPolicy, unlock, lock, addPerson, enroll, setRoles, revoke, show, approve, reject, savePolicy, touch,
   };
 });
 

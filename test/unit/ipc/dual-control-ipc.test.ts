@@ -64,6 +64,11 @@ describe('dual control over IPC', () => {
     expect(await ok('approvals:queue')).toEqual([]);
   });
 
+  it('nobody can enrol themselves before the first person is set up (the first one is added, with every role)', async () => {
+    expect(await fails('people:enroll', { name: 'Vera', passphrase: 'vera-long-passphrase' })).toMatchObject({ code: 'NO_PEOPLE' });
+    expect(await ok('people:list')).toEqual([]);
+  });
+
   it('a weak passphrase is refused with the service\'s typed error, and nobody is added', async () => {
     expect(await fails('people:add', { name: 'Ada', roles: ['admin'], passphrase: 'short' })).toMatchObject({ code: 'WEAK_PASSPHRASE' });
     expect(await ok('people:list')).toEqual([]);
@@ -93,6 +98,21 @@ describe('dual control over IPC', () => {
     expect(approvalEvents.length).toBe(before + 1);
   });
 
+  it('a person enrols at their own desk: a viewer with the key in this keychain, unlocked, audited; only an admin grants more', async () => {
+    const session = await ok<{ unlocked: { personId: string; name: string; roles: string[] } }>('people:enroll', { name: 'Vera', passphrase: 'vera-long-passphrase' });
+    expect(session.unlocked).toMatchObject({ name: 'Vera', roles: ['viewer'] });
+    const vera = session.unlocked.personId;
+    const listed = (await ok<{ id: string; roles: string[]; keyOnThisMachine: boolean; fingerprint: string }[]>('people:list')).find((p) => p.id === vera)!;
+    expect(listed).toMatchObject({ roles: ['viewer'], keyOnThisMachine: true });
+    const entry = (await (await rt.journalFor('live-1')).listAudit(20)).find((e) => e.action === 'person.enrolled');
+    expect(entry).toMatchObject({ actor: `person:${vera}`, subject: vera, details: { name: 'Vera', roles: ['viewer'], fingerprint: listed.fingerprint } });
+    // A viewer grants nothing to anyone, themselves included.
+    expect((await fails('people:setRoles', { personId: vera, roles: ['approver'] })).code).toBe('NOT_ALLOWED');
+    await ok('people:unlock', { personId: ada, passphrase: PASS_ADA });
+    expect(await ok('people:setRoles', { personId: vera, roles: ['approver'] })).toMatchObject({ roles: ['approver'] });
+    expect(JSON.stringify(await ok('people:list'))).not.toContain('vera-long-passphrase');
+  });
+
   it('a policy the desk cannot apply is a typed INVALID_POLICY, not a crash', async () => {
     const e = await fails('approvals:setPolicy', { rules: { bands: { EUR: [{ atLeast: '10', approvals: 1 }, { atLeast: '10.0', approvals: 2 }] }, newOrChangedPayee: 0 } });
     expect(e.code).toBe('INVALID_POLICY');
@@ -105,6 +125,8 @@ describe('dual control over IPC', () => {
       ['people:add', { name: 'Eve', roles: ['root'], passphrase: 'a-long-enough-passphrase' }],
       ['people:add', { name: 'Eve', roles: [], passphrase: 'a-long-enough-passphrase' }],
       ['people:add', { name: '   ', roles: ['viewer'], passphrase: 'a-long-enough-passphrase' }],
+      ['people:enroll', { name: 'Eve', roles: ['admin'], passphrase: 'a-long-enough-passphrase' }],
+      ['people:enroll', { name: 'Eve' }],
       ['people:revoke', { personId: bob, reason: '' }],
       ['approvals:reject', { kind: 'batch', id: 'b-1', reason: '  ' }],
       ['approvals:approve', { kind: 'invoice', id: 'b-1', passphrase: PASS_ADA }],

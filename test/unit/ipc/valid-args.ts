@@ -66,6 +66,7 @@ export const VALID_ARGS: { [C in Channel]: ArgsOf<C> } = {
   'people:lock': undefined,
   'people:touch': undefined,
   'people:add': { name: 'Ada Approver', roles: ['approver'], passphrase: 'correct horse battery' },
+  'people:enroll': { name: 'Vera Viewer', passphrase: 'correct horse battery' },
   'people:setRoles': { personId: '7d1c2a4e-1111-4222-8333-944445555666', roles: ['approver', 'sender'] },
   'people:revoke': { personId: '7d1c2a4e-1111-4222-8333-944445555666', reason: 'left the company' },
   'approvals:queue': undefined,
