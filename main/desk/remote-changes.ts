@@ -22,6 +22,8 @@ export function followRemoteChanges(deps: {
   log: Logger;
   /** Whether this desk's own engine is sending the batch now (the batch's word for its state). */
   live: (batchId: string) => BatchLiveState | null;
+  /** A sender desk's engine sends what another desk stored or resumed (PayoutEngine.takeUp). */
+  takeUp: (kind: 'batch' | 'payout', id: string) => Promise<void>;
 }): RemoteChangeFollower {
   const { profileId, stores, events, log } = deps;
   const journal = stores.journal;
@@ -54,10 +56,12 @@ export function followRemoteChanges(deps: {
           source: last?.source ?? 'local', observedAt: new Date(last?.observedAt ?? p.updatedAt).toISOString(), batchId: p.batchId,
         });
         if (p.batchId) readProgress(p.batchId);
+        else if (p.kind === 'payout') await deps.takeUp('payout', p.id);
         return;
       }
       case 'batch':
         readProgress(change.id);
+        await deps.takeUp('batch', change.id);
         return;
       case 'dual-control':
       case 'payees':

@@ -123,6 +123,11 @@ export interface DeskRuntime {
   close(): Promise<void>;
 }
 
+/** This desk holds what signs the profile's requests: its active key, or the deprecated secret when the profile uses it. */
+async function signsHere(ctx: AppContext, profile: Profile): Promise<boolean> {
+  return profile.useDeprecatedSecret ? ctx.keys.hasDeprecatedSecret(profile.id).catch(() => false) : profile.activeKeyId !== null;
+}
+
 export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   const { ctx, events, log } = options;
   const open = options.openJournal ?? ((profileId: string) => openJournal(journalPath(ctx.home, profileId)));
@@ -157,7 +162,11 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
         (st) => {
           void auditSeal(profileId).catch(() => undefined);
           if (st.onRemoteChange) {
-            followers.set(profileId, followRemoteChanges({ profileId, stores: st, events, log, live: (batchId) => running.get(profileId)?.batchLive(batchId) ?? null }));
+            followers.set(profileId, followRemoteChanges({
+              profileId, stores: st, events, log,
+              live: (batchId) => running.get(profileId)?.batchLive(batchId) ?? null,
+              takeUp: async (kind, id) => running.get(profileId)?.takeUp(kind, id),
+            }));
           }
         },
         // Not cached: the next use tries again (the team database may be back).
@@ -325,6 +334,8 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
         newOrChangedPayees: newOrChangedPayeeCount(st.payees),
         payeesMarker: () => st.payees.changeMarker(),
       }),
+      // A desk of a team without the merchant's key leaves every request to the team's sender desks.
+      sends: st.team === null || (await signsHere(ctx, profile)),
       ...options.engineOptions?.(profile),
       journal: st.journal,
       gateway: gatewayPortFor(ctx, profileId),

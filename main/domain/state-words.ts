@@ -43,6 +43,8 @@ export interface BatchLiveState {
   running: boolean;
   /** Set while the gateway cannot be reached: since when (epoch ms) and the error's message. */
   unreachable?: { since: number; message: string | null } | null;
+  /** A desk of a team that does not send (no merchant key here): the team's sender desks run its batches. */
+  senderElsewhere?: boolean;
 }
 
 export interface BatchCountsForWords {
@@ -82,6 +84,7 @@ export function batchStateWords(p: BatchCountsForWords, live: BatchLiveState | n
   }
   if (state === 'PAUSED') return { word: 'PAUSED', reason: pauseReason };
   if (state === 'RUNNING' && live) {
+    if (!live.running && live.senderElsewhere) return { word: 'RUNNING', reason: "sent by the team's sender desks (the merchant's key is not on this desk)" };
     if (!live.running) return { word: 'STOPPED', reason: 'nothing sends it now (the desk that ran it stopped); resume it to carry on' };
     if (live.unreachable) return { word: 'WAITING', reason: unreachableReason(live.unreachable.since, live.unreachable.message) };
   }

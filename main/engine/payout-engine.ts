@@ -51,11 +51,19 @@ export interface PayoutEngineOptions<J extends JournalPort = Journal> {
   heldElsewhereRetryMs?: number;
   /** Dual control: asked before the first create of a payout or a batch; absent, nothing is asked. */
   approvalGate?: ApprovalGatePort | null;
+  /**
+   * Whether this engine talks to the gateway (default true). A desk of a team without the merchant's key
+   * stores payouts and batches in the team journal and changes their state, and leaves every request to
+   * the team's sender desks: no sends, status reads, balance reads or callback listener here.
+   */
+  sends?: boolean;
   now?: () => number;
   random?: () => number;
 }
 
-export type EngineErrorCode = 'VALIDATION' | 'NOT_FOUND' | 'BAD_STATE' | 'PAYOUT_HELD' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED';
+export type EngineErrorCode = 'VALIDATION' | 'NOT_FOUND' | 'BAD_STATE' | 'PAYOUT_HELD' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'NOT_SENDER';
+
+export const NOT_SENDER_MESSAGE = "This desk does not talk to the gateway: the merchant's key is not on it. The team's sender desks send, read statuses and balances; what they see is shown here";
 
 export class EngineError extends Error {
   constructor(
@@ -161,6 +169,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     if (this.started) return;
     this.started = true;
     this.singlesAbort = new AbortController();
+    if (!this.sends) return;
     if (this.options.callbackListen) await this.startListener(this.options.callbackListen);
     await this.recover();
     this.poller.start();
@@ -191,6 +200,25 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       };
       this.emit('background-error', new Error(`callback listener: ${this.callbackState.message}`));
     }
+  }
+
+  /** False on a desk of a team that leaves requests to the team's sender desks (PayoutEngineOptions.sends). */
+  get sends(): boolean {
+    return this.options.sends !== false;
+  }
+
+  /**
+   * Another desk of the team stored or resumed it: a sender desk sends a RUNNING batch it is not running,
+   * and a single payout still QUEUED, as its own (the claims let exactly one desk send each payout).
+   */
+  async takeUp(kind: 'batch' | 'payout', id: string): Promise<void> {
+    if (!this.started || !this.sends) return;
+    if (kind === 'batch') {
+      if ((await this.journal.getBatch(id))?.state === 'RUNNING') this.startRun(id);
+      return;
+    }
+    const p = await this.journal.getPayment('payout', id);
+    if (p && p.batchId === null && (p.state === 'QUEUED' || p.state === 'UNKNOWN')) void this.sendSingle(id).catch(() => undefined);
   }
 
   /** Stops sending (requests on the wire finish and are recorded); batches stay RUNNING for the next start. */
@@ -353,6 +381,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   }
 
   refreshBalances(currencyCodes?: string[]): Promise<BalanceSnapshot[]> {
+    if (!this.sends) return Promise.reject(new EngineError('NOT_SENDER', NOT_SENDER_MESSAGE));
     return this.balances.refresh(currencyCodes);
   }
 
@@ -382,6 +411,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   }
 
   private startRun(batchId: string): void {
+    if (!this.sends) return;
     if (this.runs.get(batchId) && !this.runs.get(batchId)?.stopping) return;
     const limit = this.gateway.limiter.usage().limit;
     const run = new BatchRun(batchId, {
@@ -443,6 +473,8 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   }
 
   private sendSingle(id: string): Promise<SendOutcome> {
+    // Stored QUEUED: one of the team's sender desks sends it.
+    if (!this.sends) return Promise.resolve('not-unsent');
     const existing = this.singles.get(id);
     if (existing) return existing;
     const signal = this.singlesAbort.signal;
@@ -516,7 +548,9 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   batchLive(batchId: string): BatchLiveState {
     const run = this.runs.get(batchId);
     const c = this.connection;
-    return { running: run !== undefined && !run.stopping, unreachable: c.state === 'offline' ? { since: c.at, message: c.message } : null };
+    return {
+      running: run !== undefined && !run.stopping, unreachable: c.state === 'offline' ? { since: c.at, message: c.message } : null, ...(this.sends ? {} : { senderElsewhere: true }),
+    };
   }
 
   private setConnection(state: 'online' | 'offline', message: string | null): void {
