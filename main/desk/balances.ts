@@ -2,6 +2,8 @@
 import type { BalanceView } from '../../preload/api';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
+import { NOT_SENDER_MESSAGE } from '../engine/payout-engine';
+import { DeskError } from './services';
 import { iso, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 
@@ -27,8 +29,10 @@ export function balancesService(rt: DeskRuntime, currencies: CurrencyCache): Pro
       return views(profile.id, currencies.decimalsOf(profile.id));
     },
     async refresh(profile) {
-      const codes = (await currencies.currencies(profile.id)).map((c) => c.code);
       const engine = await rt.engineFor(profile.id);
+      // A desk of a team without the merchant's key: the sender desks' readings are what there is.
+      if (!engine.sends) throw new DeskError('NOT_SENDER', NOT_SENDER_MESSAGE);
+      const codes = (await currencies.currencies(profile.id)).map((c) => c.code);
       await engine.refreshBalances(codes);
       return views(profile.id, currencies.decimalsOf(profile.id));
     },

@@ -38,6 +38,8 @@ export class TeamChangeFeed {
   private readonly stateListeners = new Set<(listening: boolean) => void>();
   private client: PoolClient | null = null;
   private retry: NodeJS.Timeout | null = null;
+  /** Gives the listening connection back (true: it was lost, so listen again). */
+  private dropClient: ((lost: boolean) => void) | null = null;
   private closed = false;
 
   private constructor(
@@ -71,24 +73,27 @@ export class TeamChangeFeed {
   async close(): Promise<void> {
     this.closed = true;
     if (this.retry) clearTimeout(this.retry);
-    const client = this.client;
     this.client = null;
-    client?.release();
+    this.dropClient?.(false);
   }
 
   private async listen(): Promise<void> {
     const client = await this.pool.connect();
-    let lost = false;
-    const onLost = () => {
-      if (lost) return;
-      lost = true;
+    let released = false;
+    // Given back once: a closed feed hands it back listening-free (destroyed), a lost one is thrown away.
+    const drop = (lost: boolean) => {
+      if (released) return;
+      released = true;
       if (this.client === client) this.client = null;
+      client.removeAllListeners('notification');
       client.release(true);
-      this.announce(false);
-      this.scheduleRetry();
+      if (lost && !this.closed) {
+        this.announce(false);
+        this.scheduleRetry();
+      }
     };
-    client.on('error', onLost);
-    client.on('end', onLost);
+    client.on('error', () => drop(true));
+    client.on('end', () => drop(true));
     client.on('notification', (m) => {
       if (m.channel === 'journal_changes') for (const change of journalChanges(m.payload ?? '', this.deskId)) this.emit(change);
       else if (m.channel === 'dual_control') this.emit({ kind: 'dual-control' });
@@ -97,15 +102,15 @@ export class TeamChangeFeed {
     try {
       for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
     } catch (error) {
-      lost = true;
-      client.release(true);
+      drop(false);
       throw error;
     }
     if (this.closed) {
-      client.release();
+      drop(false);
       return;
     }
     this.client = client;
+    this.dropClient = drop;
   }
 
   private scheduleRetry(): void {

@@ -10,7 +10,7 @@ import type { Pool } from 'pg';
 import { PgDualControlRepository } from '../approvals/pg-repository';
 import type { AppContext } from '../context';
 import type { ProfileStores } from '../desk/profile-stores';
-import { nameConnectionsAfter, openTeamPool, teamWhere } from '../journal/pg/connect';
+import { openTeamPool, teamWhere } from '../journal/pg/connect';
 import { PgJournal } from '../journal/pg/journal';
 import { TeamRateBudget } from '../journal/pg/rate-budget';
 import type { Logger } from '../log';
@@ -31,8 +31,6 @@ export interface TeamStoresOptions {
   leaseMs?: number;
   /** Connections to the database (default 8: the journal's work, and one each for the change listeners). */
   poolSize?: number;
-  /** Tests: the pool is given, not made from the profile (it is still closed with the stores). */
-  pool?: Pool;
 }
 
 export const defaultDeskName = (): string => process.env['PAYOUT_DESK_NAME']?.trim() || hostname();
@@ -43,11 +41,7 @@ export async function openTeamStores(options: TeamStoresOptions): Promise<Profil
   const team = profile.teamDatabase;
   if (!team) throw new Error(`Profile ${profile.id} has no team database`);
   const deskId = `${options.deskName ?? defaultDeskName()}:${randomUUID()}`;
-  let pool: Pool;
-  if (options.pool) {
-    pool = options.pool;
-    nameConnectionsAfter(pool, deskId);
-  } else pool = await connect(options, deskId);
+  const pool = await connect(options, deskId);
   const opened: { close(): Promise<void> }[] = [];
   try {
     const journal = await PgJournal.open(pool, {

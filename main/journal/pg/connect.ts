@@ -17,12 +17,12 @@ export const TEAM_APPLICATION_NAME = 'payout-desk';
 /** The setting each connection of a desk carries, so the database can say which desk wrote a change. */
 export const DESK_ID_SETTING = 'payout_desk.desk_id';
 
-/** Makes every new connection of the pool name this desk before any of its statements runs. */
-export function nameConnectionsAfter(pool: Pool, deskId: string): void {
-  pool.on('connect', (client) => {
-    // Queued on the client ahead of whatever the pool hands it out for.
-    client.query('SELECT set_config($1, $2, false)', [DESK_ID_SETTING, deskId]).catch(() => undefined);
-  });
+/**
+ * The startup option that has every connection name its desk from its first statement on (the server reads
+ * `-c name=value`; a space or backslash in the value is escaped with a backslash).
+ */
+export function deskIdOption(deskId: string): string {
+  return `-c ${DESK_ID_SETTING}=${deskId.replace(/[\\ ]/g, (c) => `\\${c}`)}`;
 }
 
 export type TeamDatabaseErrorCode =
@@ -112,7 +112,7 @@ export async function openTeamPool(
   options: {
     onError?: (error: Error) => void;
     max?: number;
-    /** The desk process the connections work for (nameConnectionsAfter); none for a connection check. */
+    /** The desk process the connections work for (deskIdOption); none for a connection check. */
     deskId?: string;
     /** Tests only: a shorter wait for a silent server. */
     connectTimeoutMs?: number;
@@ -121,9 +121,9 @@ export async function openTeamPool(
   const ca = await readTeamCa(team);
   const config = teamPoolConfig(team, password, { ...(ca !== undefined ? { ca } : {}), ...(options.max !== undefined ? { max: options.max } : {}) });
   if (options.connectTimeoutMs !== undefined) config.connectionTimeoutMillis = options.connectTimeoutMs;
+  if (options.deskId) config.options = deskIdOption(options.deskId);
   const pool = new pg.Pool(config);
   pool.on('error', (error) => options.onError?.(error));
-  if (options.deskId) nameConnectionsAfter(pool, options.deskId);
   try {
     const version = await pool.query<{ server_version: string }>('SHOW server_version');
     const migratedFrom = await migratePg(pool);
