@@ -79,10 +79,11 @@ export function pgPaymentRow(r: QueryResultRow): PaymentRow {
 const SEARCHED = ['id', 'account_name', 'account_number', 'email_address', 'reference'] as const;
 
 /**
- * A bound on created_at as SQLite compares it with an INTEGER column: a fraction rounds up for both
- * `>=` and `<` (integers only), NaN (bound as NULL by SQLite) matches nothing, ±Infinity everything or nothing.
+ * A bound on an integer column (created_at, observed_at, seq) as SQLite compares it with an INTEGER column:
+ * a fraction rounds up for both `>=` and `<` (integers only), NaN (bound as NULL by SQLite) matches nothing,
+ * ±Infinity everything or nothing. PostgreSQL would refuse a fraction for a BIGINT parameter instead.
  */
-function timeBound(value: number, op: '>=' | '<'): { sql: 'TRUE' | 'FALSE' } | { value: number } {
+export function integerBound(value: number, op: '>=' | '<'): { sql: 'TRUE' | 'FALSE' } | { value: number } {
   if (Number.isNaN(value)) return { sql: 'FALSE' };
   if (value === Number.POSITIVE_INFINITY || value > Number.MAX_SAFE_INTEGER) return { sql: op === '>=' ? 'FALSE' : 'TRUE' };
   if (value === Number.NEGATIVE_INFINITY || value < Number.MIN_SAFE_INTEGER) return { sql: op === '>=' ? 'TRUE' : 'FALSE' };
@@ -105,7 +106,7 @@ export function pgHistoryWhere(filter: HistoryFilter): { sql: string; params: un
   if (terms.batchId) parts.push(`p.batch_id = ${bind(terms.batchId)}`);
   for (const [value, op] of [[terms.from, '>='], [terms.to, '<']] as const) {
     if (value === undefined) continue;
-    const bound = timeBound(value, op);
+    const bound = integerBound(value, op);
     parts.push('sql' in bound ? bound.sql : `p.created_at ${op} ${bind(bound.value)}::bigint`);
   }
   const text = terms.text;

@@ -1,5 +1,6 @@
-// The team journal on PostgreSQL: the adapter of JournalPort (port.ts) that lets the desks of a finance team
-// share one database (issue "Team desk"). Each method behaves as the SQLite journal's (journal.ts): the same
+// The team journal on PostgreSQL: the adapter of DeskJournal (port.ts) that lets the desks of a finance team
+// share one database (issue "Team desk"): the engine's JournalPort here, the screens' reads in pg/history.ts
+// and pg/desk-reads.ts. Each method behaves as the SQLite journal's (journal.ts): the same
 // state transitions, guards, status events and audit entries, written in one transaction where SQLite
 // writes one. Tables: pg/migrations.ts (3: payments, batches, status events; 4: the write side).
 //
@@ -40,16 +41,21 @@ import { payeeKey } from '../../domain/payee-key';
 import { deskActor } from '../actor';
 import { canonicalJson, entryHash, GENESIS_HASH, type NewAuditEntry } from '../audit-log';
 import { JournalError, totalsOf, type BatchCounts, type BatchInput } from '../journal';
-import type { JournalPort, ManifestRow, SendClaim } from '../port';
-import { toBatch, toPayment, type BatchRow } from '../rows';
+import type { DeskJournal, ManifestRow, SendClaim } from '../port';
+import { toBatch, toPayment } from '../rows';
 import type {
-  AuditEntry, BalanceSnapshot, BatchRecord, BatchState, NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusObservation,
+  AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
+  PaymentState, StatusEvent, StatusObservation,
 } from '../types';
 import { PAYMENT_STATES } from '../types';
+import {
+  balanceSeriesPg, batchFileSubmittedPg, batchPaymentsPg, existingPayoutIdsPg, intentAttemptsPg, knownBeneficiaryAccountsPg, latestBalancesPg,
+  listAuditPg, listBatchesPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg,
+} from './desk-reads';
 import { migratePg } from './migrations';
 import { isConnectionError } from './rate-budget';
 import { inTransaction } from './transaction';
-import { pgInteger, pgPaymentRow, type PgQueryable } from './history';
+import { iterateHistoryPg, paymentTimelinePg, pgInteger, pgPaymentRow, queryHistoryPg, type PgHistoryPage, type PgQueryable } from './history';
 
 /** Key of the advisory lock that keeps the audit chain linear across desks (held to the end of a transaction). */
 const AUDIT_LOCK = 0x70_61_75_64_69_74; // "paudit"
@@ -90,23 +96,9 @@ const UNSENT = `('QUEUED', 'SENDING', 'UNKNOWN')`;
 /** The SQL of "the desk named by p.claimed_by holds no live lease". */
 const CLAIM_DEAD = `NOT EXISTS (SELECT 1 FROM desk_leases l WHERE l.desk_id = p.claimed_by AND l.lease_until > clock_timestamp())`;
 
-function pgBatchRow(r: QueryResultRow): BatchRow {
-  return {
-    id: r.id as string,
-    file_name: r.file_name as string,
-    sha256: r.sha256 as string,
-    row_count: pgInteger(r.row_count, 'row_count'),
-    totals_json: r.totals_json as string,
-    state: r.state as BatchState,
-    pause_reason: r.pause_reason as string | null,
-    created_at: pgInteger(r.created_at, 'created_at'),
-    updated_at: pgInteger(r.updated_at, 'updated_at'),
-  };
-}
-
 const toPgPayment = (r: QueryResultRow): PaymentRecord => toPayment(pgPaymentRow(r));
 
-export class PgJournal implements JournalPort {
+export class PgJournal implements DeskJournal {
   private readonly now: () => number;
   private readonly leaseMs: number;
   private readonly marginMs: number;
@@ -265,6 +257,15 @@ export class PgJournal implements JournalPort {
   /** Waits for all of this desk's pending payment writes (reads over many payments). */
   private async allSettled(): Promise<void> {
     while (this.chains.size > 0) await Promise.all([...this.chains.values()]);
+  }
+
+  /**
+   * Waits for the payment writes this desk had started when called, so a read sees them as the SQLite
+   * journal's would. Not allSettled: a screen reads while a batch is being sent, and under a steady stream
+   * of answers the chains are never all empty; writes started after the read need not hold it back.
+   */
+  private writesStarted(): Promise<void> {
+    return Promise.all([...this.chains.values()]).then(() => undefined);
   }
 
   private async appendStatusEvent(db: PgQueryable, kind: PaymentKind, id: string, status: string, source: StatusObservation['source'], at: number, raw: unknown): Promise<void> {
@@ -487,6 +488,14 @@ export class PgJournal implements JournalPort {
     });
   }
 
+  /** Payins: the outcome of the last send is unknown; stays SENDING with why, so the next step is a GET. */
+  markUncertain(kind: PaymentKind, id: string, message: string): Promise<void> {
+    const at = this.now();
+    return this.serial(kind, id, async () => {
+      await this.pool.query(`UPDATE payments SET last_error = $1, updated_at = $2 WHERE kind = $3 AND id = $4 AND state = 'SENDING'`, [message, at, kind, id]);
+    });
+  }
+
   /** markUnknown's body, inside an open transaction. True when the payment changed. */
   private async markUnknownIn(client: PoolClient, kind: PaymentKind, id: string, message: string, nextPollAt: number, refuseResend = false): Promise<boolean> {
     const at = this.now();
@@ -668,12 +677,22 @@ export class PgJournal implements JournalPort {
     });
   }
 
-  /** As the SQLite journal's recordObservation; one transaction per call here (no grouping). */
-  /**
-   * One statement (one round trip, its own transaction): the row locked and updated, and its status event
-   * added unless the last one says the same from the same source (folded, as the SQLite journal does).
-   */
+  /** As the SQLite journal's, but nothing is grouped here: written at once, as recordObservation. */
   recordObservationSoon(kind: PaymentKind, id: string, obs: StatusObservation): Promise<{ changed: boolean }> {
+    return this.observe(kind, id, obs);
+  }
+
+  /** Stores one status read at once (payins, sent by the desk service). */
+  recordObservation(kind: PaymentKind, id: string, obs: StatusObservation): Promise<{ changed: boolean }> {
+    return this.observe(kind, id, obs);
+  }
+
+  /**
+   * As the SQLite journal's recordObservation, on this desk's chain of writes to the payment. One statement
+   * (one round trip, its own transaction): the row locked and updated, and its status event added unless
+   * the last one says the same from the same source (folded, as the SQLite journal does).
+   */
+  private observe(kind: PaymentKind, id: string, obs: StatusObservation): Promise<{ changed: boolean }> {
     return this.serial(kind, id, async () => {
       const at = this.now();
       const status = obs.status.toUpperCase();
@@ -910,6 +929,79 @@ export class PgJournal implements JournalPort {
   /** Appends an audit entry; the actor defaults to the person at this desk (deskActor()). */
   audit(entry: NewAuditEntry): Promise<AuditEntry> {
     return this.transaction((client) => this.appendAudit(client, this.now(), entry));
+  }
+
+  // ---- the desk's reads (DeskJournal) ----
+  // Reads of payment states, events or audit entries first wait for this desk's writes already started (the
+  // chains); ids, accounts, batches, intents' links and balances are written awaited, so the rest need not.
+
+  async history(query: HistoryQuery = {}): Promise<PgHistoryPage> {
+    await this.writesStarted();
+    return queryHistoryPg(this.pool, query);
+  }
+
+  /** Read in chunks by key (no transaction or cursor held open), after the writes started before the call. */
+  iterateHistory(filter: HistoryFilter = {}): AsyncGenerator<PaymentRecord> {
+    const started = this.writesStarted();
+    const pool = this.pool;
+    return (async function* () {
+      await started;
+      yield* iterateHistoryPg(pool, filter);
+    })();
+  }
+
+  async timeline(kind: PaymentKind, id: string): Promise<StatusEvent[]> {
+    await this.settled(kind, id);
+    return paymentTimelinePg(this.pool, kind, id);
+  }
+
+  async intentAttempts(intentId: string): Promise<PaymentRecord[]> {
+    await this.writesStarted();
+    return intentAttemptsPg(this.pool, intentId);
+  }
+
+  retriedAs(id: string): Promise<string | null> {
+    return retriedAsPg(this.pool, id);
+  }
+
+  listBatches(limit?: number): Promise<BatchRecord[]> {
+    return listBatchesPg(this.pool, limit);
+  }
+
+  async batchPayments(id: string): Promise<PaymentRecord[]> {
+    await this.writesStarted();
+    return batchPaymentsPg(this.pool, id);
+  }
+
+  existingPayoutIds(ids: string[]): Promise<Set<string>> {
+    return existingPayoutIdsPg(this.pool, ids);
+  }
+
+  batchFileSubmitted(sha256: string): Promise<boolean> {
+    return batchFileSubmittedPg(this.pool, sha256);
+  }
+
+  knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): Promise<{ accountName: string; emailAddress: string; accountNumber: string }[]> {
+    return knownBeneficiaryAccountsPg(this.pool, keys);
+  }
+
+  balanceSeries(currencyCode: string, from?: number, to?: number): Promise<BalanceSnapshot[]> {
+    return balanceSeriesPg(this.pool, currencyCode, from, to);
+  }
+
+  latestBalances(): Promise<BalanceSnapshot[]> {
+    return latestBalancesPg(this.pool);
+  }
+
+  async pendingPayoutTotals(): Promise<CurrencyTotal[]> {
+    await this.writesStarted();
+    return pendingPayoutTotalsPg(this.pool);
+  }
+
+  /** Entries of held, released, discarded, missing and rejected payments are written on the chains. */
+  async listAudit(limit?: number, beforeSeq?: number): Promise<AuditEntry[]> {
+    await this.writesStarted();
+    return listAuditPg(this.pool, limit, beforeSeq);
   }
 }
 

@@ -1,0 +1,182 @@
+// What the desk's screens and CLI read of the team journal besides history (DeskJournal, port.ts): batch lists
+// and rows, the attempts of an intent, the CSV checks, balances, pending totals and the audit list, each as the
+// SQLite journal answers it (journal.ts, history.ts, audit-log.ts) for the same rows. Where SQLite orders ties
+// by rowid, pk or seq is spelled out here. BIGINTs become numbers through pgInteger (exact; unsafe refused).
+import type { QueryResultRow } from 'pg';
+import { payeeKey } from '../../domain/payee-key';
+import { toBatch, toPayment, type BatchRow } from '../rows';
+import type { AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, PaymentRecord } from '../types';
+import { integerBound, pgInteger, pgPaymentRow, type PgQueryable } from './history';
+
+export function pgBatchRow(r: QueryResultRow): BatchRow {
+  return {
+    id: r.id as string,
+    file_name: r.file_name as string,
+    sha256: r.sha256 as string,
+    row_count: pgInteger(r.row_count, 'row_count'),
+    totals_json: r.totals_json as string,
+    state: r.state as BatchState,
+    pause_reason: r.pause_reason as string | null,
+    created_at: pgInteger(r.created_at, 'created_at'),
+    updated_at: pgInteger(r.updated_at, 'updated_at'),
+  };
+}
+
+const toPgPayment = (r: QueryResultRow): PaymentRecord => toPayment(pgPaymentRow(r));
+
+/** A LIMIT as SQLite takes it: a negative one is no limit (PostgreSQL's LIMIT NULL; it refuses a negative one). */
+function rowLimit(limit: number): number | null {
+  return limit < 0 ? null : limit;
+}
+
+/**
+ * The newest batches first. SQLite orders batches of the same millisecond by rowid, the later stored first;
+ * team batches have no such column, but their rows' pk is one (a batch and its rows are stored in one
+ * transaction, every batch has a row): the first row's pk, one probe of payments_batch_row per batch read.
+ */
+export async function listBatchesPg(db: PgQueryable, limit = 100): Promise<BatchRecord[]> {
+  const rows = (await db.query(
+    `SELECT b.* FROM batches b
+      ORDER BY b.created_at DESC, (SELECT p.pk FROM payments p WHERE p.batch_id = b.id ORDER BY p.row_number, p.pk LIMIT 1) DESC
+      LIMIT $1`,
+    [rowLimit(limit)],
+  )).rows;
+  return rows.map((r) => toBatch(pgBatchRow(r)));
+}
+
+export async function batchPaymentsPg(db: PgQueryable, batchId: string): Promise<PaymentRecord[]> {
+  return (await db.query('SELECT * FROM payments WHERE batch_id = $1 ORDER BY row_number, pk', [batchId])).rows.map(toPgPayment);
+}
+
+export async function intentAttemptsPg(db: PgQueryable, intentId: string): Promise<PaymentRecord[]> {
+  return (await db.query('SELECT * FROM payments WHERE intent_id = $1 ORDER BY pk', [intentId])).rows.map(toPgPayment);
+}
+
+export async function retriedAsPg(db: PgQueryable, id: string): Promise<string | null> {
+  const row = (await db.query<{ id: string }>(`SELECT id FROM payments WHERE kind = 'payout' AND retry_of = $1 ORDER BY pk LIMIT 1`, [id])).rows[0];
+  return row?.id ?? null;
+}
+
+// ---- CSV checks against what was paid before ----
+
+export async function existingPayoutIdsPg(db: PgQueryable, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = (await db.query<{ id: string }>(`SELECT id FROM payments WHERE kind = 'payout' AND id = ANY($1::text[])`, [ids])).rows;
+  return new Set(rows.map((r) => r.id));
+}
+
+export async function batchFileSubmittedPg(db: PgQueryable, sha256: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM batches WHERE sha256 = $1 LIMIT 1', [sha256])).rows.length > 0;
+}
+
+type PayeeAccount = { accountName: string; emailAddress: string; accountNumber: string };
+
+/**
+ * Every account each payee (by name, and by e-mail, each on its own) was paid to, in SQLite's order: per key as
+ * given, its name's accounts then its e-mail's, each by bytes; a name or e-mail seen before is not repeated.
+ * Two statements whatever the number of keys (SQLite asks once per key; here each would be a round trip).
+ */
+export async function knownBeneficiaryAccountsPg(db: PgQueryable, keys: { accountName: string; emailAddress: string }[]): Promise<PayeeAccount[]> {
+  const names = new Map<string, string>(); // payee key -> the name as first given
+  const emails = new Map<string, string>();
+  const order: { by: 'name' | 'email'; key: string }[] = [];
+  for (const k of keys) {
+    const name = payeeKey(k.accountName);
+    if (name && !names.has(name)) {
+      names.set(name, k.accountName);
+      order.push({ by: 'name', key: name });
+    }
+    const email = payeeKey(k.emailAddress);
+    if (email && !emails.has(email)) {
+      emails.set(email, k.emailAddress);
+      order.push({ by: 'email', key: email });
+    }
+  }
+  const accounts = async (column: 'payee_name_key' | 'payee_email_key', wanted: string[]): Promise<Map<string, string[]>> => {
+    const found = new Map<string, string[]>();
+    if (wanted.length === 0) return found;
+    const rows = (await db.query<{ k: string; account_number: string }>(
+      `SELECT DISTINCT ${column} AS k, account_number FROM payments WHERE kind = 'payout' AND ${column} = ANY($1::text[]) ORDER BY k, account_number`,
+      [wanted],
+    )).rows;
+    for (const r of rows) found.set(r.k, [...(found.get(r.k) ?? []), r.account_number]);
+    return found;
+  };
+  const [byName, byEmail] = await Promise.all([accounts('payee_name_key', [...names.keys()]), accounts('payee_email_key', [...emails.keys()])]);
+  return order.flatMap(({ by, key }) =>
+    by === 'name'
+      ? (byName.get(key) ?? []).map((accountNumber) => ({ accountName: names.get(key)!, emailAddress: '', accountNumber }))
+      : (byEmail.get(key) ?? []).map((accountNumber) => ({ accountName: '', emailAddress: emails.get(key)!, accountNumber })),
+  );
+}
+
+// ---- balances ----
+
+function toSnapshot(r: QueryResultRow): BalanceSnapshot {
+  return {
+    currencyCode: r.currency_code as string,
+    availableMinor: pgInteger(r.available_minor, 'available_minor'),
+    reservedMinor: pgInteger(r.reserved_minor, 'reserved_minor'),
+    observedAt: pgInteger(r.observed_at, 'observed_at'),
+  };
+}
+
+/** A currency's snapshots from `from` (inclusive) to `to` (exclusive), in time order, ties in storing order. */
+export async function balanceSeriesPg(db: PgQueryable, currencyCode: string, from = 0, to = Number.MAX_SAFE_INTEGER): Promise<BalanceSnapshot[]> {
+  const params: unknown[] = [currencyCode];
+  const bounds = ([[from, '>='], [to, '<']] as const).map(([value, op]) => {
+    const bound = integerBound(value, op);
+    return 'sql' in bound ? bound.sql : `observed_at ${op} $${params.push(bound.value)}::bigint`;
+  });
+  const rows = (await db.query(
+    `SELECT currency_code, available_minor, reserved_minor, observed_at FROM balance_snapshots
+      WHERE currency_code = $1 AND ${bounds.join(' AND ')} ORDER BY observed_at, seq`,
+    params,
+  )).rows;
+  return rows.map(toSnapshot);
+}
+
+/** The snapshot stored last of each currency (by seq, as SQLite's: not the one observed last). */
+export async function latestBalancesPg(db: PgQueryable): Promise<BalanceSnapshot[]> {
+  const rows = (await db.query(
+    `SELECT DISTINCT ON (currency_code) currency_code, available_minor, reserved_minor, observed_at FROM balance_snapshots
+      ORDER BY currency_code, seq DESC`,
+  )).rows;
+  return rows.map(toSnapshot);
+}
+
+/**
+ * Payout amounts not final yet, per currency. SUM over BIGINT is NUMERIC (text from node-pg): exact, and a
+ * total beyond Number.MAX_SAFE_INTEGER is refused rather than rounded.
+ */
+export async function pendingPayoutTotalsPg(db: PgQueryable): Promise<CurrencyTotal[]> {
+  const rows = (await db.query(
+    `SELECT currency_code, SUM(amount_minor) AS total, COUNT(*) AS n FROM payments
+      WHERE kind = 'payout' AND NOT is_final AND state IN ('QUEUED', 'SENDING', 'UNKNOWN', 'HELD', 'ACCEPTED')
+      GROUP BY currency_code ORDER BY currency_code`,
+  )).rows;
+  return rows.map((r) => ({ currencyCode: r.currency_code as string, amountMinor: pgInteger(r.total, 'pending total'), count: pgInteger(r.n, 'count') }));
+}
+
+// ---- audit ----
+
+/** The newest entries first; only those before `beforeSeq` when given. */
+export async function listAuditPg(db: PgQueryable, limit = 200, beforeSeq?: number): Promise<AuditEntry[]> {
+  const params: unknown[] = [rowLimit(limit)];
+  let where = '';
+  if (beforeSeq !== undefined) {
+    const bound = integerBound(beforeSeq, '<');
+    where = `WHERE ${'sql' in bound ? bound.sql : `seq < $${params.push(bound.value)}::bigint`}`;
+  }
+  const rows = (await db.query(`SELECT * FROM audit_log ${where} ORDER BY seq DESC LIMIT $1`, params)).rows;
+  return rows.map((r) => ({
+    seq: pgInteger(r.seq, 'seq'),
+    at: pgInteger(r.at, 'at'),
+    actor: r.actor as string,
+    action: r.action as string,
+    subject: r.subject as string | null,
+    details: JSON.parse(r.details_json as string) as unknown,
+    prevHash: r.prev_hash as string,
+    hash: r.hash as string,
+  }));
+}
