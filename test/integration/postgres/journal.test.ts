@@ -1,14 +1,16 @@
-// The team journal (PgJournal) on a real PostgreSQL: the JournalPort contract the SQLite journal keeps
-// (test/unit/journal/port-contract.ts), and what only desks sharing one database add: exactly one desk
-// holds the right to send a payment, a desk that stops is taken over as of unknown outcome (never as new
-// work), due status reads are taken by one desk, ids and the audit chain stay unique across desks.
+// The team journal (PgJournal) on a real PostgreSQL: the JournalPort and DeskJournal contracts the SQLite
+// journal keeps (test/unit/journal/port-contract.ts, desk-contract.ts), and what only desks sharing one
+// database add: exactly one desk holds the right to send a payment, a desk that stops is taken over as of
+// unknown outcome (never as new work), due status reads are taken by one desk, ids and the audit chain stay
+// unique across desks.
 // Waits are on conditions (with a deadline), never sleeps of a guessed length.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { paymentTimelinePg } from '../../../main/journal/pg/history';
+import { paymentTimelinePg, UnsafeIntegerError } from '../../../main/journal/pg/history';
 import { PgJournal, type PgJournalOptions } from '../../../main/journal/pg/journal';
 import { payout } from '../../unit/journal/helpers';
+import { deskJournalContract } from '../../unit/journal/desk-contract';
 import { journalPortContract, T0 } from '../../unit/journal/port-contract';
 import { freshDatabase } from './cluster';
 
@@ -54,6 +56,23 @@ journalPortContract('PostgreSQL', async (clock) => {
       seq: Number(r.seq), action: r.action as string, subject: r.subject as string | null, prevHash: r.prev_hash as string, hash: r.hash as string,
     })),
   };
+});
+
+deskJournalContract('PostgreSQL', async (clock) => {
+  const url = await freshDatabase(inject('postgresUrl'));
+  return (await desk(url, { now: clock.now })).journal;
+});
+
+describe("the team journal's desk reads", () => {
+  it('refuses a pending total a number cannot keep exactly, rather than rounding it', async () => {
+    const { journal } = await desk(await freshDatabase(inject('postgresUrl')));
+    await journal.insertPayment('payout', payout('a', { amountMinor: Number.MAX_SAFE_INTEGER }));
+    await journal.insertPayment('payout', payout('b', { amountMinor: 2 }));
+    // 9007199254740993 has no number: the SQLite journal's SUM comes back as 9007199254740992.
+    await expect(journal.pendingPayoutTotals()).rejects.toBeInstanceOf(UnsafeIntegerError);
+    await journal.cancelUnsent('payout', ['b']);
+    expect(await journal.pendingPayoutTotals()).toEqual([{ currencyCode: 'EUR', amountMinor: Number.MAX_SAFE_INTEGER, count: 1 }]);
+  });
 });
 
 describe('desks sharing the team journal', () => {

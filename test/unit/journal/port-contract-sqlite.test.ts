@@ -1,7 +1,8 @@
-// The JournalPort contract on the SQLite journal of a single desk (the PostgreSQL run is in
+// The JournalPort and DeskJournal contracts on the SQLite journal of a single desk (the PostgreSQL run is in
 // test/integration/postgres/journal.test.ts).
 import { afterEach } from 'vitest';
 import { openJournal, type Journal } from '../../../main/journal';
+import { deskJournalContract } from './desk-contract';
 import { journalPortContract } from './port-contract';
 
 const open: Journal[] = [];
@@ -17,4 +18,10 @@ journalPortContract('SQLite', async (clock) => {
     timeline: async (kind, id) => journal.timeline(kind, id).map((e) => ({ status: e.status, source: e.source })),
     auditLog: async () => journal.listAudit(10_000).sort((a, b) => a.seq - b.seq),
   };
+});
+
+deskJournalContract('SQLite', async (clock) => {
+  const journal = openJournal(':memory:', { now: clock.now });
+  open.push(journal);
+  return journal;
 });
