@@ -2,12 +2,12 @@
 // SQLite adapter (sqlite-repository.ts), shared by every desk of a team. Tables: main/journal/pg/migrations.ts.
 //
 // changeMarker() must answer synchronously (the sender asks it once its rate slot is taken, right before
-// a create leaves). The database bumps one counter on every dual-control write and notifies it; this
-// adapter LISTENs and keeps the highest value seen, and reads it again after its own writes. While the
-// listening connection is down, the marker is a fresh value at every call: no yes of the gate holds, so
-// every send asks the gate again, which reads the database (and refuses when it cannot).
-import { randomUUID } from 'node:crypto';
+// a create leaves): main/journal/pg/change-counter.ts follows the counter the database bumps on every
+// dual-control write, and is read again after this desk's own writes. While its listening connection is
+// down, no yes of the gate holds, so every send asks the gate again (which reads the database or refuses),
+// until a new connection listens.
 import type { Pool, PoolClient } from 'pg';
+import { ChangeCounter } from '../journal/pg/change-counter';
 import { inTransaction } from '../journal/pg/transaction';
 import type { Person, PersonRecord, Role, RoleGrant } from '../people/roles';
 import type { ApprovalRecord } from './approval';
@@ -40,50 +40,26 @@ const toPolicy = (r: Row): ApprovalPolicy => ({
 });
 
 export class PgDualControlRepository implements DualControlRepository {
-  private seen = -1n;
-  private listening = false;
-
   private constructor(
     private readonly pool: Pool,
-    private readonly listener: PoolClient,
+    /** The dual-control write counter, followed on channel 'dual_control' (its marker is changeMarker()). */
+    private readonly changes: ChangeCounter,
     private readonly now: () => number,
   ) {}
 
   /** Opens the adapter on a migrated team database and starts following other desks' changes. */
-  static async open(pool: Pool, now: () => number = Date.now): Promise<PgDualControlRepository> {
-    const listener = await pool.connect();
-    const repo = new PgDualControlRepository(pool, listener, now);
-    listener.on('notification', (m) => {
-      if (m.channel === 'dual_control' && m.payload) repo.advance(BigInt(m.payload));
-    });
-    listener.on('error', () => repo.lost());
-    listener.on('end', () => repo.lost());
-    await listener.query('LISTEN dual_control');
-    repo.listening = true;
-    await repo.refreshMarker();
-    return repo;
+  static async open(pool: Pool, now: () => number = Date.now, options: { relistenMs?: number } = {}): Promise<PgDualControlRepository> {
+    const changes = await ChangeCounter.open(pool, { channel: 'dual_control', table: 'dual_control_changes', ...options });
+    return new PgDualControlRepository(pool, changes, now);
   }
 
+  /** Stops following changes; the listening connection is closed (call before ending the pool). */
   async close(): Promise<void> {
-    this.listening = false;
-    this.listener.release();
+    await this.changes.end();
   }
 
   changeMarker(): string {
-    return this.listening ? `pg.${this.seen}` : `pg.unsure.${randomUUID()}`;
-  }
-
-  private advance(n: bigint): void {
-    if (n > this.seen) this.seen = n;
-  }
-
-  private lost(): void {
-    this.listening = false;
-  }
-
-  private async refreshMarker(): Promise<void> {
-    const r = await this.pool.query<{ n: string }>('SELECT n FROM dual_control_changes');
-    this.advance(BigInt(r.rows[0]?.n ?? 0));
+    return this.changes.marker();
   }
 
   /** Runs `work` in one transaction, then takes in the counter its writes moved. */
@@ -91,7 +67,7 @@ export class PgDualControlRepository implements DualControlRepository {
     try {
       return await inTransaction(this.pool, work);
     } finally {
-      await this.refreshMarker().catch(() => this.lost());
+      await this.changes.refresh();
     }
   }
 

@@ -10,8 +10,8 @@
 //
 // Two desks: every write of versions first locks the counter's row, so one desk's check-then-write never
 // interleaves with another's (the unique indexes hold anyway; a violation is worded as a refusal).
-import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
+import { ChangeCounter } from '../journal/pg/change-counter';
 import { inTransaction } from '../journal/pg/transaction';
 import type { PayeeApprovalRecord } from './approval';
 import { PayeeError, stateOf, type CloseReason, type PayeeSource, type PayeeVersion } from './payee';
@@ -59,23 +59,17 @@ export interface PgPayeeRepositoryOptions {
 }
 
 export class PgPayeeRepository implements PayeeRepository {
-  private seen = -1n;
-  /** The connection LISTENing on 'payees'; null while there is none (the marker never holds then). */
-  private listener: PoolClient | null = null;
-  private relisten: NodeJS.Timeout | null = null;
-  private closed = false;
-
   private constructor(
     private readonly pool: Pool,
     private readonly now: () => number,
-    private readonly relistenMs: number,
+    /** The payee book's write counter, followed on channel 'payees' (its marker is changeMarker()). */
+    private readonly changes: ChangeCounter,
   ) {}
 
   /** Opens the adapter on a migrated team database and starts following other desks' changes. */
   static async open(pool: Pool, now: () => number = Date.now, options: PgPayeeRepositoryOptions = {}): Promise<PgPayeeRepository> {
-    const repo = new PgPayeeRepository(pool, now, options.relistenMs ?? 2_000);
-    await repo.listen();
-    return repo;
+    const changes = await ChangeCounter.open(pool, { channel: 'payees', table: 'payee_changes', ...(options.relistenMs !== undefined ? { relistenMs: options.relistenMs } : {}) });
+    return new PgPayeeRepository(pool, now, changes);
   }
 
   /**
@@ -83,65 +77,11 @@ export class PgPayeeRepository implements PayeeRepository {
    * is closed, not given back to the pool still listening; call before ending the pool.
    */
   async end(): Promise<void> {
-    this.closed = true;
-    if (this.relisten) clearTimeout(this.relisten);
-    this.relisten = null;
-    const listener = this.listener;
-    this.listener = null;
-    listener?.release(true);
+    await this.changes.end();
   }
 
   changeMarker(): string {
-    return this.listener ? `pg.${this.seen}` : `pg.unsure.${randomUUID()}`;
-  }
-
-  private advance(n: bigint): void {
-    if (n > this.seen) this.seen = n;
-  }
-
-  /** LISTEN first, then read the counter: a change between the two is in one or the other. */
-  private async listen(): Promise<void> {
-    const client = await this.pool.connect();
-    client.on('notification', (m) => {
-      if (m.channel === 'payees' && m.payload) this.advance(BigInt(m.payload));
-    });
-    // Kept attached for the client's life: an 'error' without a listener would throw in the process.
-    client.on('error', () => this.lost(client));
-    client.on('end', () => this.lost(client));
-    try {
-      await client.query('LISTEN payees');
-      const r = await client.query<{ n: string }>('SELECT n FROM payee_changes');
-      this.advance(BigInt(r.rows[0]?.n ?? 0));
-    } catch (error) {
-      client.release(true);
-      throw error;
-    }
-    if (this.closed) client.release(true);
-    else this.listener = client;
-  }
-
-  /** The listening connection failed or ended: the marker stops holding until a new one listens. */
-  private lost(client: PoolClient): void {
-    if (this.listener !== client) return;
-    this.listener = null;
-    client.release(true);
-    this.scheduleRelisten();
-  }
-
-  private scheduleRelisten(): void {
-    if (this.closed || this.relisten) return;
-    this.relisten = setTimeout(() => {
-      this.listen().then(
-        () => {
-          this.relisten = null;
-        },
-        () => {
-          this.relisten = null;
-          this.scheduleRelisten();
-        },
-      );
-    }, this.relistenMs);
-    this.relisten.unref();
+    return this.changes.marker();
   }
 
   /**
@@ -159,20 +99,12 @@ export class PgPayeeRepository implements PayeeRepository {
         return BigInt((await c.query<{ n: string }>('SELECT n FROM payee_changes')).rows[0]?.n ?? 0);
       });
     } catch (error) {
-      if (!(error instanceof PayeeError)) await this.refreshMarker();
+      if (!(error instanceof PayeeError)) await this.changes.refresh();
       throw error;
     }
-    this.advance(reached);
+    this.changes.advance(reached);
   }
 
-  private async refreshMarker(): Promise<void> {
-    try {
-      const r = await this.pool.query<{ n: string }>('SELECT n FROM payee_changes');
-      this.advance(BigInt(r.rows[0]?.n ?? 0));
-    } catch {
-      if (this.listener) this.lost(this.listener);
-    }
-  }
 
   async list(options: { all?: boolean } = {}): Promise<PayeeVersion[]> {
     return (await this.pool.query(`SELECT * FROM payees ${options.all ? '' : `WHERE ${OPEN}`} ${ORDER}`)).rows.map(toVersion);

@@ -26,10 +26,10 @@ async function teamDatabase(): Promise<string> {
 }
 
 /** A desk's adapter on the team database at `url` (its own pool, as a second machine would have). */
-async function desk(url: string): Promise<PgDualControlRepository> {
+async function desk(url: string, options: { relistenMs?: number } = {}): Promise<PgDualControlRepository> {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   pools.push(pool);
-  const repo = await PgDualControlRepository.open(pool, () => T0);
+  const repo = await PgDualControlRepository.open(pool, () => T0, options);
   repos.push(repo);
   return repo;
 }
@@ -89,5 +89,27 @@ describe('the team database', () => {
     await repo.close();
     repos.splice(repos.indexOf(repo), 1);
     expect(repo.changeMarker()).not.toBe(repo.changeMarker());
+  });
+
+  it('follows other desks again after its listening connection was lost (a database restart or network cut), so sends can be cleared again', async () => {
+    const url = await teamDatabase();
+    const here = await desk(url, { relistenMs: 300 });
+    const there = await desk(url);
+    const sql = new pg.Pool({ connectionString: url, max: 1 });
+    pools.push(sql);
+    // The listening session is the one whose last statement read the counter (the other desk's too: kill both).
+    const killed = await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT n FROM dual_control_changes' AND pid <> pg_backend_pid()`);
+    expect(killed.rowCount).toBeGreaterThanOrEqual(1);
+    const wait = async (ok: () => boolean, what: string) => {
+      for (const deadline = Date.now() + 10_000; !ok(); ) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    await wait(() => here.changeMarker() !== here.changeMarker(), 'the marker to stop holding');
+    await wait(() => here.changeMarker() === here.changeMarker(), 'the desk to listen again');
+    const before = here.changeMarker();
+    await there.addPerson(alice.person, ['approver'], 100, null);
+    await wait(() => here.changeMarker() !== before, "the other desk's write to reach it");
   });
 });
