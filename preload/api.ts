@@ -940,6 +940,17 @@ export interface ConnectionState {
   lastError: { code: string; message: string } | null;
   /** Payouts waiting to be sent (queued work waits while offline). */
   queued: number;
+  /** The profile's team database, when it has one: whether this desk reaches it (without it, nothing is sent). */
+  teamDatabase: TeamDatabaseState | null;
+}
+
+export interface TeamDatabaseState {
+  /** user@host:port/database (never a password). */
+  where: string;
+  state: 'connected' | 'unreachable';
+  since: IsoTime;
+  /** Why it cannot be reached. */
+  message: string | null;
 }
 
 export type RateLane = 'token' | 'create' | 'status' | 'list';

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { FieldIssue, IpcError } from '../../preload/api';
 import { isGatewayError } from '../gateway/errors';
+import { isConnectionError } from '../journal/pg/rate-budget';
 import { redactText } from '../log';
 import { DeskError } from './services';
 
@@ -36,7 +37,7 @@ function codedError(error: unknown): { code: string; message: string } | null {
   return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,48}$/.test(code) ? { code, message: error.message } : null;
 }
 
-const RETRYABLE_CODES = new Set(['KEYCHAIN_UNAVAILABLE', 'SANDBOX_UNAVAILABLE']);
+const RETRYABLE_CODES = new Set(['KEYCHAIN_UNAVAILABLE', 'SANDBOX_UNAVAILABLE', 'TEAM_DB_UNREACHABLE', 'TEAM_DB_TIMEOUT', 'DATABASE_UNREACHABLE']);
 
 export function toIpcError(error: unknown): IpcError {
   if (isGatewayError(error)) {
@@ -50,6 +51,14 @@ export function toIpcError(error: unknown): IpcError {
   if (error instanceof z.ZodError) return invalidArgument('the request is not valid', issuesFromZod(error));
   if (error instanceof Error && error.name === 'KeyStoreError') {
     return { code: 'KEYCHAIN_UNAVAILABLE', message: clean(`the system keychain is not available: ${error.message}`), retryable: true };
+  }
+  // A desk of a team that lost its database mid-request: said in its words, not the driver's code.
+  if (isConnectionError(error)) {
+    return {
+      code: 'TEAM_DB_UNREACHABLE',
+      message: clean(`The team database cannot be reached (${(error as Error).message}): this desk shows what it last saw and sends nothing until it is back`),
+      retryable: true,
+    };
   }
   const coded = codedError(error);
   if (coded) return { code: coded.code, message: clean(coded.message), retryable: RETRYABLE_CODES.has(coded.code) };

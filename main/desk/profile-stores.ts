@@ -44,6 +44,10 @@ export interface ProfileStores {
   sealFailed(reason: string): void;
   /** Follows changes other desks make (a team): called with what changed; returns the unsubscribe. */
   onRemoteChange?(listener: (change: RemoteChange) => void): () => void;
+  /** Told when the team database is lost and when it is back (a team); returns the unsubscribe. */
+  onReachability?(listener: (reachable: boolean, message: string | null) => void): () => void;
+  /** A query found the team database gone: it is said once (onReachability), then watched until it is back. */
+  reportUnreachable?(message: string): void;
   close(): Promise<void>;
 }
 

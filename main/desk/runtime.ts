@@ -3,7 +3,9 @@
 // or add engine options), engine events turned into contract events, and the visible connection state. Offline
 // is a normal state: journals answer history, batches and keys without the gateway; the engine
 // keeps queued work until the gateway answers again.
-import type { CallbackListenerStatus, ConnectionState, Environment } from '../../preload/api';
+import type { CallbackListenerStatus, ConnectionState, Environment, TeamDatabaseState } from '../../preload/api';
+import { teamWhere } from '../journal/pg/connect';
+import { isConnectionError } from '../journal/pg/rate-budget';
 import type { AppContext } from '../context';
 import { PayoutEngine, type PayoutEngineOptions } from '../engine';
 import { openJournal, type DeskJournal, type Journal, type NewAuditEntry } from '../journal';
@@ -135,22 +137,43 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   const stores = new Map<string, Promise<ProfileStores>>();
   /** Per profile on a team database: what turns the other desks' changes into this desk's events. */
   const followers = new Map<string, RemoteChangeFollower>();
+  const reachabilityWatches = new Map<string, () => void>();
   const seals = new Map<string, Promise<DeskAuditSeal>>();
   const engines = new Map<string, Promise<PayoutEngine<DeskJournal>>>();
   /** Started engines, and why the last start failed, for looking at without starting one. */
   const running = new Map<string, PayoutEngine<DeskJournal>>();
   const startFailures = new Map<string, string>();
   let connection: ConnectionState = {
-    status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0,
+    status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0, teamDatabase: null,
+  };
+  /** Per team profile: whether this desk reaches its team database, as last seen. */
+  const teamStates = new Map<string, TeamDatabaseState>();
+  const teamSeen = (profileId: string, reachable: boolean, message: string | null): void => {
+    const profile = ctx.profiles.find(profileId);
+    if (!profile?.teamDatabase) return;
+    const before = teamStates.get(profileId);
+    const state = reachable ? 'connected' : 'unreachable';
+    if (before && before.state === state) return;
+    teamStates.set(profileId, { where: teamWhere(profile.teamDatabase), state, since: new Date().toISOString(), message });
+    if (!reachable) log.warn('team database unreachable', { profileId, message });
+    // The screens learn it with the connection state (the app bar says so), the current profile's at least.
+    if (connection.profileId === profileId) setConnection(profileId, {});
+    else if (ctx.profiles.currentId() === profileId) setConnection(profileId, { status: 'unknown', lastError: null });
   };
 
   const openStores = async (profileId: string): Promise<ProfileStores> => {
     // A profile not in the store is a bare journal (tests): its own SQLite file.
     const profile = ctx.profiles.find(profileId);
     if (!profile?.teamDatabase) return sqliteStores(open(profileId));
-    const team = await openTeam(profile);
-    if (team.team) ctx.shareLimiter(profileId, team.team.limiter);
-    return team;
+    try {
+      const team = await openTeam(profile);
+      if (team.team) ctx.shareLimiter(profileId, team.team.limiter);
+      teamSeen(profileId, true, null);
+      return team;
+    } catch (error) {
+      teamSeen(profileId, false, error instanceof Error ? error.message : String(error));
+      throw error;
+    }
   };
 
   const storesFor = (profileId: string): Promise<ProfileStores> => {
@@ -161,6 +184,8 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       entry.then(
         (st) => {
           void auditSeal(profileId).catch(() => undefined);
+          const unwatch = st.onReachability?.((reachable, message) => teamSeen(profileId, reachable, message));
+          if (unwatch) reachabilityWatches.set(profileId, unwatch);
           if (st.onRemoteChange) {
             followers.set(profileId, followRemoteChanges({
               profileId, stores: st, events, log,
@@ -213,6 +238,9 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     stores.delete(profileId);
     followers.get(profileId)?.stop();
     followers.delete(profileId);
+    reachabilityWatches.get(profileId)?.();
+    reachabilityWatches.delete(profileId);
+    teamStates.delete(profileId);
     const st = await entry?.catch(() => null);
     if (st?.team) ctx.shareLimiter(profileId, null);
     await st?.close();
@@ -281,13 +309,18 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     audit(action.profileId, { action: action.action, subject: action.subject ?? null, details: action.details ?? {} }),
   );
 
-  /** The state with its profile's payouts still waiting to be sent (they wait while offline). */
+  /**
+   * The state with its profile's payouts still waiting to be sent (they wait while offline), and whether its
+   * team database is reachable (a team desk without it shows what it last saw and sends nothing).
+   */
   const withQueued = async (state: ConnectionState): Promise<ConnectionState> => {
     if (!state.profileId || !ctx.profiles.find(state.profileId)) return state;
+    const withTeam = { ...state, teamDatabase: teamStates.get(state.profileId) ?? null };
+    if (withTeam.teamDatabase?.state === 'unreachable') return withTeam;
     try {
-      return { ...state, queued: (await (await journalFor(state.profileId)).unsentPayments('payout')).length };
+      return { ...withTeam, queued: (await (await journalFor(state.profileId)).unsentPayments('payout')).length };
     } catch {
-      return state;
+      return withTeam;
     }
   };
 
@@ -315,7 +348,11 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     engine.on('connection', (e) =>
       setConnection(profileId, { status: e.state, lastError: e.message ? { code: e.state === 'offline' ? 'OFFLINE' : 'ONLINE', message: e.message } : null }),
     );
-    engine.on('background-error', (error) => log.error('engine background error', { profileId, error }));
+    engine.on('background-error', (error) => {
+      // A team desk without its database: said once (the connection state), not at every poll tick.
+      if (isConnectionError(error)) return void storesFor(profileId).then((st) => st.reportUnreachable?.(error.message), () => undefined);
+      log.error('engine background error', { profileId, error });
+    });
   };
 
   const buildEngine = async (profileId: string): Promise<PayoutEngine<DeskJournal>> => {
@@ -423,7 +460,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       await this.reset(profileId);
       await closeStores(profileId);
       if (connection.profileId === profileId) {
-        connection = { status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0 };
+        connection = { status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0, teamDatabase: null };
         events.emit('connectionChanged', connection);
       }
     },

@@ -35,11 +35,11 @@ export function journalChanges(payload: string, ownDeskId: string): RemoteChange
 
 export class TeamChangeFeed {
   private readonly listeners = new Set<(change: RemoteChange) => void>();
-  private readonly stateListeners = new Set<(listening: boolean) => void>();
+  private readonly stateListeners = new Set<(listening: boolean, message: string | null) => void>();
   private client: PoolClient | null = null;
   private retry: NodeJS.Timeout | null = null;
   /** Gives the listening connection back (true: it was lost, so listen again). */
-  private dropClient: ((lost: boolean) => void) | null = null;
+  private dropClient: ((lost: boolean, why?: string | null) => void) | null = null;
   private closed = false;
 
   private constructor(
@@ -64,10 +64,18 @@ export class TeamChangeFeed {
     return () => this.listeners.delete(listener);
   }
 
-  /** Told when listening is lost or comes back. */
-  onListening(listener: (listening: boolean) => void): () => void {
+  /** Told when listening is lost (with why) or comes back. */
+  onListening(listener: (listening: boolean, message: string | null) => void): () => void {
     this.stateListeners.add(listener);
     return () => this.stateListeners.delete(listener);
+  }
+
+  /**
+   * Another connection found the database gone: this one is given up too (it may not have noticed yet), which
+   * says so once and tries again every RECONNECT_MS until the database answers.
+   */
+  lost(message: string): void {
+    if (this.client) this.dropClient?.(true, message);
   }
 
   async close(): Promise<void> {
@@ -81,18 +89,18 @@ export class TeamChangeFeed {
     const client = await this.pool.connect();
     let released = false;
     // Given back once: a closed feed hands it back listening-free (destroyed), a lost one is thrown away.
-    const drop = (lost: boolean) => {
+    const drop = (lost: boolean, why: string | null = null) => {
       if (released) return;
       released = true;
       if (this.client === client) this.client = null;
       client.removeAllListeners('notification');
       client.release(true);
       if (lost && !this.closed) {
-        this.announce(false);
+        this.announce(false, why ?? 'the connection to it ended');
         this.scheduleRetry();
       }
     };
-    client.on('error', () => drop(true));
+    client.on('error', (error) => drop(true, error.message));
     client.on('end', () => drop(true));
     client.on('notification', (m) => {
       if (m.channel === 'journal_changes') for (const change of journalChanges(m.payload ?? '', this.deskId)) this.emit(change);
@@ -119,7 +127,7 @@ export class TeamChangeFeed {
       this.retry = null;
       this.listen().then(
         () => {
-          if (this.client) this.announce(true);
+          if (this.client) this.announce(true, null);
         },
         () => this.scheduleRetry(),
       );
@@ -131,7 +139,7 @@ export class TeamChangeFeed {
     for (const listener of this.listeners) listener(change);
   }
 
-  private announce(listening: boolean): void {
-    for (const listener of this.stateListeners) listener(listening);
+  private announce(listening: boolean, message: string | null): void {
+    for (const listener of this.stateListeners) listener(listening, message);
   }
 }

@@ -71,6 +71,9 @@ export async function openTeamStores(options: TeamStoresOptions): Promise<Profil
       // Team entries are chained in the database whatever the keychain says (see team-audit.ts).
       sealFailed: () => undefined,
       onRemoteChange: (listener) => changes.subscribe(listener),
+      // The listening connection is the first to notice the database gone, and tries again every 2 s.
+      onReachability: (listener) => changes.onListening(listener),
+      reportUnreachable: (message) => changes.lost(message),
       async close() {
         for (const part of opened.reverse()) await part.close().catch((error: unknown) => log.warn('team store did not close cleanly', { error }));
         await pool.end().catch(() => undefined);

@@ -116,7 +116,11 @@ export const useHistoryStore = defineStore('history', () => {
   }
 
   async function hydrate(): Promise<void> {
-    if (!unsubscribe) unsubscribe = desk().events.paymentStatusChanged(() => markStale());
+    if (!unsubscribe) {
+      // Status changes, and batches another desk of a team stored or moved (many rows at once come as the batch's progress).
+      const offs = [desk().events.paymentStatusChanged(() => markStale()), desk().events.batchProgress(() => markStale())];
+      unsubscribe = () => offs.forEach((off) => off());
+    }
     await apply();
   }
 

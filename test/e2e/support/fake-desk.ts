@@ -90,7 +90,7 @@ export function createFakeDesk(options: { historyRows?: number } = {}): IpcHandl
     'profiles:testConnection': () => ok({ channelName: 'Demo Store', environment: 'TEST', tokenClaims: {}, checkedAt: now }),
     'app:info': () => ok({ name: 'Payout Desk', version: '0.0.0', platform: 'linux', dataFolder: '/tmp', demoAvailable: true }),
     'app:connectionState': () =>
-      ok({ status: profile ? 'online' : 'no-profile', profileId: profile?.id ?? null, environment: 'TEST', channelName: profile ? 'Demo Store' : null, since: now, lastError: null, queued: 0 }),
+      ok({ status: profile ? 'online' : 'no-profile', profileId: profile?.id ?? null, environment: 'TEST', channelName: profile ? 'Demo Store' : null, since: now, lastError: null, queued: 0, teamDatabase: null }),
     'app:rateBudget': () => ok({ inWindow: 2, limit: 10, queued: { token: 0, create: 0, status: 0, list: 0 }, pausedForMs: 0 }),
     'keys:list': () =>
       ok([{ id: 'k1', profileId: 'demo', status: 'active', source: 'generated', algorithm: 'RSA', modulusBits: 2048, fingerprint: 'ab:cd:ef', publicKeyPem: '-----BEGIN PUBLIC KEY-----\nMIIB…\n-----END PUBLIC KEY-----', createdAt: now, retiredAt: null }]),

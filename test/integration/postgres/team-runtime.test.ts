@@ -3,10 +3,11 @@
 // other's work as it happens (LISTEN/NOTIFY), without asking the gateway itself. Dual control spans the
 // desks: people enrol at their own desk, an admin grants roles from another, approvals are shared.
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { ApprovalItem, BatchValidation, BatchView, DeskSessionView, HistoryRow, Page, PaymentDetail, PersonInfo } from '../../../preload/api';
+import type { ApprovalItem, BatchValidation, BatchView, ConnectionState, DeskSessionView, HistoryRow, Page, PaymentDetail, PersonInfo } from '../../../preload/api';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
 import { sandboxConfig } from '../engine/setup';
 import { freshDatabase } from './cluster';
+import { startCutProxy } from './cut-proxy';
 import { eventually, openTeamAppDesk, TEAM_PROFILE, teamCsv, type TeamAppDesk } from './team-app-desk';
 
 let sandbox: SandboxHandle;
@@ -116,5 +117,42 @@ describe('two desks of a team on one database', () => {
     expect(await prep.call<ApprovalItem[]>('approvals:queue')).toEqual([]);
     const audit = (await (await prep.runtime.journalFor(TEAM_PROFILE)).listAudit(100)).map((e) => e.action);
     expect(audit).toEqual(expect.arrayContaining(['person.added', 'person.enrolled', 'person.roles-changed', 'policy.changed', 'approval.given', 'batch.paused', 'batch.running']));
+  });
+
+  it('a desk that loses the team database says so and sends nothing; once it is back it says so and carries on', async () => {
+    const teamUrl = await freshDatabase(inject('postgresUrl'));
+    const proxy = await startCutProxy(teamUrl);
+    try {
+      const desk = await openTeamAppDesk({ name: 'far', teamUrl: proxy.url, gatewayUrl: sandbox.url, senderOf: sandbox });
+      desks.push(desk);
+      await desk.call('profiles:use', { profileId: TEAM_PROFILE });
+      await desk.runtime.engineFor(TEAM_PROFILE);
+      await eventually(async () => (await desk.call<ConnectionState>('app:connectionState')).teamDatabase?.state === 'connected', 'the team database connected');
+      await desk.call<Page<HistoryRow>>('history:query', {});
+
+      proxy.cut();
+      await eventually(() => desk.seen.connectionChanged.some((c) => c.teamDatabase?.state === 'unreachable'), 'the desk saying the database is gone');
+      const state = await desk.call<ConnectionState>('app:connectionState');
+      expect(state.teamDatabase).toMatchObject({ state: 'unreachable', where: expect.stringContaining('127.0.0.1') });
+      // Reads and sends fail with the same plain words, and may be tried again; nothing reaches the gateway.
+      const read = await desk.fails('history:query', {});
+      expect(read).toMatchObject({ code: 'TEAM_DB_UNREACHABLE', retryable: true });
+      expect(read.message).toMatch(/sends nothing until it is back/);
+      const send = await desk.fails('payouts:create', {
+        idPayout: 'off-1', amount: '5.00', currencyCode: 'EUR', accountName: 'Jane Doe', accountNumber: 'DE89370400440532013000', paymentOperatorCode: 'EU_SEPA', emailAddress: 'jane@example.com',
+      });
+      expect(send.code).toMatch(/^(TEAM_DB_UNREACHABLE|DATABASE_UNREACHABLE)$/);
+      expect(storedAtGateway('off-1')).toEqual([]);
+
+      proxy.restore();
+      await eventually(async () => (await desk.call<ConnectionState>('app:connectionState')).teamDatabase?.state === 'connected', 'the database back');
+      await desk.call('payouts:create', {
+        idPayout: 'off-2', amount: '5.00', currencyCode: 'EUR', accountName: 'Jane Doe', accountNumber: 'DE89370400440532013000', paymentOperatorCode: 'EU_SEPA', emailAddress: 'jane@example.com',
+      });
+      await eventually(() => storedAtGateway('off-2').length === 1, 'the payout sent once the database is back');
+      expect(storedAtGateway('off-1')).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 });
