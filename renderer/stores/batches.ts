@@ -136,6 +136,8 @@ export const useBatchesStore = defineStore('batches', () => {
       const i = past.value.findIndex((b) => b.id === p.batchId);
       const existing = past.value[i];
       if (existing) past.value.splice(i, 1, { ...existing, progress: p });
+      // A batch this screen has not listed yet: another desk of the team stored it.
+      else if (!pastLoading.value) void loadPast();
       if (current.value?.id === p.batchId && isBatchFinished(p.state)) void loadResults(p.batchId);
     });
   }

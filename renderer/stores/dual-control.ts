@@ -78,6 +78,8 @@ export const useDualControlStore = defineStore('dualControl', () => {
       }),
       desk().events.approvalsChanged((e) => {
         if (e.profileId !== activeId()) return;
+        // Whether dual control is on, and who holds which role, may have changed at another desk of the team.
+        void loadSession();
         void loadPeople();
         void loadPolicy();
         changed();
