@@ -29,11 +29,11 @@ const pem = await setup.ctx.keys.publicKeyPem(setup.profileId);
 await fetch(`${sandbox.url}/_sandbox/merchants/${MERCHANT}/keys`, { method: 'POST', body: pem, headers: { 'content-type': 'text/plain' } });
 const home = setup.home;
 await setup.runtime.close();
+setup.ctx.profiles.update(setup.profileId, { teamDatabase: { url: await freshDatabase(cluster.url), tls: 'disable', caFile: null } });
 const desk = await openTeamDesk({
   home,
   keyStore,
   profileId: setup.profileId,
-  database: await freshDatabase(cluster.url),
   deskName: 'bench',
   shareRateBudget: SHARED,
   engineOptions: { pollIntervalMs: 10_000, pollTickMs: 250, backoff: { baseMs: 500, capMs: 30_000 }, balancesIntervalMs: null, callbackListen: null },

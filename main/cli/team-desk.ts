@@ -3,18 +3,21 @@
 // joins it if another desk already did), and sends and tracks the team's running batches with the other
 // desks until the batch named (or every running one) is sent and final. Exactly one desk sends a payout (a
 // claim in the database), and the merchant's requests per second are shared (a budget in the database).
-// A desk that dies leaves its sends to the others after its lease, as of unknown outcome.
+// A desk that dies leaves its sends to the others after its lease, as of unknown outcome. It is the app's
+// engine (main/team/team-desk.ts): with dual control on, nothing leaves without its approvals, and a file is
+// submitted only by an unlocked preparer (--as).
 import { hostname } from 'node:os';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { importPayoutCsvFile } from '../csv/import';
-import { readTeamCa, teamPoolConfig } from '../journal/pg/connect';
-import { TeamPasswords } from '../profiles/team-password';
+import { dualControlService, preparedByFor } from '../desk/dual-control';
+import { NOT_SENDER_MESSAGE } from '../engine/payout-engine';
 import { openTeamDesk, type TeamDesk } from '../team/team-desk';
 import { CliUsageError, type CliDeps } from './deps';
+import { actingOptions, unlockAs, type ActingOptions } from './dual-control';
 import { intOption, interrupted } from './shared';
 
-interface SendOptions {
+interface SendOptions extends ActingOptions {
   file?: string;
   batch?: string;
   timeout: number;
@@ -43,9 +46,9 @@ async function settled(desk: TeamDesk, ids: readonly string[]): Promise<{ done: 
 
 export function registerTeamDeskCommands(program: Command, deps: CliDeps): void {
   const team = program.command('team').description("this desk as one of a team's desks on the profile's team database");
-  team
+  actingOptions(team
     .command('send')
-    .description("send and track the team's running batches with the other desks until they are final (with --file, submit it first)")
+    .description("send and track the team's running batches with the other desks until they are final (with --file, submit it first; with dual control on, --as names the preparer)"))
     .option('--file <csv>', 'a payout CSV to submit as a batch first (all rows valid, or nothing is stored)')
     .option('--batch <id>', 'the batch id: of the file submitted, or of the running batch to wait for')
     .option('--desk <name>', "this desk's name in the team (default: the host name)")
@@ -57,8 +60,6 @@ export function registerTeamDeskCommands(program: Command, deps: CliDeps): void 
       const profile = deps.profile();
       const teamDb = profile.teamDatabase;
       if (!teamDb) throw new CliUsageError(`Profile ${profile.id} has no team database: point it at one with "profiles team set ${profile.id} --url …"`);
-      const password = await new TeamPasswords({ keyStore: ctx.keyStore, profiles: ctx.profiles, audit: ctx.trail }).reveal(profile.id);
-      const ca = await readTeamCa(teamDb);
       const file = o.file ? await importPayoutCsvFile(resolve(o.file), { fileName: basename(o.file), ...(profile.maxAmountMinor ? { maxAmountMinor: profile.maxAmountMinor } : {}) }) : null;
       if (file && file.errors.length > 0) {
         throw new CliUsageError(`${file.fileName}: ${file.counts.invalid} of ${file.counts.rows} rows are invalid (first: row ${file.errors[0]!.rowNumber}: ${file.errors[0]!.message}); nothing was stored`);
@@ -68,7 +69,6 @@ export function registerTeamDeskCommands(program: Command, deps: CliDeps): void 
         keyStore: ctx.keyStore,
         logger: ctx.logger,
         profileId: profile.id,
-        database: teamPoolConfig(teamDb, password, ca !== undefined ? { ca } : {}),
         deskName: o.desk ?? hostname(),
         leaseMs: o.leaseSecs * 1000,
         fetchTimeoutMs: o.gatewayTimeoutSecs * 1000,
@@ -82,6 +82,8 @@ export function registerTeamDeskCommands(program: Command, deps: CliDeps): void 
       });
       const stop = interrupted();
       try {
+        if (!desk.engine.sends) throw new CliUsageError(`Nothing can be sent from here: ${NOT_SENDER_MESSAGE}`);
+        if (o.as) desk.runtime.setSession(profile.id, await unlockAs(deps, dualControlService(desk.runtime), o));
         let batchId = o.batch;
         if (file) {
           const rows = file.rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra }));
@@ -89,7 +91,9 @@ export function registerTeamDeskCommands(program: Command, deps: CliDeps): void 
             if (!deps.json()) deps.io.stdout(`Batch ${batchId} is already in the team journal (another desk submitted it): sending it with them.\n`);
           } else {
             try {
-              batchId = (await desk.engine.submitBatch({ ...(batchId ? { id: batchId } : {}), fileName: file.fileName, sha256: file.sha256, rows })).id;
+              // With dual control on, the file is prepared by the unlocked person (--as), who then cannot approve it.
+              const preparedBy = await preparedByFor(desk.runtime, profile.id);
+              batchId = (await desk.engine.submitBatch({ ...(batchId ? { id: batchId } : {}), fileName: file.fileName, sha256: file.sha256, rows, ...(preparedBy ? { preparedBy } : {}) })).id;
             } catch (error) {
               // Two desks submitting one batch id: the first stores it, the other sends it with it.
               if (!batchId || !(await desk.journal.getBatch(batchId))) throw error;

@@ -24,8 +24,8 @@ export interface DeskAuditSeal {
 export interface TeamConnectionInfo {
   /** This desk process's id among the team's desks (its claims and lease name it). */
   readonly deskId: string;
-  /** The limiter of the merchant's budget shared by the team's desks (every gateway request takes a slot). */
-  readonly limiter: RateLimiter;
+  /** The limiter of the merchant's budget shared by the team's desks (every gateway request takes a slot); null only in a bench. */
+  readonly limiter: RateLimiter | null;
   /** Where it is (user@host:port/database), for messages. */
   readonly where: string;
 }

@@ -167,7 +167,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     if (!profile?.teamDatabase) return sqliteStores(open(profileId));
     try {
       const team = await openTeam(profile);
-      if (team.team) ctx.shareLimiter(profileId, team.team.limiter);
+      if (team.team?.limiter) ctx.shareLimiter(profileId, team.team.limiter);
       teamSeen(profileId, true, null);
       return team;
     } catch (error) {
@@ -242,8 +242,9 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     reachabilityWatches.delete(profileId);
     teamStates.delete(profileId);
     const st = await entry?.catch(() => null);
-    if (st?.team) ctx.shareLimiter(profileId, null);
+    if (st?.team?.limiter) ctx.shareLimiter(profileId, null);
     await st?.close();
+    await closeOwnJournal(profileId);
   };
 
   const sessions = new Map<string, UnlockedSession>();
@@ -305,8 +306,48 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     await auditSeal(profileId);
     await (await journalFor(profileId)).audit(entry);
   };
+  /**
+   * Per profile on a team database: this desk's own SQLite journal, where the desk's own security actions are
+   * audited (see auditOwn).
+   */
+  const ownJournals = new Map<string, Promise<{ stores: ProfileStores; seal: DeskAuditSeal }>>();
+  const ownJournalOf = (profileId: string): Promise<{ stores: ProfileStores; seal: DeskAuditSeal }> => {
+    let own = ownJournals.get(profileId);
+    if (!own) {
+      own = (async () => {
+        const st = sqliteStores(open(profileId));
+        return { stores: st, seal: await st.openSeal(ctx.keyStore, log) };
+      })();
+      ownJournals.set(profileId, own);
+      const mine = own;
+      own.catch(() => {
+        if (ownJournals.get(profileId) === mine) ownJournals.delete(profileId);
+      });
+    }
+    return own;
+  };
+  const closeOwnJournal = async (profileId: string): Promise<void> => {
+    const own = await ownJournals.get(profileId)?.catch(() => null);
+    ownJournals.delete(profileId);
+    if (!own) return;
+    await own.seal.flush();
+    own.seal.close();
+    await own.stores.close();
+  };
+  /**
+   * This desk's own security actions (its keys and secrets, its profile and settings, its team database
+   * password) are audited in its own journal, sealed with its keychain's key, whether or not the profile is on
+   * a team database: they are facts about this desk, and changing where the team database is must work while
+   * it cannot be reached. A single desk's own journal is its journal.
+   */
+  const auditOwn = async (profileId: string, entry: NewAuditEntry): Promise<void> => {
+    // The stores open now are that journal (a single desk), or will be (a profile not on a team database).
+    const st = await stores.get(profileId)?.catch(() => null);
+    if (st ? st.team === null : !ctx.profiles.find(profileId)?.teamDatabase) return audit(profileId, entry);
+    await (await ownJournalOf(profileId)).stores.journal.audit(entry);
+  };
   const detachTrail = ctx.trail.attach((action: SecurityAction) =>
-    audit(action.profileId, { action: action.action, subject: action.subject ?? null, details: action.details ?? {} }),
+    auditOwn(action.profileId, { action: action.action, subject: action.subject ?? null, details: action.details ?? {} }),
   );
 
   /**
@@ -472,7 +513,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       // Security actions on their way to the log, then each journal's anchor brought up to its newest entry.
       detachTrail();
       const trailFailure = await ctx.trail.flush().then(() => null, (error: unknown) => ({ error }));
-      for (const id of [...new Set([...seals.keys(), ...stores.keys()])]) await closeStores(id);
+      for (const id of [...new Set([...seals.keys(), ...stores.keys(), ...ownJournals.keys()])]) await closeStores(id);
       if (trailFailure) throw trailFailure.error;
     },
   };

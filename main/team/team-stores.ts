@@ -31,6 +31,8 @@ export interface TeamStoresOptions {
   leaseMs?: number;
   /** Connections to the database (default 8: the journal's work, and one each for the change listeners). */
   poolSize?: number;
+  /** Whether the gateway budget is the team's (default true); false only to measure what it costs (bench). */
+  shareRateBudget?: boolean;
 }
 
 export const defaultDeskName = (): string => process.env['PAYOUT_DESK_NAME']?.trim() || hostname();
@@ -40,7 +42,8 @@ export async function openTeamStores(options: TeamStoresOptions): Promise<Profil
   const { ctx, profile, log } = options;
   const team = profile.teamDatabase;
   if (!team) throw new Error(`Profile ${profile.id} has no team database`);
-  const deskId = `${options.deskName ?? defaultDeskName()}:${randomUUID()}`;
+  const deskName = options.deskName ?? defaultDeskName();
+  const deskId = `${deskName}:${randomUUID()}`;
   const pool = await connect(options, deskId);
   const opened: { close(): Promise<void> }[] = [];
   try {
@@ -52,24 +55,28 @@ export async function openTeamStores(options: TeamStoresOptions): Promise<Profil
       onBackgroundError: (error) => log.warn('team journal: a SENDING mark was not written', { message: error instanceof Error ? error.message : String(error) }),
     });
     opened.push(journal);
+    // Audit entries wait for this desk's signing key (openSeal); other writes do not.
+    journal.requireAuditSigner();
     const dualControl = await PgDualControlRepository.open(pool);
     opened.push(dualControl);
     const payees = await PgPayeeRepository.open(pool);
     opened.push({ close: () => payees.end() });
     const changes = await TeamChangeFeed.open(pool, deskId);
     opened.push(changes);
-    const budget = new TeamRateBudget({
-      pool, deskId, baseUrl: profile.baseUrl, merchantCode: profile.merchantCode, limit: profile.rateLimitPerSec, maxRequestMs: ctx.fetchTimeoutMs + 5_000,
-    });
-    const limiter = new TeamRateLimiter(budget, { requestTimeoutMs: ctx.fetchTimeoutMs });
+    const limiter = options.shareRateBudget === false
+      ? null
+      : new TeamRateLimiter(
+        new TeamRateBudget({ pool, deskId, baseUrl: profile.baseUrl, merchantCode: profile.merchantCode, limit: profile.rateLimitPerSec, maxRequestMs: ctx.fetchTimeoutMs + 5_000 }),
+        { requestTimeoutMs: ctx.fetchTimeoutMs },
+      );
     return {
       journal,
       dualControl,
       payees,
       team: { deskId, limiter, where: teamWhere(team) },
-      openSeal: async (keyStore) => TeamAuditSeal.open(pool, keyStore, profile.id),
-      // Team entries are chained in the database whatever the keychain says (see team-audit.ts).
-      sealFailed: () => undefined,
+      // This desk's key for the team's audit log, from its own keychain (team-audit.ts).
+      openSeal: (keyStore, sealLog) => TeamAuditSeal.open({ pool, journal, keyStore, log: sealLog, deskName }),
+      sealFailed: (reason) => journal.requireAuditSigner(reason),
       onRemoteChange: (listener) => changes.subscribe(listener),
       // The listening connection is the first to notice the database gone, and tries again every 2 s.
       onReachability: (listener) => changes.onListening(listener),

@@ -37,8 +37,10 @@ describe('a team desk without its database', () => {
     const keyStore = new MemoryKeyStore();
     const setup = await createDesk({ baseUrl: sandbox.url, sandbox, home, keyStore, rateLimitPerSec: 10 });
     await setup.runtime.close();
-    setup.ctx.close();
     proxy = await startCutProxy(await freshDatabase(inject('postgresUrl')));
+    // The desk reaches its team database through the proxy the test cuts.
+    setup.ctx.profiles.update(setup.profileId, { teamDatabase: { url: proxy.url, tls: 'disable', caFile: null } });
+    setup.ctx.close();
     const creates: { id: string; at: number }[] = [];
     const watch = (message: unknown) => {
       const { server, request } = message as { server: Server; request: IncomingMessage };
@@ -49,7 +51,7 @@ describe('a team desk without its database', () => {
     stopWatching = () => diagnostics.unsubscribe('http.server.request.start', watch);
     const open = async () => {
       const desk = await openTeamDesk({
-        home: home!, keyStore, profileId: setup.profileId, database: proxy!.url, deskName: 'desk-offline',
+        home: home!, keyStore, profileId: setup.profileId, deskName: 'desk-offline',
         fetchTimeoutMs: GATEWAY_TIMEOUT_MS, leaseMs: 7_000, engineOptions: { ...TEST_ENGINE_TIMINGS, heldElsewhereRetryMs: 300 },
       });
       desks.push(desk);

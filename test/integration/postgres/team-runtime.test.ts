@@ -8,6 +8,8 @@ import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
 import { sandboxConfig } from '../engine/setup';
 import { freshDatabase } from './cluster';
 import { startCutProxy } from './cut-proxy';
+import { journalPath } from '../../../main/desk/profile-engine';
+import { openJournal } from '../../../main/journal';
 import { eventually, openTeamAppDesk, TEAM_PROFILE, teamCsv, type TeamAppDesk } from './team-app-desk';
 
 let sandbox: SandboxHandle;
@@ -143,6 +145,15 @@ describe('two desks of a team on one database', () => {
       });
       expect(send.code).toMatch(/^(TEAM_DB_UNREACHABLE|DATABASE_UNREACHABLE)$/);
       expect(storedAtGateway('off-1')).toEqual([]);
+      // This desk's own settings change while it is cut off, audited in its own sealed journal (not the team's).
+      await desk.call('settings:update', { pollIntervalSecs: 3 });
+      const own = openJournal(journalPath(desk.home, TEAM_PROFILE));
+      try {
+        const changed = own.listAudit(10).filter((e) => e.action === 'profile.updated').map((e) => JSON.stringify(e.details));
+        expect(changed.some((d) => d.includes('"field":"pollIntervalSecs"') && d.includes('"to":3'))).toBe(true);
+      } finally {
+        own.close();
+      }
 
       proxy.restore();
       await eventually(async () => (await desk.call<ConnectionState>('app:connectionState')).teamDatabase?.state === 'connected', 'the database back');
