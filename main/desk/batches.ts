@@ -245,9 +245,7 @@ export function batchesService(
       if (!(await journal.getBatch(batchId))) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       const decimalsOf = currencies.decimalsOf(profile.id);
       const retryable = await (await rt.engineFor(profile.id)).retryableIds(batchId);
-      const payments = await journal.batchPayments(batchId);
-      const retriedAs = new Map<string, string | null>();
-      for (const p of payments) if (p.intentId) retriedAs.set(p.id, await journal.retriedAs(p.id));
+      const [payments, retriedAs] = await Promise.all([journal.batchPayments(batchId), journal.batchRetries(batchId)]);
       return payments.map(
         (p): BatchResultRow => ({
           rowNumber: p.rowNumber ?? 0, idPayout: p.id, money: money(p.amountMinor, p.currencyCode, decimalsOf), accountName: p.accountName,

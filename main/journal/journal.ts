@@ -658,6 +658,15 @@ export class Journal implements DeskJournal {
     return row?.id ?? null;
   }
 
+  batchRetries(batchId: string): Map<string, string> {
+    // The first stored retry of each, as retriedAs answers.
+    const rows = this.stmt(
+      `SELECT p.id AS of, (SELECT r.id FROM payments r WHERE r.kind = 'payout' AND r.retry_of = p.id ORDER BY r.pk LIMIT 1) AS retry
+         FROM payments p WHERE p.batch_id = ? AND EXISTS (SELECT 1 FROM payments r WHERE r.kind = 'payout' AND r.retry_of = p.id)`,
+    ).all(batchId) as { of: string; retry: string }[];
+    return new Map(rows.map((r) => [r.of, r.retry]));
+  }
+
   /**
    * The attempts of a batch that may be retried now (DESIGN.md §4, per intent): the latest attempt of its
    * intent, and every attempt of that intent final in a state that moved no money, by the gateway's word

@@ -107,6 +107,8 @@ export interface DeskJournal extends JournalPort {
   intentAttempts(intentId: string): Awaitable<PaymentRecord[]>;
   /** The attempt that retried this payout, if any. */
   retriedAs(id: string): Awaitable<string | null>;
+  /** retriedAs of every payout of a batch that was retried, in one read (a batch's results). */
+  batchRetries(batchId: string): Awaitable<Map<string, string>>;
 
   // ---- batches ----
   /** The newest batches first. */

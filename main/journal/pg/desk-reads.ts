@@ -57,6 +57,16 @@ export async function retriedAsPg(db: PgQueryable, id: string): Promise<string |
   return row?.id ?? null;
 }
 
+export async function batchRetriesPg(db: PgQueryable, batchId: string): Promise<Map<string, string>> {
+  // The first stored retry of each, as retriedAsPg answers.
+  const rows = await db.query<{ of: string; retry: string }>(
+    `SELECT DISTINCT ON (p.pk) p.id AS of, r.id AS retry FROM payments p JOIN payments r ON r.kind = 'payout' AND r.retry_of = p.id
+      WHERE p.batch_id = $1 ORDER BY p.pk, r.pk`,
+    [batchId],
+  );
+  return new Map(rows.rows.map((r) => [r.of, r.retry]));
+}
+
 // ---- CSV checks against what was paid before ----
 
 export async function existingPayoutIdsPg(db: PgQueryable, ids: string[]): Promise<Set<string>> {

@@ -50,7 +50,7 @@ import type {
 import { PAYMENT_STATES } from '../types';
 import {
   balanceSeriesPg, batchFileSubmittedPg, batchPaymentsPg, existingPayoutIdsPg, intentAttemptsPg, knownBeneficiaryAccountsPg, latestBalancesPg,
-  listAuditPg, listBatchesPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg,
+  listAuditPg, listBatchesPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg, batchRetriesPg,
 } from './desk-reads';
 import { migratePg } from './migrations';
 import { isConnectionError } from './rate-budget';
@@ -962,6 +962,10 @@ export class PgJournal implements DeskJournal {
 
   retriedAs(id: string): Promise<string | null> {
     return retriedAsPg(this.pool, id);
+  }
+
+  batchRetries(batchId: string): Promise<Map<string, string>> {
+    return batchRetriesPg(this.pool, batchId);
   }
 
   listBatches(limit?: number): Promise<BatchRecord[]> {

@@ -104,6 +104,10 @@ export function deskJournalContract(name: string, open: (clock: TestClock) => Pr
       expect(await j.retriedAs('p-8')).toBe('p-7');
       expect(await j.retriedAs('p-7')).toBeNull();
       expect(await j.retriedAs('nope')).toBeNull();
+      // A batch's results read them all at once, the same answers.
+      expect(Object.fromEntries(await j.batchRetries('B1'))).toEqual({ 'p-9': 'p-1', 'p-8': 'p-7' });
+      expect(Object.fromEntries(await j.batchRetries(retry1.id))).toEqual({ 'p-1': 'p-5' });
+      expect((await j.batchRetries('no-such-batch')).size).toBe(0);
     });
 
     it('lists batches newest first (ties: the later stored first), and a batch its payments in row order', async () => {
