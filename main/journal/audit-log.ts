@@ -5,7 +5,10 @@
 // commits to their head. The newest entry (seq and seal) is anchored in the keychain too
 // (main/desk/audit-keys.ts), so cutting the tail is detected; the copy of the head in the meta table
 // only catches an accidental truncation, as anyone who can write the file can rewrite it.
-import { createHash, createHmac } from 'node:crypto';
+// A team's log (PgJournal) is signed instead: each desk signs the entries it writes with an Ed25519 key of
+// its own keychain (a shared HMAC key would be a secret handed from desk to desk); its hash is the unkeyed
+// chain's, committing to the signer's key id too, and the public keys are registered in the team database.
+import { createHash, createHmac, verify as verifySignature, type KeyObject } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { deskActor } from './actor';
 import type { AuditEntry } from './types';
@@ -27,6 +30,21 @@ export interface AuditKey {
   key: Buffer;
 }
 
+/** A desk's key that signs the team's audit entries; the private half stays in that desk's keychain. */
+export interface AuditSigner {
+  /** auditSignerId of its public key. */
+  keyId: string;
+  /** The Ed25519 signature (base64) of `data` (auditSigningText of an entry's hash). */
+  sign(data: string): string;
+}
+
+/** A signer registered in the team database, as a verification uses it. */
+export interface RegisteredSigner {
+  deskName: string;
+  /** Null when the registered public key is not the key its id names (its row was replaced). */
+  publicKey: KeyObject | null;
+}
+
 /** What a verification knows from the keychain: the keys it holds and the anchored head, if any. */
 export interface AuditTrust {
   /** Keys by id; an entry sealed with a key not here cannot be checked. */
@@ -35,6 +53,18 @@ export interface AuditTrust {
   anchor?: AuditAnchor | null | undefined;
   /** Names the keychain in messages ("OS keychain (service payout-desk)"). */
   keychain?: string;
+  /** Names the log in messages (default "this journal", "the journal"). */
+  logName?: string;
+  /**
+   * A team's log: its registered signers by key id. When given, an entry with a key id is signed (Ed25519
+   * over its hash), not sealed with an HMAC key, and `keys` is not used.
+   */
+  signers?: ReadonlyMap<string, RegisteredSigner>;
+  /**
+   * With an anchor: per key id, the last entry that key cannot have signed, because it was registered after
+   * the keychain anchored that entry. A key id not here was registered after the anchor itself (anchor.seq).
+   */
+  signerPins?: ReadonlyMap<string, number>;
 }
 
 /** The newest entry as last recorded in the keychain; every entry from sealedFrom on must be sealed. */
@@ -46,6 +76,9 @@ export interface AuditAnchor {
 
 export type AuditProblemCode =
   | 'HASH_MISMATCH' | 'CHAIN_BROKEN' | 'ENTRIES_MISSING' | 'UNSEALED' | 'TRUNCATED' | 'ANCHOR_MISMATCH' | 'HEAD_MISMATCH'
+  // A team's signed log: a signature that does not verify, a key id no desk registered, a registered key
+  // replaced, a key registered after the keychain's anchor that signed entries at or before it.
+  | 'BAD_SIGNATURE' | 'UNKNOWN_SIGNER' | 'SIGNER_REPLACED' | 'SIGNER_AFTER_ANCHOR'
   // The two below say the log cannot be checked here, not that it was changed.
   | 'KEY_MISSING' | 'ANCHOR_MISSING';
 
@@ -106,11 +139,39 @@ export interface EntryFields {
   detailsJson: string;
 }
 
+function hashedFields(e: EntryFields) {
+  return { seq: e.seq, at: e.at, actor: e.actor, action: e.action, subject: e.subject, details: JSON.parse(e.detailsJson) as unknown };
+}
+
 export function entryHash(prevHash: string, e: EntryFields, seal: { id: string; key: Buffer } | null): string {
-  const fields = { seq: e.seq, at: e.at, actor: e.actor, action: e.action, subject: e.subject, details: JSON.parse(e.detailsJson) as unknown };
+  const fields = hashedFields(e);
   // A sealed entry also commits to the id of its key, so an entry cannot be passed off as another key's.
   if (!seal) return createHash('sha256').update(prevHash + canonicalJson(fields)).digest('hex');
   return createHmac('sha256', seal.key).update(prevHash + canonicalJson({ ...fields, keyId: seal.id })).digest('hex');
+}
+
+/** The hash of a team entry signed with key `keyId`: the unkeyed chain's, committing to the key id too. */
+export function signedEntryHash(prevHash: string, e: EntryFields, keyId: string): string {
+  return createHash('sha256').update(prevHash + canonicalJson({ ...hashedFields(e), keyId })).digest('hex');
+}
+
+/** What a desk signs for an entry: its hash, under a label so the signature means nothing elsewhere. */
+export function auditSigningText(hash: string): string {
+  return `payout-desk team audit entry ${hash}`;
+}
+
+/** A signer's key id: the first 128 bits of SHA-256 of its public key (SPKI DER), so the id names the key. */
+export function auditSignerId(spkiDer: Buffer): string {
+  return createHash('sha256').update(spkiDer).digest('hex').slice(0, 32);
+}
+
+/** Whether `signature` (base64) is `publicKey`'s Ed25519 signature of the entry hash `hash`. */
+export function auditSignatureValid(publicKey: KeyObject, hash: string, signature: string): boolean {
+  try {
+    return verifySignature(null, Buffer.from(auditSigningText(hash)), publicKey, Buffer.from(signature, 'base64'));
+  } catch {
+    return false;
+  }
 }
 
 /** An audit_log row as both stores keep it (SQLite's columns; the team journal's read into this shape). */
@@ -124,6 +185,8 @@ export interface AuditRow {
   prev_hash: string;
   hash: string;
   key_id: string | null;
+  /** A team entry's Ed25519 signature (base64); SQLite's rows have none. */
+  signature?: string | null;
 }
 
 function readHead(db: Database.Database): { seq: number; hash: string } {
@@ -240,8 +303,8 @@ export function verifyAuditFrom(db: Database.Database, from: AuditMark, trust: A
 }
 
 /**
- * The walk of verifyAuditFrom over rows read from any store, in seq order after `from`: chain, seals and
- * the keychain's anchor. `hashAt` reads the hash of an entry at or before `from` (an anchor behind it).
+ * The walk of verifyAuditFrom over rows read from any store, in seq order after `from`: chain, seals (or a
+ * team's signatures, with trust.signers) and the keychain's anchor. `hashAt` reads the hash of an entry at or before `from` (an anchor behind it).
  * Problems come unsorted; the caller adds what only its store can check and sorts.
  */
 export function verifyAuditRows(
@@ -253,6 +316,11 @@ export function verifyAuditRows(
   const problems: AuditProblem[] = [];
   const anchor = trust.anchor;
   const keychain = trust.keychain ?? 'keychain';
+  const logName = trust.logName ?? 'this journal';
+  const signers = trust.signers;
+  // A team's entries are signed by desks; a single desk's are sealed with its keychain's key.
+  const sealWord = signers ? 'signature' : 'seal';
+  const sealedWord = signers ? 'signed' : 'sealed';
   let prevHash = from.hash;
   let lastSeq = from.seq;
   let sealed = from.sealed === true;
@@ -279,10 +347,17 @@ export function verifyAuditRows(
     if (row.key_id === null) {
       closeMissing();
       if (mustBeSealed) {
-        problems.push({ seq: row.seq, code: 'UNSEALED', message: `entry ${row.seq} carries no seal although every entry from ${sealed ? 'the first sealed one' : `entry ${anchor?.sealedFrom ?? '?'}`} on is sealed: it was written or rewritten without the audit key` });
+        problems.push({
+          seq: row.seq, code: 'UNSEALED',
+          message: `entry ${row.seq} carries no ${sealWord} although every entry from ${sealed ? `the first ${sealedWord} one` : `entry ${anchor?.sealedFrom ?? '?'}`} on is ${sealedWord}: it was written or rewritten without ${signers ? "a desk's signing key" : 'the audit key'}`,
+        });
       } else if (entryHash(row.prev_hash, fieldsOf(row), null) !== row.hash) {
         problems.push({ seq: row.seq, code: 'HASH_MISMATCH', message: `entry ${row.seq} was changed after it was written` });
       }
+    } else if (signers) {
+      sealed = true;
+      const problem = signedEntryProblem(row, row.key_id, signers, anchor ? { seq: anchor.seq, pins: trust.signerPins ?? new Map() } : null, keychain);
+      if (problem) problems.push(problem);
     } else {
       sealed = true;
       const key = trust.keys.get(row.key_id);
@@ -307,11 +382,11 @@ export function verifyAuditRows(
 
   if (anchor === null) {
     if (sealed) {
-      problems.push({ seq: null, code: 'ANCHOR_MISSING', message: `the ${keychain} holds no anchor for the newest audit entry of this journal, so removal of the newest entries cannot be ruled out` });
+      problems.push({ seq: null, code: 'ANCHOR_MISSING', message: `the ${keychain} holds no anchor for the newest audit entry of ${logName}, so removal of the newest entries cannot be ruled out` });
     }
   } else if (anchor) {
     if (lastSeq < anchor.seq) {
-      problems.push({ seq: lastSeq + 1, code: 'TRUNCATED', message: `the log ends at entry ${lastSeq} but the ${keychain} anchored entry ${anchor.seq}: ${span(lastSeq + 1, anchor.seq)} were removed (or the journal was restored from an older copy)` });
+      problems.push({ seq: lastSeq + 1, code: 'TRUNCATED', message: `the log ends at entry ${lastSeq} but the ${keychain} anchored entry ${anchor.seq}: ${span(lastSeq + 1, anchor.seq)} were removed (or ${trust.logName ?? 'the journal'} was restored from an older copy)` });
     } else if (anchor.seq > 0) {
       anchoredHash ??= anchor.seq <= from.seq ? hashAt(anchor.seq) : null;
       if (anchoredHash !== anchor.hash) {
@@ -320,6 +395,48 @@ export function verifyAuditRows(
     }
   }
   return { problems, entries: count, mark: { seq: lastSeq, hash: prevHash, sealed } };
+}
+
+/**
+ * What is wrong with one signed entry of a team's log, if anything: its hash (contents), its key (registered,
+ * not replaced), its signature, and, with the keychain's anchor, whether its key was registered only after
+ * this desk had anchored an entry at or after it (history rewritten and signed with a key added later).
+ */
+function signedEntryProblem(
+  row: AuditRow,
+  keyId: string,
+  signers: ReadonlyMap<string, RegisteredSigner>,
+  anchor: { seq: number; pins: ReadonlyMap<string, number> } | null,
+  keychain: string,
+): AuditProblem | null {
+  const seq = row.seq;
+  if (signedEntryHash(row.prev_hash, fieldsOf(row), keyId) !== row.hash) {
+    return { seq, code: 'HASH_MISMATCH', message: `entry ${seq} was changed after it was written: its hash does not match its contents` };
+  }
+  const signer = signers.get(keyId);
+  if (!signer) {
+    // Every desk registers its key before (in the same transaction as) its first signed entry, and the table
+    // is append-only: an entry naming a key nobody registered was forged, or the key's row was removed.
+    return { seq, code: 'UNKNOWN_SIGNER', message: `entry ${seq} names signing key ${keyId}, which no desk of the team registered: the entry was forged, or that key's row was removed from audit_signers` };
+  }
+  const whose = `desk ${signer.deskName}'s key ${keyId}`;
+  if (!signer.publicKey) {
+    return { seq, code: 'SIGNER_REPLACED', message: `entry ${seq} is signed with ${whose}, but the public key registered under that id is not that key: its row in audit_signers was replaced` };
+  }
+  if (!row.signature) {
+    return { seq, code: 'UNSEALED', message: `entry ${seq} names ${whose} but carries no signature: it was written or rewritten without the key` };
+  }
+  if (!auditSignatureValid(signer.publicKey, row.hash, row.signature)) {
+    return { seq, code: 'BAD_SIGNATURE', message: `entry ${seq}'s signature does not verify under ${whose}: the entry was changed (and its hash recomputed) after it was signed` };
+  }
+  const notUpTo = anchor ? (anchor.pins.get(keyId) ?? anchor.seq) : 0;
+  if (seq <= notUpTo) {
+    return {
+      seq, code: 'SIGNER_AFTER_ANCHOR',
+      message: `entry ${seq} is signed with ${whose}, which was registered after the ${keychain} anchored entry ${notUpTo}: entries up to ${notUpTo} were rewritten and signed with a key added later`,
+    };
+  }
+  return null;
 }
 
 function fieldsOf(row: AuditRow): EntryFields {
