@@ -39,7 +39,7 @@ import { performance } from 'node:perf_hooks';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
 import { deskActor } from '../actor';
-import { canonicalJson, entryHash, GENESIS_HASH, type NewAuditEntry } from '../audit-log';
+import { AuditKeyError, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, type AuditSigner, type NewAuditEntry } from '../audit-log';
 import { JournalError, totalsOf, type BatchCounts, type BatchInput } from '../journal';
 import type { DeskJournal, ManifestRow, SendClaim } from '../port';
 import { toBatch, toPayment } from '../rows';
@@ -86,6 +86,17 @@ export interface PgJournalOptions {
   pollTakeMs?: number;
   /** A write started by confirm() failed (the claim still fences the payment); default: console.error. */
   onBackgroundError?: (error: unknown) => void;
+  /**
+   * This desk's key for the team's audit log (main/team/team-audit.ts): every entry is signed with it. Without
+   * one (tools, tests) entries are written unsigned while the log has no signed entry, and refused after.
+   */
+  auditSigner?: AuditSigner;
+}
+
+/** The newest audit entry this desk wrote, once its transaction committed. */
+export interface AuditWritten {
+  seq: number;
+  hash: string;
 }
 
 /** The message of a payment taken over from a desk whose lease ran out. */
@@ -122,6 +133,12 @@ export class PgJournal implements DeskJournal {
   private readonly voided = new Set<string>();
   /** Per payment (`kind:id`), the tail of this desk's writes to it, in the order they were started. */
   private readonly chains = new Map<string, Promise<unknown>>();
+  private auditSigner: AuditSigner | null;
+  /** Why audit entries are refused while there is no signer (null: unsigned entries are allowed). */
+  private auditSignerRequired: string | null = null;
+  /** Audit entries appended on each open transaction's client, told to the listeners once it commits. */
+  private readonly auditPending = new Map<PoolClient, AuditWritten[]>();
+  private readonly auditListeners = new Set<(entry: AuditWritten) => void>();
 
   private constructor(
     private readonly pool: Pool,
@@ -134,6 +151,7 @@ export class PgJournal implements DeskJournal {
     this.maxRequestMs = options.maxRequestMs ?? 30_000;
     this.pollTakeMs = options.pollTakeMs ?? 30_000;
     this.onBackgroundError = options.onBackgroundError ?? ((error) => console.error('team journal: a write after confirm() failed', error));
+    this.auditSigner = options.auditSigner ?? null;
     // Right before a heartbeat (every leaseMs/3) a request must still be able to leave.
     if (!((this.leaseMs * 2) / 3 > this.maxRequestMs + this.marginMs)) {
       throw new Error(`two thirds of leaseMs (${this.leaseMs}) must exceed maxRequestMs + marginMs (${this.maxRequestMs + this.marginMs}), or requests could not leave between heartbeats`);
@@ -223,8 +241,20 @@ export class PgJournal implements DeskJournal {
    */
   private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      const written: AuditWritten[] = [];
       try {
-        return await inTransaction(this.pool, fn);
+        const result = await inTransaction(this.pool, async (client) => {
+          this.auditPending.set(client, written);
+          try {
+            return await fn(client);
+          } finally {
+            this.auditPending.delete(client);
+          }
+        });
+        // Committed: the keychain's anchor may name it now (never an entry rolled back).
+        const newest = written.at(-1);
+        if (newest) for (const listener of this.auditListeners) listener(newest);
+        return result;
       } catch (error) {
         if ((error as { code?: string }).code !== DEADLOCK || attempt >= 3) throw error;
       }
@@ -276,25 +306,80 @@ export class PgJournal implements DeskJournal {
 
   /**
    * Appends an audit entry inside the caller's transaction, under an advisory lock held to its end so the
-   * chain stays linear across desks. hash = sha256(prev_hash + canonical JSON), the unkeyed chain of the
-   * SQLite journal (audit-log.ts). Keyed sealing (HMAC with a key from the keychain) is out of scope for the
-   * team journal so far: key_id stays NULL, and a team's log can be rewritten by whoever can write the
-   * database, which the unkeyed chain only makes visible, not impossible.
+   * chain stays linear across desks. Signed by this desk (main/team/team-audit.ts): hash = sha256(prev_hash +
+   * canonical JSON with the signer's key id), signature = Ed25519 of it by that key. Without a signer the
+   * unkeyed chain of the SQLite journal (audit-log.ts) is written, but only while no entry is signed: after
+   * one, an unsigned entry would read as forged, so it is refused, as it is while this desk's key is being
+   * read from its keychain (requireAuditSigner).
    */
-  private async appendAudit(client: PoolClient, at: number, entry: NewAuditEntry): Promise<AuditEntry> {
+  private async appendAudit(client: PoolClient, at: number, entry: NewAuditEntry, signer = this.auditSigner): Promise<AuditEntry> {
+    if (!signer && this.auditSignerRequired !== null) throw new AuditKeyError(`Nothing was written: ${this.auditSignerRequired}`);
     await client.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_LOCK]);
-    const head = (await client.query('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1')).rows[0];
+    const head = (await client.query('SELECT seq, hash, key_id FROM audit_log ORDER BY seq DESC LIMIT 1')).rows[0];
+    if (!signer && head && head.key_id !== null) {
+      throw new AuditKeyError("Nothing was written: the team's audit log is signed by its desks' keys; open the team database through the desk (which loads this desk's key from its keychain) to write to it");
+    }
     const seq = head ? pgInteger(head.seq, 'seq') + 1 : 1;
     const prevHash = head ? (head.hash as string) : GENESIS_HASH;
     const detailsJson = canonicalJson(entry.details ?? {});
     const subject = entry.subject ?? null;
     const actor = entry.actor ?? deskActor();
-    const hash = entryHash(prevHash, { seq, at, actor, action: entry.action, subject, detailsJson }, null);
+    const fields = { seq, at, actor, action: entry.action, subject, detailsJson };
+    const hash = signer ? signedEntryHash(prevHash, fields, signer.keyId) : entryHash(prevHash, fields, null);
     await client.query(
-      'INSERT INTO audit_log (seq, at, actor, action, subject, details_json, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-      [seq, at, actor, entry.action, subject, detailsJson, prevHash, hash],
+      'INSERT INTO audit_log (seq, at, actor, action, subject, details_json, prev_hash, hash, key_id, signature) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      [seq, at, actor, entry.action, subject, detailsJson, prevHash, hash, signer?.keyId ?? null, signer ? signer.sign(auditSigningText(hash)) : null],
     );
+    this.auditPending.get(client)?.push({ seq, hash });
     return { seq, at, actor, action: entry.action, subject, details: JSON.parse(detailsJson) as unknown, prevHash, hash };
+  }
+
+  /** From now on every audit entry is signed with `signer` (registered first: registerAuditSigner). */
+  useAuditSigner(signer: AuditSigner): void {
+    this.auditSigner = signer;
+  }
+
+  /** Refuses audit entries until useAuditSigner (a desk's journal: its key is being read from the keychain). */
+  requireAuditSigner(reason = "this desk's key for the team's audit log is still being read from the keychain"): void {
+    this.auditSignerRequired = reason;
+  }
+
+  /** Called with the newest audit entry of each of this desk's transactions, once it committed. */
+  onAuditAppended(listener: (entry: AuditWritten) => void): () => void {
+    this.auditListeners.add(listener);
+    return () => this.auditListeners.delete(listener);
+  }
+
+  /**
+   * Registers this desk's signing key in audit_signers, in one transaction with an `audit.signer-added` entry
+   * signed by it, which names the head it follows (so entries written before cannot be changed without
+   * breaking it). Null when the key was registered already; throws when its id is registered with another
+   * public key (the row was replaced: nothing is signed under it).
+   */
+  async registerAuditSigner(signer: AuditSigner, registration: { publicKey: string; deskName: string }): Promise<AuditEntry | null> {
+    return this.transaction(async (client) => {
+      // The audit lock first: the registration and its entry take their place in the chain together.
+      await client.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_LOCK]);
+      const known = (await client.query('SELECT public_key FROM audit_signers WHERE key_id = $1', [signer.keyId])).rows[0] as { public_key: string } | undefined;
+      if (known) {
+        if (known.public_key === registration.publicKey) return null;
+        throw new Error(`The team database registers audit key ${signer.keyId} with another public key than this desk's: its row in audit_signers was replaced`);
+      }
+      const at = this.now();
+      const head = (await client.query('SELECT seq, hash, key_id FROM audit_log ORDER BY seq DESC LIMIT 1')).rows[0];
+      await client.query('INSERT INTO audit_signers (key_id, public_key, desk_name, registered_at) VALUES ($1, $2, $3, $4)', [
+        signer.keyId, registration.publicKey, registration.deskName, at,
+      ]);
+      return this.appendAudit(client, at, {
+        action: 'audit.signer-added',
+        subject: signer.keyId,
+        details: {
+          keyId: signer.keyId,
+          deskName: registration.deskName,
+          previousHead: head ? { seq: pgInteger(head.seq, 'seq'), hash: head.hash as string, signed: head.key_id !== null } : null,
+        },
+      }, signer);
+    });
   }
 
   // ---- payments: writes ----

@@ -3,7 +3,8 @@
 // So far: the dual-control records, the shared rate budget, and payments, batches and status events as
 // the read side (history) needs them, then intents, balances, the audit log, and the desks' leases and send
 // claims for the write side (PgJournal), the fair shares of the rate budget, the payee book
-// (main/payees/pg-repository.ts), and the notifications that let other desks see changes live.
+// (main/payees/pg-repository.ts), the notifications that let other desks see changes live, and the signers
+// of the team's audit log.
 // Needs pg_trgm (PostgreSQL's contrib; a trusted extension) and a server built with ICU ("und-x-icu").
 import type { Pool, PoolClient } from 'pg';
 
@@ -400,6 +401,33 @@ const MIGRATIONS: readonly string[] = [
   END $$;
   CREATE TRIGGER batches_stored AFTER INSERT ON batches REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION journal_batches_changed();
   CREATE TRIGGER batches_moved AFTER UPDATE ON batches REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION journal_batches_changed();
+  `,
+  // 8: the team's audit log signed per desk (main/team/team-audit.ts). The team's id (random, made here once)
+  //    names its keys in each desk's keychain, so a desk in two teams holds two keys. audit_signers holds each
+  //    desk's Ed25519 public key (SPKI DER, base64) under its key id; audit_log.signature is the signature of
+  //    the entry's hash by the key its key_id names. All three refuse rewrites and deletes, TRUNCATE too
+  //    (audit_log did not refuse TRUNCATE so far). Entries written before stay unsigned (key_id NULL).
+  `
+  CREATE TABLE team_identity (
+    only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),
+    team_id TEXT COLLATE "C" NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+  );
+  INSERT INTO team_identity (team_id) VALUES (gen_random_uuid()::text);
+  CREATE TRIGGER team_identity_fixed BEFORE UPDATE OR DELETE ON team_identity FOR EACH ROW EXECUTE FUNCTION append_only();
+  CREATE TRIGGER team_identity_no_truncate BEFORE TRUNCATE ON team_identity FOR EACH STATEMENT EXECUTE FUNCTION append_only();
+
+  CREATE TABLE audit_signers (
+    key_id TEXT COLLATE "C" PRIMARY KEY,
+    public_key TEXT NOT NULL,
+    desk_name TEXT NOT NULL,
+    registered_at BIGINT NOT NULL
+  );
+  CREATE TRIGGER audit_signers_append_only BEFORE UPDATE OR DELETE ON audit_signers FOR EACH ROW EXECUTE FUNCTION append_only();
+  CREATE TRIGGER audit_signers_no_truncate BEFORE TRUNCATE ON audit_signers FOR EACH STATEMENT EXECUTE FUNCTION append_only();
+
+  ALTER TABLE audit_log ADD COLUMN signature TEXT;
+  CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION append_only();
   `,
 ];
 
