@@ -24,7 +24,7 @@ import { z } from 'zod';
 import {
   auditSignerId, GENESIS_HASH, verifyAuditRows, type AuditProblem, type AuditRow, type AuditSigner, type AuditVerifyResult, type RegisteredSigner,
 } from '../journal/audit-log';
-import { pgInteger } from '../journal/pg/history';
+import { pgInteger, type PgQueryable } from '../journal/pg/history';
 import type { AuditWritten, PgJournal } from '../journal/pg/journal';
 import type { KeyStore } from '../keys/key-store';
 import type { Logger } from '../log';
@@ -59,7 +59,7 @@ export async function readTeamAuditAnchor(keyStore: KeyStore, teamId: string): P
 }
 
 /** The team database's id (migration 8 makes it). */
-export async function readTeamId(db: Pool | PoolClient): Promise<string> {
+export async function readTeamId(db: PgQueryable): Promise<string> {
   const row = (await db.query<{ team_id: string }>('SELECT team_id FROM team_identity')).rows[0];
   if (!row) throw new Error('the team database has no team id (team_identity is empty): it was changed by hand');
   return row.team_id;
@@ -110,8 +110,8 @@ function registeredSigner(row: SignerRow): RegisteredSigner {
   }
 }
 
-/** The team's registered signers, as the walk of audit-log.ts takes them. */
-export async function readAuditSigners(db: Pool | PoolClient): Promise<Map<string, RegisteredSigner>> {
+/** The team's registered signers, as the walk of audit-log.ts takes them (trust.signers, with teamAuditRow's rows). */
+export async function readAuditSigners(db: PgQueryable): Promise<Map<string, RegisteredSigner>> {
   const rows = (await db.query<SignerRow>('SELECT key_id, public_key, desk_name FROM audit_signers ORDER BY registered_at, key_id')).rows;
   return new Map(rows.map((r) => [r.key_id, registeredSigner(r)]));
 }
