@@ -1,9 +1,13 @@
 // npm run simulate -- --seeds N [--from S] [--steps K]   runs seeds S..S+N-1 (default 1..200, 200 steps)
 // npm run simulate -- --seed S [--steps K]               replays one seed exactly and prints its history
+// --adapter postgres runs them on a team database (a fresh one per history) on the cluster at
+// SIM_POSTGRES_URL, or on a throwaway cluster started for the run (test/integration/postgres/cluster.ts).
 // --without wrong-key,crash leaves those steps out of the drawn histories.
 // --kind TEXT counts only violations whose kind contains TEXT (e.g. "missing").
 // A failing seed is shortened to the fewest steps that still fail, and printed with what happened.
 import { parseArgs } from 'node:util';
+import { startCluster, type Cluster } from '../integration/postgres/cluster';
+import { dropTemplates, SQLITE, type Adapter } from './adapters';
 import { report, runSeed, shorten } from './run';
 import type { StepKind } from './steps';
 
@@ -19,30 +23,50 @@ const { values } = parseArgs({
     kind: { type: 'string' },
     /** Step kinds left out of the drawn histories, comma-separated (e.g. wrong-key,create-faults). */
     without: { type: 'string', default: '' },
+    /** sqlite (default) or postgres. */
+    adapter: { type: 'string', default: 'sqlite' },
   },
 });
+if (values.adapter !== 'sqlite' && values.adapter !== 'postgres') throw new Error(`--adapter is sqlite or postgres, not ${values.adapter}`);
+const given = process.env['SIM_POSTGRES_URL'];
+const cluster: Cluster | null = values.adapter === 'postgres' && !given ? await startCluster() : null;
+const adapter: Adapter = values.adapter === 'postgres' ? { name: 'postgres', clusterUrl: given ?? cluster!.url } : SQLITE;
 
 const steps = Number(values.steps);
 const seeds = values.seed !== undefined ? [Number(values.seed)] : Array.from({ length: Number(values.seeds) }, (_, i) => Number(values.from) + i);
 let failed = 0;
 let stepsRun = 0;
+
+async function runAll(): Promise<void> {
+  for (const seed of seeds) {
+    const result = await runSeed(seed, steps, values.without.split(',').filter(Boolean) as StepKind[], adapter);
+    stepsRun += result.stats.steps;
+    if (values.kind !== undefined) {
+      const wanted = result.violations.filter((v) => v.kind.includes(values.kind ?? ''));
+      result.violations = wanted.length > 0 ? [...wanted, ...result.violations.filter((v) => !wanted.includes(v))] : [];
+    }
+    if (result.violations.length === 0) {
+      if (values.seed !== undefined) console.log(`seed ${seed}: no violation in ${result.stats.steps} steps (${result.stats.payouts} payouts, ${Math.round(result.stats.simulatedMs / 60_000)} simulated minutes)`);
+      continue;
+    }
+    failed++;
+    const shown = values['no-shorten'] ? result : await shorten(result);
+    console.log(report(shown));
+    if (!values['keep-going']) break;
+  }
+}
+
+// A cluster started here is stopped here, interrupted or not.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void (cluster?.stop() ?? Promise.resolve()).finally(() => process.exit(130)));
+}
 const started = performance.now();
-for (const seed of seeds) {
-  const result = await runSeed(seed, steps, values.without.split(',').filter(Boolean) as StepKind[]);
-  stepsRun += result.stats.steps;
-  if (values.kind !== undefined) {
-    const wanted = result.violations.filter((v) => v.kind.includes(values.kind ?? ''));
-    result.violations = wanted.length > 0 ? [...wanted, ...result.violations.filter((v) => !wanted.includes(v))] : [];
-  }
-  if (result.violations.length === 0) {
-    if (values.seed !== undefined) console.log(`seed ${seed}: no violation in ${result.stats.steps} steps (${result.stats.payouts} payouts, ${Math.round(result.stats.simulatedMs / 60_000)} simulated minutes)`);
-    continue;
-  }
-  failed++;
-  const shown = values['no-shorten'] ? result : await shorten(result);
-  console.log(report(shown));
-  if (!values['keep-going']) break;
+try {
+  await runAll();
+} finally {
+  await dropTemplates();
+  await cluster?.stop();
 }
 const seconds = (performance.now() - started) / 1000;
-console.log(`simulate: ${seeds.length} seed(s) of ${steps} steps, ${failed} failed; ${stepsRun} steps in ${seconds.toFixed(1)} s (${(seeds.length / seconds).toFixed(1)} seeds/s, ${Math.round(stepsRun / seconds)} steps/s)`);
+console.log(`simulate: ${seeds.length} seed(s) of ${steps} steps on ${adapter.name}, ${failed} failed; ${stepsRun} steps in ${seconds.toFixed(1)} s (${(seeds.length / seconds).toFixed(2)} seeds/s, ${Math.round(stepsRun / seconds)} steps/s)`);
 process.exitCode = failed > 0 ? 1 : 0;

@@ -10,14 +10,12 @@ import type { KeyObject } from 'node:crypto';
 import { approvalSignatureValid } from '../../main/approvals/approval';
 import { manifestFromJournal } from '../../main/approvals/gate';
 import { manifestDigest, type Subject } from '../../main/approvals/manifest';
-import { requiredApprovals, signPolicy, type ApprovalPolicy, type PolicyRules } from '../../main/approvals/policy';
-import { SqliteDualControlRepository } from '../../main/approvals/sqlite-repository';
+import { requiredApprovals, signPolicy, type PolicyRules } from '../../main/approvals/policy';
 import type { DeskRuntime } from '../../main/desk/runtime';
-import type { Journal } from '../../main/journal';
 import { UnlockedSession } from '../../main/people/key-vault';
 import { generatePersonKey } from '../../main/people/person-key';
 import { heldRoleAt, type Role } from '../../main/people/roles';
-import { SIM_PROFILE } from './sim-desk';
+import { SIM_PROFILE, type SimJournal } from './adapters';
 
 export interface SimPersonSpec {
   id: string;
@@ -66,19 +64,17 @@ export async function setUpDualControl(runtime: DeskRuntime, now: number): Promi
  * Invariant 7 for the first create of a subject that reached the gateway at `sentAt`: the approvals the
  * policy in force then required, each signed by a person who held the approver role when signing, was not
  * revoked by the send, did not prepare it, over the manifest as the journal holds it and that policy version;
- * and no such person rejected it. Null when it holds, else why not. An oracle of its own: it reads the
- * tables directly and uses only the production signature check, manifest builder and band arithmetic.
+ * and no such person rejected it. Null when it holds, else why not. An oracle of its own: it reads the policy
+ * straight from the tables, people and approvals through the adapter's repository, and uses only the
+ * production signature check, manifest builder and band arithmetic.
  */
-export async function approvalBreach(journal: Journal, subject: Subject, sentAt: number): Promise<string | null> {
-  const repo = new SqliteDualControlRepository(journal);
+export async function approvalBreach(journal: SimJournal, subject: Subject, sentAt: number): Promise<string | null> {
+  const repo = journal.tables.dualControl;
   const people = new Map((await repo.listPeople()).map((p) => [p.id, p]));
   if (people.size === 0) return null;
-  const row = journal.db.prepare('SELECT version, profile_id, rules_json, set_by, set_at, signature FROM policies WHERE set_at <= ? ORDER BY version DESC LIMIT 1').get(sentAt) as
-    | { version: number; profile_id: string; rules_json: string; set_by: string; set_at: number; signature: string }
-    | undefined;
-  if (!row) return `${subject.kind} ${subject.id} left with people on the desk but no policy`;
-  const policy: ApprovalPolicy = { profileId: row.profile_id, version: row.version, rules: JSON.parse(row.rules_json) as PolicyRules, setBy: row.set_by, setAt: row.set_at, signature: row.signature };
-  const manifest = await manifestFromJournal(journal, SIM_PROFILE, subject, policy.version);
+  const policy = await journal.tables.policyAt(sentAt);
+  if (!policy) return `${subject.kind} ${subject.id} left with people on the desk but no policy`;
+  const manifest = await manifestFromJournal(journal.port, SIM_PROFILE, subject, policy.version);
   if (!manifest) return `${subject.kind} ${subject.id} left but has no manifest in the journal`;
   const digest = manifestDigest(manifest);
   const required = requiredApprovals(policy, manifest).required;

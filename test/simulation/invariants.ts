@@ -9,8 +9,9 @@
 // 7 with dual control on, no payout or batch leaves (its first create reaches the gateway) without the
 //   approvals its policy then required, valid against the people as they were (role at signing, not
 //   revoked before the send, not the preparer), and the desk refuses an approval by the preparer.
-import type { Journal, PaymentRecord } from '../../main/journal';
+import type { BatchRecord, DeskJournal, PaymentRecord } from '../../main/journal';
 import { GENESIS_HASH, type AuditMark } from '../../main/journal/audit-log';
+import type { SimJournal } from './adapters';
 import { MAY_PAY, type GatewayModel } from './gateway-model';
 import { approvalBreach } from './dual-control';
 import type { Person } from './person';
@@ -27,8 +28,11 @@ const SHOWN_FOR_A_PERSON = new Set(['MISMATCH', 'HELD', 'UNKNOWN', 'MISSING']);
 /** Local states in which nothing was paid, final. */
 const NOT_PAID_FINAL = new Set(['REJECTED', 'CANCELLED', 'DISCARDED']);
 
-export function payoutsOf(journal: Journal): PaymentRecord[] {
-  return [...journal.iterateHistory({ kind: 'payout' })];
+/** Every payout in the journal, in creation order (the port's export read: a generator or chunks). */
+export async function payoutsOf(journal: DeskJournal): Promise<PaymentRecord[]> {
+  const payouts: PaymentRecord[] = [];
+  for await (const p of journal.iterateHistory({ kind: 'payout' })) payouts.push(p);
+  return payouts;
 }
 
 export class InvariantChecker {
@@ -45,7 +49,7 @@ export class InvariantChecker {
   ) {}
 
   /** Checks 1, 2, 4, 6 and 7: they must hold after every step. Work grows with what changed, not with the history. */
-  async always(journal: Journal, now: number): Promise<Violation[]> {
+  async always(journal: SimJournal, now: number): Promise<Violation[]> {
     const violations: Violation[] = [];
 
     const mayPay = new Map<string, string[]>();
@@ -59,7 +63,7 @@ export class InvariantChecker {
 
     for (const g of this.model.payouts.values()) {
       if (this.matched.has(g.id)) continue;
-      const p = journal.getPayment('payout', g.id);
+      const p = await journal.port.getPayment('payout', g.id);
       const intent = this.person.intentOfAccount(g.accountNumber);
       if (!p) violations.push({ invariant: 2, kind: 'unknown id', message: `the gateway stored ${g.id}, which the journal does not know` });
       else if (p.amountMinor !== g.amountMinor || p.accountNumber !== g.accountNumber) {
@@ -70,7 +74,7 @@ export class InvariantChecker {
     }
 
     for (const arrival of this.model.arrivals.slice(this.arrivalsSeen)) {
-      const batchId = journal.getPayment('payout', arrival.id)?.batchId;
+      const batchId = (await journal.port.getPayment('payout', arrival.id))?.batchId;
       const subjects = [arrival.id, ...(batchId ? [batchId] : [])];
       // What counts is when the request left the desk: one already on the wire when a pause is acknowledged is seen through.
       const left = arrival.sentAt;
@@ -86,19 +90,21 @@ export class InvariantChecker {
     for (const message of this.person.refusalsBroken.splice(0)) violations.push({ invariant: 7, kind: 'approval not refused', message });
     this.arrivalsSeen = this.model.arrivals.length;
 
-    const audit = journal.verifyAuditSince(this.auditMark);
+    const audit = await journal.tables.auditSince(this.auditMark);
     if (!audit.result.ok) violations.push({ invariant: 6, kind: 'audit', message: `the audit chain does not verify: ${JSON.stringify(audit.result.problems)}` });
     this.auditMark = audit.mark;
     return violations;
   }
 
   /** Checks 3 and 5, once everything that can settle has settled. */
-  atQuiescence(journal: Journal, now: number): Violation[] {
+  async atQuiescence(journal: SimJournal, now: number): Promise<Violation[]> {
     const violations: Violation[] = [];
-    const audit = journal.verifyAudit();
+    const audit = await journal.tables.auditWhole();
     if (!audit.ok) violations.push({ invariant: 6, kind: 'audit', message: `the whole audit chain does not verify: ${JSON.stringify(audit.problems)}` });
-    const payouts = payoutsOf(journal);
-    const paused = (p: PaymentRecord) => p.batchId !== null && journal.getBatch(p.batchId)?.state === 'PAUSED';
+    const payouts = await payoutsOf(journal.port);
+    const batches = new Map<string, BatchRecord | undefined>();
+    for (const id of new Set(payouts.map((p) => p.batchId))) if (id !== null) batches.set(id, await journal.port.getBatch(id));
+    const paused = (p: PaymentRecord) => p.batchId !== null && batches.get(p.batchId)?.state === 'PAUSED';
 
     for (const p of payouts) {
       const g = this.model.payouts.get(p.id);

@@ -4,8 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
+import nodeCrypto from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import FakeTimers from '@sinonjs/fake-timers';
 import { MemoryKeyStore } from '../../main/keys/key-store';
+import { openStorage, SQLITE, type Adapter, type SimStorage } from './adapters';
 import { GatewayModel } from './gateway-model';
 import { InvariantChecker, type Violation } from './invariants';
 import { Person } from './person';
@@ -16,6 +19,8 @@ import { World } from './world';
 
 export interface RunResult {
   seed: number;
+  /** Where the desk kept its records (a shortened history runs there again). */
+  adapter: Adapter;
   /** People, roles and an approval policy on the desk (every other seed). */
   dualControl: boolean;
   steps: Step[];
@@ -28,45 +33,53 @@ export interface RunResult {
 }
 
 const START = Date.UTC(2026, 10, 2, 9, 0, 0);
-/** A RAM-backed folder where there is one: the journals are real SQLite files, only faster to sync. */
+/** A RAM-backed folder where there is one: the journals (and profile stores) are real SQLite files, only faster to sync. */
 const SCRATCH = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 
 /** Every even seed runs with dual control on; the recorded histories run without, as when they were found. */
 export const dualControlFor = (seed: number): boolean => seed % 2 === 0;
 
-export async function runHistory(seed: number, steps: Step[], dualControl = false): Promise<RunResult> {
+export async function runHistory(seed: number, steps: Step[], dualControl = false, adapter: Adapter = SQLITE): Promise<RunResult> {
+  // Before the fake clock: a team database is made on real time.
+  const storage: SimStorage = await openStorage(adapter);
   const home = mkdtempSync(join(SCRATCH, 'desk-sim-'));
+  // Ids the desk makes itself (retry rows, batches) come from the seed too, so a run replays exactly: those of
+  // the global crypto (the SQLite journal, the desk services) and, on a stream of their own, those of
+  // node:crypto (the team journal's batch and intent ids, desk ids, validation ids). Its named imports follow
+  // once synced, which happens before the clock is installed: a sync later would hand fake timers to every
+  // `import … from 'node:timers'` too (fake-timers patches that module).
+  const randomUUID = crypto.randomUUID;
+  const nodeRandomUUID = nodeCrypto.randomUUID;
+  crypto.randomUUID = seededUuids(new Prng(seed).fork(2));
+  nodeCrypto.randomUUID = seededUuids(new Prng(seed).fork(4));
+  syncBuiltinESMExports();
   const clock = FakeTimers.install({
     now: START,
     toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'Date', 'performance'],
   });
+  storage.attach(clock);
   const keyStore = new MemoryKeyStore();
-  // Ids the desk makes itself (retry rows, batches) come from the seed too, so a run replays exactly.
-  const uuids = new Prng(seed).fork(2);
-  const hex = (n: number) => Array.from({ length: n }, () => uuids.int(0, 15).toString(16)).join('');
-  const randomUUID = crypto.randomUUID;
   // So are the desk's own random choices (back-off jitter).
   const random = Math.random;
   const jitter = new Prng(seed).fork(3);
   Math.random = () => jitter.next();
-  crypto.randomUUID = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}` as ReturnType<typeof randomUUID>;
   const model = new GatewayModel(new Prng(seed).fork(1));
   const person = new Person();
   person.dualControl = dualControl;
   const checker = new InvariantChecker(model, person);
   let world: World | undefined;
-  const result: RunResult = { seed, dualControl, steps, violations: [], failedAt: null, log: [], stats: { steps: 0, payouts: 0, simulatedMs: 0 } };
+  const result: RunResult = { seed, adapter, dualControl, steps, violations: [], failedAt: null, log: [], stats: { steps: 0, payouts: 0, simulatedMs: 0 } };
   try {
-    await prepareHome(home, keyStore);
-    if (dualControl) await prepareDualControl(home, keyStore, clock.now);
-    world = new World(clock, home, keyStore, model, person);
+    await prepareHome(home, keyStore, storage);
+    if (dualControl) await prepareDualControl(home, keyStore, clock.now, storage);
+    world = new World(clock, storage, home, keyStore, model, person);
     await world.during(world.desk.engine());
     for (const [index, step] of steps.entries()) {
       await world.execute(step);
       await world.advance(step.after);
       await world.afterStep();
       result.stats.steps++;
-      const violations = await checker.always(world.desk.journal(), clock.now);
+      const violations = await checker.always(await world.desk.journal(), clock.now);
       if (violations.length > 0) {
         result.violations = violations;
         result.failedAt = index;
@@ -75,8 +88,8 @@ export async function runHistory(seed: number, steps: Step[], dualControl = fals
     }
     if (result.failedAt === null) {
       await world.quiesce();
-      const journal = world.desk.journal();
-      const violations = [...(await checker.always(journal, clock.now)), ...checker.atQuiescence(journal, clock.now)];
+      const journal = await world.desk.journal();
+      const violations = [...(await checker.always(journal, clock.now)), ...(await checker.atQuiescence(journal, clock.now))];
       if (violations.length > 0) {
         result.violations = violations;
         result.failedAt = steps.length;
@@ -91,17 +104,25 @@ export async function runHistory(seed: number, steps: Step[], dualControl = fals
       const closing = world.desk.quit();
       let closed = false;
       void closing.finally(() => (closed = true)).catch(() => undefined);
-      for (let i = 0; !closed && i < 200; i++) await clock.tickAsync(100);
+      for (let i = 0; !closed && i < 200; i++) await storage.tick(100);
     }
     clock.uninstall();
     crypto.randomUUID = randomUUID;
+    nodeCrypto.randomUUID = nodeRandomUUID;
+    syncBuiltinESMExports();
     Math.random = random;
+    await storage.close();
     rmSync(home, { recursive: true, force: true });
   }
 }
 
-export function runSeed(seed: number, stepCount: number, without: readonly StepKind[] = []): Promise<RunResult> {
-  return runHistory(seed, drawHistory(seed, stepCount, without), dualControlFor(seed));
+function seededUuids(rng: Prng): () => `${string}-${string}-${string}-${string}-${string}` {
+  const hex = (n: number) => Array.from({ length: n }, () => rng.int(0, 15).toString(16)).join('');
+  return () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
+}
+
+export function runSeed(seed: number, stepCount: number, without: readonly StepKind[] = [], adapter: Adapter = SQLITE): Promise<RunResult> {
+  return runHistory(seed, drawHistory(seed, stepCount, without), dualControlFor(seed), adapter);
 }
 
 /**
@@ -115,7 +136,7 @@ export async function shorten(failure: RunResult, budget = 400): Promise<RunResu
   let runs = 0;
   const stillFails = async (candidate: Step[]): Promise<RunResult | null> => {
     runs++;
-    const r = await runHistory(failure.seed, candidate, failure.dualControl);
+    const r = await runHistory(failure.seed, candidate, failure.dualControl, failure.adapter);
     return r.violations.some((v) => v.invariant === first?.invariant && v.kind === first.kind) ? r : null;
   };
   const trimmed = await stillFails(steps);
@@ -135,7 +156,7 @@ export async function shorten(failure: RunResult, budget = 400): Promise<RunResu
 }
 
 export function report(r: RunResult): string {
-  const lines = [`seed ${r.seed}: ${r.violations.length} violation(s) after step ${r.failedAt === r.steps.length ? 'quiescence' : (r.failedAt ?? 0) + 1} of ${r.steps.length}`];
+  const lines = [`seed ${r.seed}${r.adapter.name === 'sqlite' ? '' : ` on ${r.adapter.name}`}: ${r.violations.length} violation(s) after step ${r.failedAt === r.steps.length ? 'quiescence' : (r.failedAt ?? 0) + 1} of ${r.steps.length}`];
   for (const v of r.violations) lines.push(`  invariant ${v.invariant} (${v.kind}): ${v.message}`);
   lines.push('  history:');
   r.steps.forEach((s, i) => lines.push(`    ${i + 1}. ${describeStep(s)}`));

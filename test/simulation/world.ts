@@ -1,7 +1,8 @@
 // Carries out the steps of a history: the person acts through the same IPC handlers the renderer
 // calls (schemas, services, error mapping), the gateway model misbehaves when told, and the desk
-// process crashes, quits and starts again over the same files. Time is the fake clock's: the desk's
-// timers, back-offs, polls and the model's latencies all run on it, so a run depends on its steps only.
+// process crashes, quits and starts again over the same records (its journal file or its team database).
+// Time is the fake clock's: the desk's timers, back-offs, polls and the model's latencies all run on it, and
+// passes as the adapter lets it (adapters.ts), so a run depends on its steps only.
 import type { Clock } from '@sinonjs/fake-timers';
 import { PAYOUT_CSV_FIELDS } from '../../main/csv/headers';
 import { createIpcHandlers } from '../../main/ipc/handlers';
@@ -10,6 +11,7 @@ import type { BatchResultRow, IpcHandlerMap, Result } from '../../preload/api';
 import type { GatewayModel, GatewayStatus, StoredPayout } from './gateway-model';
 import type { Intent, Person } from './person';
 import type { Subject } from '../../main/approvals/manifest';
+import type { SimStorage } from './adapters';
 import { dualControlService } from '../../main/desk/dual-control';
 import { PREPARER, SIM_PEOPLE, SIM_POLICIES, sessionOf } from './dual-control';
 import { payoutsOf } from './invariants';
@@ -35,12 +37,13 @@ export class World {
 
   constructor(
     private readonly clock: Clock,
+    private readonly storage: SimStorage,
     private readonly home: string,
     private readonly keyStore: MemoryKeyStore,
     readonly model: GatewayModel,
     readonly person: Person,
   ) {
-    this.desk = openSimDesk(home, keyStore, model, this.generation);
+    this.desk = openSimDesk(home, keyStore, model, this.generation, storage);
     this.handlers = createIpcHandlers(this.desk.services);
     this.unlockPreparer();
   }
@@ -60,7 +63,7 @@ export class World {
 
   /** Lets `ms` of simulated time pass. */
   async advance(ms: number): Promise<void> {
-    await this.clock.tickAsync(ms);
+    await this.storage.tick(ms);
   }
 
   /** Waits for `work` while time passes, as a person would, up to PATIENCE_MS. */
@@ -77,8 +80,8 @@ export class World {
   /** Lets time pass, one timer at a time, until `done` or `patienceMs` passed (or the desk died). */
   private async settleUntil(done: () => boolean, patienceMs: number, evenIfDead = false): Promise<void> {
     const until = this.clock.now + patienceMs;
-    await this.clock.tickAsync(0);
-    while (!done() && (evenIfDead || this.alive) && this.clock.now < until) await this.clock.tickAsync(Math.min(TICK_MS, until - this.clock.now));
+    await this.storage.tick(0);
+    while (!done() && (evenIfDead || this.alive) && this.clock.now < until) await this.storage.tick(Math.min(TICK_MS, until - this.clock.now));
   }
 
   /** An answer from a desk process that crashed meanwhile never reaches the person (the window went with it). */
@@ -92,7 +95,8 @@ export class World {
   /** The desk process starts (again) over the same data folder, and starts its engine as the app does. */
   async start(): Promise<void> {
     this.generation++;
-    this.desk = openSimDesk(this.home, this.keyStore, this.model, this.generation);
+    await this.storage.beforeStart();
+    this.desk = openSimDesk(this.home, this.keyStore, this.model, this.generation, this.storage);
     this.handlers = createIpcHandlers(this.desk.services);
     this.unlockPreparer();
     await this.during(this.desk.engine());
@@ -172,14 +176,14 @@ export class World {
   }
 
   /** Payouts and batches that may still leave for the first time: what an approver is asked about. */
-  private pendingSubjects(): Subject[] {
-    const journal = this.desk.journal();
+  private async pendingSubjects(): Promise<Subject[]> {
+    const { port } = await this.desk.journal();
     const subjects: Subject[] = [];
-    for (const p of payoutsOf(journal)) {
+    for (const p of await payoutsOf(port)) {
       if (p.batchId === null && (p.state === 'HELD' || p.state === 'QUEUED') && p.attempts === 0) subjects.push({ kind: 'payout', id: p.id });
     }
     for (const id of this.person.batches) {
-      if (journal.unsentPayments('payout', id).some((p) => p.attempts === 0)) subjects.push({ kind: 'batch', id });
+      if ((await port.unsentPayments('payout', id)).some((p) => p.attempts === 0)) subjects.push({ kind: 'batch', id });
     }
     return subjects;
   }
@@ -190,7 +194,7 @@ export class World {
    */
   private async decide(decision: 'approve' | 'reject', pick: number, who: number): Promise<void> {
     if (!this.person.dualControl) return;
-    const subjects = this.pendingSubjects();
+    const subjects = await this.pendingSubjects();
     const subject = subjects[Math.floor(pick * subjects.length)];
     if (!subject) return;
     const signer = SIM_PEOPLE[Math.floor(who * SIM_PEOPLE.length)]!;
@@ -208,12 +212,13 @@ export class World {
     }
     this.log.push(`${this.now} ${signer.name} ${decision === 'approve' ? 'approved' : 'rejected'} ${subject.kind} ${subject.id}: ${outcome}`);
     if (!verdictOk || decision !== 'approve') return;
-    if (subject.kind === 'payout' && this.desk.journal().getPayment('payout', subject.id)?.state === 'HELD') {
+    const { port } = await this.desk.journal();
+    if (subject.kind === 'payout' && (await port.getPayment('payout', subject.id))?.state === 'HELD') {
       this.person.lift('hold', subject.id, this.now);
       const answer = await this.call('payouts:release', { idPayout: subject.id });
       this.log.push(`${this.now} person released approved ${subject.id}: ${describe(answer)}`);
       if (answer && !answer.ok && answer.error.code === 'PAYOUT_HELD') this.person.acknowledge('hold', subject.id, this.now);
-    } else if (subject.kind === 'batch' && this.desk.journal().getBatch(subject.id)?.state === 'PAUSED') {
+    } else if (subject.kind === 'batch' && (await port.getBatch(subject.id))?.state === 'PAUSED') {
       const answer = await this.call('batches:resume', { batchId: subject.id });
       this.log.push(`${this.now} person resumed approved batch ${subject.id}: ${describe(answer)}`);
       if (answer?.ok) this.person.lift('pause', subject.id, this.now);
@@ -234,12 +239,13 @@ export class World {
   }
 
   /** Someone edits a row not yet sent, straight in the journal (the e-mail: the money stays what was asked). */
-  private editRow(pick: number): void {
+  private async editRow(pick: number): Promise<void> {
     if (!this.person.dualControl) return;
-    const unsent = payoutsOf(this.desk.journal()).filter((p) => (p.state === 'HELD' || p.state === 'QUEUED') && p.attempts === 0);
+    const journal = await this.desk.journal();
+    const unsent = (await payoutsOf(journal.port)).filter((p) => (p.state === 'HELD' || p.state === 'QUEUED') && p.attempts === 0);
     const p = unsent[Math.floor(pick * unsent.length)];
     if (!p) return;
-    this.desk.journal().db.prepare(`UPDATE payments SET email_address = ? WHERE kind = 'payout' AND id = ?`).run(`edited-${this.now}@example.com`, p.id);
+    await journal.tables.editEmail(p.id, `edited-${this.now}@example.com`);
     this.log.push(`${this.now} someone edited the e-mail of unsent ${p.id} in the journal`);
   }
 
@@ -287,7 +293,7 @@ export class World {
     if (answer === null) {
       // No answer (the desk went down): the person looks for it after the restart.
       await this.afterStep();
-      intent.reenter = !this.desk.journal().getPayment('payout', id);
+      intent.reenter = !(await (await this.desk.journal()).port.getPayment('payout', id));
     } else if (answer.ok) {
       if (answer.data.state === 'HELD') this.person.acknowledge('hold', id, this.now);
     } else if (answer.error.code === 'PAYOUT_HELD') {
@@ -332,18 +338,20 @@ export class World {
       for (const intent of intents) intent.confirmed = true;
     } else if (submitted === null) {
       await this.afterStep();
-      const known = new Set(payoutsOf(this.desk.journal()).map((p) => p.accountNumber));
+      const known = new Set((await payoutsOf((await this.desk.journal()).port)).map((p) => p.accountNumber));
       for (const intent of intents) intent.confirmed = known.has(intent.accountNumber);
     }
   }
 
-  private batchesIn(states: string[]): string[] {
-    const journal = this.desk.journal();
-    return this.person.batches.filter((id) => states.includes(journal.getBatch(id)?.state ?? ''));
+  private async batchesIn(states: string[]): Promise<string[]> {
+    const { port } = await this.desk.journal();
+    const found: string[] = [];
+    for (const id of this.person.batches) if (states.includes((await port.getBatch(id))?.state ?? '')) found.push(id);
+    return found;
   }
 
   private async control(verb: 'pause' | 'resume' | 'cancel', pick: number): Promise<void> {
-    const candidates = this.batchesIn(verb === 'pause' ? ['RUNNING'] : verb === 'resume' ? ['PAUSED'] : ['RUNNING', 'PAUSED']);
+    const candidates = await this.batchesIn(verb === 'pause' ? ['RUNNING'] : verb === 'resume' ? ['PAUSED'] : ['RUNNING', 'PAUSED']);
     const batchId = candidates[Math.floor(pick * candidates.length)];
     if (!batchId) return;
     const answer = await this.call(`batches:${verb}`, { batchId });
@@ -369,7 +377,7 @@ export class World {
   private async decideHeld(verb: 'release' | 'discard', pick: number): Promise<void> {
     const channel = `payouts:${verb}` as keyof IpcHandlerMap;
     if (!(channel in this.handlers)) return;
-    const held = payoutsOf(this.desk.journal()).filter((p) => p.state === 'HELD');
+    const held = (await payoutsOf((await this.desk.journal()).port)).filter((p) => p.state === 'HELD');
     const p = held[Math.floor(pick * held.length)];
     if (!p) return;
     // Releasing is the person's word that it may leave: from the click on, until the desk holds it again.
