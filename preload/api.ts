@@ -571,6 +571,8 @@ export interface AuditEntryView {
   subject: string | null;
   details: JsonValue;
   hash: string;
+  /** Which log: the team's (a profile on a team database), or this desk's own (its keys, secrets and settings). */
+  log: 'team' | 'desk';
 }
 
 export interface AuditVerification {

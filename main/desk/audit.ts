@@ -1,30 +1,66 @@
 // audit:* — the audit log belongs to a profile's journal; verify walks the sealed chain with the
 // keychain's audit key and checks it reaches the entry the keychain anchored (main/desk/audit-keys.ts).
+// A desk of a team has two logs: the team's (signed per desk, main/team/team-audit.ts) and its own, where
+// its own security actions are (runtime.ownLogFor); list and verify cover both.
 import type { AuditEntryView, AuditVerification, BadApproval, BadPolicy } from '../../preload/api';
 import { approvalSignatureValid } from '../approvals/approval';
 import { policyProblem } from '../approvals/policy';
 import { subjectText } from '../approvals/manifest';
-import type { AuditProblemCode, AuditVerifyResult } from '../journal';
+import type { AuditEntry, AuditProblemCode, AuditVerifyResult } from '../journal';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { iso, toJson } from './convert';
 
+const entryView = (log: AuditEntryView['log']) => (e: AuditEntry): AuditEntryView => ({
+  seq: e.seq, at: iso(e.at), action: e.action, subject: e.subject, details: toJson({ actor: e.actor, ...(typeof e.details === 'object' && e.details ? e.details : { value: e.details }) }),
+  hash: e.hash, log,
+});
+
 export function auditService(rt: DeskRuntime): ProfileAreaService<'audit'> {
   return {
     async list(profile, { offset = 0, limit = 200 }) {
-      const journal = await rt.journalFor(profile.id);
-      // The journal pages the audit log by sequence number; the newest entries come first.
-      const entries = await journal.listAudit(offset + limit);
-      const items: AuditEntryView[] = entries.slice(offset, offset + limit).map((e) => ({
-        seq: e.seq, at: iso(e.at), action: e.action, subject: e.subject, details: toJson({ actor: e.actor, ...(typeof e.details === 'object' && e.details ? e.details : { value: e.details }) }), hash: e.hash,
-      }));
-      const newest = entries[0]?.seq ?? 0;
-      return { items, total: newest, offset, limit };
+      const own = await rt.ownLogFor(profile.id);
+      if (!own) {
+        // A single desk: its journal pages the audit log by sequence number, newest first.
+        const entries = await (await rt.journalFor(profile.id)).listAudit(offset + limit);
+        return { items: entries.slice(offset, offset + limit).map(entryView('desk')), total: entries[0]?.seq ?? 0, offset, limit };
+      }
+      // A desk of a team: the team's log and this desk's own, newest first by time. Without the team database,
+      // this desk's own entries are still shown (the app says the database is gone; verify says what is not checked).
+      const mine = await own.journal.listAudit(offset + limit);
+      const team = await rt.journalFor(profile.id).then((j) => j.listAudit(offset + limit)).catch((error: unknown) => {
+        rt.log.warn('the team audit log could not be read', { profileId: profile.id, error });
+        return [] as AuditEntry[];
+      });
+      const merged = [...team.map(entryView('team')), ...mine.map(entryView('desk'))].sort((a, b) => b.at.localeCompare(a.at));
+      return { items: merged.slice(offset, offset + limit), total: (team[0]?.seq ?? 0) + (mine[0]?.seq ?? 0), offset, limit };
     },
     async verify(profile) {
-      const result = await (await rt.auditSeal(profile.id)).verify();
-      return withApprovals(verificationView(result), await badApprovals(rt, profile.id), await badPolicies(rt, profile.id));
+      const own = await rt.ownLogFor(profile.id);
+      if (!own) {
+        const result = await (await rt.auditSeal(profile.id)).verify();
+        return withApprovals(verificationView(result), await badApprovals(rt, profile.id), await badPolicies(rt, profile.id));
+      }
+      const mine = verificationView(await own.seal.verify());
+      try {
+        const team = verificationView(await (await rt.auditSeal(profile.id)).verify());
+        return withApprovals(bothLogs(team, mine), await badApprovals(rt, profile.id), await badPolicies(rt, profile.id));
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        return { ...mine, ok: false, message: `Team log: cannot be checked (${reason}). This desk's own log: ${mine.message}` };
+      }
     },
+  };
+}
+
+/** The team's log and this desk's own, in one answer: intact only if both are. */
+function bothLogs(team: AuditVerification, mine: AuditVerification): AuditVerification {
+  return {
+    ...team,
+    ok: team.ok && mine.ok,
+    checked: team.checked + mine.checked,
+    firstBrokenSeq: team.firstBrokenSeq ?? mine.firstBrokenSeq,
+    message: `Team log: ${team.message}. This desk's own log: ${mine.message}`,
   };
 }
 

@@ -81,6 +81,11 @@ export interface DeskRuntime {
   auditSeal(profileId: string): Promise<DeskAuditSeal>;
   /** Appends an audit entry to the profile's journal once sealing is ready; the actor defaults to deskActor(). */
   audit(profileId: string, entry: NewAuditEntry): Promise<void>;
+  /**
+   * A profile on a team database: this desk's own sealed journal, where its own security actions are audited
+   * (its keys, secrets, settings). Null for a single desk, whose own journal is the profile's journal.
+   */
+  ownLogFor(profileId: string): Promise<{ journal: DeskJournal; seal: DeskAuditSeal } | null>;
   /** The profile's people, approvals and policy versions (dual control), in its journal or team database. */
   dualControlFor(profileId: string): Promise<DualControlRepository>;
   /** The profile's payee book (versions of saved payees and approvals of their changes). */
@@ -340,10 +345,13 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
    * a team database: they are facts about this desk, and changing where the team database is must work while
    * it cannot be reached. A single desk's own journal is its journal.
    */
-  const auditOwn = async (profileId: string, entry: NewAuditEntry): Promise<void> => {
-    // The stores open now are that journal (a single desk), or will be (a profile not on a team database).
+  /** The stores open now are the desk's own journal (a single desk), or will be (a profile not on a team database). */
+  const ownIsStores = async (profileId: string): Promise<boolean> => {
     const st = await stores.get(profileId)?.catch(() => null);
-    if (st ? st.team === null : !ctx.profiles.find(profileId)?.teamDatabase) return audit(profileId, entry);
+    return st ? st.team === null : !ctx.profiles.find(profileId)?.teamDatabase;
+  };
+  const auditOwn = async (profileId: string, entry: NewAuditEntry): Promise<void> => {
+    if (await ownIsStores(profileId)) return audit(profileId, entry);
     await (await ownJournalOf(profileId)).stores.journal.audit(entry);
   };
   const detachTrail = ctx.trail.attach((action: SecurityAction) =>
@@ -431,6 +439,11 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     storesFor,
     journalFor,
     auditSeal,
+    async ownLogFor(profileId) {
+      if (await ownIsStores(profileId)) return null;
+      const own = await ownJournalOf(profileId);
+      return { journal: own.stores.journal, seal: own.seal };
+    },
     audit,
     dualControlFor,
     payeesFor,

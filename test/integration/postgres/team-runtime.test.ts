@@ -3,7 +3,7 @@
 // other's work as it happens (LISTEN/NOTIFY), without asking the gateway itself. Dual control spans the
 // desks: people enrol at their own desk, an admin grants roles from another, approvals are shared.
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { ApprovalItem, BatchValidation, BatchView, ConnectionState, DeskSessionView, HistoryRow, Page, PaymentDetail, PersonInfo } from '../../../preload/api';
+import type { ApprovalItem, AuditEntryView, AuditVerification, BatchValidation, BatchView, ConnectionState, DeskSessionView, HistoryRow, Page, PaymentDetail, PersonInfo } from '../../../preload/api';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
 import { sandboxConfig } from '../engine/setup';
 import { freshDatabase } from './cluster';
@@ -119,6 +119,15 @@ describe('two desks of a team on one database', () => {
     expect(await prep.call<ApprovalItem[]>('approvals:queue')).toEqual([]);
     const audit = (await (await prep.runtime.journalFor(TEAM_PROFILE)).listAudit(100)).map((e) => e.action);
     expect(audit).toEqual(expect.arrayContaining(['person.added', 'person.enrolled', 'person.roles-changed', 'policy.changed', 'approval.given', 'batch.paused', 'batch.running']));
+    // The audit screen shows the team's log and this desk's own (its settings, keys, secrets), and verifies both.
+    await sender.call('settings:update', { pollIntervalSecs: 2 });
+    const listed = await sender.call<Page<AuditEntryView>>('audit:list', { limit: 500 });
+    expect(listed.items.filter((e) => e.log === 'team').map((e) => e.action)).toContain('approval.given');
+    expect(listed.items.filter((e) => e.log === 'desk').map((e) => e.action)).toContain('profile.updated');
+    expect(listed.items.filter((e) => e.log === 'team').map((e) => e.action)).not.toContain('profile.updated');
+    const verified = await sender.call<AuditVerification>('audit:verify');
+    expect(verified).toMatchObject({ ok: true, firstBrokenSeq: null });
+    expect(verified.message).toMatch(/^Team log: All \d+ audit entries are intact.*This desk's own log: All \d+ audit entries are intact/);
   });
 
   it('a desk that loses the team database says so and sends nothing; once it is back it says so and carries on', async () => {
@@ -145,6 +154,11 @@ describe('two desks of a team on one database', () => {
       });
       expect(send.code).toMatch(/^(TEAM_DB_UNREACHABLE|DATABASE_UNREACHABLE)$/);
       expect(storedAtGateway('off-1')).toEqual([]);
+      // Its audit screen still shows this desk's own log; verify says the team's cannot be checked now.
+      expect((await desk.call<Page<AuditEntryView>>('audit:list', { limit: 100 })).items.every((e) => e.log === 'desk')).toBe(true);
+      const unchecked = await desk.call<AuditVerification>('audit:verify');
+      expect(unchecked.ok).toBe(false);
+      expect(unchecked.message).toMatch(/^Team log: cannot be checked/);
       // This desk's own settings change while it is cut off, audited in its own sealed journal (not the team's).
       await desk.call('settings:update', { pollIntervalSecs: 3 });
       const own = openJournal(journalPath(desk.home, TEAM_PROFILE));
