@@ -21,7 +21,7 @@ import { ProfileError } from '../profiles/profile-store';
 import type { DeskEvents } from './events';
 import { engineOptionsFromProfile, gatewayPortFor, journalPath } from './profile-engine';
 import { sqliteStores, type DeskAuditSeal, type ProfileStores } from './profile-stores';
-import { followRemoteChanges, type RemoteChangeFollower } from './remote-changes';
+import { followRemoteChanges } from './remote-changes';
 import { openTeamStores } from '../team/team-stores';
 
 export interface DeskRuntimeOptions {
@@ -130,6 +130,18 @@ export interface DeskRuntime {
   close(): Promise<void>;
 }
 
+/** The pending or settled work of `key`, started once; a failure is forgotten, so the next call starts it again. */
+function attemptOnce<T>(cache: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const work = start();
+  cache.set(key, work);
+  work.catch(() => {
+    if (cache.get(key) === work) cache.delete(key);
+  });
+  return work;
+}
+
 /** This desk holds what signs the profile's requests: its active key, or the deprecated secret when the profile uses it. */
 async function signsHere(ctx: AppContext, profile: Profile): Promise<boolean> {
   return profile.useDeprecatedSecret ? ctx.keys.hasDeprecatedSecret(profile.id).catch(() => false) : profile.activeKeyId !== null;
@@ -140,9 +152,8 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   const open = options.openJournal ?? ((profileId: string) => openJournal(journalPath(ctx.home, profileId)));
   const openTeam = options.openTeamStores ?? ((profile: Profile) => openTeamStores({ ctx, profile, log }));
   const stores = new Map<string, Promise<ProfileStores>>();
-  /** Per profile on a team database: what turns the other desks' changes into this desk's events. */
-  const followers = new Map<string, RemoteChangeFollower>();
-  const reachabilityWatches = new Map<string, () => void>();
+  /** Per profile on a team database: stops following the other desks' changes and the database's reachability. */
+  const teamWatches = new Map<string, () => void>();
   const seals = new Map<string, Promise<DeskAuditSeal>>();
   const engines = new Map<string, Promise<PayoutEngine<DeskJournal>>>();
   /** Started engines, and why the last start failed, for looking at without starting one. */
@@ -181,56 +192,39 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     }
   };
 
-  const storesFor = (profileId: string): Promise<ProfileStores> => {
-    let entry = stores.get(profileId);
-    if (!entry) {
-      entry = openStores(profileId);
-      stores.set(profileId, entry);
-      entry.then(
-        (st) => {
-          void auditSeal(profileId).catch(() => undefined);
-          const unwatch = st.onReachability?.((reachable, message) => teamSeen(profileId, reachable, message));
-          if (unwatch) reachabilityWatches.set(profileId, unwatch);
-          if (st.onRemoteChange) {
-            followers.set(profileId, followRemoteChanges({
-              profileId, stores: st, events, log,
-              live: (batchId) => running.get(profileId)?.batchLive(batchId) ?? null,
-              takeUp: async (kind, id) => running.get(profileId)?.takeUp(kind, id),
-            }));
-          }
-        },
-        // Not cached: the next use tries again (the team database may be back).
-        () => {
-          if (stores.get(profileId) === entry) stores.delete(profileId);
-        },
-      );
-    }
-    return entry;
-  };
+  /** Opened once per profile, the stores are shared; a failed open is not kept: the next use tries again (the team database may be back). */
+  const storesFor = (profileId: string): Promise<ProfileStores> =>
+    attemptOnce(stores, profileId, async () => {
+      const st = await openStores(profileId);
+      void auditSeal(profileId).catch(() => undefined);
+      if (st.onRemoteChange || st.onReachability) {
+        const follower = followRemoteChanges({
+          profileId, stores: st, events, log,
+          live: (batchId) => running.get(profileId)?.batchLive(batchId) ?? null,
+          takeUp: async (kind, id) => running.get(profileId)?.takeUp(kind, id),
+        });
+        const unwatch = st.onReachability?.((reachable, message) => teamSeen(profileId, reachable, message));
+        teamWatches.set(profileId, () => {
+          follower.stop();
+          unwatch?.();
+        });
+      }
+      return st;
+    });
 
-  const auditSeal = (profileId: string): Promise<DeskAuditSeal> => {
-    let seal = seals.get(profileId);
-    if (!seal) {
-      seal = (async () => {
-        const st = await storesFor(profileId);
-        try {
-          return await st.openSeal(ctx.keyStore, log);
-        } catch (error) {
-          const reason = error instanceof Error ? error.message : String(error);
-          st.sealFailed(`the audit key could not be read from the ${ctx.keyStore.description}: ${reason}`);
-          log.error('audit key not loaded', { profileId, error });
-          throw error;
-        }
-      })();
-      seals.set(profileId, seal);
-      const mine = seal;
-      // Not cached: the next write tries the keychain again (it may have been locked).
-      seal.catch(() => {
-        if (seals.get(profileId) === mine) seals.delete(profileId);
-      });
-    }
-    return seal;
-  };
+  /** Loaded once per profile; a failure is not kept: the next write tries the keychain again (it may have been locked). */
+  const auditSeal = (profileId: string): Promise<DeskAuditSeal> =>
+    attemptOnce(seals, profileId, async () => {
+      const st = await storesFor(profileId);
+      try {
+        return await st.openSeal(ctx.keyStore, log);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        st.sealFailed(`the audit key could not be read from the ${ctx.keyStore.description}: ${reason}`);
+        log.error('audit key not loaded', { profileId, error });
+        throw error;
+      }
+    });
 
   /** Closes what the profile has open (seal anchored first, as close() does for all), and forgets it. */
   const closeStores = async (profileId: string): Promise<void> => {
@@ -241,10 +235,8 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     ready?.close();
     const entry = stores.get(profileId);
     stores.delete(profileId);
-    followers.get(profileId)?.stop();
-    followers.delete(profileId);
-    reachabilityWatches.get(profileId)?.();
-    reachabilityWatches.delete(profileId);
+    teamWatches.get(profileId)?.();
+    teamWatches.delete(profileId);
     teamStates.delete(profileId);
     const st = await entry?.catch(() => null);
     if (st?.team?.limiter) ctx.shareLimiter(profileId, null);
@@ -316,21 +308,11 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
    * audited (see auditOwn).
    */
   const ownJournals = new Map<string, Promise<{ stores: ProfileStores; seal: DeskAuditSeal }>>();
-  const ownJournalOf = (profileId: string): Promise<{ stores: ProfileStores; seal: DeskAuditSeal }> => {
-    let own = ownJournals.get(profileId);
-    if (!own) {
-      own = (async () => {
-        const st = sqliteStores(open(profileId));
-        return { stores: st, seal: await st.openSeal(ctx.keyStore, log) };
-      })();
-      ownJournals.set(profileId, own);
-      const mine = own;
-      own.catch(() => {
-        if (ownJournals.get(profileId) === mine) ownJournals.delete(profileId);
-      });
-    }
-    return own;
-  };
+  const ownJournalOf = (profileId: string): Promise<{ stores: ProfileStores; seal: DeskAuditSeal }> =>
+    attemptOnce(ownJournals, profileId, async () => {
+      const st = sqliteStores(open(profileId));
+      return { stores: st, seal: await st.openSeal(ctx.keyStore, log) };
+    });
   const closeOwnJournal = async (profileId: string): Promise<void> => {
     const own = await ownJournals.get(profileId)?.catch(() => null);
     ownJournals.delete(profileId);
