@@ -313,16 +313,18 @@ class PgTables implements JournalTables {
 
   /**
    * As the SQLite journal's verifyAuditSince: the walk of audit-log.ts over the rows after `from`, each desk's
-   * entries checked against the key it registered (audit_signers), then the head.
+   * entries checked against the key it registered (audit_signers), then the head (when there are rows, the
+   * last of them is the head: the oracle reads at a quiet point, nothing is written meanwhile).
    */
   async auditSince(from: AuditMark): Promise<{ result: AuditVerifyResult; mark: AuditMark }> {
     const rows = (await this.admin.query('SELECT * FROM audit_log WHERE seq > $1 ORDER BY seq', [from.seq])).rows.map(teamAuditRow);
-    const signers = await readAuditSigners(this.admin);
-    const walk = verifyAuditRows(rows, from, { keys: new Map(), signers, logName: "the team's audit log" }, () => null);
-    const head = (await this.admin.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1')).rows[0];
-    const headSeq = head ? Number(head.seq) : 0;
-    if (headSeq !== walk.mark.seq || (head?.hash ?? GENESIS_HASH) !== walk.mark.hash) {
-      walk.problems.push({ seq: walk.mark.seq + 1, code: 'HEAD_MISMATCH', message: `the log head (entry ${headSeq}) does not match its last entry ${walk.mark.seq}` });
+    const walk = verifyAuditRows(rows, from, { keys: new Map(), signers: rows.length > 0 ? await readAuditSigners(this.admin) : new Map(), logName: "the team's audit log" }, () => null);
+    if (rows.length === 0) {
+      const head = (await this.admin.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1')).rows[0];
+      const headSeq = head ? Number(head.seq) : 0;
+      if (headSeq !== walk.mark.seq || (head?.hash ?? GENESIS_HASH) !== walk.mark.hash) {
+        walk.problems.push({ seq: Math.min(headSeq, walk.mark.seq) + 1, code: 'HEAD_MISMATCH', message: `the log ends at entry ${headSeq} (hash ${head?.hash ?? GENESIS_HASH}) where entry ${walk.mark.seq} was checked before: entries were removed or rewritten` });
+      }
     }
     return { result: { ok: walk.problems.length === 0, entries: walk.entries, problems: walk.problems }, mark: walk.mark };
   }
