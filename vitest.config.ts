@@ -40,6 +40,12 @@ export default defineConfig({
           environment: 'node',
           // Hundreds of simulated histories per test; each installs its own fake clock.
           testTimeout: 30 * 60_000,
+          // The histories on PostgreSQL (postgres.test.ts) run on a throwaway cluster, one for the project.
+          globalSetup: ['test/integration/postgres/global-setup.ts'],
+          hookTimeout: 90_000,
+          // Its two files side by side: a history on PostgreSQL mostly waits for the server, so the SQLite
+          // histories keep the other core.
+          maxWorkers: 2,
         },
       },
     ],

@@ -1,0 +1,129 @@
+// The simulation on the team database: the same seeded histories, recorded histories and invariants as
+// simulation.test.ts, with the profile pointed at a PostgreSQL database of its own per history (the desk opens
+// the team stores as the app does: team journal with its desk lease, dual control, payee book, change feed).
+// Fewer seeds than on SQLite (a history takes several times longer here); `npx tsx bench/simulate.ts
+// --adapter postgres` runs more. The cluster is the project's (globalSetup).
+import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { PgDualControlRepository } from '../../main/approvals/pg-repository';
+import { PayoutEngine, type ApprovalClearance } from '../../main/engine';
+import { PgJournal } from '../../main/journal/pg/journal';
+import { pgPaymentRow, type PgQueryable } from '../../main/journal/pg/history';
+import { toPayment } from '../../main/journal/rows';
+import type { PaymentKind, PaymentRecord } from '../../main/journal';
+import { dropTemplates, type Adapter } from './adapters';
+import { RECORDED_HISTORIES } from './regressions';
+import { report, runHistory, runSeed, shorten, type RunResult } from './run';
+
+/** Seeds 1..N of 200 steps (the first N of the SQLite run, so both adapters meet the same histories). */
+const SEEDS = Number(process.env['SIMULATION_PG_SEEDS'] ?? 24);
+const CHUNKS = 3;
+const postgres: Adapter = { name: 'postgres', clusterUrl: inject('postgresUrl') };
+
+async function failuresIn(seeds: number[]): Promise<string[]> {
+  const failures: string[] = [];
+  for (const seed of seeds) {
+    const result = await runSeed(seed, 200, [], postgres);
+    // A smaller shortening budget than on SQLite: each run here takes seconds.
+    if (result.violations.length > 0) failures.push(report(await shorten(result, 20)));
+  }
+  return failures;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+afterAll(async () => {
+  await dropTemplates();
+});
+
+describe('simulated histories on the team database', () => {
+  const perChunk = Math.ceil(SEEDS / CHUNKS);
+  for (let chunk = 0; chunk < CHUNKS; chunk++) {
+    const seeds = Array.from({ length: perChunk }, (_, i) => chunk * perChunk + i + 1).filter((s) => s <= SEEDS);
+    if (seeds.length === 0) continue;
+    it(`seeds ${seeds[0]}–${seeds[seeds.length - 1]}: no invariant is broken after any step or at quiescence`, async () => {
+      const failures = await failuresIn(seeds);
+      expect(failures, failures.join('\n\n')).toEqual([]);
+    });
+  }
+
+  it('a seed replays exactly: the same steps, answers and outcome, though the database answers on real sockets', async () => {
+    const strip = (r: RunResult) => ({ log: r.log, stats: r.stats, violations: r.violations });
+    const first = strip(await runSeed(7, 120, [], postgres));
+    expect(first.stats.payouts).toBeGreaterThan(0);
+    expect(strip(await runSeed(7, 120, [], postgres))).toEqual(first);
+  });
+});
+
+describe('dual control and crashes on the team database', () => {
+  it('approvals counted and refused, rejections, edits in the database, policy changes; desks crash and the next one takes over', async () => {
+    const log = [...(await runSeed(2, 200, [], postgres)).log, ...(await runSeed(4, 200, [], postgres)).log].join('\n');
+    expect(log).toMatch(/Alice approved \S+ \S+: SELF_APPROVAL/);
+    expect(log).toMatch(/(Bob|Carol|Dave) approved \S+ \S+: NOT_ALLOWED: \w+ was revoked/);
+    expect(log).toMatch(/approved (payout|batch) \S+: ok \(approved by 1 of 1 needed\)/);
+    expect(log).toMatch(/released approved \S+: ok/);
+    expect(log).toMatch(/rejected \S+ \S+: ok/);
+    expect(log).toMatch(/edited the e-mail of unsent/);
+    expect(log).toMatch(/Alice set policy version 2/);
+    expect(log).toMatch(/desk crashed/);
+  });
+});
+
+describe('histories found on the code before the fix, on the team database', () => {
+  for (const history of RECORDED_HISTORIES) {
+    it(`${history.name} (before: ${history.before})`, async () => {
+      const result = await runHistory(history.seed, history.steps, history.dualControl, postgres);
+      expect(result.violations, report(result)).toEqual([]);
+    });
+  }
+});
+
+describe('the simulation catches a broken rule on the team database', () => {
+  const recorded = (name: string) => {
+    const h = RECORDED_HISTORIES.find((r) => r.name.startsWith(name));
+    if (!h) throw new Error(`no recorded history "${name}"`);
+    return h;
+  };
+
+  it('retrying every failed-looking row, whatever was retried before, pays an intent twice', async () => {
+    // The rule before intents: any final row that is not SUCCESS, ignoring later attempts. The team journal
+    // applies its rule in retryableIn (the results screen and retryBatch's own check inside its transaction).
+    const journal = PgJournal.prototype as unknown as { retryableIn(db: PgQueryable, batchId: string, notPaid: readonly string[]): Promise<PaymentRecord[]> };
+    vi.spyOn(journal, 'retryableIn').mockImplementation(async (db, batchId, notPaid) => {
+      const rows = (await db.query(`SELECT * FROM payments WHERE kind = 'payout' AND batch_id = $1 ORDER BY row_number, pk`, [batchId])).rows.map((r) => toPayment(pgPaymentRow(r)));
+      return rows.filter((p) => (p.isFinal && notPaid.includes(p.status)) || p.state === 'REJECTED' || p.state === 'CANCELLED');
+    });
+    const h = recorded('retry failed rows');
+    const result = await runHistory(h.seed, h.steps, h.dualControl, postgres);
+    expect(result.violations.map((v) => v.invariant)).toContain(1);
+  });
+
+  it('a desk that skips the approval gate sends payouts and batches without the approvals the policy required', async () => {
+    const always: ApprovalClearance = { stillValid: () => true, covers: () => true };
+    const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<ApprovalClearance>; batchApproved(id: string): Promise<{ refusal: null; clearance: ApprovalClearance }> };
+    vi.spyOn(engine, 'payoutApproved').mockResolvedValue(always);
+    vi.spyOn(engine, 'batchApproved').mockResolvedValue({ refusal: null, clearance: always });
+    const result = await runSeed(2, 200, [], postgres);
+    expect(result.dualControl).toBe(true);
+    expect(result.violations.map((v) => v.invariant)).toContain(7);
+  });
+
+  it('a yes of the gate trusted until the send, without asking whether it still holds, lets a batch leave under a stricter policy', async () => {
+    // The rule before the clearance, with the team's change counter: a batch was checked when its run started.
+    vi.spyOn(PgDualControlRepository.prototype, 'changeMarker').mockReturnValue('never changes');
+    const h = recorded('the policy changes while a resumed batch');
+    const result = await runHistory(h.seed, h.steps, h.dualControl, postgres);
+    expect(result.violations.map((v) => v.invariant)).toContain(7);
+  });
+
+  it('sending an unknown payout back to QUEUED lets a cancel hide a payout the gateway pays', async () => {
+    // The rule before UNKNOWN: "not found" after an interrupted send meant "never stored" (QUEUED, as a retry).
+    vi.spyOn(PgJournal.prototype, 'markUnknown').mockImplementation(function (this: PgJournal, kind: PaymentKind, id: string, message: string) {
+      return this.markRetrying(kind, id, message);
+    });
+    const h = recorded('a timed-out create');
+    const result = await runHistory(h.seed, h.steps, h.dualControl, postgres);
+    expect(result.violations.map((v) => v.invariant)).toEqual(expect.arrayContaining([5]));
+  });
+});
