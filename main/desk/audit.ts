@@ -116,7 +116,7 @@ const CANNOT_CHECK = new Set<AuditProblemCode>(['KEY_MISSING', 'ANCHOR_MISSING']
  */
 export function verificationView(result: AuditVerifyResult): AuditVerification {
   const none = { approvals: { checked: 0, bad: [] }, policies: { checked: 0, bad: [] } };
-  if (result.ok) return { ok: true, checked: result.entries, firstBrokenSeq: null, message: `All ${result.entries} audit entries are intact`, ...none };
+  if (result.ok) return { ok: true, checked: result.entries, firstBrokenSeq: null, message: result.entries === 0 ? 'No audit entries yet' : `All ${result.entries} audit entries are intact`, ...none };
   const broken = result.problems.filter((p) => !CANNOT_CHECK.has(p.code));
   const unchecked = result.problems.filter((p) => CANNOT_CHECK.has(p.code));
   const first = broken[0];

@@ -340,14 +340,14 @@ describe('audit:verify at a team desk', () => {
     await sender.runtime.audit(TEAM_PROFILE, { action: 'test.step', details: { i: 4 } });
 
     const intact = await sender.call<AuditVerification>('audit:verify');
-    expect(intact).toMatchObject({ ok: true, checked: 6, firstBrokenSeq: null, message: 'All 6 audit entries are intact' });
+    expect(intact).toMatchObject({ ok: true, checked: 6, firstBrokenSeq: null, message: "Team log: All 6 audit entries are intact. This desk's own log: No audit entries yet" });
     expect(await prep.call<AuditVerification>('audit:verify')).toMatchObject({ ok: true, checked: 6 });
 
     const prepKey = (await teamKeyOf(teamUrl, 'prep'))!;
     await asDba(teamUrl, (db) => rewrite(db, 3, (r) => (r.seq === 3 ? { ...r, details_json: '{"i":100}' } : r)));
     const tampered = await sender.call<AuditVerification>('audit:verify');
     expect(tampered).toMatchObject({ ok: false, checked: 6, firstBrokenSeq: 3 });
-    expect(tampered.message).toMatch(new RegExp(`^Tampered: entry 3's signature does not verify under desk prep's key ${prepKey}: the entry was changed \\(and its hash recomputed\\) after it was signed \\(and \\d+ more problems\\)$`));
+    expect(tampered.message).toMatch(new RegExp(`^Team log: Tampered: entry 3's signature does not verify under desk prep's key ${prepKey}: the entry was changed \\(and its hash recomputed\\) after it was signed \\(and \\d+ more problems\\)\\. This desk's own log: No audit entries yet$`));
   });
 });
 
