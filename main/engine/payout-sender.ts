@@ -116,7 +116,8 @@ export class PayoutSender {
     const { journal } = this.deps;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) return 'aborted';
-      const row = await journal.getPayment('payout', id);
+      // The first attempt may start from the row the claim read; confirm() still decides whether it leaves.
+      const row = (attempt === 1 ? claim.payment : undefined) ?? (await journal.getPayment('payout', id));
       if (!row) throw new Error(`payout ${id} is not in the journal`);
       if (row.state !== 'QUEUED' && row.state !== 'SENDING' && row.state !== 'UNKNOWN') return 'not-unsent';
       const unknownBefore = row.state !== 'QUEUED' || row.unknownSince !== null;

@@ -29,6 +29,8 @@ export interface SendClaim {
    * been written. Team desks give the claim back; a single desk has nothing to give back.
    */
   release(): Awaitable<void>;
+  /** The payment as the claim itself found it, when the claim read it (the team journal's one-statement claim): saves a read. */
+  readonly payment?: PaymentRecord;
 }
 
 /** A row as approvers sign it: the payout's id and its payee and money (no callback URL). */

@@ -42,6 +42,7 @@ import { deskActor } from '../actor';
 import { AuditKeyError, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, type AuditSigner, type NewAuditEntry } from '../audit-log';
 import { JournalError, totalsOf, type BatchCounts, type BatchInput } from '../journal';
 import type { DeskJournal, ManifestRow, SendClaim } from '../port';
+import { Grouped } from './grouped';
 import { toBatch, toPayment } from '../rows';
 import type {
   AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
@@ -70,6 +71,17 @@ const NEW_IDS_LOCK = 0x70_6e_65_77_69_64; // "pnewid"
 const UNIQUE_VIOLATION = '23505';
 /** PostgreSQL's deadlock_detected. */
 const DEADLOCK = '40P01';
+
+/** Runs one statement again (up to three tries) when PostgreSQL broke a deadlock by cancelling it. */
+async function retriedOnDeadlock<T>(statement: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await statement();
+    } catch (error) {
+      if ((error as { code?: string }).code !== DEADLOCK || attempt >= 3) throw error;
+    }
+  }
+}
 
 export interface PgJournalOptions {
   /** Unique per desk process, e.g. `${deskName}:${randomUUID()}`; a claim names it. */
@@ -131,6 +143,8 @@ export class PgJournal implements DeskJournal {
   private readonly held = new Set<string>();
   /** Claims of this desk whose payment was cancelled meanwhile: their confirm() is false. */
   private readonly voided = new Set<string>();
+  /** Claims this desk held that its own status observation already gave back (the payment left the unsent states). */
+  private readonly givenBack = new Set<string>();
   /** Per payment (`kind:id`), the tail of this desk's writes to it, in the order they were started. */
   private readonly chains = new Map<string, Promise<unknown>>();
   private auditSigner: AuditSigner | null;
@@ -491,15 +505,8 @@ export class PgJournal implements DeskJournal {
     const epoch = this.leaseEpoch;
     this.held.add(key);
     this.voided.delete(key);
-    const claimed = await this.serial(kind, id, async () => {
-      // The common case in one statement: unsent, nobody's claim, not left SENDING, this desk's lease alive.
-      const quick = await this.pool.query(
-        `UPDATE payments SET claimed_by = $3 WHERE kind = $1 AND id = $2 AND state IN ('QUEUED', 'UNKNOWN') AND claimed_by IS NULL
-           AND EXISTS (SELECT 1 FROM desk_leases l WHERE l.desk_id = $3 AND l.lease_until > clock_timestamp())`,
-        [kind, id, this.deskId],
-      );
-      return quick.rowCount === 1 || this.claimSlowly(kind, id);
-    }).catch((error: unknown) => {
+    this.givenBack.delete(key);
+    const claimed = await this.serial(kind, id, async (): Promise<PaymentRecord | boolean> => (await this.quickClaims.add({ kind, id })) ?? this.claimSlowly(kind, id)).catch((error: unknown) => {
         this.held.delete(key);
         // The desk's words for it: without the database nothing is claimed, so nothing is sent.
         if (isConnectionError(error)) {
@@ -514,8 +521,30 @@ export class PgJournal implements DeskJournal {
     return {
       confirm: () => this.confirmSend(kind, id, epoch),
       release: () => this.releaseClaim(kind, id),
+      ...(claimed === true ? {} : { payment: claimed }),
     };
   }
+
+  /**
+   * claimSend's common case, for every send waiting for a claim in one statement: unsent, nobody's claim,
+   * not left SENDING, this desk's lease alive. The claimed rows come back (the sender need not read them
+   * again). Rows another transaction holds are skipped, not waited for (no lock-order deadlock between
+   * desks claiming many at once); claimSlowly waits for those.
+   */
+  private readonly quickClaims = new Grouped<{ kind: PaymentKind; id: string }, PaymentRecord | null>(async (wanted) => {
+    const rows = (await this.pool.query(
+      `WITH c AS (
+         SELECT p.pk FROM payments p JOIN unnest($1::text[], $2::text[]) AS w (kind, id) ON p.kind = w.kind AND p.id = w.id
+          WHERE p.state IN ('QUEUED', 'UNKNOWN') AND p.claimed_by IS NULL
+            AND EXISTS (SELECT 1 FROM desk_leases l WHERE l.desk_id = $3 AND l.lease_until > clock_timestamp())
+          ORDER BY p.pk FOR UPDATE OF p SKIP LOCKED
+       )
+       UPDATE payments SET claimed_by = $3 FROM c WHERE payments.pk = c.pk RETURNING payments.*`,
+      [wanted.map((w) => w.kind), wanted.map((w) => w.id), this.deskId],
+    )).rows;
+    const claimed = new Map(rows.map((r) => [`${String(r.kind)}:${String(r.id)}`, toPgPayment(r)]));
+    return wanted.map((w) => claimed.get(`${w.kind}:${w.id}`) ?? null);
+  });
 
   /** claimSend's every other case, in a transaction: another desk's claim (alive or dead), a row left SENDING. */
   private claimSlowly(kind: PaymentKind, id: string): Promise<boolean> {
@@ -544,20 +573,36 @@ export class PgJournal implements DeskJournal {
   private confirmSend(kind: PaymentKind, id: string, epoch: number): boolean {
     if (epoch !== this.leaseEpoch || this.voided.has(`${kind}:${id}`) || !this.leaseHeld(this.maxRequestMs)) return false;
     const at = this.now();
-    this.serial(kind, id, () => this.pool.query(
-      `UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, next_poll_at = NULL, updated_at = $3
-        WHERE kind = $1 AND id = $2 AND state IN ${UNSENT} AND claimed_by = $4`,
-      [kind, id, at, this.deskId],
-    )).catch((error: unknown) => this.onBackgroundError(error));
+    this.serial(kind, id, () => this.sendingWrites.add({ kind, id, at })).catch((error: unknown) => this.onBackgroundError(error));
     return true;
   }
 
+  /**
+   * confirmSend's SENDING writes, those waiting grouped in one statement; rows locked in key order so two
+   * desks' statements cannot deadlock each other (and one that does with some other statement is tried again).
+   */
+  private readonly sendingWrites = new Grouped<{ kind: PaymentKind; id: string; at: number }, void>(async (rows) => {
+    await retriedOnDeadlock(() => this.pool.query(
+      `WITH s AS (
+         SELECT p.pk, w.at FROM payments p JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS w (kind, id, at) ON p.kind = w.kind AND p.id = w.id
+          WHERE p.state IN ${UNSENT} AND p.claimed_by = $4
+          ORDER BY p.pk FOR UPDATE OF p
+       )
+       UPDATE payments SET state = 'SENDING', status = 'SENDING', attempts = attempts + 1, next_poll_at = NULL, updated_at = s.at
+         FROM s WHERE payments.pk = s.pk`,
+      [rows.map((r) => r.kind), rows.map((r) => r.id), rows.map((r) => r.at), this.deskId],
+    ));
+    return rows.map(() => undefined);
+  });
+
   private releaseClaim(kind: PaymentKind, id: string): Promise<void> {
     return this.serial(kind, id, async () => {
+      if (this.givenBack.delete(`${kind}:${id}`)) return;
       await this.pool.query('UPDATE payments SET claimed_by = NULL WHERE kind = $1 AND id = $2 AND claimed_by = $3', [kind, id, this.deskId]);
     }).finally(() => {
       this.held.delete(`${kind}:${id}`);
       this.voided.delete(`${kind}:${id}`);
+      this.givenBack.delete(`${kind}:${id}`);
     });
   }
 
@@ -779,39 +824,66 @@ export class PgJournal implements DeskJournal {
    */
   private observe(kind: PaymentKind, id: string, obs: StatusObservation): Promise<{ changed: boolean }> {
     return this.serial(kind, id, async () => {
-      const at = this.now();
       const status = obs.status.toUpperCase();
-      const raw = obs.raw === null || obs.raw === undefined ? null : canonicalJson(obs.raw);
-      const result = await this.pool.query<{ before_status: string | null }>(
-        `WITH before AS (SELECT status FROM payments WHERE kind = $10 AND id = $11 FOR UPDATE),
-         upd AS (
-           UPDATE payments SET state = 'ACCEPTED', gateway_status = $1, status = $1, is_final = $2,
-             fee_minor = COALESCE($3, fee_minor), fee_currency_code = COALESCE($4, fee_currency_code),
-             failure_reason = COALESCE($5, failure_reason), processed_at = COALESCE($6, processed_at),
-             is_test = COALESCE($7, is_test), last_error = NULL, unknown_since = NULL, resend_refused = FALSE, not_found_since = NULL, not_found_reads = 0,
-             accepted_at = COALESCE(accepted_at, $8), final_at = CASE WHEN $2 THEN COALESCE(final_at, $8) ELSE NULL END,
-             next_poll_at = $9, updated_at = $8
-           WHERE kind = $10 AND id = $11 AND EXISTS (SELECT 1 FROM before)
-           RETURNING 1
-         ),
-         last AS (SELECT status, source FROM status_events WHERE kind = $10 AND id = $11 ORDER BY seq DESC LIMIT 1),
-         ins AS (
-           INSERT INTO status_events (kind, id, status, source, observed_at, raw_json)
-           SELECT $10, $11, $1, $12, $8, $13
-            WHERE EXISTS (SELECT 1 FROM before) AND NOT EXISTS (SELECT 1 FROM last WHERE last.status = $1 AND last.source = $12)
-           RETURNING 1
-         )
-         SELECT (SELECT status FROM before) AS before_status, (SELECT count(*) FROM upd) + (SELECT count(*) FROM ins) AS n`,
-        [
-          status, obs.isFinal, obs.feeMinor ?? null, obs.feeCurrencyCode ?? null, obs.failureReason ?? null, obs.processedAt ?? null,
-          obs.isTest ?? null, at, obs.nextPollAt ?? null, kind, id, obs.source, raw,
-        ],
-      );
-      const before = result.rows[0]?.before_status ?? null;
+      const before = await this.observations.add({ kind, id, obs, status, at: this.now() });
       if (before === null) throw new JournalError('NOT_FOUND', `no ${kind} with id ${id} in the journal`, [id]);
       return { changed: before !== status };
     });
   }
+
+  /**
+   * observe's writes, those waiting grouped in one statement (its own transaction): each row locked (in key
+   * order) and updated, its status event added unless the last one says the same from the same source. A
+   * claim of this desk's goes back in the same statement: an observed payment is sent (ACCEPTED) and never
+   * unsent again, so the claim guards nothing any more, and its release costs no round trip. Answers each
+   * payment's status before (null: not in the journal).
+   */
+  private readonly observations = new Grouped<{ kind: PaymentKind; id: string; obs: StatusObservation; status: string; at: number }, string | null>(async (items) => {
+    const column = <T>(pick: (o: StatusObservation) => T | undefined) => items.map((i) => pick(i.obs) ?? null);
+    const result = await retriedOnDeadlock(() => this.pool.query<{ kind: string; id: string; before_status: string | null; was_mine: boolean | null }>(
+      `WITH w AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::boolean[], $10::bigint[], $11::bigint[], $12::text[], $13::text[])
+           WITH ORDINALITY AS t (kind, id, status, is_final, fee_minor, fee_currency_code, failure_reason, processed_at, is_test, at, next_poll_at, source, raw_json, n)
+       ),
+       before AS (
+         SELECT p.pk, p.kind, p.id, p.status, p.claimed_by = $14 AS was_mine FROM payments p JOIN w ON p.kind = w.kind AND p.id = w.id
+          ORDER BY p.pk FOR UPDATE OF p
+       ),
+       upd AS (
+         UPDATE payments SET state = 'ACCEPTED', gateway_status = w.status, status = w.status, is_final = w.is_final,
+           fee_minor = COALESCE(w.fee_minor, payments.fee_minor), fee_currency_code = COALESCE(w.fee_currency_code, payments.fee_currency_code),
+           failure_reason = COALESCE(w.failure_reason, payments.failure_reason), processed_at = COALESCE(w.processed_at, payments.processed_at),
+           is_test = COALESCE(w.is_test, payments.is_test), last_error = NULL, unknown_since = NULL, resend_refused = FALSE, not_found_since = NULL, not_found_reads = 0,
+           accepted_at = COALESCE(payments.accepted_at, w.at), final_at = CASE WHEN w.is_final THEN COALESCE(payments.final_at, w.at) ELSE NULL END,
+           next_poll_at = w.next_poll_at, updated_at = w.at, claimed_by = CASE WHEN payments.claimed_by = $14 THEN NULL ELSE payments.claimed_by END
+         FROM before JOIN w ON w.kind = before.kind AND w.id = before.id
+         WHERE payments.pk = before.pk
+       ),
+       last AS (
+         SELECT DISTINCT ON (e.kind, e.id) e.kind, e.id, e.status, e.source FROM status_events e JOIN w ON e.kind = w.kind AND e.id = w.id
+          ORDER BY e.kind, e.id, e.seq DESC
+       ),
+       ins AS (
+         INSERT INTO status_events (kind, id, status, source, observed_at, raw_json)
+         SELECT w.kind, w.id, w.status, w.source, w.at, w.raw_json FROM w JOIN before ON before.kind = w.kind AND before.id = w.id
+          WHERE NOT EXISTS (SELECT 1 FROM last WHERE last.kind = w.kind AND last.id = w.id AND last.status = w.status AND last.source = w.source)
+          ORDER BY w.n
+       )
+       SELECT w.kind, w.id, before.status AS before_status, before.was_mine
+         FROM w LEFT JOIN before ON before.kind = w.kind AND before.id = w.id ORDER BY w.n`,
+      [
+        items.map((i) => i.kind), items.map((i) => i.id), items.map((i) => i.status), column((o) => o.isFinal), column((o) => o.feeMinor),
+        column((o) => o.feeCurrencyCode), column((o) => o.failureReason), column((o) => o.processedAt), column((o) => o.isTest),
+        items.map((i) => i.at), column((o) => o.nextPollAt), column((o) => o.source),
+        items.map((i) => (i.obs.raw === null || i.obs.raw === undefined ? null : canonicalJson(i.obs.raw))), this.deskId,
+      ],
+    ));
+    return result.rows.map((row) => {
+      const key = `${row.kind}:${row.id}`;
+      if (row.was_mine === true && this.held.has(key)) this.givenBack.add(key);
+      return row.before_status;
+    });
+  });
 
   setNextPoll(kind: PaymentKind, id: string, at: number | null): Promise<void> {
     return this.serial(kind, id, async () => {

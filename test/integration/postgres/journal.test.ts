@@ -270,6 +270,41 @@ describe('desks sharing the team journal', () => {
     await expect(pool.query('DELETE FROM audit_log')).rejects.toThrow(/audit_log is append-only/);
   });
 
+  it('claims, marks SENDING and records answers of many payouts at once from two desks: one claim each, every row its own fields and events', async () => {
+    // Under load the team journal puts the claims, the SENDING writes and the observations that wait for a
+    // statement into one (main/journal/pg/grouped.ts); nothing of one payout may leak into another's row.
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: a, pool } = await desk(url);
+    const { journal: b } = await desk(url);
+    const ids = Array.from({ length: 120 }, (_, i) => `g-${String(i).padStart(3, '0')}`);
+    for (const id of ids) await a.insertPayment('payout', payout(id, { amountMinor: 1000 + ids.indexOf(id) }));
+
+    const claims = await Promise.all(ids.flatMap((id) => [a, b].map(async (j) => ({ id, j, claim: await j.claimSend('payout', id) }))));
+    const won = claims.filter((c) => c.claim !== null);
+    expect(won.map((c) => c.id).sort()).toEqual(ids);
+    // Each claim hands back its own row, as it was when claimed.
+    for (const { id, claim } of won) expect(claim!.payment).toMatchObject({ id, state: 'QUEUED', amountMinor: 1000 + ids.indexOf(id) });
+    // The database names, for every payout, the desk whose claim won (which desk wins which is the race's).
+    const holders = new Map((await pool.query<{ id: string; claimed_by: string }>('SELECT id, claimed_by FROM payments')).rows.map((r) => [r.id, r.claimed_by]));
+    expect(Object.fromEntries(ids.map((id) => [id, holders.get(id)]))).toEqual(Object.fromEntries(won.map((c) => [c.id, c.j.deskId])));
+
+    for (const { claim } of won) expect(claim!.confirm()).toBe(true);
+    await Promise.all(won.map(({ id, j }, i) => j.recordObservationSoon('payout', id, {
+      status: i % 2 === 0 ? 'PAID' : 'PROCESSING', source: 'create', isFinal: i % 2 === 0, feeMinor: i, feeCurrencyCode: 'EUR', raw: { idPayout: id },
+    })));
+    for (const [i, { id }] of won.entries()) {
+      expect(await a.getPayment('payout', id)).toMatchObject({ state: 'ACCEPTED', status: i % 2 === 0 ? 'PAID' : 'PROCESSING', feeMinor: i, attempts: 1 });
+      // SENDING is a state of the row (attempts counts it), not an event, as in the SQLite journal.
+      expect((await paymentTimelinePg(pool, 'payout', id)).map((e) => e.status)).toEqual(['QUEUED', i % 2 === 0 ? 'PAID' : 'PROCESSING']);
+    }
+    // The answer gave each desk's claim back already; releasing afterwards changes nothing and fails nothing.
+    expect((await pool.query('SELECT COUNT(*) AS n FROM payments WHERE claimed_by IS NOT NULL')).rows[0].n).toBe('0');
+    await Promise.all(won.map(({ claim }) => claim!.release()));
+    // A second, identical answer is folded into the event already there.
+    await a.recordObservationSoon('payout', won[0]!.id, { status: 'PAID', source: 'create', isFinal: true });
+    expect((await paymentTimelinePg(pool, 'payout', won[0]!.id)).map((e) => e.status)).toEqual(['QUEUED', 'PAID']);
+  });
+
   it('gives back its claims and its lease when it closes cleanly', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const { journal: a, pool } = await desk(url);
