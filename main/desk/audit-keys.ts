@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { auditKeyId, type AuditAnchor, type AuditVerifyResult, type Journal } from '../journal';
-import type { KeyStore } from '../keys/key-store';
+import { readKeychainJson, type KeyStore } from '../keys/key-store';
 import type { Logger } from '../log';
 
 export const auditKeyAccount = (journalId: string) => `journal:${journalId}:audit-key`;
@@ -21,15 +21,8 @@ export const auditAnchorAccount = (journalId: string) => `journal:${journalId}:a
 const AnchorSchema = z.object({ seq: z.number().int().min(0), hash: z.string().regex(/^[0-9a-f]{64}$/), sealedFrom: z.number().int().min(1) });
 
 /** The anchor stored in the keychain; null when there is none, or it is not one (treated as missing). */
-export async function readAuditAnchor(keyStore: KeyStore, journalId: string): Promise<AuditAnchor | null> {
-  const text = await keyStore.get(auditAnchorAccount(journalId));
-  if (!text) return null;
-  try {
-    const parsed = AnchorSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+export function readAuditAnchor(keyStore: KeyStore, journalId: string): Promise<AuditAnchor | null> {
+  return readKeychainJson(keyStore, auditAnchorAccount(journalId), AnchorSchema);
 }
 
 /** One journal's audit key in use, and the anchor kept up to date behind it. */

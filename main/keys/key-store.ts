@@ -3,6 +3,8 @@
 // secret): Windows Credential Manager caps a secret at 2,560 bytes, which an RSA PEM exceeds.
 // Rule: values read from a KeyStore never go to a log, an error message or across IPC.
 
+import type { ZodType } from 'zod';
+
 export const DEFAULT_KEYCHAIN_SERVICE = 'payout-desk';
 
 export interface KeyStore {
@@ -45,6 +47,18 @@ export function secretServiceHint(reason: string): string | null {
  */
 export async function assertKeychainReachable(store: KeyStore): Promise<void> {
   await store.get('reachability-check');
+}
+
+/** A JSON value kept in the keychain; null when there is none, or it is not what `schema` says (treated as missing). */
+export async function readKeychainJson<T>(store: KeyStore, account: string, schema: ZodType<T>): Promise<T | null> {
+  const text = await store.get(account);
+  if (!text) return null;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /** In-memory store for unit tests and throwaway demo profiles. */

@@ -26,7 +26,8 @@ import {
 } from '../journal/audit-log';
 import { pgInteger, type PgQueryable } from '../journal/pg/history';
 import type { AuditWritten, PgJournal } from '../journal/pg/journal';
-import type { KeyStore } from '../keys/key-store';
+import { inTransaction } from '../journal/pg/transaction';
+import { readKeychainJson, type KeyStore } from '../keys/key-store';
 import type { Logger } from '../log';
 import type { DeskAuditSeal } from '../desk/profile-stores';
 
@@ -47,15 +48,8 @@ const AnchorSchema = z.object({
 export type TeamAuditAnchor = z.infer<typeof AnchorSchema>;
 
 /** The anchor in the keychain; null when there is none, or it is not one (treated as missing). */
-export async function readTeamAuditAnchor(keyStore: KeyStore, teamId: string): Promise<TeamAuditAnchor | null> {
-  const text = await keyStore.get(teamAuditAnchorAccount(teamId));
-  if (!text) return null;
-  try {
-    const parsed = AnchorSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+export function readTeamAuditAnchor(keyStore: KeyStore, teamId: string): Promise<TeamAuditAnchor | null> {
+  return readKeychainJson(keyStore, teamAuditAnchorAccount(teamId), AnchorSchema);
 }
 
 /** The team database's id (migration 8 makes it). */
@@ -117,19 +111,8 @@ export async function readAuditSigners(db: PgQueryable): Promise<Map<string, Reg
 }
 
 /** Reads in one snapshot (a consistent view: every key that signed a row read is among the signers read). */
-async function inSnapshot<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+function inSnapshot<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(pool, fn, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
 }
 
 /**

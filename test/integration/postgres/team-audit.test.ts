@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { AuditVerification } from '../../../preload/api';
 import { createAppContext } from '../../../main/context';
-import { auditSignerId, auditSigningText, entryHash, signedEntryHash, type AuditVerifyResult, type EntryFields } from '../../../main/journal/audit-log';
+import { auditSignerId, auditSigningText, entryHash, signedEntryHash, type AuditRow, type AuditVerifyResult, type EntryFields } from '../../../main/journal/audit-log';
 import { PgJournal } from '../../../main/journal/pg/journal';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
@@ -77,18 +77,8 @@ async function asDba<T>(url: string, fn: (db: pg.Client) => Promise<T>): Promise
   }
 }
 
-interface Row {
-  seq: number;
-  at: number;
-  actor: string;
-  action: string;
-  subject: string | null;
-  details_json: string;
-  prev_hash: string;
-  hash: string;
-  key_id: string | null;
-  signature: string | null;
-}
+/** An audit_log row of the team database (its signature column always read). */
+type Row = AuditRow & { signature: string | null };
 
 async function rows(db: pg.Pool | pg.Client): Promise<Row[]> {
   return (await db.query('SELECT * FROM audit_log ORDER BY seq')).rows.map((r) => ({ ...r, seq: Number(r.seq), at: Number(r.at) }) as Row);
