@@ -253,29 +253,23 @@ export class PgJournal implements DeskJournal {
    * Run again (a few times) when PostgreSQL chose it as a deadlock's victim: two desks inserting the same
    * new ids in different orders meet so, and the second run then finds the other's rows (DUPLICATE_ID).
    */
-  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
+  private transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    return retriedOnDeadlock(async () => {
       const written: AuditWritten[] = [];
-      try {
-        const result = await inTransaction(this.pool, async (client) => {
-          this.auditPending.set(client, written);
-          try {
-            return await fn(client);
-          } finally {
-            this.auditPending.delete(client);
-          }
-        });
-        // Committed: the keychain's anchor may name it now (never an entry rolled back).
-        const newest = written.at(-1);
-        if (newest) for (const listener of this.auditListeners) listener(newest);
-        return result;
-      } catch (error) {
-        if ((error as { code?: string }).code !== DEADLOCK || attempt >= 3) throw error;
-      }
-    }
+      const result = await inTransaction(this.pool, async (client) => {
+        this.auditPending.set(client, written);
+        try {
+          return await fn(client);
+        } finally {
+          this.auditPending.delete(client);
+        }
+      });
+      // Committed: the keychain's anchor may name it now (never an entry rolled back).
+      const newest = written.at(-1);
+      if (newest) for (const listener of this.auditListeners) listener(newest);
+      return result;
+    });
   }
-
-
 
   /**
    * Runs fn after every earlier write of this desk to the payment (in the order they were started), so a
