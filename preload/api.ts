@@ -625,11 +625,38 @@ export interface PersonInfo {
 
 /** Who is unlocked on the active profile at this desk; main holds the key, the page only this. */
 export interface DeskSessionView {
-  /** Dual control is on for this profile (it has people or a policy of its own). */
+  /** Dual control is on for this profile (its control records, people from before them, or this desk's pin say so). */
   enforced: boolean;
   /** The profile has at least one person. */
   hasPeople: boolean;
   unlocked: { personId: string; name: string; roles: RoleName[]; unlockedAt: IsoTime; locksAt: IsoTime | null } | null;
+  /** Why nothing may be sent or approved on this desk now (the control records do not verify here); null when they hold. */
+  controlProblem: string | null;
+}
+
+/** A change of people, roles or policy one admin signed, waiting for a second admin's signature. */
+export interface ControlProposalInfo {
+  hash: string;
+  seq: number;
+  what: string;
+  signedBy: string[];
+  needs: number;
+}
+
+/** The control records (people, roles, policy, desks) as this desk verified them against its keychain pin. */
+export interface ControlInfo {
+  enforced: boolean;
+  /** The root's fingerprint: compare it with the team's admin out of band. */
+  fingerprint: string | null;
+  /** A person at this desk confirmed the fingerprint (or this desk made the records). */
+  confirmed: boolean;
+  records: number;
+  problem: { code: string; message: string } | null;
+  /** People from before this version wait for an admin to sign them into the control records. */
+  needsSeal: boolean;
+  /** Grants of approver or admin and policy changes need two admins' signatures. */
+  secondAdmin: boolean;
+  proposals: ControlProposalInfo[];
 }
 
 export interface PeopleContract {
@@ -640,15 +667,27 @@ export interface PeopleContract {
   lock: { args: void; result: DeskSessionView };
   /** The person at the desk is still working (input in the window): the idle time starts again. */
   touch: { args: void; result: DeskSessionView };
-  /** The first person needs nobody unlocked and gets every role; later ones need an unlocked admin. */
-  add: { args: { name: string; roles: RoleName[]; passphrase: string }; result: { person: PersonInfo; warning: string | null } };
+  /**
+   * The first person: needs nobody unlocked, gets every role and signs the control records' first entry (its
+   * root). Refused once anyone is set up: later people enrol at their own desk, so their key never exists elsewhere.
+   */
+  add: { args: { name: string; roles?: RoleName[]; passphrase: string }; result: { person: PersonInfo; warning: string | null } };
   /**
    * A person sets themselves up at their own desk (their key is made in this desk's keychain): a viewer until an
    * admin grants more roles, from any desk of the team. Needs someone set up already (the first person uses add).
    */
   enroll: { args: { name: string; passphrase: string }; result: DeskSessionView };
-  setRoles: { args: { personId: string; roles: RoleName[] }; result: PersonInfo };
-  revoke: { args: { personId: string; reason: string }; result: { person: PersonInfo; approvalsVoided: number } };
+  /** Signed by the unlocked admin; with the policy's secondAdmin, a grant of approver or admin waits for a second admin (proposal). */
+  setRoles: { args: { personId: string; roles: RoleName[] }; result: { person: PersonInfo; proposal: ControlProposalInfo | null } };
+  revoke: { args: { personId: string; reason: string }; result: { person: PersonInfo; approvalsVoided: number; proposal: ControlProposalInfo | null } };
+  /** The control records as this desk verified them: root fingerprint, problems, changes waiting for a second admin. */
+  control: { args: void; result: ControlInfo };
+  /** The unlocked admin adds their signature to a waiting change. */
+  cosign: { args: { hash: string }; result: ControlInfo };
+  /** The unlocked admin signs the people and policy from before this version into the control records (once). */
+  seal: { args: void; result: ControlInfo };
+  /** A person compared the root fingerprint with the team's admin: this desk pins it as confirmed. */
+  confirmRoot: { args: { fingerprint: string }; result: ControlInfo };
 }
 
 export type ApprovalSubjectKind = 'batch' | 'payout';
@@ -735,6 +774,8 @@ export interface PolicyRulesView {
   bands: Record<string, PolicyBandView[]>;
   /** Extra approvals when a row pays a new payee or one whose bank details changed. */
   newOrChangedPayee: number;
+  /** With two admins or more: grants of approver or admin and policy changes need both. */
+  secondAdmin?: boolean;
 }
 
 export interface PolicyView {
@@ -744,6 +785,8 @@ export interface PolicyView {
   rules: PolicyRulesView;
   setBy: PersonRef | null;
   setAt: IsoTime | null;
+  /** A new version waiting for a second admin's signature (setPolicy with secondAdmin on); it is not in force yet. */
+  proposal?: ControlProposalInfo | null;
 }
 
 export interface ApprovalsContract {
@@ -1019,7 +1062,7 @@ export const IPC_METHODS = {
   payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
   audit: ['list', 'verify'],
   settings: ['get', 'update', 'teamDatabase', 'setTeamDatabase', 'clearTeamDatabase', 'checkTeamDatabase'],
-  people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'enroll', 'setRoles', 'revoke'],
+  people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'enroll', 'setRoles', 'revoke', 'control', 'cosign', 'seal', 'confirmRoot'],
   approvals: ['queue', 'show', 'status', 'approve', 'reject', 'policy', 'setPolicy'],
   payees: ['list', 'versions', 'add', 'edit', 'approve', 'reject', 'withdraw', 'import', 'export', 'addFromPayout'],
   app: ['info', 'connectionState', 'rateBudget', 'openDataFolder', 'chooseFile', 'fileDropped'],

@@ -21,6 +21,8 @@ export interface ApprovalRecord {
   signedAt: number;
   /** Ed25519 over approvalSigningBytes, base64. */
   signature: string;
+  /** When the store took it (its own clock, not the signer's); set on read. The signer's roles must hold then too. */
+  recordedAt?: number;
 }
 
 export class ApprovalError extends Error {

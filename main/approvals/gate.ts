@@ -1,38 +1,54 @@
-// The approval gate: before the first create of a payout or of a batch's rows, the manifest is rebuilt
-// from the journal's rows as they are now (a row edited after approval gives another digest), and the
-// approvals stored for it are verified against the people and the policy in force. The engine calls it
-// (PayoutEngineOptions.approvalGate) and, on a refusal, sends nothing, holds or pauses with the reason,
-// and audits it.
-//
-// Dual control is enforced once the desk has a person or a policy version of its own. A desk with
-// neither (every desk before this feature, and TEST desks that never set it up) sends as it did; the
-// first person added turns it on for good (the people table is only ever added to).
+// The approval gate: the one place that says whether a create may leave, for every create, a first send and
+// a re-send of an unknown outcome alike (the engine asks it before any create and again right before each one
+// leaves, DESIGN.md §4, last rule). With dual control on, the body that leaves is built from a row of the
+// subject's manifest (every row, the preparer, the callback address) that:
+//   - its preparer signed at submit (preparation.ts), a person of the verified control chain holding preparer;
+//   - approvers of the chain signed under the policy in force (a first send), or, for a row that may already be
+//     at the gateway, under the policy version their approvals were given under (its policy, not today's);
+//   - equals, field for field, the row as the journal holds it at that moment: a row edited in the journal by
+//     one byte is not sent (the caller holds it, or pauses its batch, and says why).
+// Dual control is provably off only when the control chain, the rows from before it and this desk's keychain
+// pin all say so (main/trust/control-state.ts); a chain that does not verify against the pin sends nothing.
+// Approvals nobody could have given (a bad signature, an unknown signer, another subject's) are ignored and
+// reported (onIgnored), never a reason to stop a payout for good.
 import { currencyDecimals } from '../domain/currencies';
-import type { JournalPort } from '../journal';
-import { buildManifest, manifestRowOf, type Manifest, type ManifestSourceRow, type Subject } from './manifest';
-import { defaultPolicy, type ApprovalPolicy, type PolicyEnvironment } from './policy';
+import { payoutFieldsOf, type PayoutFields } from '../domain/payout';
+import { mayBeAtGateway } from '../domain/status';
+import type { JournalPort, PaymentRecord } from '../journal';
+import { heldRoleAt } from '../people/roles';
+import type { ControlState } from '../trust/control-state';
+import type { ApprovalRecord } from './approval';
+import { buildManifest, manifestRowOf, parseDecimal, type Manifest, type ManifestRow, type ManifestSourceRow, type Subject } from './manifest';
+import type { ApprovalPolicy } from './policy';
+import { preparationDigest, preparationSignatureValid, type PreparationRecord } from './preparation';
 import type { DualControlRepository } from './repository';
-import { verifyApprovals, type RefusalCode, type Verdict } from './verify';
+import { verifyApprovals, type ApprovalCheck, type RefusalCode, type Verdict } from './verify';
+
+export type GateCode = RefusalCode | 'NOT_FOUND' | 'CHECK_FAILED' | 'NOT_PREPARED' | 'ROOT_UNCONFIRMED' | NonNullable<ControlState['problem']>['code'];
 
 export interface GateDecision {
   ok: boolean;
-  /** False when dual control is not set up on this desk (nothing was checked). */
+  /** False when dual control is provably off on this desk (nothing was checked). */
   enforced: boolean;
-  code: RefusalCode | 'NOT_FOUND' | 'CHECK_FAILED' | null;
+  code: GateCode | null;
   message: string;
   verdict: Verdict | null;
   /** With a yes: asked again right before each create leaves (see GateClearance). */
   clearance?: GateClearance;
 }
 
+/** 'first': some create of the subject would be its first (today's policy); 'resend': only re-sends of unknown outcomes. */
+export type GateNeed = 'first' | 'resend';
+
 export interface ApprovalGate {
-  check(subject: Subject): Promise<GateDecision>;
+  check(subject: Subject, need?: GateNeed): Promise<GateDecision>;
 }
 
-/** What a yes holds for (engine/ports.ts ApprovalClearance): the store as it was, the rows as they were. */
+/** What a yes holds for (engine/ports.ts ApprovalClearance): the store as it was, the rows as they were approved. */
 export interface GateClearance {
   stillValid(): boolean;
-  covers(row: ManifestSourceRow): boolean;
+  /** The body to send for the row as the journal holds it now, built from the approved manifest row; null: not this. */
+  bodyFor(row: PaymentRecord): PayoutFields | null;
 }
 
 /**
@@ -43,60 +59,92 @@ export interface GateClearance {
 export const manifestDecimals = (currencyCode: string): number => currencyDecimals(currencyCode);
 
 /** The manifest of a subject as the journal holds it now; undefined when there is no such subject. */
-export async function manifestFromJournal(journal: JournalPort, profileId: string, subject: Subject, policyVersion: number): Promise<Manifest | undefined> {
+export async function manifestFromJournal(journal: JournalPort, scope: string, subject: Subject, policyVersion: number): Promise<Manifest | undefined> {
   const preparation = await journal.preparation(subject.kind, subject.id);
   if (!preparation) return undefined;
   const fileSha256 = subject.kind === 'batch' ? ((await journal.getBatch(subject.id))?.sha256 ?? null) : null;
   const rows = await journal.manifestRows(subject.kind, subject.id);
   if (rows.length === 0 && subject.kind === 'payout') return undefined;
   return buildManifest({
-    profileId, subject, preparedBy: preparation.preparedBy, preparedAt: preparation.preparedAt, fileSha256, rows, decimalsOf: manifestDecimals, policyVersion,
+    profileId: scope, subject, preparedBy: preparation.preparedBy, preparedAt: preparation.preparedAt, fileSha256, rows, decimalsOf: manifestDecimals, policyVersion,
   });
 }
 
-export interface DualControlState {
-  enforced: boolean;
-  policy: ApprovalPolicy;
-  people: Awaited<ReturnType<DualControlRepository['listPeople']>>;
+/**
+ * Whether the preparer named by the manifest signed exactly this manifest (policy aside) while holding the
+ * preparer role; null when so, else why not.
+ */
+export function preparationProblem(manifest: Manifest, preparations: readonly PreparationRecord[], people: ControlState['people']): string | null {
+  const what = `${manifest.subject.kind} ${manifest.subject.id}`;
+  if (manifest.preparedBy === null) return `Nothing was sent: ${what} names no preparer, and with dual control on everything sent is prepared by a person who signs it`;
+  const preparer = people.find((p) => p.id === manifest.preparedBy);
+  if (!preparer) return `Nothing was sent: ${what} names a preparer who is no person of the control records (${manifest.preparedBy})`;
+  const digest = preparationDigest(manifest);
+  const mine = preparations.filter((p) => p.signerId === preparer.id && p.subject.kind === manifest.subject.kind && p.subject.id === manifest.subject.id);
+  if (mine.length === 0) return `Nothing was sent: ${preparer.name} has not signed ${what} as its preparer`;
+  const signed = mine.filter((p) => p.profileId === manifest.profileId && preparationSignatureValid(p, preparer.publicKey));
+  if (signed.length === 0) return `Nothing was sent: the preparer's signature on ${what} does not verify`;
+  const same = signed.filter((p) => p.digest === digest);
+  if (same.length === 0) return `Nothing was sent: ${what} is not what ${preparer.name} prepared (a row, its callback address or the preparer changed since)`;
+  const held = same.some((p) => heldRoleAt(preparer, 'preparer', p.signedAt) && (p.recordedAt === undefined || heldRoleAt(preparer, 'preparer', p.recordedAt)));
+  if (!held) return `Nothing was sent: ${preparer.name} did not hold the preparer role when preparing ${what}`;
+  return null;
 }
 
-/** The people and the policy in force (the stored newest version, else the environment's default). */
-export async function dualControlState(repository: DualControlRepository, profileId: string, environment: PolicyEnvironment): Promise<DualControlState> {
-  const [people, stored] = await Promise.all([repository.listPeople(), repository.currentPolicy()]);
-  return { enforced: people.length > 0 || stored !== null, policy: stored ?? defaultPolicy(profileId, environment), people };
-}
-
-export function journalApprovalGate(deps: {
-  profileId: string;
-  environment: PolicyEnvironment;
+export interface GateDeps {
   journal: JournalPort;
   repository: DualControlRepository;
+  /** The control state as this desk may believe it (the chain checked against its pin). */
+  control: () => Promise<ControlState>;
   /** Rows of the subject flagged as a new payee or changed bank details (the payee book). */
   newOrChangedPayees?: (manifest: Manifest) => Promise<number> | number;
   /** Synchronous marker of what newOrChangedPayees rests on (the payee book in force): part of the clearance. */
   payeesMarker?: () => string;
+  /** A sender desk of a team database: the chain's root must be confirmed by a person before anything leaves. */
+  requireConfirmedRoot?: () => boolean;
+  /** Approvals ignored (forged, replayed): the caller raises the alarm and audits each once. */
+  onIgnored?: (subject: Subject, ignored: readonly ApprovalCheck[]) => Promise<void> | void;
   now?: () => number;
-}): ApprovalGate {
+}
+
+export function journalApprovalGate(deps: GateDeps): ApprovalGate {
+  const markerNow = (): string => `${deps.repository.changeMarker()}|${deps.payeesMarker?.() ?? ''}`;
   return {
-    async check(subject) {
+    async check(subject, need = 'first') {
       try {
         // Taken before anything is read: a write during the check already makes the yes stale.
-        const markerNow = (): string => `${deps.repository.changeMarker()}|${deps.payeesMarker?.() ?? ''}`;
         const marker = markerNow();
         const unchanged = (): boolean => markerNow() === marker;
-        const state = await dualControlState(deps.repository, deps.profileId, deps.environment);
+        const state = await deps.control();
+        if (state.problem) return { ok: false, enforced: true, code: state.problem.code, message: state.problem.message, verdict: null };
         if (!state.enforced) {
-          return { ok: true, enforced: false, code: null, message: 'dual control is not set up on this desk', verdict: null, clearance: { stillValid: unchanged, covers: () => true } };
+          return { ok: true, enforced: false, code: null, message: 'dual control is not set up on this desk', verdict: null, clearance: { stillValid: unchanged, bodyFor: (row) => payoutFieldsOf(row) } };
         }
-        const manifest = await manifestFromJournal(deps.journal, deps.profileId, subject, state.policy.version);
+        if (deps.requireConfirmedRoot?.() && state.pin?.confirmed !== true) {
+          return {
+            ok: false, enforced: true, code: 'ROOT_UNCONFIRMED', verdict: null,
+            message: `Nothing was sent: this desk has not confirmed the team's dual-control root ${state.chain?.fingerprint ?? ''} with the team's admin; compare it and confirm it (profiles team trust, or Settings › Team database)`,
+          };
+        }
+        const manifest = await manifestFromJournal(deps.journal, state.scope, subject, state.policy.version);
         if (!manifest) return { ok: false, enforced: true, code: 'NOT_FOUND', message: `Nothing was sent: no ${subject.kind} ${subject.id} in the journal`, verdict: null };
+        const unprepared = preparationProblem(manifest, await deps.repository.preparationsFor(subject), state.people);
+        if (unprepared) return { ok: false, enforced: true, code: 'NOT_PREPARED', message: unprepared, verdict: null };
         const approvals = await deps.repository.approvalsFor(subject);
-        const verdict = verifyApprovals(manifest, approvals, state.people, state.policy, {
-          now: (deps.now ?? Date.now)(),
-          newOrChangedPayees: deps.newOrChangedPayees ? await deps.newOrChangedPayees(manifest) : 0,
-        });
-        if (!verdict.ok) return { ok: false, enforced: true, code: verdict.code, message: verdict.message, verdict };
-        return { ok: true, enforced: true, code: verdict.code, message: verdict.message, verdict, clearance: { stillValid: unchanged, covers: rowsAsApproved(manifest) } };
+        const flagged = deps.newOrChangedPayees ? await deps.newOrChangedPayees(manifest) : 0;
+        const now = (deps.now ?? Date.now)();
+        const first = verifyApprovals(manifest, approvals, state.people, state.policy, { now, newOrChangedPayees: flagged });
+        if (first.ignored.length > 0) await deps.onIgnored?.(subject, first.ignored);
+        const approvedRows = rowsAsApproved(manifest);
+        if (first.ok) return { ok: true, enforced: true, code: null, message: first.message, verdict: first, clearance: { stillValid: unchanged, bodyFor: approvedRows } };
+        // A first send rests on today's policy; a re-send of an unknown outcome on the one its approvals were given under.
+        const resend = need === 'resend' ? resendVerdict(manifest, approvals, state, { now, newOrChangedPayees: flagged }) : null;
+        if (!resend) return { ok: false, enforced: true, code: first.code, message: first.message, verdict: first };
+        return {
+          ok: true, enforced: true, code: null, verdict: resend,
+          message: `${resend.message} under policy version ${resend.policyVersion}, which its approvals were given under: only rows that may be at the gateway already are sent again`,
+          clearance: { stillValid: unchanged, bodyFor: (row) => (mayBeAtGateway(row) ? approvedRows(row) : null) },
+        };
       } catch (error) {
         // Fail closed: approvals that cannot be checked are not there.
         const reason = error instanceof Error ? error.message : String(error);
@@ -107,13 +155,36 @@ export function journalApprovalGate(deps: {
 }
 
 /**
- * Whether a row about to be sent is, field for field, a row of the approved manifest: what leaves is what
- * was signed, even if the journal's row changed between the check and the send.
+ * A row that may already be at the gateway is sent again under the policy its approvals were given under: the
+ * first version named by the subject's approvals (older than today's) under which they reach its requirement.
  */
-function rowsAsApproved(manifest: Manifest): (row: ManifestSourceRow) => boolean {
-  const approved = new Map(manifest.rows.map((r) => [r.id, JSON.stringify(r)]));
+function resendVerdict(manifest: Manifest, approvals: readonly ApprovalRecord[], state: ControlState, options: { now: number; newOrChangedPayees: number }): (Verdict & { policyVersion: number }) | null {
+  const named = [...new Set(approvals.map((a) => a.policyVersion))].filter((v) => v !== state.policy.version).sort((a, b) => a - b);
+  for (const version of named) {
+    const policy: ApprovalPolicy | undefined = state.policies.find((p) => p.version === version);
+    if (!policy) continue;
+    const verdict = verifyApprovals({ ...manifest, policyVersion: version }, approvals, state.people, policy, options);
+    if (verdict.ok) return { ...verdict, policyVersion: version };
+  }
+  return null;
+}
+
+/** The manifest row a journal row is sent as: the row must be, field for field, the row approved. */
+function rowsAsApproved(manifest: Manifest): (row: PaymentRecord) => PayoutFields | null {
+  const approved = new Map(manifest.rows.map((r) => [r.id, r]));
   return (row) => {
     const decimals = manifest.decimals[row.currencyCode];
-    return decimals !== undefined && approved.get(row.id) === JSON.stringify(manifestRowOf(row, decimals));
+    const signed = approved.get(row.id);
+    if (decimals === undefined || !signed) return null;
+    if (JSON.stringify(manifestRowOf(row as ManifestSourceRow, decimals)) !== JSON.stringify(signed)) return null;
+    return fieldsOf(signed, decimals);
   };
+}
+
+/** The payout fields as the signed row states them (its amount read back from the decimal text signed). */
+function fieldsOf(row: ManifestRow, decimals: number): PayoutFields {
+  return payoutFieldsOf({
+    amountMinor: parseDecimal(row.amount, decimals), currencyCode: row.currency, accountName: row.payeeName, accountNumber: row.account,
+    paymentOperatorCode: row.operator, paymentMethodCode: row.method, emailAddress: row.email, callbackUrl: row.callbackUrl || null,
+  });
 }

@@ -1,8 +1,9 @@
 // The manifest: everything an approver signs about a payout or a batch, rebuilt from the journal's rows
 // each time it is checked, so a row edited after approval gives another digest and voids the approvals.
 // It holds every row's amount (a decimal string, with the decimals used to write it), currency, payee
-// name, account, operator, method and e-mail, the file's SHA-256 for a batch from a file, the totals per
-// currency, who prepared it and the version of the policy it is approved under.
+// name, account, operator, method, e-mail and the callback address the create carries (every field of the
+// body that leaves), the file's SHA-256 for a batch from a file, the totals per currency, who prepared it and
+// the version of the policy it is approved under. Version 2 added the callback address.
 import type { PayoutFields } from '../domain/payout';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical';
@@ -27,6 +28,8 @@ export interface ManifestRow {
   operator: string;
   method: string;
   email: string;
+  /** The callback address sent with the create; '' when none. */
+  callbackUrl: string;
 }
 
 export interface ManifestTotal {
@@ -37,7 +40,7 @@ export interface ManifestTotal {
 
 export interface Manifest {
   format: typeof MANIFEST_FORMAT;
-  version: 1;
+  version: 2;
   profileId: string;
   subject: Subject;
   /** Person id of the preparer (null: prepared before people existed on this desk). */
@@ -53,7 +56,10 @@ export interface Manifest {
   policyVersion: number;
 }
 
-export type ManifestSourceRow = Pick<PayoutFields, 'amountMinor' | 'currencyCode' | 'accountName' | 'accountNumber' | 'paymentOperatorCode' | 'paymentMethodCode' | 'emailAddress'> & { id: string };
+export type ManifestSourceRow = Pick<PayoutFields, 'amountMinor' | 'currencyCode' | 'accountName' | 'accountNumber' | 'paymentOperatorCode' | 'paymentMethodCode' | 'emailAddress'> & {
+  id: string;
+  callbackUrl: string | null;
+};
 
 /** Minor units (a bigint for totals, so they never lose a unit) as a decimal string with `decimals` places. */
 export function decimalOf(minor: bigint | number, decimals: number): string {
@@ -61,6 +67,15 @@ export function decimalOf(minor: bigint | number, decimals: number): string {
   const digits = (negative ? -minor : minor).toString().padStart(decimals + 1, '0');
   const text = decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
   return negative ? `-${text}` : text;
+}
+
+/** A decimal string written with exactly `decimals` places back to minor units; throws on anything else. */
+export function parseDecimal(text: string, decimals: number): number {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m || (m[2] ?? '').length !== decimals) throw new Error(`"${text}" is not an amount with ${decimals} decimals`);
+  const minor = Number(`${m[1]}${m[2] ?? ''}`);
+  if (!Number.isSafeInteger(minor)) throw new Error(`"${text}" is too large`);
+  return minor;
 }
 
 /** Compares two plain decimal strings exactly (no floats): -1, 0 or 1. */
@@ -83,7 +98,7 @@ export function compareDecimal(a: string, b: string): number {
 export function manifestRowOf(r: ManifestSourceRow, decimals: number): ManifestRow {
   return {
     id: r.id, amount: decimalOf(r.amountMinor, decimals), currency: r.currencyCode, payeeName: r.accountName,
-    account: r.accountNumber, operator: r.paymentOperatorCode, method: r.paymentMethodCode, email: r.emailAddress,
+    account: r.accountNumber, operator: r.paymentOperatorCode, method: r.paymentMethodCode, email: r.emailAddress, callbackUrl: r.callbackUrl ?? '',
   };
 }
 
@@ -111,12 +126,12 @@ export function buildManifest(input: {
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([currency, s]) => ({ currency, amount: decimalOf(s.minor, decimals[currency]!), count: s.count }));
   return {
-    format: MANIFEST_FORMAT, version: 1, profileId: input.profileId, subject: { kind: input.subject.kind, id: input.subject.id },
+    format: MANIFEST_FORMAT, version: 2, profileId: input.profileId, subject: { kind: input.subject.kind, id: input.subject.id },
     preparedBy: input.preparedBy, preparedAt: input.preparedAt, fileSha256: input.fileSha256, decimals, rows, totals, policyVersion: input.policyVersion,
   };
 }
 
-const ROW_KEYS = ['account', 'amount', 'currency', 'email', 'id', 'method', 'operator', 'payeeName'] as const;
+const ROW_KEYS = ['account', 'amount', 'callbackUrl', 'currency', 'email', 'id', 'method', 'operator', 'payeeName'] as const;
 
 /**
  * The manifest's canonical JSON (canonical.ts), written in pieces: the rows, which are almost all of it,

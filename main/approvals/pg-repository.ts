@@ -1,19 +1,21 @@
-// The team journal's (PostgreSQL) adapter of DualControlRepository: the same records and rules as the
-// SQLite adapter (sqlite-repository.ts), shared by every desk of a team. Tables: main/journal/pg/migrations.ts.
+// The team database's (PostgreSQL) adapter of DualControlRepository: the same records and rules as the SQLite
+// adapter (sqlite-repository.ts), shared by every desk of a team. Tables: main/journal/pg/migrations.ts (1, 9).
 //
 // changeMarker() must answer synchronously (the sender asks it once its rate slot is taken, right before
-// a create leaves): main/journal/pg/change-counter.ts follows the counter the database bumps on every
-// dual-control write, and is read again after this desk's own writes. While its listening connection is
-// down, no yes of the gate holds, so every send asks the gate again (which reads the database or refuses),
-// until a new connection listens.
+// a create leaves): main/journal/pg/change-counter.ts moves it on every notification of the dual-control
+// channel and after this desk's own writes. While its listening connection is down, no yes of the gate holds,
+// so every send asks the gate again (which reads the database or refuses), until a new connection listens.
 import type { Pool, PoolClient } from 'pg';
 import { ChangeCounter } from '../journal/pg/change-counter';
 import { inTransaction } from '../journal/pg/transaction';
-import type { Person, PersonRecord, Role, RoleGrant } from '../people/roles';
+import type { Person, Role, RoleGrant } from '../people/roles';
+import { decodeChainRecord, encodeChainRecord } from '../trust/chain-codec';
+import type { ChainRecord } from '../trust/chain-record';
 import type { ApprovalRecord } from './approval';
 import type { Subject } from './manifest';
 import type { ApprovalPolicy, PolicyRules } from './policy';
-import { RepositoryError, type DualControlRepository } from './repository';
+import type { PreparationRecord } from './preparation';
+import { chainMovedMessage, RepositoryError, type DualControlRepository, type LegacyControl } from './repository';
 
 type Row = Record<string, unknown>;
 const num = (v: unknown): number => Number(v);
@@ -25,14 +27,14 @@ const toGrant = (r: Row): RoleGrant => ({
   personId: text(r['person_id']), role: text(r['role']) as Role, grantedAt: num(r['granted_at']), grantedBy: textOrNull(r['granted_by']),
   removedAt: numOrNull(r['removed_at']), removedBy: textOrNull(r['removed_by']),
 });
-const toPersonRecord = (r: Row): PersonRecord => ({
-  id: text(r['id']), name: text(r['name']), publicKey: text(r['public_key']), createdAt: num(r['created_at']), createdBy: textOrNull(r['created_by']),
-  revokedAt: numOrNull(r['revoked_at']), revokedBy: textOrNull(r['revoked_by']), revokeReason: textOrNull(r['revoke_reason']),
-});
 const toApproval = (r: Row): ApprovalRecord => ({
   id: text(r['id']), profileId: text(r['profile_id']), subject: { kind: text(r['subject_kind']) as Subject['kind'], id: text(r['subject_id']) },
   manifestDigest: text(r['manifest_digest']), policyVersion: num(r['policy_version']), decision: text(r['decision']) as ApprovalRecord['decision'],
-  reason: textOrNull(r['reason']), signerId: text(r['signer_id']), signedAt: num(r['signed_at']), signature: text(r['signature']),
+  reason: textOrNull(r['reason']), signerId: text(r['signer_id']), signedAt: num(r['signed_at']), signature: text(r['signature']), recordedAt: num(r['recorded_at']),
+});
+const toPreparation = (r: Row): PreparationRecord => ({
+  id: text(r['id']), profileId: text(r['profile_id']), subject: { kind: text(r['subject_kind']) as Subject['kind'], id: text(r['subject_id']) },
+  digest: text(r['digest']), signerId: text(r['signer_id']), signedAt: num(r['signed_at']), signature: text(r['signature']), recordedAt: num(r['recorded_at']),
 });
 const toPolicy = (r: Row): ApprovalPolicy => ({
   profileId: text(r['profile_id']), version: num(r['version']), rules: JSON.parse(text(r['rules_json'])) as PolicyRules,
@@ -44,13 +46,12 @@ export class PgDualControlRepository implements DualControlRepository {
     private readonly pool: Pool,
     /** The dual-control write counter, followed on channel 'dual_control' (its marker is changeMarker()). */
     private readonly changes: ChangeCounter,
-    private readonly now: () => number,
   ) {}
 
   /** Opens the adapter on a migrated team database and starts following other desks' changes. */
-  static async open(pool: Pool, now: () => number = Date.now, options: { relistenMs?: number } = {}): Promise<PgDualControlRepository> {
+  static async open(pool: Pool, options: { relistenMs?: number } = {}): Promise<PgDualControlRepository> {
     const changes = await ChangeCounter.open(pool, { channel: 'dual_control', table: 'dual_control_changes', ...options });
-    return new PgDualControlRepository(pool, changes, now);
+    return new PgDualControlRepository(pool, changes);
   }
 
   /** Stops following changes; the listening connection is closed (call before ending the pool). */
@@ -71,66 +72,61 @@ export class PgDualControlRepository implements DualControlRepository {
     }
   }
 
-  async listPeople(): Promise<Person[]> {
-    const [people, grants] = await Promise.all([
+  async chain(): Promise<ChainRecord[]> {
+    const r = await this.pool.query('SELECT seq, hash, record_json FROM control_chain ORDER BY seq');
+    return r.rows.map((row: Row) => decodeChainRecord({ seq: num(row['seq']), hash: text(row['hash']), json: text(row['record_json']) }));
+  }
+
+  async appendChain(record: ChainRecord): Promise<void> {
+    await this.write(async (c) => {
+      // One writer of the chain at a time across desks; the loser is told it moved.
+      await c.query('LOCK TABLE control_chain IN SHARE ROW EXCLUSIVE MODE');
+      const head = (await c.query('SELECT seq, hash FROM control_chain ORDER BY seq DESC LIMIT 1')).rows[0] as Row | undefined;
+      if (record.seq !== (head ? num(head['seq']) : 0) + 1 || (head && text(head['hash']) !== record.prev)) throw new RepositoryError('CHAIN_MOVED', chainMovedMessage(record.seq));
+      await c.query('INSERT INTO control_chain (seq, hash, record_json) VALUES ($1, $2, $3)', [record.seq, record.hash, encodeChainRecord(record)]);
+    });
+  }
+
+  async proposals(): Promise<ChainRecord[]> {
+    const r = await this.pool.query('SELECT DISTINCT ON (hash) hash, record_json, id FROM control_proposals ORDER BY hash, id DESC');
+    const rows = (r.rows as Row[]).sort((a, b) => num(a['id']) - num(b['id']));
+    const out: ChainRecord[] = [];
+    for (const row of rows) {
+      try {
+        const json = text(row['record_json']);
+        out.push(decodeChainRecord({ seq: num((JSON.parse(json) as { seq: unknown }).seq), hash: text(row['hash']), json }));
+      } catch {
+        // Not a record: a proposal nobody can sign is no proposal.
+      }
+    }
+    return out;
+  }
+
+  async addProposal(record: ChainRecord): Promise<void> {
+    await this.write((c) => c.query('INSERT INTO control_proposals (hash, record_json) VALUES ($1, $2)', [record.hash, encodeChainRecord(record)]));
+  }
+
+  async legacy(): Promise<LegacyControl | null> {
+    const [people, grants, policies] = await Promise.all([
       this.pool.query('SELECT * FROM people ORDER BY created_at, id'),
       this.pool.query('SELECT * FROM role_grants ORDER BY seq'),
+      this.pool.query('SELECT * FROM policies ORDER BY version'),
     ]);
     const byPerson = new Map<string, RoleGrant[]>();
     for (const g of grants.rows.map(toGrant)) byPerson.set(g.personId, [...(byPerson.get(g.personId) ?? []), g]);
-    return people.rows.map((r) => ({ ...toPersonRecord(r), grants: byPerson.get(text(r['id'])) ?? [] }));
-  }
-
-  async getPerson(id: string): Promise<Person | undefined> {
-    const person = await this.pool.query('SELECT * FROM people WHERE id = $1', [id]);
-    if (person.rows.length === 0) return undefined;
-    const grants = await this.pool.query('SELECT * FROM role_grants WHERE person_id = $1 ORDER BY seq', [id]);
-    return { ...toPersonRecord(person.rows[0] as Row), grants: grants.rows.map(toGrant) };
-  }
-
-  async addPerson(p: PersonRecord, roles: readonly Role[], at: number, by: string | null): Promise<void> {
-    await this.write(async (c) => {
-      const inserted = await c.query(
-        `INSERT INTO people (id, name, public_key, created_at, created_by, revoked_at, revoked_by, revoke_reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         ON CONFLICT (id) DO NOTHING`,
-        [p.id, p.name, p.publicKey, p.createdAt, p.createdBy, p.revokedAt, p.revokedBy, p.revokeReason],
-      );
-      if (inserted.rowCount === 0) throw new RepositoryError('DUPLICATE', `person ${p.id} already exists`);
-      for (const role of roles) await c.query('INSERT INTO role_grants (person_id, role, granted_at, granted_by) VALUES ($1, $2, $3, $4)', [p.id, role, at, by]);
-    });
-  }
-
-  async setRoles(personId: string, roles: readonly Role[], at: number, by: string | null): Promise<void> {
-    await this.write(async (c) => {
-      // The person's row is locked so two admins changing roles at once apply one after the other.
-      const person = (await c.query('SELECT name, revoked_at FROM people WHERE id = $1 FOR UPDATE', [personId])).rows[0] as Row | undefined;
-      if (!person) throw new RepositoryError('NOT_FOUND', `no person ${personId} on this desk`);
-      if (person['revoked_at'] !== null) throw new RepositoryError('REVOKED', `${text(person['name'])} was revoked`);
-      const wanted = new Set(roles);
-      const open = (await c.query('SELECT seq, role FROM role_grants WHERE person_id = $1 AND removed_at IS NULL', [personId])).rows as { seq: string; role: Role }[];
-      for (const g of open) if (!wanted.has(g.role)) await c.query('UPDATE role_grants SET removed_at = $1, removed_by = $2 WHERE seq = $3', [at, by, g.seq]);
-      for (const role of wanted) {
-        if (!open.some((g) => g.role === role)) await c.query('INSERT INTO role_grants (person_id, role, granted_at, granted_by) VALUES ($1, $2, $3, $4)', [personId, role, at, by]);
-      }
-    });
-  }
-
-  async revokePerson(personId: string, at: number, by: string | null, reason: string): Promise<void> {
-    await this.write(async (c) => {
-      const person = (await c.query('SELECT revoked_at FROM people WHERE id = $1 FOR UPDATE', [personId])).rows[0] as Row | undefined;
-      if (!person) throw new RepositoryError('NOT_FOUND', `no person ${personId} on this desk`);
-      if (person['revoked_at'] !== null) return;
-      await c.query('UPDATE people SET revoked_at = $1, revoked_by = $2, revoke_reason = $3 WHERE id = $4', [at, by, reason, personId]);
-      await c.query('UPDATE role_grants SET removed_at = $1, removed_by = $2 WHERE person_id = $3 AND removed_at IS NULL', [at, by, personId]);
-    });
+    const list: Person[] = people.rows.map((r: Row) => ({
+      id: text(r['id']), name: text(r['name']), publicKey: text(r['public_key']), createdAt: num(r['created_at']), createdBy: textOrNull(r['created_by']),
+      revokedAt: numOrNull(r['revoked_at']), revokedBy: textOrNull(r['revoked_by']), revokeReason: textOrNull(r['revoke_reason']), grants: byPerson.get(text(r['id'])) ?? [],
+    }));
+    return list.length === 0 && policies.rows.length === 0 ? null : { people: list, policies: policies.rows.map(toPolicy) };
   }
 
   async addApproval(a: ApprovalRecord): Promise<void> {
     await this.write(async (c) => {
       const inserted = await c.query(
-        `INSERT INTO approvals (id, profile_id, subject_kind, subject_id, manifest_digest, policy_version, decision, reason, signer_id, signed_at, signature, recorded_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
-        [a.id, a.profileId, a.subject.kind, a.subject.id, a.manifestDigest, a.policyVersion, a.decision, a.reason, a.signerId, a.signedAt, a.signature, this.now()],
+        `INSERT INTO approvals (id, profile_id, subject_kind, subject_id, manifest_digest, policy_version, decision, reason, signer_id, signed_at, signature)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
+        [a.id, a.profileId, a.subject.kind, a.subject.id, a.manifestDigest, a.policyVersion, a.decision, a.reason, a.signerId, a.signedAt, a.signature],
       );
       if (inserted.rowCount === 0) throw new RepositoryError('DUPLICATE', `approval ${a.id} already exists`);
     });
@@ -146,24 +142,19 @@ export class PgDualControlRepository implements DualControlRepository {
     return r.rows.map(toApproval);
   }
 
-  async currentPolicy(): Promise<ApprovalPolicy | null> {
-    const r = await this.pool.query('SELECT * FROM policies ORDER BY version DESC LIMIT 1');
-    return r.rows[0] ? toPolicy(r.rows[0] as Row) : null;
-  }
-
-  async listPolicies(): Promise<ApprovalPolicy[]> {
-    return (await this.pool.query('SELECT * FROM policies ORDER BY version')).rows.map(toPolicy);
-  }
-
-  async addPolicy(p: ApprovalPolicy): Promise<void> {
+  async addPreparation(p: PreparationRecord): Promise<void> {
     await this.write(async (c) => {
-      // One policy writer at a time across desks; the loser is told the version moved.
-      await c.query('LOCK TABLE policies IN SHARE ROW EXCLUSIVE MODE');
-      const current = num((await c.query('SELECT COALESCE(MAX(version), 0) AS v FROM policies')).rows[0]?.['v'] ?? 0);
-      if (p.version !== current + 1) throw new RepositoryError('POLICY_VERSION', `the next policy version is ${current + 1}, not ${p.version} (someone changed it meanwhile)`);
-      await c.query('INSERT INTO policies (version, profile_id, rules_json, set_by, set_at, signature, recorded_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-        p.version, p.profileId, JSON.stringify(p.rules), p.setBy, p.setAt, p.signature, this.now(),
-      ]);
+      const inserted = await c.query(
+        `INSERT INTO preparations (id, profile_id, subject_kind, subject_id, digest, signer_id, signed_at, signature) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (id) DO NOTHING`,
+        [p.id, p.profileId, p.subject.kind, p.subject.id, p.digest, p.signerId, p.signedAt, p.signature],
+      );
+      if (inserted.rowCount === 0) throw new RepositoryError('DUPLICATE', `preparation ${p.id} already exists`);
     });
+  }
+
+  async preparationsFor(subject: Subject): Promise<PreparationRecord[]> {
+    const r = await this.pool.query('SELECT * FROM preparations WHERE subject_kind = $1 AND subject_id = $2 ORDER BY recorded_at, seq', [subject.kind, subject.id]);
+    return r.rows.map(toPreparation);
   }
 }

@@ -29,6 +29,11 @@ export interface PolicyRules {
   bands: Record<string, AmountBand[]>;
   /** Extra approvals when any row pays a new payee or one whose bank details changed. */
   newOrChangedPayee: number;
+  /**
+   * With two or more admins: granting the approver or admin role, taking admin away, revoking an admin and
+   * setting a policy need two admins' signatures (main/trust/chain-state.ts). Absent: one admin is enough.
+   */
+  secondAdmin?: boolean;
 }
 
 export interface ApprovalPolicy {
@@ -72,7 +77,9 @@ export function checkRules(rules: PolicyRules): PolicyRules {
     if (sorted.some((b, i) => i > 0 && compareDecimal(b.atLeast, sorted[i - 1]!.atLeast) === 0)) throw new PolicyError(`${currency}: two bands start at the same amount`);
     bands[currency] = sorted.map((b) => ({ atLeast: b.atLeast, approvals: b.approvals }));
   }
-  return { bands, newOrChangedPayee: rules.newOrChangedPayee };
+  if (rules.secondAdmin !== undefined && typeof rules.secondAdmin !== 'boolean') throw new PolicyError('secondAdmin must be true or false');
+  // Written only when on, so a policy without the switch signs as it always did.
+  return { bands, newOrChangedPayee: rules.newOrChangedPayee, ...(rules.secondAdmin === true ? { secondAdmin: true } : {}) };
 }
 
 export interface Requirement {

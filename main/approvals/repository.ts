@@ -1,46 +1,58 @@
-// Where the dual-control records of one profile live: people with their role history, approvals,
-// policy versions. Plain data behind a small async interface, so the journal's SQLite adapter
-// (sqlite-repository.ts) and the PostgreSQL one of the shared journal are a change of adapter, not of
-// model. Records are only added or closed (a grant ended, a person revoked), never rewritten.
-import type { Person, PersonRecord, Role } from '../people/roles';
+// Where the dual-control records of one profile live: the control chain (people, roles, revocations, policy
+// versions, registered desks: main/trust/), records waiting for a second admin's signature, approvals, the
+// preparers' signatures, and the rows from before the chain. Plain data behind a small async interface, so the
+// journal's SQLite adapter (sqlite-repository.ts) and the team database's (pg-repository.ts) are a change of
+// adapter, not of model. Everything is only ever added. Nothing read here is trusted as it is: the chain is
+// replayed and checked against this desk's keychain pin (main/trust/control-state.ts), approvals and
+// preparations are checked against the people the chain establishes.
+import type { Person } from '../people/roles';
+import type { ChainRecord } from '../trust/chain-record';
 import type { ApprovalRecord } from './approval';
 import type { Subject } from './manifest';
 import type { ApprovalPolicy } from './policy';
+import type { PreparationRecord } from './preparation';
+
+/** People and policy versions as rows written before the control chain existed (never trusted: an admin seals them). */
+export interface LegacyControl {
+  people: Person[];
+  policies: ApprovalPolicy[];
+}
 
 export interface DualControlRepository {
-  listPeople(): Promise<Person[]>;
-  getPerson(id: string): Promise<Person | undefined>;
-  /** A new person with their first roles, granted at `at` by `by`. */
-  addPerson(person: PersonRecord, roles: readonly Role[], at: number, by: string | null): Promise<void>;
-  /** Ends the grants of roles not in `roles` and starts grants of the new ones, at `at`. */
-  setRoles(personId: string, roles: readonly Role[], at: number, by: string | null): Promise<void>;
-  /** Revokes the person and ends all their grants. */
-  revokePerson(personId: string, at: number, by: string | null, reason: string): Promise<void>;
+  /** Every record of the control chain, in order, as stored (unchecked). */
+  chain(): Promise<ChainRecord[]>;
+  /**
+   * Appends the next record. Refused (CHAIN_MOVED) unless it follows the newest stored record (seq one more,
+   * prev its hash): two admins racing, or a chain that is not the one the record was drafted on.
+   */
+  appendChain(record: ChainRecord): Promise<void>;
+  /** Records signed by some of their signers, waiting for the others (a second admin), oldest first. */
+  proposals(): Promise<ChainRecord[]>;
+  /** Stores a proposal, or a copy with more signatures (the newest copy of a hash counts). */
+  addProposal(record: ChainRecord): Promise<void>;
+  /** People and policies from before the chain; null when there are none. */
+  legacy(): Promise<LegacyControl | null>;
 
   addApproval(approval: ApprovalRecord): Promise<void>;
   approvalsFor(subject: Subject): Promise<ApprovalRecord[]>;
   /** Every approval or rejection, newest first (a queue, a person's history). */
   listApprovals(limit?: number): Promise<ApprovalRecord[]>;
 
-  /** The newest policy version, or null when none was ever set (the built-in default applies). */
-  currentPolicy(): Promise<ApprovalPolicy | null>;
-  /** Every stored version, oldest first (audit verify re-checks each one's admin signature). */
-  listPolicies(): Promise<ApprovalPolicy[]>;
-  /** Stores the next version; refuses any version other than current + 1 (two admins racing). */
-  addPolicy(policy: ApprovalPolicy): Promise<void>;
+  addPreparation(preparation: PreparationRecord): Promise<void>;
+  preparationsFor(subject: Subject): Promise<PreparationRecord[]>;
 
   /**
-   * A cheap, synchronous marker of everything a verdict rests on (people, revocations, role grants,
-   * approvals, policy versions): it differs after any write, by this desk or another process on the same
-   * store. The send path compares it right before a create leaves (it cannot wait on I/O there), so an
-   * adapter whose store is remote keeps it current from change notifications.
+   * A cheap, synchronous marker of everything a verdict rests on (the chain, approvals, preparations): it
+   * differs after any write, by this desk or another process on the same store. The send path compares it
+   * right before a create leaves (it cannot wait on I/O there), so an adapter whose store is remote keeps it
+   * moving on every change notification (whatever the notification says: it is only a hint to look again).
    */
   changeMarker(): string;
 }
 
 export class RepositoryError extends Error {
   constructor(
-    readonly code: 'NOT_FOUND' | 'DUPLICATE' | 'POLICY_VERSION' | 'REVOKED',
+    readonly code: 'NOT_FOUND' | 'DUPLICATE' | 'CHAIN_MOVED',
     message: string,
   ) {
     super(message);
@@ -48,50 +60,48 @@ export class RepositoryError extends Error {
   }
 }
 
+export const chainMovedMessage = (seq: number): string =>
+  `the control records changed meanwhile (another admin, or another desk): record ${seq} was not added; try again`;
+
 /** In-memory repository for unit tests; the same rules as the SQLite adapter. */
 export class MemoryDualControlRepository implements DualControlRepository {
-  private readonly people = new Map<string, PersonRecord>();
-  private readonly grants: Person['grants'][number][] = [];
+  readonly records: ChainRecord[] = [];
+  private readonly proposed = new Map<string, ChainRecord>();
   private readonly approvals: ApprovalRecord[] = [];
-  private readonly policies: ApprovalPolicy[] = [];
+  private readonly preparations: PreparationRecord[] = [];
+  /** Rows from before the chain (tests of sealing set it). */
+  legacyRows: LegacyControl | null = null;
   private writes = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   changeMarker(): string {
     return String(this.writes);
   }
 
-  async listPeople(): Promise<Person[]> {
-    return [...this.people.values()].map((p) => this.withGrants(p));
+  async chain(): Promise<ChainRecord[]> {
+    return this.records.map((r) => structuredClone(r));
   }
-  async getPerson(id: string): Promise<Person | undefined> {
-    const p = this.people.get(id);
-    return p ? this.withGrants(p) : undefined;
-  }
-  async addPerson(person: PersonRecord, roles: readonly Role[], at: number, by: string | null): Promise<void> {
-    if (this.people.has(person.id)) throw new RepositoryError('DUPLICATE', `person ${person.id} already exists`);
-    this.people.set(person.id, { ...person });
+  async appendChain(record: ChainRecord): Promise<void> {
+    const head = this.records.at(-1);
+    if (record.seq !== (head?.seq ?? 0) + 1 || (head && record.prev !== head.hash)) throw new RepositoryError('CHAIN_MOVED', chainMovedMessage(record.seq));
+    this.records.push(structuredClone(record));
     this.writes++;
-    for (const role of roles) this.grants.push({ personId: person.id, role, grantedAt: at, grantedBy: by, removedAt: null, removedBy: null });
   }
-  async setRoles(personId: string, roles: readonly Role[], at: number, by: string | null): Promise<void> {
-    const person = this.mustGet(personId);
-    if (person.revokedAt !== null) throw new RepositoryError('REVOKED', `${person.name} was revoked`);
-    const wanted = new Set(roles);
-    this.writes++;
-    const open = this.grants.filter((g) => g.personId === personId && g.removedAt === null);
-    for (const g of open) if (!wanted.has(g.role)) Object.assign(g, { removedAt: at, removedBy: by });
-    for (const role of wanted) if (!open.some((g) => g.role === role)) this.grants.push({ personId, role, grantedAt: at, grantedBy: by, removedAt: null, removedBy: null });
+  async proposals(): Promise<ChainRecord[]> {
+    return [...this.proposed.values()].map((r) => structuredClone(r));
   }
-  async revokePerson(personId: string, at: number, by: string | null, reason: string): Promise<void> {
-    const person = this.mustGet(personId);
-    if (person.revokedAt !== null) return;
-    Object.assign(person, { revokedAt: at, revokedBy: by, revokeReason: reason });
+  async addProposal(record: ChainRecord): Promise<void> {
+    this.proposed.delete(record.hash);
+    this.proposed.set(record.hash, structuredClone(record));
     this.writes++;
-    for (const g of this.grants) if (g.personId === personId && g.removedAt === null) Object.assign(g, { removedAt: at, removedBy: by });
+  }
+  async legacy(): Promise<LegacyControl | null> {
+    return this.legacyRows ? structuredClone(this.legacyRows) : null;
   }
   async addApproval(approval: ApprovalRecord): Promise<void> {
     if (this.approvals.some((a) => a.id === approval.id)) throw new RepositoryError('DUPLICATE', `approval ${approval.id} already exists`);
-    this.approvals.push(structuredClone(approval));
+    this.approvals.push({ ...structuredClone(approval), recordedAt: this.now() });
     this.writes++;
   }
   async approvalsFor(subject: Subject): Promise<ApprovalRecord[]> {
@@ -100,26 +110,12 @@ export class MemoryDualControlRepository implements DualControlRepository {
   async listApprovals(limit = 100): Promise<ApprovalRecord[]> {
     return this.approvals.slice(-limit).reverse().map((a) => structuredClone(a));
   }
-  async currentPolicy(): Promise<ApprovalPolicy | null> {
-    const p = this.policies.at(-1);
-    return p ? structuredClone(p) : null;
-  }
-  async listPolicies(): Promise<ApprovalPolicy[]> {
-    return this.policies.map((p) => structuredClone(p));
-  }
-  async addPolicy(policy: ApprovalPolicy): Promise<void> {
-    const expected = (this.policies.at(-1)?.version ?? 0) + 1;
-    if (policy.version !== expected) throw new RepositoryError('POLICY_VERSION', `the next policy version is ${expected}, not ${policy.version} (someone changed it meanwhile)`);
-    this.policies.push(structuredClone(policy));
+  async addPreparation(preparation: PreparationRecord): Promise<void> {
+    if (this.preparations.some((p) => p.id === preparation.id)) throw new RepositoryError('DUPLICATE', `preparation ${preparation.id} already exists`);
+    this.preparations.push({ ...structuredClone(preparation), recordedAt: this.now() });
     this.writes++;
   }
-
-  private mustGet(id: string): PersonRecord {
-    const p = this.people.get(id);
-    if (!p) throw new RepositoryError('NOT_FOUND', `no person ${id} on this desk`);
-    return p;
-  }
-  private withGrants(p: PersonRecord): Person {
-    return { ...p, grants: this.grants.filter((g) => g.personId === p.id).map((g) => ({ ...g })) };
+  async preparationsFor(subject: Subject): Promise<PreparationRecord[]> {
+    return this.preparations.filter((p) => p.subject.kind === subject.kind && p.subject.id === subject.id).map((p) => structuredClone(p));
   }
 }

@@ -1,13 +1,17 @@
-// The journal's (SQLite) adapter of DualControlRepository: the tables of migration 6 in the profile's
-// journal. better-sqlite3 is synchronous; the interface is async so the shared journal's PostgreSQL
-// adapter fits the same callers. Each write is one transaction.
+// The journal's (SQLite) adapter of DualControlRepository: the control chain, proposals and preparations of
+// migration 8, approvals of migration 6, and the rows from before the chain (people, role_grants, policies) read
+// for sealing. better-sqlite3 is synchronous; the interface is async so the team database's adapter fits the
+// same callers. Each write is one transaction.
 import type { Statement } from 'better-sqlite3';
 import type { Journal } from '../journal';
-import type { Person, PersonRecord, Role, RoleGrant } from '../people/roles';
+import type { Person, Role, RoleGrant } from '../people/roles';
+import { decodeChainRecord, encodeChainRecord } from '../trust/chain-codec';
+import type { ChainRecord } from '../trust/chain-record';
 import type { ApprovalRecord } from './approval';
 import type { Subject } from './manifest';
 import type { ApprovalPolicy, PolicyRules } from './policy';
-import { RepositoryError, type DualControlRepository } from './repository';
+import type { PreparationRecord } from './preparation';
+import { chainMovedMessage, RepositoryError, type DualControlRepository, type LegacyControl } from './repository';
 
 interface PersonRow {
   id: string;
@@ -39,6 +43,18 @@ interface ApprovalRow {
   signer_id: string;
   signed_at: number;
   signature: string;
+  recorded_at: number;
+}
+interface PreparationRow {
+  id: string;
+  profile_id: string;
+  subject_kind: Subject['kind'];
+  subject_id: string;
+  digest: string;
+  signer_id: string;
+  signed_at: number;
+  signature: string;
+  recorded_at: number;
 }
 interface PolicyRow {
   version: number;
@@ -50,12 +66,13 @@ interface PolicyRow {
 }
 
 const toGrant = (r: GrantRow): RoleGrant => ({ personId: r.person_id, role: r.role, grantedAt: r.granted_at, grantedBy: r.granted_by, removedAt: r.removed_at, removedBy: r.removed_by });
-const toPersonRecord = (r: PersonRow): PersonRecord => ({
-  id: r.id, name: r.name, publicKey: r.public_key, createdAt: r.created_at, createdBy: r.created_by, revokedAt: r.revoked_at, revokedBy: r.revoked_by, revokeReason: r.revoke_reason,
-});
 const toApproval = (r: ApprovalRow): ApprovalRecord => ({
   id: r.id, profileId: r.profile_id, subject: { kind: r.subject_kind, id: r.subject_id }, manifestDigest: r.manifest_digest, policyVersion: r.policy_version,
-  decision: r.decision, reason: r.reason, signerId: r.signer_id, signedAt: r.signed_at, signature: r.signature,
+  decision: r.decision, reason: r.reason, signerId: r.signer_id, signedAt: r.signed_at, signature: r.signature, recordedAt: r.recorded_at,
+});
+const toPreparation = (r: PreparationRow): PreparationRecord => ({
+  id: r.id, profileId: r.profile_id, subject: { kind: r.subject_kind, id: r.subject_id }, digest: r.digest, signerId: r.signer_id, signedAt: r.signed_at,
+  signature: r.signature, recordedAt: r.recorded_at,
 });
 const toPolicy = (r: PolicyRow): ApprovalPolicy => ({
   profileId: r.profile_id, version: r.version, rules: JSON.parse(r.rules_json) as PolicyRules, setBy: r.set_by, setAt: r.set_at, signature: r.signature,
@@ -73,55 +90,49 @@ export class SqliteDualControlRepository implements DualControlRepository {
     return this.journal.db;
   }
 
-  async listPeople(): Promise<Person[]> {
-    const grants = new Map<string, RoleGrant[]>();
-    for (const g of this.db.prepare('SELECT * FROM role_grants ORDER BY seq').all() as GrantRow[]) {
-      const list = grants.get(g.person_id) ?? [];
-      list.push(toGrant(g));
-      grants.set(g.person_id, list);
+  async chain(): Promise<ChainRecord[]> {
+    const rows = this.db.prepare('SELECT seq, hash, record_json AS json FROM control_chain ORDER BY seq').all() as { seq: number; hash: string; json: string }[];
+    return rows.map(decodeChainRecord);
+  }
+
+  async appendChain(record: ChainRecord): Promise<void> {
+    this.db.transaction(() => {
+      const head = this.db.prepare('SELECT seq, hash FROM control_chain ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
+      if (record.seq !== (head?.seq ?? 0) + 1 || (head && head.hash !== record.prev)) throw new RepositoryError('CHAIN_MOVED', chainMovedMessage(record.seq));
+      this.db.prepare('INSERT INTO control_chain (seq, hash, record_json, recorded_at) VALUES (?, ?, ?, ?)').run(record.seq, record.hash, encodeChainRecord(record), this.now());
+    })();
+  }
+
+  async proposals(): Promise<ChainRecord[]> {
+    // The newest copy of each hash: a copy with more signatures is added, never written over.
+    const rows = this.db
+      .prepare('SELECT p.hash, p.record_json AS json FROM control_proposals p WHERE p.id = (SELECT max(id) FROM control_proposals q WHERE q.hash = p.hash) ORDER BY p.id')
+      .all() as { hash: string; json: string }[];
+    const out: ChainRecord[] = [];
+    for (const row of rows) {
+      try {
+        const parsed = JSON.parse(row.json) as { seq: number };
+        out.push(decodeChainRecord({ seq: parsed.seq, hash: row.hash, json: row.json }));
+      } catch {
+        // Not a record: a proposal nobody can sign is no proposal.
+      }
     }
-    return (this.db.prepare('SELECT * FROM people ORDER BY created_at, id').all() as PersonRow[]).map((r) => ({ ...toPersonRecord(r), grants: grants.get(r.id) ?? [] }));
+    return out;
   }
 
-  async getPerson(id: string): Promise<Person | undefined> {
-    const row = this.db.prepare('SELECT * FROM people WHERE id = ?').get(id) as PersonRow | undefined;
-    if (!row) return undefined;
-    const grants = (this.db.prepare('SELECT * FROM role_grants WHERE person_id = ? ORDER BY seq').all(id) as GrantRow[]).map(toGrant);
-    return { ...toPersonRecord(row), grants };
+  async addProposal(record: ChainRecord): Promise<void> {
+    this.db.prepare('INSERT INTO control_proposals (hash, record_json, recorded_at) VALUES (?, ?, ?)').run(record.hash, encodeChainRecord(record), this.now());
   }
 
-  async addPerson(p: PersonRecord, roles: readonly Role[], at: number, by: string | null): Promise<void> {
-    this.db.transaction(() => {
-      if (this.db.prepare('SELECT 1 FROM people WHERE id = ?').get(p.id)) throw new RepositoryError('DUPLICATE', `person ${p.id} already exists`);
-      this.db.prepare('INSERT INTO people (id, name, public_key, created_at, created_by, revoked_at, revoked_by, revoke_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(p.id, p.name, p.publicKey, p.createdAt, p.createdBy, p.revokedAt, p.revokedBy, p.revokeReason);
-      const grant = this.db.prepare('INSERT INTO role_grants (person_id, role, granted_at, granted_by) VALUES (?, ?, ?, ?)');
-      for (const role of roles) grant.run(p.id, role, at, by);
-    })();
-  }
-
-  async setRoles(personId: string, roles: readonly Role[], at: number, by: string | null): Promise<void> {
-    this.db.transaction(() => {
-      const person = this.db.prepare('SELECT * FROM people WHERE id = ?').get(personId) as PersonRow | undefined;
-      if (!person) throw new RepositoryError('NOT_FOUND', `no person ${personId} on this desk`);
-      if (person.revoked_at !== null) throw new RepositoryError('REVOKED', `${person.name} was revoked`);
-      const wanted = new Set(roles);
-      const open = this.db.prepare('SELECT seq, role FROM role_grants WHERE person_id = ? AND removed_at IS NULL').all(personId) as { seq: number; role: Role }[];
-      const close = this.db.prepare('UPDATE role_grants SET removed_at = ?, removed_by = ? WHERE seq = ?');
-      for (const g of open) if (!wanted.has(g.role)) close.run(at, by, g.seq);
-      const grant = this.db.prepare('INSERT INTO role_grants (person_id, role, granted_at, granted_by) VALUES (?, ?, ?, ?)');
-      for (const role of wanted) if (!open.some((g) => g.role === role)) grant.run(personId, role, at, by);
-    })();
-  }
-
-  async revokePerson(personId: string, at: number, by: string | null, reason: string): Promise<void> {
-    this.db.transaction(() => {
-      const person = this.db.prepare('SELECT revoked_at FROM people WHERE id = ?').get(personId) as { revoked_at: number | null } | undefined;
-      if (!person) throw new RepositoryError('NOT_FOUND', `no person ${personId} on this desk`);
-      if (person.revoked_at !== null) return;
-      this.db.prepare('UPDATE people SET revoked_at = ?, revoked_by = ?, revoke_reason = ? WHERE id = ?').run(at, by, reason, personId);
-      this.db.prepare('UPDATE role_grants SET removed_at = ?, removed_by = ? WHERE person_id = ? AND removed_at IS NULL').run(at, by, personId);
-    })();
+  async legacy(): Promise<LegacyControl | null> {
+    const grants = new Map<string, RoleGrant[]>();
+    for (const g of this.db.prepare('SELECT * FROM role_grants ORDER BY seq').all() as GrantRow[]) grants.set(g.person_id, [...(grants.get(g.person_id) ?? []), toGrant(g)]);
+    const people: Person[] = (this.db.prepare('SELECT * FROM people ORDER BY created_at, id').all() as PersonRow[]).map((r) => ({
+      id: r.id, name: r.name, publicKey: r.public_key, createdAt: r.created_at, createdBy: r.created_by, revokedAt: r.revoked_at, revokedBy: r.revoked_by,
+      revokeReason: r.revoke_reason, grants: grants.get(r.id) ?? [],
+    }));
+    const policies = (this.db.prepare('SELECT * FROM policies ORDER BY version').all() as PolicyRow[]).map(toPolicy);
+    return people.length === 0 && policies.length === 0 ? null : { people, policies };
   }
 
   async addApproval(a: ApprovalRecord): Promise<void> {
@@ -144,32 +155,29 @@ export class SqliteDualControlRepository implements DualControlRepository {
     return (this.db.prepare('SELECT * FROM approvals ORDER BY recorded_at DESC, rowid DESC LIMIT ?').all(limit) as ApprovalRow[]).map(toApproval);
   }
 
-  // Records are only added or closed (repository.ts), so counts and highest keys change with every write.
+  async addPreparation(p: PreparationRecord): Promise<void> {
+    try {
+      this.db.prepare(
+        'INSERT INTO preparations (id, profile_id, subject_kind, subject_id, digest, signer_id, signed_at, signature, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run(p.id, p.profileId, p.subject.kind, p.subject.id, p.digest, p.signerId, p.signedAt, p.signature, this.now());
+    } catch (error) {
+      if (error instanceof Error && /UNIQUE constraint failed: preparations\.id/.test(error.message)) throw new RepositoryError('DUPLICATE', `preparation ${p.id} already exists`);
+      throw error;
+    }
+  }
+
+  async preparationsFor(subject: Subject): Promise<PreparationRecord[]> {
+    return (this.db.prepare('SELECT * FROM preparations WHERE subject_kind = ? AND subject_id = ? ORDER BY recorded_at, rowid').all(subject.kind, subject.id) as PreparationRow[]).map(toPreparation);
+  }
+
+  // Records are only added, so the highest keys change with every write (a holder of the file who rewrites
+  // rows without adding any is not followed here: the gate's checks read the rows themselves).
   changeMarker(): string {
     this.markerQuery ??= this.db.prepare(
-      `SELECT (SELECT count(*) FROM people) AS people, (SELECT count(*) FROM people WHERE revoked_at IS NOT NULL) AS revoked,
-              (SELECT coalesce(max(seq), 0) FROM role_grants) AS grants, (SELECT count(*) FROM role_grants WHERE removed_at IS NOT NULL) AS removed,
-              (SELECT coalesce(max(rowid), 0) FROM approvals) AS approvals, (SELECT coalesce(max(version), 0) FROM policies) AS policy`,
+      `SELECT (SELECT coalesce(max(seq), 0) FROM control_chain) AS chain, (SELECT coalesce(max(id), 0) FROM control_proposals) AS proposals,
+              (SELECT coalesce(max(rowid), 0) FROM approvals) AS approvals, (SELECT coalesce(max(rowid), 0) FROM preparations) AS preparations`,
     );
     const row = this.markerQuery.get() as Record<string, number>;
-    return `${row.people}.${row.revoked}.${row.grants}.${row.removed}.${row.approvals}.${row.policy}`;
-  }
-
-  async currentPolicy(): Promise<ApprovalPolicy | null> {
-    const row = this.db.prepare('SELECT * FROM policies ORDER BY version DESC LIMIT 1').get() as PolicyRow | undefined;
-    return row ? toPolicy(row) : null;
-  }
-
-  async listPolicies(): Promise<ApprovalPolicy[]> {
-    return (this.db.prepare('SELECT * FROM policies ORDER BY version').all() as PolicyRow[]).map(toPolicy);
-  }
-
-  async addPolicy(p: ApprovalPolicy): Promise<void> {
-    this.db.transaction(() => {
-      const current = (this.db.prepare('SELECT MAX(version) AS v FROM policies').get() as { v: number | null }).v ?? 0;
-      if (p.version !== current + 1) throw new RepositoryError('POLICY_VERSION', `the next policy version is ${current + 1}, not ${p.version} (someone changed it meanwhile)`);
-      this.db.prepare('INSERT INTO policies (version, profile_id, rules_json, set_by, set_at, signature, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(p.version, p.profileId, JSON.stringify(p.rules), p.setBy, p.setAt, p.signature, this.now());
-    })();
+    return `${row.chain}.${row.proposals}.${row.approvals}.${row.preparations}`;
   }
 }

@@ -1,17 +1,19 @@
 // verifyApprovals: may this manifest be sent under this policy with these approvals? Pure: the caller
-// rebuilds the manifest from the journal and reads people, approvals and policy through the repository.
+// rebuilds the manifest from the journal and takes the people and the policy from the verified control chain
+// (main/trust/control-state.ts), so the policy and the people are vouched for before this is asked.
 // Each approval is checked on its own (its reasons are all reported); then:
 // - a signature that does not verify, an unknown signer, or an approval of another subject or profile
-//   (replayed) refuses the send whatever else holds: someone put it there;
+//   (replayed) is ignored and raised as an alarm: someone put it there, and it must not let anyone stop a
+//   payout for good by writing one bad row;
 // - a valid rejection by an approver refuses it;
 // - otherwise it goes when the distinct approvers counted reach the number the policy requires. An approval
 //   not counted (manifest changed since, policy changed since, signer revoked, not an approver when they
-//   signed, signed before the payout was prepared, the preparer approving their own work) is void, and the
-//   refusal names the first such reason.
+//   signed or when it was recorded, signed before the payout was prepared, the preparer approving their own
+//   work) is void, and the refusal names the first such reason.
 import { heldRoleAt, type Person } from '../people/roles';
 import { approvalSignatureValid, type ApprovalRecord } from './approval';
 import { manifestDigest, sameSubject, subjectText, type Manifest } from './manifest';
-import { policyProblem, requiredApprovals, type ApprovalPolicy, type Requirement } from './policy';
+import { requiredApprovals, type ApprovalPolicy, type Requirement } from './policy';
 
 export type RefusalCode =
   | 'POLICY_INVALID' | 'MISSING_APPROVALS' | 'FORGED' | 'REPLAYED' | 'MANIFEST_CHANGED' | 'POLICY_CHANGED'
@@ -36,9 +38,12 @@ export interface Verdict {
   /** Person ids of the approvals counted. */
   approvedBy: string[];
   checks: ApprovalCheck[];
+  /** Approvals ignored because someone put them there (FORGED, REPLAYED): raise an alarm, audit them. */
+  ignored: ApprovalCheck[];
 }
 
-const HARD: ReadonlySet<ApprovalStatus> = new Set(['FORGED', 'REPLAYED']);
+/** Statuses of approvals that are nobody's decision: ignored, never a reason to refuse. */
+export const IGNORED: ReadonlySet<ApprovalStatus> = new Set(['FORGED', 'REPLAYED']);
 /** How far apart two desks' clocks may be: a signing time may be this much before preparation or after now. */
 const CLOCK_SKEW_MS = 5 * 60_000;
 
@@ -66,6 +71,10 @@ function checkOne(a: ApprovalRecord, manifest: Manifest, digest: string, people:
     return { status: 'SIGNED_OUT_OF_TIME', message: `${signer.name}'s signature is dated ${new Date(a.signedAt).toISOString()}, outside the time since the ${manifest.subject.kind} was prepared` };
   }
   if (!heldRoleAt(signer, 'approver', a.signedAt)) return { status: 'SIGNER_NOT_APPROVER', message: `${signer.name} did not hold the approver role when they signed` };
+  // The signing time is the signer's to write; the time the store took it is not: the role must hold then too.
+  if (a.recordedAt !== undefined && !heldRoleAt(signer, 'approver', a.recordedAt)) {
+    return { status: 'SIGNER_NOT_APPROVER', message: `${signer.name} no longer held the approver role when their decision was recorded (${new Date(a.recordedAt).toISOString()})` };
+  }
   if (manifest.preparedBy !== null && a.signerId === manifest.preparedBy) return { status: 'SELF_APPROVAL', message: `${signer.name} prepared this ${manifest.subject.kind} and cannot approve their own work` };
   if (a.decision === 'reject') return { status: 'REJECTED', message: `${signer.name} rejected it: ${a.reason ?? '(no reason given)'}` };
   return { status: 'counted', message: `approved by ${signer.name}` };
@@ -80,10 +89,9 @@ export function verifyApprovals(
 ): Verdict {
   const byId: ReadonlyMap<string, Person> = people instanceof Map ? people : new Map((people as readonly Person[]).map((p) => [p.id, p]));
   const requirement = requiredApprovals(policy, manifest, options.newOrChangedPayees ?? 0);
-  const refuse = (code: RefusalCode, message: string, checks: ApprovalCheck[], approvedBy: string[] = []): Verdict => ({ ok: false, code, message, requirement, approvedBy, checks });
+  let ignored: ApprovalCheck[] = [];
+  const refuse = (code: RefusalCode, message: string, checks: ApprovalCheck[], approvedBy: string[] = []): Verdict => ({ ok: false, code, message, requirement, approvedBy, checks, ignored });
 
-  const policyIssue = policyProblem(policy, byId);
-  if (policyIssue) return refuse('POLICY_INVALID', `The approval policy cannot be applied: ${policyIssue}`, []);
   if (policy.profileId !== manifest.profileId) return refuse('POLICY_INVALID', `The approval policy is profile ${policy.profileId}'s, not ${manifest.profileId}'s`, []);
 
   const now = options.now ?? Date.now();
@@ -96,16 +104,15 @@ export function verifyApprovals(
     return { approvalId: a.id, signerId: a.signerId, decision: a.decision, status: duplicate ? 'duplicate' : status, message: duplicate ? `${message} (again: counted once)` : message };
   });
   const counted = [...approvedBy];
+  ignored = checks.filter((c) => IGNORED.has(c.status));
 
-  const hard = checks.find((c) => HARD.has(c.status));
-  if (hard) return refuse(hard.status as RefusalCode, `Nothing was sent: ${hard.message}`, checks, counted);
   const rejection = checks.find((c) => c.status === 'REJECTED');
   if (rejection) return refuse('REJECTED', `Nothing was sent: ${rejection.message}`, checks, counted);
   if (counted.length >= requirement.required) {
-    return { ok: true, code: null, message: requirement.required === 0 ? 'no approval needed' : `approved by ${counted.length} of ${requirement.required} needed`, requirement, approvedBy: counted, checks };
+    return { ok: true, code: null, message: requirement.required === 0 ? 'no approval needed' : `approved by ${counted.length} of ${requirement.required} needed`, requirement, approvedBy: counted, checks, ignored };
   }
   const needs = `needs ${requirement.required} approval${requirement.required === 1 ? '' : 's'} (${needText(requirement)}), has ${counted.length}`;
-  const voided = checks.find((c) => c.status !== 'counted' && c.status !== 'duplicate');
+  const voided = checks.find((c) => c.status !== 'counted' && c.status !== 'duplicate' && !IGNORED.has(c.status));
   if (voided) return refuse(voided.status as RefusalCode, `Nothing was sent: it ${needs}; ${voided.message}`, checks, counted);
   return refuse('MISSING_APPROVALS', `Nothing was sent: it ${needs}`, checks, counted);
 }

@@ -1,4 +1,5 @@
-// CLI: `people add|list|roles|revoke|unlock`, `approvals list|show|approve|reject`, `policy show|set`:
+// CLI: `people add|enroll|list|roles|revoke|unlock|control|cosign|seal|trust`, `approvals list|show|approve|reject`,
+// `policy show|set`:
 // dual control over the same services the screens will use (main/desk/dual-control.ts). Whoever acts
 // names themselves with --as and gives their passphrase from a file or an environment variable, never
 // from the command line; each command unlocks for itself and locks again when it ends.
@@ -7,7 +8,7 @@ import type { Command } from 'commander';
 import type { ApprovalRecord } from '../approvals/approval';
 import type { Subject } from '../approvals/manifest';
 import type { PolicyRules } from '../approvals/policy';
-import { dualControlService, type DualControlService, type PersonView, type SubjectView } from '../desk/dual-control';
+import { dualControlService, type ControlView, type DualControlService, type PersonView, type ProposalView, type SubjectView } from '../desk/dual-control';
 import type { UnlockedSession } from '../people/key-vault';
 import { CliUsageError, type CliDeps } from './deps';
 import { readSecretInput } from './keys';
@@ -24,6 +25,20 @@ export const actingOptions = (command: Command): Command =>
     .option('--as <person>', 'who acts: person id or name')
     .option('--passphrase-env <name>', 'environment variable holding the passphrase of --as')
     .option('--passphrase-file <file>', 'file whose first line is the passphrase of --as');
+
+function proposalLines(p: ProposalView): string[] {
+  return [`Waiting for a second admin: ${p.what} (signed by ${p.signedBy.join(', ')}, needs ${p.needs})`, `  a second admin signs it with: people cosign ${p.hash} --as <admin> --passphrase-env <VAR>`];
+}
+
+function controlLines(c: ControlView): string[] {
+  if (!c.enforced) return ['Dual control is not set up on this profile (people add)'];
+  return [
+    `Root fingerprint ${c.fingerprint ?? '(none yet)'}${c.fingerprint ? (c.confirmed ? ' (confirmed at this desk)' : ' (not confirmed at this desk: compare it with your admin, then people trust <fingerprint>)') : ''}`,
+    `${c.records} control record(s)${c.secondAdmin ? '; grants of approver or admin and policy changes need two admins' : ''}`,
+    c.problem ? `NOTHING IS SENT: ${c.problem.message}` : 'The control records verify against this desk\'s pin',
+    ...c.proposals.map((p) => `waiting: ${p.what} (signed by ${p.signedBy.join(', ')}; needs ${p.needs}) ${p.hash}`),
+  ];
+}
 
 function personLine(p: PersonView): string {
   const state = p.revokedAt ? `REVOKED ${p.revokedAt} (${p.revokeReason ?? ''})` : p.roles.join(', ');
@@ -110,21 +125,20 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
   // ---- people ----
   const people = program.command('people').description('people of the profile, their roles and signing keys (dual control)');
 
-  actingOptions(
-    people
-      .command('add')
-      .description('add a person with their own signing key; the first person gets every role, later ones are added by an admin (--as)')
-      .requiredOption('--name <name>', 'their name')
-      .option('--roles <roles>', 'comma-separated: preparer, approver, sender, viewer, admin', 'viewer')
-      .option('--new-passphrase-env <name>', "environment variable holding the new person's passphrase")
-      .option('--new-passphrase-file <file>', "file whose first line is the new person's passphrase"),
-  ).action(async (o: ActingOptions & { name: string; roles: string; newPassphraseEnv?: string; newPassphraseFile?: string }) => {
-    const passphrase = await readSecretInput(deps, { file: o.newPassphraseFile, env: o.newPassphraseEnv }, 'new passphrase');
-    if (passphrase === undefined) throw new CliUsageError("Give the new person's passphrase with --new-passphrase-env or --new-passphrase-file");
-    const add = (by: UnlockedSession | null) => svc().addPerson(profileId(), { name: o.name, roles: roleList(o.roles), passphrase }, by);
-    const { person, warning } = o.as ? await withSession(o, add) : await add(null);
-    deps.print([`Added ${personLine(person)}`, ...(warning ? [`warning: ${warning}`] : [])], { person, warning });
-  });
+  people
+    .command('add')
+    .description('set up dual control: the first person, with every role, signs the first control record (later people enrol at their own desk)')
+    .requiredOption('--name <name>', 'their name')
+    .option('--new-passphrase-env <name>', "environment variable holding the new person's passphrase")
+    .option('--new-passphrase-file <file>', "file whose first line is the new person's passphrase")
+    .action(async (o: { name: string; newPassphraseEnv?: string; newPassphraseFile?: string }) => {
+      const passphrase = await readSecretInput(deps, { file: o.newPassphraseFile, env: o.newPassphraseEnv }, 'new passphrase');
+      if (passphrase === undefined) throw new CliUsageError("Give the new person's passphrase with --new-passphrase-env or --new-passphrase-file");
+      const { person, warning, session } = await svc().addPerson(profileId(), { name: o.name, passphrase });
+      session.lock();
+      const control = await svc().control(profileId());
+      deps.print([`Added ${personLine(person)}`, `Root fingerprint of this profile's dual control: ${control.fingerprint ?? '?'} (other desks compare it with you when they join)`, ...(warning ? [`warning: ${warning}`] : [])], { person, warning, control });
+    });
 
   people
     .command('enroll')
@@ -135,7 +149,8 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .action(async (o: { name: string; newPassphraseEnv?: string; newPassphraseFile?: string }) => {
       const passphrase = await readSecretInput(deps, { file: o.newPassphraseFile, env: o.newPassphraseEnv }, 'new passphrase');
       if (passphrase === undefined) throw new CliUsageError('Give your new passphrase with --new-passphrase-env or --new-passphrase-file');
-      const { person } = await svc().enroll(profileId(), { name: o.name, passphrase });
+      const { person, session } = await svc().enroll(profileId(), { name: o.name, passphrase });
+      session.lock();
       deps.print([`Enrolled ${personLine(person)}`, `Read your key's fingerprint to an admin, who grants your roles: ${person.fingerprint}`], { person });
     });
 
@@ -150,15 +165,43 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
   actingOptions(people.command('roles <person>').description("change a person's roles (an admin, --as)").requiredOption('--roles <roles>', 'comma-separated roles'))
     .action(async (named: string, o: ActingOptions & { roles: string }) => {
       const target = await resolvePerson(named);
-      const person = await withSession(o, (s) => svc().setRoles(profileId(), target.id, roleList(o.roles), s));
-      deps.print(`Roles changed: ${personLine(person)}`, person);
+      const result = await withSession(o, (s) => svc().setRoles(profileId(), target.id, roleList(o.roles), s));
+      deps.print(result.proposal ? proposalLines(result.proposal) : [`Roles changed: ${personLine(result.person)}`], result);
     });
 
   actingOptions(people.command('revoke <person>').description('revoke a person (an admin, --as): their approvals of anything not yet sent die with it').requiredOption('--reason <text>', 'why'))
     .action(async (named: string, o: ActingOptions & { reason: string }) => {
       const target = await resolvePerson(named);
       const result = await withSession(o, (s) => svc().revokePerson(profileId(), target.id, o.reason, s));
-      deps.print([`Revoked ${personLine(result.person)}`, `${result.approvalsVoided} approval(s) of payouts not yet sent are void`], result);
+      deps.print(result.proposal ? proposalLines(result.proposal) : [`Revoked ${personLine(result.person)}`, `${result.approvalsVoided} approval(s) of payouts not yet sent are void`], result);
+    });
+
+  people
+    .command('control')
+    .description("the control records (people, roles, policy) as this desk verified them: root fingerprint, problems, changes waiting for a second admin")
+    .action(async () => {
+      const c = await svc().control(profileId());
+      deps.print(controlLines(c), c);
+    });
+
+  actingOptions(people.command('cosign <change>').description('add your signature (a second admin, --as) to a change waiting for it (see people control)'))
+    .action(async (hash: string, o: ActingOptions) => {
+      const { proposal, added } = await withSession(o, (s) => svc().cosign(profileId(), hash.trim().toLowerCase(), s));
+      deps.print(added ? `Signed and in force: ${proposal.what}` : proposalLines(proposal), { proposal, added });
+    });
+
+  actingOptions(people.command('seal').description('sign the people and policy from before this version into the control records (an admin among them, --as); nothing is sent until then'))
+    .action(async (o: ActingOptions) => {
+      const c = await withSession(o, (s) => svc().seal(profileId(), s));
+      deps.print([`The people and policy are signed into the control records`, ...controlLines(c)], c);
+    });
+
+  people
+    .command('trust <fingerprint>')
+    .description("confirm the team's root fingerprint after comparing it with the team's admin (a LIVE sender desk sends only then)")
+    .action(async (fingerprint: string) => {
+      const c = await svc().confirmRoot(profileId(), fingerprint);
+      deps.print([`Root ${c.fingerprint ?? ''} confirmed at this desk`, ...controlLines(c)], c);
     });
 
   people
@@ -239,7 +282,7 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
           throw new CliUsageError('Each band is {"atLeast": "<amount as a string>", "approvals": <0-3>}');
         }
       }
-      const p = await withSession(o, (s) => svc().setPolicy(profileId(), rules, s));
-      deps.print(`Policy version ${p.version} is in force; approvals given under earlier versions are void`, p);
+      const { policy: p, proposal } = await withSession(o, (s) => svc().setPolicy(profileId(), rules, s));
+      deps.print(proposal ? proposalLines(proposal) : `Policy version ${p.version} is in force; approvals given under earlier versions are void`, { policy: p, proposal });
     });
 }

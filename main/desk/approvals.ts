@@ -9,7 +9,7 @@ import type { ApprovalRecord } from '../approvals/approval';
 import { manifestFromJournal } from '../approvals/gate';
 import type { Subject } from '../approvals/manifest';
 import type { DualControlService, PersonView, SubjectView } from './dual-control';
-import { unlockedOrThrow } from './people';
+import { proposalInfo, unlockedOrThrow } from './people';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
@@ -122,7 +122,10 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
     const names = namesOf(await dc.listPeople(profileId));
     return {
       version: policy.version, isDefault, enforced,
-      rules: { bands: Object.fromEntries(Object.entries(policy.rules.bands).map(([c, bands]) => [c, bands.map((b) => ({ ...b }))])), newOrChangedPayee: policy.rules.newOrChangedPayee },
+      rules: {
+        bands: Object.fromEntries(Object.entries(policy.rules.bands).map(([c, bands]) => [c, bands.map((b) => ({ ...b }))])), newOrChangedPayee: policy.rules.newOrChangedPayee,
+        ...(policy.rules.secondAdmin ? { secondAdmin: true } : {}),
+      },
       setBy: policy.setBy ? names(policy.setBy) : null,
       setAt: policy.setAt ? new Date(policy.setAt).toISOString() : null,
     };
@@ -182,9 +185,9 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
     },
     policy: (profile) => policyView(profile.id),
     async setPolicy(profile, { rules }) {
-      await dc.setPolicy(profile.id, rules, unlockedOrThrow(rt, profile.id, 'change the approval policy (as an admin)'));
+      const { proposal } = await dc.setPolicy(profile.id, rules, unlockedOrThrow(rt, profile.id, 'change the approval policy (as an admin)'));
       changed(profile.id, null);
-      return policyView(profile.id);
+      return { ...(await policyView(profile.id)), proposal: proposal ? proposalInfo(proposal) : null };
     },
   };
 }

@@ -4,7 +4,6 @@
 // its own security actions are (runtime.ownLogFor); list and verify cover both.
 import type { AuditEntryView, AuditVerification, BadApproval, BadPolicy } from '../../preload/api';
 import { approvalSignatureValid } from '../approvals/approval';
-import { policyProblem } from '../approvals/policy';
 import { subjectText } from '../approvals/manifest';
 import type { AuditEntry, AuditProblemCode, AuditVerifyResult } from '../journal';
 import type { ProfileAreaService } from './profile-binding';
@@ -67,11 +66,11 @@ function bothLogs(team: AuditVerification, mine: AuditVerification): AuditVerifi
 /**
  * Re-checks every stored approval: its Ed25519 signature, over all its fields (the manifest digest, the
  * subject, the policy version, the decision, the signer and the time), against the signer's public key
- * as the journal keeps it. A row edited in the approvals table, or one inserted without the key, fails.
+ * as the verified control chain holds it. A row edited in the approvals table, or one inserted without the key, fails.
  */
 export async function badApprovals(rt: DeskRuntime, profileId: string): Promise<AuditVerification['approvals']> {
   const repo = await rt.dualControlFor(profileId);
-  const people = new Map((await repo.listPeople()).map((p) => [p.id, p]));
+  const people = new Map((await rt.controlFor(profileId)).people.map((p) => [p.id, p]));
   const approvals = await repo.listApprovals(Number.MAX_SAFE_INTEGER);
   const bad: BadApproval[] = [];
   for (const a of approvals) {
@@ -85,23 +84,20 @@ export async function badApprovals(rt: DeskRuntime, profileId: string): Promise<
   return { checked: approvals.length, bad };
 }
 
-/** Re-checks every stored policy version: signed by a person who was an admin then and not revoked (policy.ts). */
+/**
+ * Re-checks the control chain (people, roles, policy versions, desks: main/trust/) against this desk's pin:
+ * every record's link and signatures, and that it still reaches what this desk verified before.
+ */
 export async function badPolicies(rt: DeskRuntime, profileId: string): Promise<AuditVerification['policies']> {
-  const repo = await rt.dualControlFor(profileId);
-  const people = new Map((await repo.listPeople()).map((p) => [p.id, p]));
-  const policies = await repo.listPolicies();
-  const bad: BadPolicy[] = [];
-  for (const p of policies) {
-    const problem = policyProblem(p, people);
-    if (problem !== null) bad.push({ version: p.version, problem });
-  }
-  return { checked: policies.length, bad };
+  const state = await rt.controlFor(profileId);
+  const bad: BadPolicy[] = state.problem ? [{ version: state.records.length + 1, problem: `control records: ${state.problem.message}` }] : [];
+  return { checked: state.records.length, bad };
 }
 
 function withApprovals(chain: AuditVerification, approvals: AuditVerification['approvals'], policies: AuditVerification['policies']): AuditVerification {
   const problems = [...approvals.bad.map((b) => `Bad approval: ${b.problem}`), ...policies.bad.map((b) => `Bad policy: ${b.problem}`)];
   if (problems.length === 0) {
-    const checked = [approvals.checked > 0 ? `all ${approvals.checked} approval signature(s)` : '', policies.checked > 0 ? `all ${policies.checked} policy signature(s)` : ''].filter(Boolean);
+    const checked = [approvals.checked > 0 ? `all ${approvals.checked} approval signature(s)` : '', policies.checked > 0 ? `all ${policies.checked} control record(s)` : ''].filter(Boolean);
     return { ...chain, approvals, policies, message: checked.length > 0 ? `${chain.message}; ${checked.join(' and ')} verify` : chain.message };
   }
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';

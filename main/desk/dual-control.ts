@@ -1,19 +1,28 @@
-// Dual control as application services, shared by the CLI now and the IPC handlers and screens later:
-// people (add, list, change roles, revoke, unlock), approvals (list, show, approve, reject) and the
-// approval policy (show, set). Every change is audited with the person who made it as actor. Who acts
-// is an UnlockedSession: a person who proved their passphrase; only the first person is added without one.
+// Dual control as application services, shared by the CLI, the IPC handlers and the screens: people (the first
+// one, enrolment at one's own desk, roles, revocation, unlock), approvals (list, show, approve, reject), the
+// approval policy, and the control chain those rest on (main/trust/): every change of people, roles or policy
+// is a record signed by the admins entitled to make it; one that needs a second admin waits as a proposal until
+// they sign it too. Who acts is an UnlockedSession (a person who proved their passphrase); only the first
+// person, who signs the chain's first record, and a person enrolling, who signs their own, act without one.
+// Who may do what is read from the verified chain (rt.controlFor), never from a bare row.
+// Every change is audited with the person who made it as actor.
 // Rule: passphrases and private keys are never audited, logged or returned.
 import { randomUUID } from 'node:crypto';
 import { approvalSignatureValid, signApproval, type ApprovalRecord, type Decision } from '../approvals/approval';
 import type { ApprovalExportRow } from '../csv/export';
-import { dualControlState, manifestFromJournal } from '../approvals/gate';
+import { manifestFromJournal, preparationProblem } from '../approvals/gate';
 import { manifestDigest, subjectText, type Manifest, type Subject } from '../approvals/manifest';
-import { checkRules, signPolicy, type ApprovalPolicy, type PolicyRules } from '../approvals/policy';
+import { checkRules, type ApprovalPolicy, type PolicyRules } from '../approvals/policy';
+import { RepositoryError } from '../approvals/repository';
 import { verifyApprovals, type Verdict } from '../approvals/verify';
 import { flagPayeeRows, type PayeeFlag } from '../payees/match';
 import { PersonKeyVault, type UnlockedSession } from '../people/key-vault';
 import { publicKeyFingerprint, type KdfParams } from '../people/person-key';
 import { checkPersonInput, currentRoles, heldRoleAt, PeopleError, ROLES, type Person, type Role } from '../people/roles';
+import { UnlockThrottle } from '../people/unlock-throttle';
+import { draftRecord, recordText, signRecord, type ChainBody, type ChainRecord } from '../trust/chain-record';
+import { activeAdminsAt, ChainRecordError, ChainReplay } from '../trust/chain-state';
+import type { ControlState } from '../trust/control-state';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 
@@ -40,15 +49,53 @@ export interface SubjectView {
   enforced: boolean;
   /** Rows going to a new payee or to changed bank details (the payee book), with why: they count toward the policy's newOrChangedPayee. */
   payeeFlags: PayeeFlag[];
+  /** Why its preparer's signature does not hold (nothing can be sent), or null. */
+  preparation: string | null;
   verdict: Verdict;
+}
+
+/** A control record one admin signed that waits for another admin's signature. */
+export interface ProposalView {
+  hash: string;
+  seq: number;
+  what: string;
+  signedBy: string[];
+  needs: number;
+  /** False once the chain moved past it (propose again). */
+  current: boolean;
+}
+
+/** The control chain as this desk sees it, for the People and Settings screens and `people control`. */
+export interface ControlView {
+  enforced: boolean;
+  /** Root fingerprint to compare out of band; null before any chain. */
+  fingerprint: string | null;
+  /** A person at this desk compared the fingerprint (or this desk made the chain). */
+  confirmed: boolean;
+  records: number;
+  /** Why nothing may be sent or approved here now; null when the chain holds. */
+  problem: { code: string; message: string } | null;
+  /** People from before the chain wait for an admin's signature (people seal). */
+  needsSeal: boolean;
+  secondAdmin: boolean;
+  proposals: ProposalView[];
 }
 
 export const personActor = (p: { id: string }) => `person:${p.id}`;
 
+const EVERY_ROLE: Role[] = [...ROLES];
+
+/** The verified control state, refusing (CONTROL_BROKEN) when nothing may be done under it. */
+async function trustedControl(rt: DeskRuntime, profileId: string): Promise<ControlState> {
+  const state = await rt.controlFor(profileId);
+  if (state.problem) throw new DeskError('CONTROL_BROKEN', state.problem.message);
+  return state;
+}
+
 /**
  * Who prepares what is about to be journalled on this profile: the unlocked person at this desk. Once dual
- * control is on (the profile has people), preparing needs an unlocked, unrevoked person holding the
- * preparer role; before that, nobody needs to be named (the desk works as it always did).
+ * control is on, preparing needs an unlocked, unrevoked person holding the preparer role in the verified
+ * control chain; before that, nobody needs to be named (the desk works as it always did).
  */
 export async function preparedByFor(rt: DeskRuntime, profileId: string, now = Date.now()): Promise<string | undefined> {
   return workingPersonFor(rt, profileId, 'preparer', now);
@@ -63,11 +110,28 @@ export async function senderFor(rt: DeskRuntime, profileId: string, now = Date.n
   return workingPersonFor(rt, profileId, 'sender', now);
 }
 
+/**
+ * Key custody and where the profile's records are (key export, import, rotation, retirement, the team
+ * database, removing the profile): once dual control is on, an unlocked admin of the verified chain, who is
+ * named in the audit entry. Undefined while dual control is off.
+ */
+export async function adminFor(rt: DeskRuntime, profileId: string, what: string, now = Date.now()): Promise<Person | undefined> {
+  const state = await rt.controlFor(profileId);
+  if (!state.enforced) return undefined;
+  if (state.problem) throw new DeskError('CONTROL_BROKEN', `${state.problem.message}; ${what} needs an admin of dual control`);
+  const session = rt.sessionFor(profileId);
+  if (!session) throw new DeskError('LOCKED', `Dual control is on for this profile: ${what} needs an unlocked admin; unlock first`);
+  const person = state.people.find((p) => p.id === session.personId && p.publicKey === session.publicKey);
+  if (!person || person.revokedAt !== null || !heldRoleAt(person, 'admin', now)) throw new DeskError('NOT_ALLOWED', `${person?.name ?? 'This person'} is not an admin; ${what} needs one`);
+  return person;
+}
+
 /** The unlocked person at this desk holding `role` now (required once dual control is on); their id. */
 async function workingPersonFor(rt: DeskRuntime, profileId: string, role: 'preparer' | 'sender', now: number): Promise<string | undefined> {
   const session = rt.sessionFor(profileId);
-  const state = await dualControlState(await rt.dualControlFor(profileId), profileId, rt.ctx.profiles.get(profileId).environment);
+  const state = await rt.controlFor(profileId);
   if (!state.enforced) return session?.locked === false ? session.personId : undefined;
+  if (state.problem) throw new DeskError('CONTROL_BROKEN', `${state.problem.message}; nothing was stored or sent`);
   if (!session || session.locked) throw new DeskError('LOCKED', `Dual control is on for this profile: unlock as a ${role} first; nothing was sent`);
   const person = state.people.find((p) => p.id === session.personId && p.publicKey === session.publicKey);
   if (!person || person.revokedAt !== null || !heldRoleAt(person, role, now)) {
@@ -86,11 +150,12 @@ export async function approvalExportRows(rt: DeskRuntime, profileId: string, sub
   const repo = await rt.dualControlFor(profileId);
   const approvals = await repo.approvalsFor(subject);
   if (approvals.length === 0) return [];
-  const people = new Map((await repo.listPeople()).map((p) => [p.id, p]));
+  const state = await rt.controlFor(profileId);
+  const people = new Map(state.people.map((p) => [p.id, p]));
   const journal = await rt.journalFor(profileId);
   const digests = new Map<number, string | null>();
   for (const version of new Set(approvals.map((a) => a.policyVersion))) {
-    const manifest = await manifestFromJournal(journal, profileId, subject, version);
+    const manifest = await manifestFromJournal(journal, state.scope, subject, version);
     digests.set(version, manifest ? manifestDigest(manifest) : null);
   }
   const digestNow = (version: number): string | null => digests.get(version) ?? null;
@@ -108,18 +173,28 @@ export async function approvalExportRows(rt: DeskRuntime, profileId: string, sub
 
 export interface DualControlService {
   listPeople(profileId: string): Promise<PersonView[]>;
+  /** The control chain as this desk sees it: root fingerprint, whether it holds, proposals waiting. */
+  control(profileId: string): Promise<ControlView>;
   /**
-   * A person sets themselves up at their own desk: their key is made in this desk's keychain (a team: each
-   * person's key only on their own machine), with the viewer role only, which lets them do nothing but look;
-   * an admin grants more, from any desk, after checking the fingerprint with them. Refused while nobody is set
-   * up (the first person is added, and gets every role).
+   * A person sets themselves up at their own desk: their key is made in this desk's keychain (it never exists
+   * elsewhere), and they sign their enrolment with it; they hold the viewer role only, which lets them do nothing
+   * but look, until an admin grants more, from any desk, after comparing the fingerprint with them. Refused
+   * while nobody is set up (the first person is added, and gets every role).
    */
-  enroll(profileId: string, input: { name: string; passphrase: string }): Promise<{ person: PersonView }>;
-  /** The first person needs no session and gets every role; later ones are added by an unlocked admin. */
-  addPerson(profileId: string, input: { name: string; roles: readonly string[]; passphrase: string }, by: UnlockedSession | null): Promise<{ person: PersonView; warning: string | null }>;
-  setRoles(profileId: string, personId: string, roles: readonly string[], by: UnlockedSession): Promise<PersonView>;
+  enroll(profileId: string, input: { name: string; passphrase: string }): Promise<{ person: PersonView; session: UnlockedSession }>;
+  /** The first person: every role; they sign the control chain's first record, its root. Later people enrol. */
+  addPerson(profileId: string, input: { name: string; passphrase: string }): Promise<{ person: PersonView; warning: string | null; session: UnlockedSession }>;
+  /** People and policy from before the control chain, signed into one by an admin among them (once). */
+  seal(profileId: string, by: UnlockedSession): Promise<ControlView>;
+  setRoles(profileId: string, personId: string, roles: readonly string[], by: UnlockedSession): Promise<{ person: PersonView; proposal: ProposalView | null }>;
   /** Revokes a person: they can no longer sign, and their approvals of anything not yet sent are void. */
-  revokePerson(profileId: string, personId: string, reason: string, by: UnlockedSession): Promise<{ person: PersonView; approvalsVoided: number }>;
+  revokePerson(profileId: string, personId: string, reason: string, by: UnlockedSession): Promise<{ person: PersonView; approvalsVoided: number; proposal: ProposalView | null }>;
+  /** A second admin signs a waiting record; it joins the chain once it has the signatures it needs. */
+  cosign(profileId: string, hash: string, by: UnlockedSession): Promise<{ proposal: ProposalView; added: boolean }>;
+  /** Registers a desk's key for the team's audit log (team-audit.ts): an admin vouches for that desk. */
+  registerDesk(profileId: string, desk: { keyId: string; publicKey: string; deskName: string }, by: UnlockedSession): Promise<void>;
+  /** A person compared the root fingerprint with the team's admin: this desk pins it as confirmed. */
+  confirmRoot(profileId: string, fingerprint: string): Promise<ControlView>;
   unlock(profileId: string, personId: string, passphrase: string): Promise<UnlockedSession>;
   /** "Lock": the person working on this profile at this desk is forgotten now; false when nobody was unlocked. */
   lock(profileId: string): Promise<boolean>;
@@ -127,48 +202,102 @@ export interface DualControlService {
   show(profileId: string, subject: Subject): Promise<SubjectView>;
   decide(profileId: string, subject: Subject, decision: Decision, reason: string | null, by: UnlockedSession): Promise<{ approval: ApprovalRecord; view: SubjectView }>;
   policy(profileId: string): Promise<{ policy: ApprovalPolicy; isDefault: boolean; enforced: boolean }>;
-  setPolicy(profileId: string, rules: PolicyRules, by: UnlockedSession): Promise<ApprovalPolicy>;
+  setPolicy(profileId: string, rules: PolicyRules, by: UnlockedSession): Promise<{ policy: ApprovalPolicy; proposal: ProposalView | null }>;
 }
 
 export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; now?: () => number } = {}): DualControlService {
   const now = options.now ?? Date.now;
   const vault = new PersonKeyVault(rt.ctx.keyStore, options);
-  const environmentOf = (profileId: string) => rt.ctx.profiles.get(profileId).environment;
-  const state = async (profileId: string) => dualControlState(await rt.dualControlFor(profileId), profileId, environmentOf(profileId));
+  const throttle = new UnlockThrottle(rt.ctx.keyStore, now);
 
   const view = async (p: Person): Promise<PersonView> => ({
     id: p.id, name: p.name, roles: currentRoles(p), fingerprint: publicKeyFingerprint(p.publicKey), createdAt: new Date(p.createdAt).toISOString(),
     revokedAt: iso(p.revokedAt), revokeReason: p.revokeReason, keyOnThisMachine: await vault.has(p.id).catch(() => false),
   });
 
-  const mustGet = async (profileId: string, personId: string): Promise<Person> => {
-    const person = await (await rt.dualControlFor(profileId)).getPerson(personId);
+  const mustGet = (state: ControlState, personId: string): Person => {
+    const person = state.people.find((p) => p.id === personId);
     if (!person) throw new DeskError('NOT_FOUND', `No person ${personId} on this profile`);
     return person;
   };
 
-  /** The session's person, holding `role` now and not revoked. */
-  const acting = async (profileId: string, session: UnlockedSession, role: Role): Promise<Person> => {
+  /** The session's person, holding `role` now and not revoked, in the verified chain. */
+  const acting = (state: ControlState, session: UnlockedSession, role: Role): Person => {
     if (session.locked) throw new DeskError('LOCKED', 'The desk is locked; unlock with your passphrase first');
-    const person = await mustGet(profileId, session.personId);
-    if (person.publicKey !== session.publicKey) throw new DeskError('NOT_ALLOWED', 'This session is not of a person of this profile');
+    const person = state.people.find((p) => p.id === session.personId);
+    if (!person || person.publicKey !== session.publicKey) throw new DeskError('NOT_ALLOWED', 'This session is not of a person of this profile');
     if (person.revokedAt !== null) throw new DeskError('NOT_ALLOWED', `${person.name} was revoked`);
     if (!heldRoleAt(person, role, now())) throw new DeskError('NOT_ALLOWED', `${person.name} does not hold the ${role} role`);
     return person;
   };
 
-  const activeAdmins = (people: Person[], at: number) => people.filter((p) => p.revokedAt === null && heldRoleAt(p, 'admin', at));
+  /** The replay of the verified chain, to draft and check the next record on. */
+  const replayOf = (state: ControlState): ChainReplay => {
+    const replay = new ChainReplay();
+    for (const r of state.records) replay.apply(r);
+    return replay;
+  };
+
+  const nameIn = (state: ControlState) => (id: string) => state.people.find((p) => p.id === id)?.name ?? id;
+
+  const proposalView = (state: ControlState, r: ChainRecord): ProposalView => {
+    const replay = replayOf(state);
+    const current = state.chain !== null && r.seq === state.chain.head.seq + 1 && r.prev === state.chain.head.hash;
+    return { hash: r.hash, seq: r.seq, what: recordText(r.body, nameIn(state)), signedBy: r.signatures.map((s) => nameIn(state)(s.signerId)), needs: replay.signaturesNeeded(r.body, r.at), current };
+  };
+
+  /**
+   * Drafts the next record, signs it as `by`, and adds it to the chain when one signature is enough, or
+   * stores it as a proposal for a second admin. The record is checked against the chain first (a change the
+   * chain would refuse is refused here with its reason).
+   */
+  const propose = async (profileId: string, state: ControlState, body: ChainBody, by: UnlockedSession): Promise<ProposalView | null> => {
+    const replay = replayOf(state);
+    const record = signRecord(draftRecord({ head: state.chain?.head ?? null, at: now(), body }), by);
+    const needs = replay.signaturesNeeded(body, record.at);
+    const repo = await rt.dualControlFor(profileId);
+    if (needs <= 1) {
+      checkRecord(replay, record);
+      await append(repo, record);
+      return null;
+    }
+    await repo.addProposal(record);
+    return proposalView(state, record);
+  };
+
+  const checkRecord = (replay: ChainReplay, record: ChainRecord): void => {
+    try {
+      replay.apply(record);
+    } catch (error) {
+      if (error instanceof ChainRecordError) throw new DeskError('NOT_ALLOWED', error.problem.message.replace(/^control record \d+: /, 'Refused: '));
+      throw error;
+    }
+  };
+
+  const append = async (repo: Awaited<ReturnType<DeskRuntime['dualControlFor']>>, record: ChainRecord): Promise<void> => {
+    try {
+      await repo.appendChain(record);
+    } catch (error) {
+      if (error instanceof RepositoryError && error.code === 'CHAIN_MOVED') throw new DeskError('CHAIN_MOVED', error.message);
+      throw error;
+    }
+  };
+
+  const auditChange = (profileId: string, by: Person, action: string, subject: string, details: Record<string, unknown>) =>
+    rt.audit(profileId, { actor: personActor(by), action, subject, details: { ...details, by: by.name } });
 
   const subjectView = async (profileId: string, subject: Subject): Promise<SubjectView> => {
-    const s = await state(profileId);
-    const manifest = await manifestFromJournal(await rt.journalFor(profileId), profileId, subject, s.policy.version);
+    const s = await rt.controlFor(profileId);
+    const manifest = await manifestFromJournal(await rt.journalFor(profileId), s.scope, subject, s.policy.version);
     if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
+    const repo = await rt.dualControlFor(profileId);
     // The same count the gate passes (runtime.ts), so what an approver is shown is what the send is checked against.
     const payeeFlags = await flagPayeeRows(await rt.payeesFor(profileId), manifest.rows);
-    const verdict = verifyApprovals(manifest, await (await rt.dualControlFor(profileId)).approvalsFor(subject), s.people, s.policy, { now: now(), newOrChangedPayees: payeeFlags.length });
+    const verdict = verifyApprovals(manifest, await repo.approvalsFor(subject), s.people, s.policy, { now: now(), newOrChangedPayees: payeeFlags.length });
+    const preparation = s.enforced ? (s.problem?.message ?? preparationProblem(manifest, await repo.preparationsFor(subject), s.people)) : null;
     return {
       subject, manifestDigest: manifestDigest(manifest), preparedBy: manifest.preparedBy, fileSha256: manifest.fileSha256, rows: manifest.rows.length,
-      totals: manifest.totals, policyVersion: manifest.policyVersion, enforced: s.enforced, payeeFlags, verdict,
+      totals: manifest.totals, policyVersion: manifest.policyVersion, enforced: s.enforced, payeeFlags, preparation, verdict,
     };
   };
 
@@ -189,85 +318,176 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     return pending;
   };
 
+  const controlView = async (profileId: string): Promise<ControlView> => {
+    const state = await rt.controlFor(profileId);
+    const proposals = state.chain ? (await (await rt.dualControlFor(profileId)).proposals()).map((r) => proposalView(state, r)).filter((p) => p.current) : [];
+    return {
+      enforced: state.enforced, fingerprint: state.chain?.fingerprint ?? null, confirmed: state.pin?.confirmed === true, records: state.records.length,
+      problem: state.problem, needsSeal: state.problem?.code === 'NOT_SEALED', secondAdmin: state.policy.rules.secondAdmin === true, proposals,
+    };
+  };
+
   return {
     async listPeople(profileId) {
-      return Promise.all((await (await rt.dualControlFor(profileId)).listPeople()).map(view));
+      // Before the chain, the people from before it: they unlock to have an admin among them sign it (seal).
+      const state = await rt.controlFor(profileId);
+      return Promise.all((state.chain ? state.people : (state.legacy?.people ?? [])).map(view));
     },
 
-    async addPerson(profileId, input, by) {
-      const repo = await rt.dualControlFor(profileId);
-      const people = await repo.listPeople();
-      const first = people.length === 0;
-      const { name, roles } = first ? checkPersonInput(input.name, ['preparer', 'approver', 'sender', 'viewer', 'admin']) : checkPersonInput(input.name, input.roles);
-      let admin: Person | null = null;
-      if (!first) {
-        if (!by) throw new DeskError('NOT_ALLOWED', 'Only an unlocked admin can add people');
-        admin = await acting(profileId, by, 'admin');
+    control: controlView,
+
+    async addPerson(profileId, input) {
+      const state = await rt.controlFor(profileId);
+      if (state.problem?.code === 'NOT_SEALED') throw new DeskError('NOT_SEALED', state.problem.message);
+      if (state.enforced) {
+        throw new DeskError('NOT_ALLOWED', 'People enrol at their own desk (people enroll, or People › Enrol yourself), so their key never exists elsewhere; then an admin grants their roles');
       }
+      const { name, roles } = checkPersonInput(input.name, EVERY_ROLE);
       const id = randomUUID();
-      const { publicKey } = await vault.create(id, input.passphrase);
-      const at = now();
+      const session = await vault.createUnlocked(id, input.passphrase);
+      const genesis = signRecord(draftRecord({ head: null, at: now(), body: { kind: 'genesis', scope: profileId, people: [{ id, name, publicKey: session.publicKey, roles }], policy: null } }), session);
       await rt.auditSeal(profileId);
-      await repo.addPerson({ id, name, publicKey, createdAt: at, createdBy: admin?.id ?? null, revokedAt: null, revokedBy: null, revokeReason: null }, roles, at, admin?.id ?? null);
-      await rt.audit(profileId, { actor: admin ? personActor(admin) : undefined, action: 'person.added', subject: id, details: { name, roles, fingerprint: publicKeyFingerprint(publicKey), by: admin?.name ?? null } });
-      const warning = first ? `${name} holds every role: until someone else is added, nobody checks their payouts` : null;
-      return { person: await view((await repo.getPerson(id))!), warning };
+      await append(await rt.dualControlFor(profileId), genesis);
+      await (await rt.controlReaderFor(profileId)).madeHere(genesis);
+      await rt.audit(profileId, { actor: personActor({ id }), action: 'person.added', subject: id, details: { name, roles, fingerprint: publicKeyFingerprint(session.publicKey), by: null, root: true } });
+      const person = mustGet(await trustedControl(rt, profileId), id);
+      return { person: await view(person), warning: `${name} holds every role: until someone else enrols and is granted approver, nobody checks their payouts`, session };
+    },
+
+    async seal(profileId, by) {
+      const state = await rt.controlFor(profileId);
+      if (state.chain) throw new DeskError('NOT_ALLOWED', 'The people are signed into the control records already');
+      const legacy = state.legacy;
+      if (!legacy) throw new DeskError('NOT_FOUND', 'There are no people from before the control records to sign');
+      const at = now();
+      const root = legacy.people.find((p) => p.id === by.personId && p.publicKey === by.publicKey && p.revokedAt === null && heldRoleAt(p, 'admin', at));
+      if (!root || by.locked) throw new DeskError('NOT_ALLOWED', 'Only an unlocked admin among the people from before can sign them into the control records');
+      const others = legacy.people.filter((p) => p.id !== root.id && p.revokedAt === null && currentRoles(p).length > 0);
+      const newest = legacy.policies.at(-1);
+      let policy: { version: number; rules: PolicyRules } | null = null;
+      if (newest) {
+        try {
+          policy = { version: newest.version, rules: checkRules(newest.rules) };
+        } catch (error) {
+          throw new DeskError('INVALID_POLICY', `The newest policy from before cannot be signed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+      const people = [root, ...others].map((p) => ({ id: p.id, name: p.name, publicKey: p.publicKey, roles: currentRoles(p) }));
+      const genesis = signRecord(draftRecord({ head: null, at, body: { kind: 'genesis', scope: profileId, people, policy } }), by);
+      checkRecord(new ChainReplay(), genesis);
+      await rt.auditSeal(profileId);
+      await append(await rt.dualControlFor(profileId), genesis);
+      await (await rt.controlReaderFor(profileId)).madeHere(genesis);
+      await rt.audit(profileId, { actor: personActor(root), action: 'control.sealed', subject: genesis.hash, details: { people: people.map((p) => ({ name: p.name, roles: p.roles, fingerprint: publicKeyFingerprint(p.publicKey) })), policyVersion: policy?.version ?? null, by: root.name } });
+      return controlView(profileId);
     },
 
     async enroll(profileId, input) {
-      const repo = await rt.dualControlFor(profileId);
-      if ((await repo.listPeople()).length === 0) {
-        throw new DeskError('NO_PEOPLE', 'Nobody is set up on this profile yet: add the first person (they get every role) instead of enrolling');
-      }
+      const state = await trustedControl(rt, profileId);
+      if (!state.chain) throw new DeskError('NO_PEOPLE', 'Nobody is set up on this profile yet: add the first person (they get every role) instead of enrolling');
       const { name, roles } = checkPersonInput(input.name, ['viewer']);
       const id = randomUUID();
-      const { publicKey } = await vault.create(id, input.passphrase);
-      const at = now();
+      const session = await vault.createUnlocked(id, input.passphrase);
+      const body: ChainBody = { kind: 'enrolled', person: { id, name, publicKey: session.publicKey } };
+      const repo = await rt.dualControlFor(profileId);
       await rt.auditSeal(profileId);
-      await repo.addPerson({ id, name, publicKey, createdAt: at, createdBy: null, revokedAt: null, revokedBy: null, revokeReason: null }, roles, at, null);
-      await rt.audit(profileId, { actor: personActor({ id }), action: 'person.enrolled', subject: id, details: { name, roles, fingerprint: publicKeyFingerprint(publicKey) } });
-      return { person: await view((await repo.getPerson(id))!) };
+      // Another desk may add a record meanwhile: the enrolment is drafted again on the new head (twice at most).
+      for (let attempt = 0; ; attempt++) {
+        const current = attempt === 0 ? state : await trustedControl(rt, profileId);
+        const record = signRecord(draftRecord({ head: current.chain?.head ?? null, at: now(), body }), session);
+        try {
+          await repo.appendChain(record);
+          break;
+        } catch (error) {
+          if (!(error instanceof RepositoryError && error.code === 'CHAIN_MOVED') || attempt >= 2) throw error;
+        }
+      }
+      await rt.audit(profileId, { actor: personActor({ id }), action: 'person.enrolled', subject: id, details: { name, roles, fingerprint: publicKeyFingerprint(session.publicKey) } });
+      return { person: await view(mustGet(await trustedControl(rt, profileId), id)), session };
     },
 
     async setRoles(profileId, personId, roles, by) {
-      const admin = await acting(profileId, by, 'admin');
-      const person = await mustGet(profileId, personId);
+      const state = await trustedControl(rt, profileId);
+      const admin = acting(state, by, 'admin');
+      const person = mustGet(state, personId);
       const clean = checkPersonInput(person.name, roles).roles;
-      const repo = await rt.dualControlFor(profileId);
-      const at = now();
-      if (!clean.includes('admin') && activeAdmins(await repo.listPeople(), at).every((p) => p.id === personId)) {
+      if (!clean.includes('admin') && activeAdminsAt(state.people, now()).every((p) => p.id === personId)) {
         throw new DeskError('LAST_ADMIN', `${person.name} is the last admin; make someone else admin first`);
       }
       const before = currentRoles(person);
-      await repo.setRoles(personId, clean, at, admin.id);
-      await rt.audit(profileId, { actor: personActor(admin), action: 'person.roles-changed', subject: personId, details: { name: person.name, from: before, to: clean, by: admin.name } });
-      return view(await mustGet(profileId, personId));
+      const proposal = await propose(profileId, state, { kind: 'roles', personId, roles: clean }, by);
+      await auditChange(profileId, admin, proposal ? 'person.roles-proposed' : 'person.roles-changed', personId, { name: person.name, from: before, to: clean, ...(proposal ? { proposal: proposal.hash } : {}) });
+      return { person: await view(mustGet(await trustedControl(rt, profileId), personId)), proposal };
     },
 
     async revokePerson(profileId, personId, reason, by) {
-      const admin = await acting(profileId, by, 'admin');
-      const person = await mustGet(profileId, personId);
+      const state = await trustedControl(rt, profileId);
+      const admin = acting(state, by, 'admin');
+      const person = mustGet(state, personId);
       if (!reason.trim()) throw new DeskError('REASON_REQUIRED', 'Say why the person is revoked');
-      const repo = await rt.dualControlFor(profileId);
-      const at = now();
-      if (activeAdmins(await repo.listPeople(), at).every((p) => p.id === personId)) throw new DeskError('LAST_ADMIN', `${person.name} is the last admin and cannot be revoked`);
+      if (activeAdminsAt(state.people, now()).every((p) => p.id === personId)) throw new DeskError('LAST_ADMIN', `${person.name} is the last admin and cannot be revoked`);
       const approvalsVoided = await pendingApprovalsBy(profileId, personId);
-      await repo.revokePerson(personId, at, admin.id, reason.trim());
-      // Their approvals stay in the journal as history; verification refuses a revoked signer from now on.
-      await vault.remove(personId).catch(() => undefined);
-      await rt.audit(profileId, { actor: personActor(admin), action: 'person.revoked', subject: personId, details: { name: person.name, reason: reason.trim(), approvalsVoided, by: admin.name } });
-      return { person: await view(await mustGet(profileId, personId)), approvalsVoided };
+      const proposal = await propose(profileId, state, { kind: 'revoked', personId, reason: reason.trim() }, by);
+      // Their approvals stay as history; verification refuses a revoked signer from now on.
+      if (!proposal) await vault.remove(personId).catch(() => undefined);
+      await auditChange(profileId, admin, proposal ? 'person.revoke-proposed' : 'person.revoked', personId, { name: person.name, reason: reason.trim(), approvalsVoided, ...(proposal ? { proposal: proposal.hash } : {}) });
+      return { person: await view(mustGet(await trustedControl(rt, profileId), personId)), approvalsVoided, proposal };
+    },
+
+    async cosign(profileId, hash, by) {
+      const state = await trustedControl(rt, profileId);
+      const admin = acting(state, by, 'admin');
+      const repo = await rt.dualControlFor(profileId);
+      const found = (await repo.proposals()).find((r) => r.hash === hash);
+      if (!found) throw new DeskError('NOT_FOUND', `No control change ${hash} waits for a signature`);
+      const before = proposalView(state, found);
+      if (!before.current) throw new DeskError('CHAIN_MOVED', 'Other control changes were made since this one was proposed: it must be proposed again');
+      if (found.signatures.some((s) => s.signerId === admin.id)) throw new DeskError('NOT_ALLOWED', `${admin.name} signed this change already: a second admin signs it`);
+      const signed = signRecord(found, by);
+      const replay = replayOf(state);
+      const complete = signed.signatures.length >= before.needs;
+      if (complete) {
+        checkRecord(replay, signed);
+        await append(repo, signed);
+        if (signed.body.kind === 'revoked') await vault.remove(signed.body.personId).catch(() => undefined);
+      } else await repo.addProposal(signed);
+      await auditChange(profileId, admin, complete ? 'control.cosigned' : 'control.signed', hash, { what: before.what, seq: signed.seq });
+      return { proposal: proposalView(complete ? await rt.controlFor(profileId) : state, signed), added: complete };
+    },
+
+    async registerDesk(profileId, desk, by) {
+      const state = await trustedControl(rt, profileId);
+      const admin = acting(state, by, 'admin');
+      if (state.chain?.desks.some((d) => d.keyId === desk.keyId)) return;
+      await propose(profileId, state, { kind: 'desk', keyId: desk.keyId, publicKey: desk.publicKey, deskName: desk.deskName }, by);
+      await auditChange(profileId, admin, 'desk.registered', desk.keyId, { deskName: desk.deskName });
+    },
+
+    async confirmRoot(profileId, fingerprint) {
+      try {
+        await (await rt.controlReaderFor(profileId)).confirm(fingerprint);
+      } catch (error) {
+        throw new DeskError('ROOT_MISMATCH', error instanceof Error ? error.message : String(error));
+      }
+      await rt.audit(profileId, { action: 'control.root-confirmed', subject: fingerprint, details: {} });
+      return controlView(profileId);
     },
 
     async unlock(profileId, personId, passphrase) {
-      const person = await mustGet(profileId, personId);
+      const state = await rt.controlFor(profileId);
+      // People from before the chain may unlock to seal it; otherwise only people of the verified chain.
+      const person = state.people.find((p) => p.id === personId) ?? state.legacy?.people.find((p) => p.id === personId);
+      if (!person) throw new DeskError('NOT_FOUND', `No person ${personId} on this profile`);
       try {
+        await throttle.check(person.id, person.name);
         const session = await vault.unlock(person, passphrase);
+        await throttle.succeeded(person.id);
         await rt.audit(profileId, { actor: personActor(person), action: 'person.unlocked', subject: personId, details: { name: person.name } });
         return session;
       } catch (error) {
         if (error instanceof PeopleError) {
-          await rt.audit(profileId, { actor: personActor(person), action: 'person.unlock-failed', subject: personId, details: { name: person.name, code: error.code } });
+          const failures = error.code === 'WRONG_PASSPHRASE' ? await throttle.failed(person.id) : null;
+          await rt.audit(profileId, { actor: personActor(person), action: 'person.unlock-failed', subject: personId, details: { name: person.name, code: error.code, ...(failures !== null ? { failures } : {}) } });
           throw new DeskError(error.code, error.message);
         }
         throw error;
@@ -283,11 +503,14 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     show: subjectView,
 
     async decide(profileId, subject, decision, reason, by) {
-      const approver = await acting(profileId, by, 'approver');
-      const s = await state(profileId);
-      const manifest = await manifestFromJournal(await rt.journalFor(profileId), profileId, subject, s.policy.version);
+      const s = await trustedControl(rt, profileId);
+      const approver = acting(s, by, 'approver');
+      const manifest = await manifestFromJournal(await rt.journalFor(profileId), s.scope, subject, s.policy.version);
       if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
       if (manifest.preparedBy === approver.id) throw new DeskError('SELF_APPROVAL', `${approver.name} prepared this ${subject.kind} and cannot approve or reject their own work`);
+      const repo = await rt.dualControlFor(profileId);
+      const already = (await repo.approvalsFor(subject)).find((a) => a.signerId === approver.id && a.decision === decision && a.policyVersion === s.policy.version && a.manifestDigest === manifestDigest(manifest));
+      if (already) throw new DeskError('ALREADY_DECIDED', `${approver.name} ${decision === 'approve' ? 'approved' : 'rejected'} this ${subject.kind} already; a second pair of eyes is another person's`);
       let approval: ApprovalRecord;
       try {
         approval = signApproval(by, { id: randomUUID(), manifest, decision, reason, signedAt: now() });
@@ -296,7 +519,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
         throw error;
       }
       await rt.auditSeal(profileId);
-      await (await rt.dualControlFor(profileId)).addApproval(approval);
+      await repo.addApproval(approval);
       await rt.audit(profileId, {
         actor: personActor(approver),
         action: decision === 'approve' ? 'approval.given' : 'approval.rejected',
@@ -307,25 +530,25 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     },
 
     async policy(profileId) {
-      const s = await state(profileId);
+      const s = await rt.controlFor(profileId);
       return { policy: s.policy, isDefault: s.policy.version === 0, enforced: s.enforced };
     },
 
     async setPolicy(profileId, rules, by) {
-      const admin = await acting(profileId, by, 'admin');
+      const state = await trustedControl(rt, profileId);
+      const admin = acting(state, by, 'admin');
       let checked: PolicyRules;
       try {
         checked = checkRules(rules);
       } catch (error) {
         throw new DeskError('INVALID_POLICY', error instanceof Error ? error.message : String(error));
       }
-      const repo = await rt.dualControlFor(profileId);
-      const current = (await repo.currentPolicy())?.version ?? 0;
-      const policy = signPolicy(by, { profileId, version: current + 1, rules: checked, setAt: now() });
+      const version = (state.policies.at(-1)?.version ?? 0) + 1;
       await rt.auditSeal(profileId);
-      await repo.addPolicy(policy);
-      await rt.audit(profileId, { actor: personActor(admin), action: 'policy.changed', subject: String(policy.version), details: { version: policy.version, rules: checked, by: admin.name } });
-      return policy;
+      const proposal = await propose(profileId, state, { kind: 'policy', version, rules: checked }, by);
+      await auditChange(profileId, admin, proposal ? 'policy.proposed' : 'policy.changed', String(version), { version, rules: checked, ...(proposal ? { proposal: proposal.hash } : {}) });
+      const after = await rt.controlFor(profileId);
+      return { policy: proposal ? after.policy : (after.policies.find((p) => p.version === version) ?? after.policy), proposal };
     },
   };
 }

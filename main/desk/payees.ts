@@ -11,7 +11,7 @@
 // (name, e-mail, reference default) are in force at once. Everything is audited with the person as actor.
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
-import { dualControlState, manifestFromJournal } from '../approvals/gate';
+import { manifestFromJournal } from '../approvals/gate';
 import { subjectText, type Subject } from '../approvals/manifest';
 import { checkAccountNumber } from '../csv/account-number';
 import { decodeCsvBytes } from '../csv/decode';
@@ -150,7 +150,7 @@ const issuesText = (issues: { message: string }[]) => issues.map((i) => i.messag
 
 export function payeeService(rt: DeskRuntime, options: { now?: () => number } = {}): PayeeService {
   const now = options.now ?? Date.now;
-  const state = async (profileId: string) => dualControlState(await rt.dualControlFor(profileId), profileId, rt.ctx.profiles.get(profileId).environment);
+  const state = (profileId: string) => rt.controlFor(profileId);
   const book = (profileId: string) => rt.payeesFor(profileId);
 
   /** Who acts: with dual control on, an unlocked, unrevoked person holding `role`; before that, the unlocked person if any. */
@@ -159,6 +159,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
     const base = { enforced: s.enforced, required: payeeApprovalsRequired(s.enforced, s.policy), policyVersion: s.policy.version, people: s.people };
     const person = by && !by.locked ? (s.people.find((p) => p.id === by.personId && p.publicKey === by.publicKey) ?? null) : null;
     if (!s.enforced) return { ...base, person };
+    if (s.problem) throw new DeskError('CONTROL_BROKEN', s.problem.message);
     if (!by || by.locked) throw new DeskError('LOCKED', `Dual control is on for this profile: unlock as a ${role} first`);
     if (!person) throw new DeskError('NOT_ALLOWED', 'This session is not of a person of this profile');
     if (person.revokedAt !== null) throw new DeskError('NOT_ALLOWED', `${person.name} was revoked`);
@@ -460,7 +461,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
 
     async flags(profileId, subject) {
       const s = await state(profileId);
-      const manifest = await manifestFromJournal(await rt.journalFor(profileId), profileId, subject, s.policy.version);
+      const manifest = await manifestFromJournal(await rt.journalFor(profileId), s.scope, subject, s.policy.version);
       if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
       return flagPayeeRows(await book(profileId), manifest.rows);
     },

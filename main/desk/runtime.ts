@@ -10,7 +10,12 @@ import type { AppContext } from '../context';
 import { PayoutEngine, type PayoutEngineOptions } from '../engine';
 import { openJournal, type DeskJournal, type Journal, type NewAuditEntry } from '../journal';
 import type { SecurityAction } from '../domain/security-action';
-import { journalApprovalGate } from '../approvals/gate';
+import { randomUUID } from 'node:crypto';
+import { journalApprovalGate, manifestDecimals } from '../approvals/gate';
+import { buildManifest, subjectText, type ManifestSourceRow, type Subject } from '../approvals/manifest';
+import { signPreparation } from '../approvals/preparation';
+import type { ApprovalCheck } from '../approvals/verify';
+import { ControlReader, type ControlState } from '../trust/control-state';
 import type { DualControlRepository } from '../approvals/repository';
 import type { UnlockedSession } from '../people/key-vault';
 import { newOrChangedPayeeCount } from '../payees/match';
@@ -86,8 +91,15 @@ export interface DeskRuntime {
    * (its keys, secrets, settings). Null for a single desk, whose own journal is the profile's journal.
    */
   ownLogFor(profileId: string): Promise<{ journal: DeskJournal; seal: DeskAuditSeal } | null>;
-  /** The profile's people, approvals and policy versions (dual control), in its journal or team database. */
+  /** The profile's dual-control records (control chain, approvals, preparations), in its journal or team database. */
   dualControlFor(profileId: string): Promise<DualControlRepository>;
+  /**
+   * Who may approve, the policy, and whether dual control is on, as this desk may believe it: the control chain
+   * checked against this desk's keychain pin (main/trust/control-state.ts). Never a bare row.
+   */
+  controlFor(profileId: string): Promise<ControlState>;
+  /** The reader behind controlFor (drafting the next control record, confirming a root). */
+  controlReaderFor(profileId: string): Promise<ControlReader>;
   /** The profile's payee book (versions of saved payees and approvals of their changes). */
   payeesFor(profileId: string): Promise<PayeeRepository>;
   /** The person working on this profile at this desk (dual control), unlocked; null when nobody is. */
@@ -238,6 +250,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     teamWatches.get(profileId)?.();
     teamWatches.delete(profileId);
     teamStates.delete(profileId);
+    readers.delete(profileId);
     const st = await entry?.catch(() => null);
     if (st?.team?.limiter) ctx.shareLimiter(profileId, null);
     await st?.close();
@@ -293,6 +306,48 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       }
       if (ms !== null) idle.set(profileId, { lastUsed: timers.now(), ms, timer: timers.setTimeout(() => idleCheck(profileId), ms) });
     } else sessions.delete(profileId);
+  };
+
+  /** Per profile: what reads its control chain against this desk's pin (kept with the stores: it remembers what it verified). */
+  const readers = new Map<string, Promise<ControlReader>>();
+  const controlReaderFor = (profileId: string): Promise<ControlReader> =>
+    attemptOnce(readers, profileId, async () => {
+      const st = await storesFor(profileId);
+      const profile = ctx.profiles.find(profileId);
+      return new ControlReader({
+        repository: st.dualControl, keyStore: ctx.keyStore, profileId, environment: profile?.environment ?? 'TEST',
+        where: st.team ? `the team database at ${st.team.where}` : "this profile's journal",
+        // A team profile's chain is mirrored in this desk's own journal, and carried from there to an empty team database.
+        mirror: st.team ? (await ownJournalOf(profileId)).stores.dualControl : null,
+        onCarried: (records) => audit(profileId, { action: 'control.carried', details: { records, to: st.team?.where ?? null } }),
+      });
+    });
+  const controlFor = async (profileId: string): Promise<ControlState> => (await controlReaderFor(profileId)).read();
+
+  /** Approvals nobody could have given, raised once each (a notification, the log) and audited. */
+  const alarmed = new Set<string>();
+  const approvalsIgnored = async (profileId: string, subject: Subject, ignored: readonly ApprovalCheck[]): Promise<void> => {
+    for (const check of ignored) {
+      if (alarmed.has(check.approvalId)) continue;
+      alarmed.add(check.approvalId);
+      log.warn('approval ignored', { profileId, subject, approvalId: check.approvalId, status: check.status });
+      events.emit('notification', { level: 'error', title: 'An approval was ignored', body: `${subjectText(subject)}: ${check.message}. Someone with access to the records may have put it there.` });
+      await audit(profileId, { actor: 'approvals', action: 'approval.ignored', subject: subject.id, details: { kind: subject.kind, approvalId: check.approvalId, signerId: check.signerId, status: check.status, message: check.message } });
+    }
+  };
+
+  /**
+   * The preparer signs what they submitted, before it is sent (main/approvals/preparation.ts): the unlocked
+   * person at this desk, who must be the one named as preparer. Nothing to sign while dual control is off.
+   */
+  const signPrepared = async (profileId: string, subject: Subject, preparedBy: string, content: { rows: ManifestSourceRow[]; fileSha256: string | null }): Promise<void> => {
+    const state = await controlFor(profileId);
+    if (!state.enforced) return;
+    if (state.problem) throw new Error(state.problem.message);
+    const session = sessions.get(profileId);
+    if (!session || session.locked || session.personId !== preparedBy) throw new Error('the preparer is not unlocked at this desk to sign it');
+    const manifest = buildManifest({ profileId: state.scope, subject, preparedBy, preparedAt: 0, fileSha256: content.fileSha256, rows: content.rows, decimalsOf: manifestDecimals, policyVersion: 0 });
+    await (await dualControlFor(profileId)).addPreparation(signPreparation(session, { id: randomUUID(), manifest, signedAt: timers.now() }));
   };
 
   const journalFor = async (profileId: string): Promise<DeskJournal> => (await storesFor(profileId)).journal;
@@ -393,17 +448,23 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     const st = await storesFor(profileId);
     // The engine writes audit entries (held, missing, batch states): not before they can be sealed.
     await auditSeal(profileId);
+    const sends = st.team === null || (await signsHere(ctx, profile));
     const engine = new PayoutEngine<DeskJournal>({
       ...engineOptionsFromProfile(profile),
       // Before the first create of every payout and batch (DESIGN.md §4, last rule).
       // Rows to a new payee or to changed bank details count toward the policy's newOrChangedPayee.
       approvalGate: journalApprovalGate({
-        profileId, environment: profile.environment, journal: st.journal, repository: st.dualControl,
+        journal: st.journal, repository: st.dualControl,
+        control: () => controlFor(profileId),
         newOrChangedPayees: newOrChangedPayeeCount(st.payees),
         payeesMarker: () => st.payees.changeMarker(),
+        // A LIVE sender desk of a team sends only under a root a person compared with the team's admin.
+        requireConfirmedRoot: () => st.team !== null && profile.environment === 'LIVE' && sends,
+        onIgnored: (subject, ignored) => approvalsIgnored(profileId, subject, ignored),
       }),
+      prepare: (subject, preparedBy, content) => signPrepared(profileId, subject, preparedBy, content),
       // A desk of a team without the merchant's key leaves every request to the team's sender desks.
-      sends: st.team === null || (await signsHere(ctx, profile)),
+      sends,
       ...options.engineOptions?.(profile),
       journal: st.journal,
       gateway: gatewayPortFor(ctx, profileId),
@@ -428,6 +489,8 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     },
     audit,
     dualControlFor,
+    controlFor,
+    controlReaderFor,
     payeesFor,
     sessionFor: (profileId) => {
       const session = sessions.get(profileId);

@@ -45,6 +45,7 @@ const policyRules = z.strictObject({
     .record(z.string().regex(/^([A-Z]{3}|\*)$/, 'must be a currency code or *'), z.array(policyBand).max(10, 'at most 10 bands'))
     .refine((b) => Object.keys(b).length <= 200, 'at most 200 currencies'),
   newOrChangedPayee: z.number().int().min(0).max(3),
+  secondAdmin: z.boolean().optional(),
 });
 
 const payeeId = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'is not a payee id');
@@ -244,10 +245,14 @@ export const ARG_SCHEMAS: SchemaMap = {
     unlock: z.strictObject({ personId, passphrase }),
     lock: none,
     touch: none,
-    add: z.strictObject({ name: required(80), roles, passphrase }),
+    add: z.strictObject({ name: required(80), roles: roles.optional(), passphrase }),
     enroll: z.strictObject({ name: required(80), passphrase }),
     setRoles: z.strictObject({ personId, roles }),
     revoke: z.strictObject({ personId, reason: required(500) }),
+    control: none,
+    cosign: z.strictObject({ hash: z.string().regex(/^[0-9a-f]{64}$/, 'is not a control record hash') }),
+    seal: none,
+    confirmRoot: z.strictObject({ fingerprint: z.string().trim().regex(/^[0-9a-f]{4}(:[0-9a-f]{4}){7}$/i, 'is not a root fingerprint (8 groups of 4 hex digits)') }),
   },
   approvals: {
     queue: none,

@@ -26,3 +26,11 @@ export function isSuccessStatus(status: string): boolean {
 }
 
 export type StatusSource = 'create' | 'poll' | 'callback' | 'local';
+
+/**
+ * A payout the gateway may already hold: anything unsent but a QUEUED row with no try of unknown outcome. Its
+ * next create is a re-send of the same id (never a new payment), and it is checked as one.
+ */
+export function mayBeAtGateway(row: { state: string; unknownSince: number | null }): boolean {
+  return row.state !== 'QUEUED' || row.unknownSince !== null;
+}

@@ -5,6 +5,7 @@
 import type { BatchCounts, JournalPort } from '../journal';
 import type { BatchRecord, PaymentRecord } from '../journal/types';
 import { batchStateWords, type BatchLiveState } from '../domain/state-words';
+import { mayBeAtGateway } from '../domain/status';
 import type { BatchProgressEvent } from './events';
 import type { ApprovalClearance } from './ports';
 import { EngineHaltError, type PayoutSender } from './payout-sender';
@@ -21,11 +22,12 @@ export interface BatchRunnerDeps {
   /** Minimum time between two progress events (default 200 ms). */
   progressEveryMs?: number;
   /**
-   * Dual control: asked before a run that would create rows never tried before, and again whenever a
-   * yes no longer holds at the moment a create would leave (policy, people or approvals changed while
-   * it waited for its rate slot). A refusal pauses the batch with its reason and nothing more is sent.
+   * Dual control: asked before a run that would create rows (first sends, or only re-sends of unknown
+   * outcomes: `need`), and again whenever a yes no longer holds at the moment a create would leave (control
+   * records, approvals or payee book changed while it waited for its rate slot). A refusal pauses the batch
+   * with its reason and nothing more is sent.
    */
-  gate?: (batchId: string) => Promise<{ refusal: string } | { refusal: null; clearance: ApprovalClearance | null }>;
+  gate?: (batchId: string, need: 'first' | 'resend') => Promise<{ refusal: string } | { refusal: null; clearance: ApprovalClearance | null }>;
 }
 
 const RATE_WINDOW_MS = 5_000;
@@ -37,6 +39,10 @@ export class BatchRun {
   private readonly startedAt: number;
   /** The gate's current yes for this batch (null: not asked yet, so a first create asks it). */
   private clearance: ApprovalClearance | null = null;
+  /** What the run asks the gate for: first sends, or only re-sends of unknown outcomes. */
+  private need: 'first' | 'resend' = 'first';
+  /** Per row: how many times in a row a valid yes did not cover it. */
+  private readonly uncovered = new Map<string, number>();
   private asking: Promise<boolean> | null = null;
   /** Rows this run left because another desk of the team held them (their claim); a later run looks again. */
   heldElsewhere = 0;
@@ -62,15 +68,16 @@ export class BatchRun {
   private async run(): Promise<BatchRecord> {
     const { journal } = this.deps;
     const unsent = await journal.unsentPayments('payout', this.batchId);
-    // Dual control when a row certainly not at the gateway would be sent (tries it certainly did not store count for nothing).
-    if (this.deps.gate && unsent.some((p) => p.state === 'QUEUED' && p.unknownSince === null) && !(await this.askGate())) {
+    // Dual control before any create: first sends under today's policy, re-sends under their approvals' own.
+    this.need = unsent.some((p) => !mayBeAtGateway(p)) ? 'first' : 'resend';
+    if (this.deps.gate && unsent.length > 0 && !(await this.askGate())) {
       await this.progress(true);
       const paused = await journal.getBatch(this.batchId);
       if (!paused) throw new Error(`batch ${this.batchId} vanished from the journal`);
       return paused;
     }
     const queue = unsent.map((p) => p.id);
-    const options = this.deps.gate ? { approved: (row: PaymentRecord) => this.clearance !== null && this.clearance.stillValid() && this.clearance.covers(row) } : {};
+    const options = this.deps.gate ? { approved: (row: PaymentRecord) => (this.clearance !== null && this.clearance.stillValid() ? this.clearance.bodyFor(row) : null) } : {};
     let halt: EngineHaltError | undefined;
     const worker = async () => {
       while (!this.abort.signal.aborted) {
@@ -79,7 +86,17 @@ export class BatchRun {
         try {
           const outcome = await this.deps.sender.send(id, this.abort.signal, options);
           if (outcome === 'unapproved') {
-            // Nothing left; the row goes back to the front and waits for the gate's new answer.
+            // Nothing left; the row goes back to the front and waits for the gate's new answer (for a first send
+            // if it is one: a row that became QUEUED meanwhile is not a re-send).
+            const row = await journal.getPayment('payout', id);
+            if (row && !mayBeAtGateway(row)) this.need = 'first';
+            const uncovered = this.clearance?.stillValid() === true ? (this.uncovered.get(id) ?? 0) + 1 : 0;
+            this.uncovered.set(id, uncovered);
+            if (uncovered >= 3) {
+              // A yes that keeps not covering the row: the approved rows and the journal disagree. Never a loop.
+              await this.refuse(`Nothing more was sent: the approvals do not cover row ${id} as the journal holds it now`);
+              return;
+            }
             queue.unshift(id);
             if (!(await this.askGate())) return;
             continue;
@@ -123,15 +140,13 @@ export class BatchRun {
   private askGate(): Promise<boolean> {
     const gate = this.deps.gate;
     if (!gate) return Promise.resolve(true);
-    this.asking ??= gate(this.batchId)
+    this.asking ??= gate(this.batchId, this.need)
       .then(async (answer) => {
         if (answer.refusal === null) {
           this.clearance = answer.clearance;
           return true;
         }
-        this.clearance = null;
-        this.abort.abort();
-        if ((await this.deps.journal.getBatch(this.batchId))?.state === 'RUNNING') await this.deps.journal.setBatchState(this.batchId, 'PAUSED', answer.refusal, 'approvals');
+        await this.refuse(answer.refusal);
         return false;
       })
       .catch(async (error: unknown) => {
@@ -153,6 +168,13 @@ export class BatchRun {
         this.asking = null;
       });
     return this.asking;
+  }
+
+  /** Stops the run and pauses the batch with the reason (unless a person changed its state meanwhile). */
+  private async refuse(reason: string): Promise<void> {
+    this.clearance = null;
+    this.abort.abort();
+    if ((await this.deps.journal.getBatch(this.batchId))?.state === 'RUNNING') await this.deps.journal.setBatchState(this.batchId, 'PAUSED', reason, 'approvals');
   }
 
   async progress(force: boolean): Promise<void> {

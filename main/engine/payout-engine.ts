@@ -4,9 +4,10 @@
 // at any moment (quit or crash) loses nothing and pays nothing twice: start() picks up from there.
 import { EventEmitter } from 'node:events';
 import { newPaymentId } from '../domain/ids';
-import { DEFAULT_FINAL_STATUSES, NOT_PAID_STATUSES } from '../domain/status';
+import { DEFAULT_FINAL_STATUSES, mayBeAtGateway, NOT_PAID_STATUSES } from '../domain/status';
 import { payoutFieldsOf, validatePayout, type FieldProblem, type PayoutDraft } from '../domain/payout';
-import { deskActor, JournalError, type BalanceSnapshot, type BatchRecord, type Journal, type JournalPort, type NewPayment, type PaymentKind, type PaymentRecord } from '../journal';
+import { deskActor, JournalError, type BalanceSnapshot, type BatchRecord, type Journal, type JournalPort, type ManifestRow, type NewPayment, type PaymentKind, type PaymentRecord } from '../journal';
+import { retryBatchSha256 } from '../journal/retry-digest';
 import { BalanceWatcher } from './balance-watcher';
 import { BatchRun, batchProgress } from './batch-runner';
 import { CallbackListener, isLoopbackHost, publicCallbackUrl, type CallbackListenerState } from './callback-listener';
@@ -49,8 +50,14 @@ export interface PayoutEngineOptions<J extends JournalPort = Journal> {
    * again, to send what that desk gave back or, if it died, what its expired claims left (default 2 s).
    */
   heldElsewhereRetryMs?: number;
-  /** Dual control: asked before the first create of a payout or a batch; absent, nothing is asked. */
+  /** Dual control: asked before any create of a payout or a batch's rows; absent, nothing is asked. */
   approvalGate?: ApprovalGatePort | null;
+  /**
+   * Dual control: the preparer signs what is about to be stored under their name (its rows as the journal will
+   * hold them, and the batch's file digest), before it is stored, so no desk of a team ever finds it unsigned
+   * (main/approvals/preparation.ts). A failure stores nothing.
+   */
+  prepare?: (subject: { kind: 'payout' | 'batch'; id: string }, preparedBy: string, content: { rows: ManifestRow[]; fileSha256: string | null }) => Promise<void>;
   /**
    * Whether this engine talks to the gateway (default true). A desk of a team without the merchant's key
    * stores payouts and batches in the team journal and changes their state, and leaves every request to
@@ -61,7 +68,7 @@ export interface PayoutEngineOptions<J extends JournalPort = Journal> {
   random?: () => number;
 }
 
-export type EngineErrorCode = 'VALIDATION' | 'NOT_FOUND' | 'BAD_STATE' | 'PAYOUT_HELD' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'NOT_SENDER';
+export type EngineErrorCode = 'VALIDATION' | 'NOT_FOUND' | 'BAD_STATE' | 'PAYOUT_HELD' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'NOT_SENDER' | 'NOT_SIGNED';
 
 export const NOT_SENDER_MESSAGE = "This desk does not talk to the gateway: the merchant's key is not on it. The team's sender desks send, read statuses and balances; what they see is shown here";
 
@@ -251,7 +258,9 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   async submitPayout(draft: PayoutDraft, opts: { waitMs?: number; actor?: string; preparedBy?: string } = {}): Promise<PaymentRecord> {
     const problems = this.validate(draft);
     if (problems.length > 0) throw new EngineError('VALIDATION', problems.map((p) => p.message).join('; '), [{ rowNumber: null, problems }]);
-    await this.journal.insertPayment('payout', { ...this.toNewPayment(draft), ...(opts.preparedBy ? { preparedBy: opts.preparedBy } : {}) }, opts.actor ?? deskActor());
+    const payment = this.toNewPayment(draft);
+    await this.signAsPreparer({ kind: 'payout', id: draft.idPayout }, opts.preparedBy, [payment], null);
+    await this.journal.insertPayment('payout', { ...payment, ...(opts.preparedBy ? { preparedBy: opts.preparedBy } : {}) }, opts.actor ?? deskActor());
     return this.sendAndReport(draft.idPayout, opts.waitMs ?? 15_000);
   }
 
@@ -293,20 +302,44 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       .map((row, i) => ({ rowNumber: row.rowNumber ?? i + 1, problems: this.validate(row) }))
       .filter((r) => r.problems.length > 0);
     if (invalid.length > 0) throw new EngineError('VALIDATION', `${invalid.length} row(s) are not valid; nothing was stored`, invalid);
+    const rows = input.rows.map((r, i) => ({
+      ...this.toNewPayment(r),
+      rowNumber: r.rowNumber ?? i + 1,
+      ...(r.extra && Object.keys(r.extra).length > 0 ? { details: { extra: r.extra } } : {}),
+    }));
+    // A batch needs an id before it can be signed: the journal's own when none is given.
+    const id = input.id ?? (this.options.prepare && input.preparedBy ? newPaymentId() : undefined);
+    if (id) await this.signAsPreparer({ kind: 'batch', id }, input.preparedBy, rows, input.sha256);
     const batch = await this.journal.createBatch({
-      ...(input.id ? { id: input.id } : {}),
+      ...(id ? { id } : {}),
       fileName: input.fileName,
       sha256: input.sha256,
-      rows: input.rows.map((r, i) => ({
-        ...this.toNewPayment(r),
-        rowNumber: r.rowNumber ?? i + 1,
-        ...(r.extra && Object.keys(r.extra).length > 0 ? { details: { extra: r.extra } } : {}),
-      })),
+      rows,
       ...(input.actor ? { actor: input.actor } : {}),
       ...(input.preparedBy ? { preparedBy: input.preparedBy } : {}),
     });
     this.startRun(batch.id);
     return batch;
+  }
+
+  /**
+   * Dual control: the preparer signs the subject's rows as the journal will hold them (in the journal's row
+   * order), before they are stored. Throws EngineError NOT_SIGNED (nothing stored) when it cannot be signed.
+   */
+  private async signAsPreparer(
+    subject: { kind: 'payout' | 'batch'; id: string },
+    preparedBy: string | undefined,
+    rows: readonly (Omit<ManifestRow, 'callbackUrl'> & { callbackUrl?: string | null | undefined; rowNumber?: number | undefined })[],
+    fileSha256: string | null,
+  ): Promise<void> {
+    if (!this.options.prepare || !preparedBy) return;
+    const ordered = rows.map((r, i) => ({ r, i })).sort((a, b) => (a.r.rowNumber ?? 0) - (b.r.rowNumber ?? 0) || a.i - b.i).map(({ r }) => r);
+    const manifestRows: ManifestRow[] = ordered.map((r) => ({ id: r.id, ...payoutFieldsOf(r), callbackUrl: r.callbackUrl ?? null }));
+    try {
+      await this.options.prepare(subject, preparedBy, { rows: manifestRows, fileSha256 });
+    } catch (error) {
+      throw new EngineError('NOT_SIGNED', `Nothing was stored or sent: its preparer's signature could not be made (${error instanceof Error ? error.message : String(error)})`);
+    }
   }
 
   async resumeBatch(batchId: string, actor = deskActor()): Promise<BatchRecord> {
@@ -324,8 +357,16 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   async retryFailed(batchId: string, reviewedIds: readonly string[], actor = deskActor(), preparedBy?: string): Promise<BatchRecord> {
     const batch = await this.mustGetBatch(batchId);
     try {
+      // The ids are made here, so the preparer signs the retry batch as the journal will store it (it checks
+      // again, in its transaction, that the rows retried are still exactly these).
+      const retried = (await this.journal.retryableAttempts(batchId, NOT_PAID_STATUSES)).filter((p) => reviewedIds.includes(p.id));
+      const ids = retried.map(() => newPaymentId());
+      const retryId = newPaymentId();
+      const rows = retried.map((p, i) => ({ ...p, id: ids[i]!, retryOf: p.id, callbackUrl: p.callbackUrl ?? undefined, rowNumber: p.rowNumber ?? undefined }));
+      await this.signAsPreparer({ kind: 'batch', id: retryId }, preparedBy, rows, retryBatchSha256(batchId, rows));
+      let next = 0;
       const retry = await this.journal.retryBatch({
-        batchId, reviewedIds, notPaid: NOT_PAID_STATUSES, actor, newId: newPaymentId, ...(preparedBy ? { preparedBy } : {}),
+        batchId, reviewedIds, notPaid: NOT_PAID_STATUSES, actor, id: retryId, newId: () => ids[next++] ?? newPaymentId(), ...(preparedBy ? { preparedBy } : {}),
         fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-retry.csv`,
       });
       this.startRun(retry.id);
@@ -422,7 +463,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       onProgress: (e) => this.emit('batch-progress', e),
       live: (id) => this.batchLive(id),
       onError: (e) => this.emit('background-error', e),
-      ...(this.options.approvalGate ? { gate: (id: string) => this.batchApproved(id) } : {}),
+      ...(this.options.approvalGate ? { gate: (id: string, need: 'first' | 'resend') => this.batchApproved(id, need) } : {}),
     });
     this.runs.set(batchId, run);
     void run.done
@@ -488,22 +529,27 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   }
 
   /**
-   * Dual control for a single payout that is certainly not at the gateway (QUEUED, and no try of unknown
-   * outcome): the gate is asked; on a refusal the payout is HELD with the reason (nothing sent) and the
-   * refusal audited. Tries the gateway certainly did not store (refused credentials, 429, never connected)
-   * do not count: the send that may store it is checked against the approvals and policy of its moment,
-   * not of the first failed try (the simulation found a payout approved under policy 1, refused at its
-   * token, released under policy 2 and sent without a new approval). A payout with a try of unknown
-   * outcome passed the gate before it and is left to the sender (it may be stored already).
+   * Dual control for a single payout about to be created: a first send (QUEUED, no try of unknown outcome) under
+   * today's policy, a re-send of an unknown outcome under the policy its approvals were given under. On a
+   * refusal nothing is sent and the refusal is audited: a first send is HELD with the reason; a payout that may
+   * already be at the gateway is not sent again (it stays UNKNOWN, read with GET, the reason shown). Tries the
+   * gateway certainly did not store (refused credentials, 429, never connected) do not count: the send that may
+   * store it is checked against the approvals and policy of its moment, not of the first failed try (the
+   * simulation found a payout approved under policy 1, refused at its token, released under policy 2 and sent
+   * without a new approval).
    */
   private async payoutApproved(id: string): Promise<ApprovalClearance | 'refused' | 'not-asked'> {
     const gate = this.options.approvalGate;
     const row = await this.journal.getPayment('payout', id);
-    if (!gate || !row || row.batchId !== null || row.state !== 'QUEUED' || row.unknownSince !== null) return 'not-asked';
-    const decision = await gate.check({ kind: 'payout', id });
+    if (!gate || !row || row.batchId !== null || !['QUEUED', 'SENDING', 'UNKNOWN'].includes(row.state)) return 'not-asked';
+    const resend = mayBeAtGateway(row);
+    const decision = await gate.check({ kind: 'payout', id }, resend ? 'resend' : 'first');
     if (decision.ok && decision.clearance) return decision.clearance;
     await this.auditRefusal('payout', id, decision);
-    if (await this.journal.markHeld('payout', id, decision.ok ? 'the approval gate gave no clearance' : decision.message, 'approvals')) {
+    const reason = decision.ok ? 'the approval gate gave no clearance' : decision.message;
+    if (resend) {
+      await this.journal.markUnknown('payout', id, `not sent again: ${reason}; it may be at the gateway already, so it is read with GET until the gateway answers`, this.now(), true);
+    } else if (await this.journal.markHeld('payout', id, reason, 'approvals')) {
       this.emit('status-changed', { kind: 'payout', id, status: 'HELD', previousStatus: row.status, final: false, source: 'local', observedAt: this.now(), batchId: null });
     }
     return 'refused';
@@ -512,24 +558,29 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   /**
    * A single payout under dual control: the gate's yes is asked again at the moment the create would
    * leave (ApprovalClearance); when it no longer holds, nothing was sent and the gate is asked anew, so
-   * the payout goes under the approvals and policy of its send, or is held.
+   * the payout goes under the approvals and policy of its send, or is held. A yes that does not cover the row
+   * three times in a row (its rows and the journal disagree) holds it too: never a loop that sends nothing.
    */
   private async sendApproved(id: string, signal: AbortSignal): Promise<SendOutcome> {
-    for (;;) {
+    for (let uncovered = 0; ; ) {
       const clearance = await this.payoutApproved(id);
       if (clearance === 'refused') return 'not-unsent';
-      // Not asked (a try of unknown outcome): a first create found by the sender asks again.
-      const approved = (row: PaymentRecord) => clearance !== 'not-asked' && clearance.stillValid() && clearance.covers(row);
-      const outcome = await this.sender.send(id, signal, { approved });
+      if (clearance === 'not-asked') return this.sender.send(id, signal);
+      const outcome = await this.sender.send(id, signal, { approved: (row) => (clearance.stillValid() ? clearance.bodyFor(row) : null) });
       if (outcome !== 'unapproved') return outcome;
+      if (clearance.stillValid() && ++uncovered >= 3) {
+        const reason = 'Nothing was sent: the approvals cover another payout than the one in the journal now';
+        if (!(await this.journal.markHeld('payout', id, reason, 'approvals'))) await this.journal.markUnknown('payout', id, `not sent again: ${reason}`, this.now(), true);
+        return 'not-unsent';
+      }
     }
   }
 
-  /** Dual control for a batch run that would create rows for the first time: its clearance, or why not. */
-  private async batchApproved(batchId: string): Promise<{ refusal: string } | { refusal: null; clearance: ApprovalClearance | null }> {
+  /** Dual control for a batch run about to create rows (first sends, or only re-sends): its clearance, or why not. */
+  private async batchApproved(batchId: string, need: 'first' | 'resend'): Promise<{ refusal: string } | { refusal: null; clearance: ApprovalClearance | null }> {
     const gate = this.options.approvalGate;
     if (!gate) return { refusal: null, clearance: null };
-    const decision = await gate.check({ kind: 'batch', id: batchId });
+    const decision = await gate.check({ kind: 'batch', id: batchId }, need);
     if (decision.ok && decision.clearance) return { refusal: null, clearance: decision.clearance };
     await this.auditRefusal('batch', batchId, decision);
     return { refusal: decision.ok ? 'the approval gate gave no clearance' : decision.message };

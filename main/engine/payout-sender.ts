@@ -19,11 +19,11 @@ export type SendOutcome = 'accepted' | 'rejected' | 'mismatch' | 'unknown' | 'ab
 
 export interface SendOptions {
   /**
-   * Dual control: asked right before a create of a payout the gateway certainly does not have leaves
-   * (never asked for a same-id re-send of an unknown outcome, which passed it before). False sends nothing
-   * and ends the send with 'unapproved', the payout left QUEUED.
+   * Dual control: the body a create of this row may carry, asked before the create and again right before it
+   * leaves, for a first send and a re-send of an unknown outcome alike. Null (or another body at the second
+   * ask) sends nothing and ends the send with 'unapproved', the row left as it was. Absent: the row's own fields.
    */
-  approved?: (row: PaymentRecord) => boolean;
+  approved?: (row: PaymentRecord) => PayoutRequest | null;
 }
 
 /**
@@ -123,7 +123,7 @@ export class PayoutSender {
       const unknownBefore = row.state !== 'QUEUED' || row.unknownSince !== null;
       const sent = { mayHaveLeft: false };
       try {
-        return await this.attempt(row, claim, sent, signal, unknownBefore ? undefined : options.approved);
+        return await this.attempt(row, claim, sent, signal, options.approved);
       } catch (e) {
         const settled = await this.recordFailure(e, row, unknownBefore, sent.mayHaveLeft);
         if (settled !== 'try-again') return settled;
@@ -205,7 +205,8 @@ export class PayoutSender {
   private async attempt(row: PaymentRecord, claim: SendClaim, sent: { mayHaveLeft: boolean }, signal: AbortSignal | undefined, approved: SendOptions['approved']): Promise<SendOutcome> {
     const { journal, gateway } = this.deps;
     if (row.state === 'SENDING' || row.state === 'UNKNOWN') {
-      // An earlier send ended without a clear answer (crash, cut connection): ask before sending.
+      // An earlier send ended without a clear answer (crash, cut connection): ask before sending. A re-send,
+      // if one is needed, goes through the approval check below like a first send.
       try {
         return await this.accept(row, await gateway.getPayout(row.id), 'poll');
       } catch (e) {
@@ -219,12 +220,21 @@ export class PayoutSender {
     // cancel while it waits for the slot sends nothing and leaves the row as it was. One already on the
     // wire is seen through.
     if (signal?.aborted) return 'aborted';
+    // Under dual control the body is the approved manifest row's, never the journal row's own fields.
+    const body = approved ? approved(row) : payoutRequestOf(row);
+    if (body === null) return 'unapproved';
+    const bodyText = JSON.stringify(body);
     // Set inside beforeSend, so typed wide (the compiler cannot see the callback's assignments).
     let given = 'aborted' as 'aborted' | 'not-unsent' | 'unapproved' | 'held-elsewhere';
     let claims = 0;
     const beforeSend = (): boolean => {
+      const stillApproved = (): boolean => {
+        if (!approved) return true;
+        const now = approved(row);
+        return now !== null && JSON.stringify(now) === bodyText;
+      };
       if (signal?.aborted) given = 'aborted';
-      else if (approved && !approved(row)) given = 'unapproved';
+      else if (!stillApproved()) given = 'unapproved';
       else if (!claim.confirm()) given = 'not-unsent';
       else {
         claims++;
@@ -234,7 +244,7 @@ export class PayoutSender {
       return false;
     };
     try {
-      const created = await gateway.createPayout(row.id, payoutRequestOf(row), { beforeSend });
+      const created = await gateway.createPayout(row.id, body, { beforeSend });
       this.deps.onConnection('online', null);
       return await this.accept(row, { raw: created.raw }, 'create');
     } catch (e) {

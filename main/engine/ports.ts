@@ -47,11 +47,12 @@ export interface PayoutGatewayPort {
 }
 
 /**
- * Dual control (main/approvals/gate.ts satisfies this structurally): asked before the first create of a
- * payout or of a batch's rows. A refusal sends nothing; its message says why.
+ * Dual control (main/approvals/gate.ts satisfies this structurally): asked before any create of a payout or of
+ * a batch's rows, a first send ('first') or only re-sends of unknown outcomes ('resend'). A refusal sends
+ * nothing; its message says why.
  */
 export interface ApprovalGatePort {
-  check(subject: { kind: 'payout' | 'batch'; id: string }): Promise<{
+  check(subject: { kind: 'payout' | 'batch'; id: string }, need?: 'first' | 'resend'): Promise<{
     ok: boolean;
     enforced: boolean;
     code: string | null;
@@ -64,12 +65,16 @@ export interface ApprovalGatePort {
 
 /**
  * A yes of the gate is a verdict of one moment; a create may wait for its rate slot long after it. The
- * sender asks these (synchronously, once the slot is ours) and sends only if both hold; otherwise nothing
- * leaves and the gate is asked again.
+ * sender takes the body to send from it, and asks it again (synchronously, once the slot is ours): only
+ * if it still holds and gives the same body does the create leave; otherwise nothing leaves and the gate is
+ * asked again.
  */
 export interface ApprovalClearance {
-  /** False once anything the verdict rested on changed: people, roles, revocations, approvals, policy. */
+  /** False once anything the verdict rested on changed: the control chain, approvals, preparations, the payee book. */
   stillValid(): boolean;
-  /** Whether this row, as it is about to be sent, is the row the approvals were checked over. */
-  covers(row: PaymentRecord): boolean;
+  /**
+   * The body to send for this row as it is about to be sent, built from the approved manifest row; null when
+   * the row is not, field for field, a row the approvals cover (or is a first send of a re-send-only yes).
+   */
+  bodyFor(row: PaymentRecord): PayoutRequest | null;
 }

@@ -1,8 +1,8 @@
 // The journal: one SQLite file per profile, the single source of truth for every payment, batch,
 // status observation, balance snapshot and audit entry. Every state change is committed before the
 // engine acts on it (DESIGN.md §4). No token, key or secret is ever written here.
+import { retryBatchSha256 } from './retry-digest';
 import { payeeKey } from '../domain/payee-key';
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -639,7 +639,7 @@ export class Journal implements DeskJournal {
    */
   manifestRows(kind: 'payout' | 'batch', id: string): ManifestRow[] {
     const columns = `id, amount_minor AS amountMinor, currency_code AS currencyCode, account_name AS accountName, account_number AS accountNumber,
-      payment_operator_code AS paymentOperatorCode, payment_method_code AS paymentMethodCode, email_address AS emailAddress`;
+      payment_operator_code AS paymentOperatorCode, payment_method_code AS paymentMethodCode, email_address AS emailAddress, callback_url AS callbackUrl`;
     return (kind === 'batch'
       ? this.stmt(`SELECT ${columns} FROM payments WHERE batch_id = ? ORDER BY row_number, pk`).all(id)
       : this.stmt(`SELECT ${columns} FROM payments WHERE kind = 'payout' AND id = ?`).all(id)) as ReturnType<Journal['manifestRows']>;
@@ -690,7 +690,7 @@ export class Journal implements DeskJournal {
    * (new ids, linked both ways), in one transaction with the check that they are still the retryable
    * ones. Throws RETRY_ROWS_CHANGED when the reviewed ids are not exactly those.
    */
-  retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; newId: () => string; actor: string; preparedBy?: string }): BatchRecord {
+  retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; id?: string; newId: () => string; actor: string; preparedBy?: string }): BatchRecord {
     const source = this.mustGetBatch(input.batchId);
     let created = '';
     this.durably(() => {
@@ -706,8 +706,8 @@ export class Journal implements DeskJournal {
         emailAddress: p.emailAddress, callbackUrl: p.callbackUrl ?? undefined, reference: p.reference ?? undefined, rowNumber: p.rowNumber ?? undefined,
         ...(p.details ? { details: p.details } : {}),
       }));
-      const sha256 = createHash('sha256').update(`retry:${source.id}:${rows.map((r) => r.retryOf).join(',')}:${rows.map((r) => r.id).join(',')}`).digest('hex');
-      created = this.insertBatch({ fileName: input.fileName, sha256, rows, actor: input.actor, preparedBy: input.preparedBy });
+      const sha256 = retryBatchSha256(source.id, rows);
+      created = this.insertBatch({ ...(input.id ? { id: input.id } : {}), fileName: input.fileName, sha256, rows, actor: input.actor, preparedBy: input.preparedBy });
     });
     return this.mustGetBatch(created);
   }

@@ -346,6 +346,47 @@ const MIGRATIONS: readonly Migration[] = [
       END;
     `);
   },
+  // 8: the control chain (main/trust/): people, roles, revocations, policy versions and registered desks as
+  //    records signed by the people entitled to make them, each naming the one before; records waiting for a
+  //    second admin; the preparers' signatures over what they submitted. The people, role_grants and policies
+  //    tables of migration 6 are no longer written: their rows are sealed into a chain by an admin, once.
+  //    Append-only by trigger (a holder of the file can drop a trigger: what guards the records is their
+  //    signatures and each desk's keychain pin, not this).
+  (db) => {
+    db.exec(`
+      CREATE TABLE control_chain (
+        seq INTEGER PRIMARY KEY,
+        hash TEXT NOT NULL UNIQUE,
+        record_json TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL
+      );
+      CREATE TABLE control_proposals (
+        id INTEGER PRIMARY KEY,
+        hash TEXT NOT NULL,
+        record_json TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL
+      );
+      CREATE INDEX control_proposals_hash ON control_proposals (hash, id);
+      CREATE TABLE preparations (
+        id TEXT PRIMARY KEY,
+        profile_id TEXT NOT NULL,
+        subject_kind TEXT NOT NULL CHECK (subject_kind IN ('payout', 'batch')),
+        subject_id TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        signer_id TEXT NOT NULL,
+        signed_at INTEGER NOT NULL,
+        signature TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL
+      );
+      CREATE INDEX preparations_subject ON preparations (subject_kind, subject_id, recorded_at);
+    `);
+    for (const table of ['control_chain', 'control_proposals', 'preparations']) {
+      db.exec(`
+        CREATE TRIGGER ${table}_no_update BEFORE UPDATE ON ${table} BEGIN SELECT RAISE(ABORT, '${table} is append-only'); END;
+        CREATE TRIGGER ${table}_no_delete BEFORE DELETE ON ${table} BEGIN SELECT RAISE(ABORT, '${table} is append-only'); END;
+      `);
+    }
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

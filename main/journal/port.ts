@@ -34,7 +34,7 @@ export interface SendClaim {
 }
 
 /** A row as approvers sign it: the payout's id and its payee and money (no callback URL). */
-export type ManifestRow = { id: string } & Omit<PayoutFields, 'callbackUrl'>;
+export type ManifestRow = { id: string; callbackUrl: string | null } & Omit<PayoutFields, 'callbackUrl'>;
 
 export interface JournalPort {
   // ---- payments: writes ----
@@ -86,7 +86,7 @@ export interface JournalPort {
   preparation(kind: 'payout' | 'batch', id: string): Awaitable<{ preparedBy: string | null; preparedAt: number } | undefined>;
   manifestRows(kind: 'payout' | 'batch', id: string): Awaitable<ManifestRow[]>;
   retryableAttempts(batchId: string, notPaid: readonly string[]): Awaitable<PaymentRecord[]>;
-  retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; newId: () => string; actor: string; preparedBy?: string }): Awaitable<BatchRecord>;
+  retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; id?: string; newId: () => string; actor: string; preparedBy?: string }): Awaitable<BatchRecord>;
 
   // ---- balances and audit ----
   insertBalanceSnapshots(snapshots: Omit<BalanceSnapshot, 'observedAt'>[], observedAt?: number): Awaitable<void>;

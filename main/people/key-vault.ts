@@ -55,13 +55,23 @@ export class PersonKeyVault {
    * their passphrase, and stores both. Returns the public key for the journal.
    */
   async create(personId: string, passphrase: string): Promise<{ publicKey: string }> {
+    const session = await this.createUnlocked(personId, passphrase);
+    session.lock();
+    return { publicKey: session.publicKey };
+  }
+
+  /**
+   * As create(), and the person is unlocked: they typed their passphrase a moment ago at this desk, and their
+   * first act is to sign (their enrolment, or the control chain's first record).
+   */
+  async createUnlocked(personId: string, passphrase: string): Promise<UnlockedSession> {
     checkPassphrase(passphrase);
     const pair = generatePersonKey();
     const wrapKey = randomBytes(32);
     const sealed = await sealPersonKey({ personId, pair, passphrase, wrapKey, ...(this.options.kdf ? { kdf: this.options.kdf } : {}) });
     await this.keyStore.set(personWrapKeyAccount(personId), wrapKey.toString('base64'));
     await this.keyStore.set(personSigningKeyAccount(personId), JSON.stringify(sealed));
-    return { publicKey: pair.publicKey };
+    return new UnlockedSession(personId, pair.publicKey, pair.privateKey, (this.options.now ?? Date.now)());
   }
 
   /** True when this machine's keychain holds the person's sealed key. */

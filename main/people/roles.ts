@@ -57,7 +57,7 @@ export class PeopleError extends Error {
   constructor(
     readonly code:
       | 'INVALID_NAME' | 'INVALID_ROLES' | 'PERSON_NOT_FOUND' | 'PERSON_REVOKED' | 'NOT_ALLOWED' | 'LAST_ADMIN'
-      | 'WEAK_PASSPHRASE' | 'WRONG_PASSPHRASE' | 'KEY_MISSING' | 'KEY_DAMAGED' | 'KEY_ELSEWHERE' | 'KEY_MISMATCH' | 'LOCKED',
+      | 'WEAK_PASSPHRASE' | 'WRONG_PASSPHRASE' | 'KEY_MISSING' | 'KEY_DAMAGED' | 'KEY_ELSEWHERE' | 'KEY_MISMATCH' | 'LOCKED' | 'THROTTLED',
     message: string,
   ) {
     super(message);

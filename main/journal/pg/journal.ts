@@ -34,7 +34,8 @@
 // this desk holds is null until then), read the payment back after claimSend (a taken-over payment comes
 // back UNKNOWN and must be read with GET first), and take a null claim as "not now" (another desk may be
 // sending it, or this desk's lease is not alive), not as "nothing left to send".
-import { createHash, randomUUID } from 'node:crypto';
+import { retryBatchSha256 } from '../retry-digest';
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
@@ -1011,14 +1012,14 @@ export class PgJournal implements DeskJournal {
   }
 
   async manifestRows(kind: 'payout' | 'batch', id: string): Promise<ManifestRow[]> {
-    const columns = `id, amount_minor, currency_code, account_name, account_number, payment_operator_code, payment_method_code, email_address`;
+    const columns = `id, amount_minor, currency_code, account_name, account_number, payment_operator_code, payment_method_code, email_address, callback_url`;
     const rows = (kind === 'batch'
       ? await this.pool.query(`SELECT ${columns} FROM payments WHERE batch_id = $1 ORDER BY row_number, pk`, [id])
       : await this.pool.query(`SELECT ${columns} FROM payments WHERE kind = 'payout' AND id = $1`, [id])).rows;
     return rows.map((r) => ({
       id: r.id as string, amountMinor: pgInteger(r.amount_minor, 'amount_minor'), currencyCode: r.currency_code as string, accountName: r.account_name as string,
       accountNumber: r.account_number as string, paymentOperatorCode: r.payment_operator_code as string, paymentMethodCode: r.payment_method_code as string,
-      emailAddress: r.email_address as string,
+      emailAddress: r.email_address as string, callbackUrl: (r.callback_url as string | null) ?? null,
     }));
   }
 
@@ -1042,7 +1043,7 @@ export class PgJournal implements DeskJournal {
     return this.retryableIn(this.pool, batchId, notPaid);
   }
 
-  async retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; newId: () => string; actor: string; preparedBy?: string }): Promise<BatchRecord> {
+  async retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; id?: string; newId: () => string; actor: string; preparedBy?: string }): Promise<BatchRecord> {
     await this.allSettled();
     const created = await this.transaction(async (client) => {
       // Two desks retrying one batch at once: the second waits here, then finds the retries made.
@@ -1060,8 +1061,8 @@ export class PgJournal implements DeskJournal {
         emailAddress: p.emailAddress, callbackUrl: p.callbackUrl ?? undefined, reference: p.reference ?? undefined, rowNumber: p.rowNumber ?? undefined,
         ...(p.details ? { details: p.details } : {}),
       }));
-      const sha256 = createHash('sha256').update(`retry:${source.id}:${rows.map((r) => r.retryOf).join(',')}:${rows.map((r) => r.id).join(',')}`).digest('hex');
-      return this.insertBatch(client, { fileName: input.fileName, sha256, rows, actor: input.actor, preparedBy: input.preparedBy });
+      const sha256 = retryBatchSha256(source.id, rows);
+      return this.insertBatch(client, { ...(input.id ? { id: input.id } : {}), fileName: input.fileName, sha256, rows, actor: input.actor, preparedBy: input.preparedBy });
     });
     return this.mustGetBatch(created);
   }

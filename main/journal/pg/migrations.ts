@@ -429,6 +429,56 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE audit_log ADD COLUMN signature TEXT;
   CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION append_only();
   `,
+  // 9: the control chain (main/trust/), as SQLite migration 8: signed records of people, roles, revocations,
+  //    policy versions and registered desks; records waiting for a second admin; the preparers' signatures.
+  //    recorded_at is the database's clock (an approval's signer must hold their role then too, so the time a
+  //    record was taken is not the writer's to choose). Every write moves the dual-control counter; what a
+  //    notification carries is only a hint to look again (change-counter.ts). people, role_grants and policies
+  //    are no longer written: an admin seals their rows into a chain once.
+  `
+  CREATE FUNCTION desk_now_ms() RETURNS BIGINT LANGUAGE sql VOLATILE RETURN (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT;
+
+  CREATE TABLE control_chain (
+    seq INTEGER PRIMARY KEY CHECK (seq >= 1),
+    hash TEXT COLLATE "C" NOT NULL UNIQUE,
+    record_json TEXT NOT NULL,
+    recorded_at BIGINT NOT NULL DEFAULT desk_now_ms()
+  );
+  CREATE TABLE control_proposals (
+    id BIGSERIAL PRIMARY KEY,
+    hash TEXT COLLATE "C" NOT NULL,
+    record_json TEXT NOT NULL,
+    recorded_at BIGINT NOT NULL DEFAULT desk_now_ms()
+  );
+  CREATE INDEX control_proposals_hash ON control_proposals (hash, id);
+  CREATE TABLE preparations (
+    seq BIGSERIAL UNIQUE,
+    id TEXT PRIMARY KEY,
+    profile_id TEXT NOT NULL,
+    subject_kind TEXT NOT NULL CHECK (subject_kind IN ('payout', 'batch')),
+    subject_id TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    signer_id TEXT NOT NULL,
+    signed_at BIGINT NOT NULL,
+    signature TEXT NOT NULL,
+    recorded_at BIGINT NOT NULL DEFAULT desk_now_ms()
+  );
+  CREATE INDEX preparations_subject ON preparations (subject_kind, subject_id, recorded_at);
+  ALTER TABLE approvals ALTER COLUMN recorded_at SET DEFAULT desk_now_ms();
+
+  CREATE TRIGGER control_chain_append_only BEFORE UPDATE OR DELETE ON control_chain FOR EACH ROW EXECUTE FUNCTION append_only();
+  CREATE TRIGGER control_proposals_append_only BEFORE UPDATE OR DELETE ON control_proposals FOR EACH ROW EXECUTE FUNCTION append_only();
+  CREATE TRIGGER preparations_append_only BEFORE UPDATE OR DELETE ON preparations FOR EACH ROW EXECUTE FUNCTION append_only();
+  CREATE TRIGGER control_chain_no_truncate BEFORE TRUNCATE ON control_chain FOR EACH STATEMENT EXECUTE FUNCTION append_only();
+  CREATE TRIGGER control_proposals_no_truncate BEFORE TRUNCATE ON control_proposals FOR EACH STATEMENT EXECUTE FUNCTION append_only();
+  CREATE TRIGGER preparations_no_truncate BEFORE TRUNCATE ON preparations FOR EACH STATEMENT EXECUTE FUNCTION append_only();
+  CREATE TRIGGER approvals_no_truncate BEFORE TRUNCATE ON approvals FOR EACH STATEMENT EXECUTE FUNCTION append_only();
+  CREATE TRIGGER policies_no_truncate BEFORE TRUNCATE ON policies FOR EACH STATEMENT EXECUTE FUNCTION append_only();
+
+  CREATE TRIGGER control_chain_changed AFTER INSERT ON control_chain FOR EACH STATEMENT EXECUTE FUNCTION dual_control_changed();
+  CREATE TRIGGER control_proposals_changed AFTER INSERT ON control_proposals FOR EACH STATEMENT EXECUTE FUNCTION dual_control_changed();
+  CREATE TRIGGER preparations_changed AFTER INSERT ON preparations FOR EACH STATEMENT EXECUTE FUNCTION dual_control_changed();
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
