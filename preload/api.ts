@@ -207,7 +207,11 @@ export interface KeysContract {
    * dialog; only the path comes back. `confirmed`: the user acknowledged that whoever has file and
    * passphrase can pay. A cancelled dialog writes nothing and answers `saved: false`.
    */
-  backup: { args: KeyRef & { passphrase: string; confirmed: boolean }; result: KeyBackupOutcome };
+  /**
+   * With dual control on: the unlocked admin exports, and `second` (another person of dual control, an admin or
+   * an approver, who types their own passphrase here) agrees: exporting the merchant key needs two people.
+   */
+  backup: { args: KeyRef & { passphrase: string; confirmed: boolean; second?: { personId: string; passphrase: string } }; result: KeyBackupOutcome };
   setSecret: { args: { profileId?: string; secret: string }; result: { hasSecret: boolean } };
   clearSecret: { args: { profileId?: string }; result: { hasSecret: boolean } };
 }

@@ -147,6 +147,7 @@ export const ARG_SCHEMAS: SchemaMap = {
       profileId: profileId.optional(),
       passphrase: z.string().min(12, 'at least 12 characters').max(1024),
       confirmed: z.boolean(),
+      second: z.strictObject({ personId, passphrase }).optional(),
     }),
     setSecret: z.strictObject({ profileId: profileId.optional(), secret: required(4096) }),
     clearSecret: optionalProfile,
