@@ -131,7 +131,7 @@ async function workingPersonFor(rt: DeskRuntime, profileId: string, role: 'prepa
   const session = rt.sessionFor(profileId);
   const state = await rt.controlFor(profileId);
   if (!state.enforced) return session?.locked === false ? session.personId : undefined;
-  if (state.problem) throw new DeskError('CONTROL_BROKEN', `${state.problem.message}; nothing was stored or sent`);
+  if (state.problem) throw new DeskError('CONTROL_BROKEN', state.problem.message);
   if (!session || session.locked) throw new DeskError('LOCKED', `Dual control is on for this profile: unlock as a ${role} first; nothing was sent`);
   const person = state.people.find((p) => p.id === session.personId && p.publicKey === session.publicKey);
   if (!person || person.revokedAt !== null || !heldRoleAt(person, role, now)) {

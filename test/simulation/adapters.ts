@@ -5,7 +5,7 @@
 // so the invariants make the same checks on both.
 import type { Clock } from '@sinonjs/fake-timers';
 import pg from 'pg';
-import type { ApprovalPolicy, PolicyRules } from '../../main/approvals/policy';
+import type { ApprovalRecord } from '../../main/approvals/approval';
 import type { DualControlRepository } from '../../main/approvals/repository';
 import { SqliteDualControlRepository } from '../../main/approvals/sqlite-repository';
 import type { AppContext } from '../../main/context';
@@ -34,18 +34,43 @@ export interface SimJournal {
   readonly tables: JournalTables;
 }
 
-/** What no port method returns, read straight from the tables, and the one edit a person makes there. */
+/** What no port method returns, read straight from the tables, and the edits an adversary makes there. */
 export interface JournalTables {
-  /** People and approvals, through the adapter's own repository (the desk's records, not the gate's view). */
+  /** Approvals and the control chain, through the adapter's own repository (the desk's records, not the gate's view). */
   readonly dualControl: DualControlRepository;
-  /** The newest policy version set at or before `at`. */
-  policyAt(at: number): Promise<ApprovalPolicy | undefined>;
   /** The audit chain after `from` (a previous check's mark), and where the next check starts. */
   auditSince(from: AuditMark): Promise<{ result: AuditVerifyResult; mark: AuditMark }>;
   /** The whole chain. */
   auditWhole(): Promise<AuditVerifyResult>;
-  /** Someone changes a payout's e-mail straight in the journal (invariant 7: the approvals no longer match). */
-  editEmail(id: string, email: string): Promise<void>;
+  /** Someone with the journal file or the database's password writes rows as they please (adversary.ts). */
+  readonly rows: RowAccess;
+}
+
+/** A stored row of one of the dual-control tables, as the adversary saves it to put it back later. */
+export type SavedRow = Record<string, unknown>;
+
+/**
+ * Writes no desk would make, straight in the tables: what a holder of the journal file (who can drop SQLite's
+ * triggers) or of the team database's owner password can do. Payments: a payout's columns.
+ */
+export interface RowAccess {
+  setPayment(id: string, set: { state?: string; unknownSince?: number; accountNumber?: string; emailAddress?: string }): Promise<void>;
+  /** Rows of control_chain or approvals, in order. */
+  saved(table: 'control_chain' | 'approvals'): Promise<SavedRow[]>;
+  /** Deletes rows of the table (all, or with seq above `aboveSeq` for the chain). */
+  remove(table: 'control_chain' | 'approvals', aboveSeq?: number): Promise<void>;
+  /** Puts rows back exactly as saved. */
+  putBack(table: 'control_chain' | 'approvals', rows: readonly SavedRow[]): Promise<void>;
+  /** Rewrites one control record's stored text and hash. */
+  rewriteChain(seq: number, json: string, hash: string): Promise<void>;
+  insertChain(seq: number, json: string, hash: string): Promise<void>;
+  insertApproval(a: ApprovalRecord): Promise<void>;
+  /** A person and role grants in the tables from before the control chain. */
+  insertLegacyPerson(id: string, name: string, publicKey: string, roles: readonly string[], at: number): Promise<void>;
+  /** A payee version marked in force, as no service wrote it (another account for a name). */
+  insertPayeeVersion(v: { payeeId: string; name: string; nameKey: string; account: string; email: string; emailKey: string; at: number }): Promise<void>;
+  /** A NOTIFY on a channel (the team database only; nothing on SQLite). */
+  notify(channel: string, payload: string): Promise<void>;
 }
 
 /** One history's records. */
@@ -118,14 +143,11 @@ class SqliteStorage implements SimStorage {
 
 class SqliteTables implements JournalTables {
   readonly dualControl: DualControlRepository;
+  readonly rows: RowAccess;
 
   constructor(private readonly journal: Journal) {
     this.dualControl = new SqliteDualControlRepository(journal);
-  }
-
-  async policyAt(at: number): Promise<ApprovalPolicy | undefined> {
-    const row = this.journal.db.prepare('SELECT version, profile_id, rules_json, set_by, set_at, signature FROM policies WHERE set_at <= ? ORDER BY version DESC LIMIT 1').get(at) as PolicyRow | undefined;
-    return row && toPolicy(row);
+    this.rows = new SqliteRows(journal);
   }
 
   async auditSince(from: AuditMark): Promise<{ result: AuditVerifyResult; mark: AuditMark }> {
@@ -135,24 +157,77 @@ class SqliteTables implements JournalTables {
   async auditWhole(): Promise<AuditVerifyResult> {
     return this.journal.verifyAudit();
   }
+}
 
-  async editEmail(id: string, email: string): Promise<void> {
-    this.journal.db.prepare(`UPDATE payments SET email_address = ? WHERE kind = 'payout' AND id = ?`).run(email, id);
+const PAYMENT_COLUMNS = { state: 'state', unknownSince: 'unknown_since', accountNumber: 'account_number', emailAddress: 'email_address' } as const;
+
+/** The holder of the journal file: the append-only triggers are dropped first (anyone with the file can). */
+class SqliteRows implements RowAccess {
+  constructor(private readonly journal: Journal) {}
+
+  private get db() {
+    return this.journal.db;
   }
-}
 
-interface PolicyRow {
-  version: number | string;
-  profile_id: string;
-  rules_json: string;
-  set_by: string;
-  set_at: number | string;
-  signature: string;
-}
+  private unguard(table: string): void {
+    for (const t of ['no_update', 'no_delete']) this.db.exec(`DROP TRIGGER IF EXISTS ${table}_${t}`);
+  }
 
-const toPolicy = (row: PolicyRow): ApprovalPolicy => ({
-  profileId: row.profile_id, version: Number(row.version), rules: JSON.parse(row.rules_json) as PolicyRules, setBy: row.set_by, setAt: Number(row.set_at), signature: row.signature,
-});
+  async setPayment(id: string, set: Parameters<RowAccess['setPayment']>[1]): Promise<void> {
+    const entries = Object.entries(set).filter(([, v]) => v !== undefined) as [keyof typeof PAYMENT_COLUMNS, unknown][];
+    if (entries.length === 0) return;
+    const status = set.state ? ', status = ?' : '';
+    this.db.prepare(`UPDATE payments SET ${entries.map(([k]) => `${PAYMENT_COLUMNS[k]} = ?`).join(', ')}${status} WHERE kind = 'payout' AND id = ?`)
+      .run(...entries.map(([, v]) => v), ...(set.state ? [set.state] : []), id);
+  }
+
+  async saved(table: 'control_chain' | 'approvals'): Promise<SavedRow[]> {
+    return this.db.prepare(`SELECT rowid AS _rowid, * FROM ${table} ORDER BY rowid`).all() as SavedRow[];
+  }
+
+  async remove(table: 'control_chain' | 'approvals', aboveSeq = 0): Promise<void> {
+    this.unguard(table);
+    if (table === 'control_chain') this.db.prepare('DELETE FROM control_chain WHERE seq > ?').run(aboveSeq);
+    else this.db.exec('DELETE FROM approvals');
+  }
+
+  async putBack(table: 'control_chain' | 'approvals', rows: readonly SavedRow[]): Promise<void> {
+    for (const row of rows) {
+      const columns = Object.keys(row).filter((c) => c !== '_rowid');
+      this.db.prepare(`INSERT OR REPLACE INTO ${table} (rowid, ${columns.join(', ')}) VALUES (?, ${columns.map(() => '?').join(', ')})`).run(row['_rowid'], ...columns.map((c) => row[c]));
+    }
+  }
+
+  async rewriteChain(seq: number, json: string, hash: string): Promise<void> {
+    this.unguard('control_chain');
+    this.db.prepare('UPDATE control_chain SET record_json = ?, hash = ? WHERE seq = ?').run(json, hash, seq);
+  }
+
+  async insertChain(seq: number, json: string, hash: string): Promise<void> {
+    this.db.prepare('INSERT INTO control_chain (seq, hash, record_json, recorded_at) VALUES (?, ?, ?, ?)').run(seq, hash, json, Date.now());
+  }
+
+  async insertApproval(a: ApprovalRecord): Promise<void> {
+    this.db.prepare(
+      `INSERT INTO approvals (id, profile_id, subject_kind, subject_id, manifest_digest, policy_version, decision, reason, signer_id, signed_at, signature, recorded_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(a.id, a.profileId, a.subject.kind, a.subject.id, a.manifestDigest, a.policyVersion, a.decision, a.reason, a.signerId, a.signedAt, a.signature, Date.now());
+  }
+
+  async insertLegacyPerson(id: string, name: string, publicKey: string, roles: readonly string[], at: number): Promise<void> {
+    this.db.prepare('INSERT OR IGNORE INTO people (id, name, public_key, created_at) VALUES (?, ?, ?, ?)').run(id, name, publicKey, at);
+    for (const role of roles) this.db.prepare('INSERT INTO role_grants (person_id, role, granted_at) VALUES (?, ?, ?)').run(id, role, at);
+  }
+
+  async insertPayeeVersion(v: Parameters<RowAccess['insertPayeeVersion']>[0]): Promise<void> {
+    this.db.prepare(
+      `INSERT OR IGNORE INTO payees (payee_id, version, name, name_key, account_number, operator_code, email_address, email_key, source, bank_change, change_digest, created_at, effective_at)
+       VALUES (?, 1, ?, ?, ?, 'EU_SEPA', ?, ?, 'hand', 0, ?, ?, ?)`,
+    ).run(v.payeeId, v.name, v.nameKey, v.account, v.email, v.emailKey, '0'.repeat(64), v.at, v.at);
+  }
+
+  async notify(): Promise<void> {}
+}
 
 // ---- PostgreSQL: a team database of its own per history ----
 
@@ -299,16 +374,14 @@ class PgStorage implements SimStorage {
 }
 
 class PgTables implements JournalTables {
+  readonly rows: RowAccess;
+
   constructor(
     private readonly admin: pg.Client,
     readonly dualControl: DualControlRepository,
     private readonly runtime: DeskRuntime,
-  ) {}
-
-  async policyAt(at: number): Promise<ApprovalPolicy | undefined> {
-    const r = await this.admin.query<PolicyRow>('SELECT version, profile_id, rules_json, set_by, set_at, signature FROM policies WHERE set_at <= $1 ORDER BY version DESC LIMIT 1', [at]);
-    const row = r.rows[0];
-    return row && toPolicy(row);
+  ) {
+    this.rows = new PgRows(admin);
   }
 
   /**
@@ -333,8 +406,79 @@ class PgTables implements JournalTables {
   async auditWhole(): Promise<AuditVerifyResult> {
     return (await this.runtime.auditSeal(SIM_PROFILE)).verify();
   }
+}
 
-  async editEmail(id: string, email: string): Promise<void> {
-    await this.admin.query(`UPDATE payments SET email_address = $1 WHERE kind = 'payout' AND id = $2`, [email, id]);
+/**
+ * The holder of the database owner's password: triggers off for its own writes (session_replication_role), so
+ * the append-only guards and the change notifications do not fire for them; a NOTIFY is sent by hand.
+ */
+class PgRows implements RowAccess {
+  private unguarded = false;
+
+  constructor(private readonly admin: pg.Client) {}
+
+  private async q(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
+    if (!this.unguarded) {
+      await this.admin.query("SET session_replication_role = 'replica'");
+      this.unguarded = true;
+    }
+    return this.admin.query(sql, params);
+  }
+
+  async setPayment(id: string, set: Parameters<RowAccess['setPayment']>[1]): Promise<void> {
+    const entries = Object.entries(set).filter(([, v]) => v !== undefined) as [keyof typeof PAYMENT_COLUMNS, unknown][];
+    if (entries.length === 0) return;
+    const assignments = entries.map(([k], i) => `${PAYMENT_COLUMNS[k]} = $${i + 1}`);
+    if (set.state) assignments.push(`status = $${entries.length + 1}`);
+    await this.q(`UPDATE payments SET ${assignments.join(', ')} WHERE kind = 'payout' AND id = $${assignments.length + 1}`, [...entries.map(([, v]) => v), ...(set.state ? [set.state] : []), id]);
+  }
+
+  async saved(table: 'control_chain' | 'approvals'): Promise<SavedRow[]> {
+    return (await this.q(`SELECT * FROM ${table} ORDER BY ${table === 'control_chain' ? 'seq' : 'seq'}`)).rows as SavedRow[];
+  }
+
+  async remove(table: 'control_chain' | 'approvals', aboveSeq = 0): Promise<void> {
+    if (table === 'control_chain') await this.q('DELETE FROM control_chain WHERE seq > $1', [aboveSeq]);
+    else await this.q('DELETE FROM approvals');
+  }
+
+  async putBack(table: 'control_chain' | 'approvals', rows: readonly SavedRow[]): Promise<void> {
+    for (const row of rows) {
+      const columns = Object.keys(row);
+      await this.q(`INSERT INTO ${table} (${columns.join(', ')}) OVERRIDING SYSTEM VALUE VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT DO NOTHING`, columns.map((c) => row[c]));
+    }
+  }
+
+  async rewriteChain(seq: number, json: string, hash: string): Promise<void> {
+    await this.q('UPDATE control_chain SET record_json = $1, hash = $2 WHERE seq = $3', [json, hash, seq]);
+  }
+
+  async insertChain(seq: number, json: string, hash: string): Promise<void> {
+    await this.q('INSERT INTO control_chain (seq, hash, record_json) VALUES ($1, $2, $3)', [seq, hash, json]);
+  }
+
+  async insertApproval(a: ApprovalRecord): Promise<void> {
+    await this.q(
+      `INSERT INTO approvals (id, profile_id, subject_kind, subject_id, manifest_digest, policy_version, decision, reason, signer_id, signed_at, signature)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [a.id, a.profileId, a.subject.kind, a.subject.id, a.manifestDigest, a.policyVersion, a.decision, a.reason, a.signerId, a.signedAt, a.signature],
+    );
+  }
+
+  async insertLegacyPerson(id: string, name: string, publicKey: string, roles: readonly string[], at: number): Promise<void> {
+    await this.q('INSERT INTO people (id, name, public_key, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [id, name, publicKey, at]);
+    for (const role of roles) await this.q('INSERT INTO role_grants (person_id, role, granted_at) VALUES ($1, $2, $3)', [id, role, at]);
+  }
+
+  async insertPayeeVersion(v: Parameters<RowAccess['insertPayeeVersion']>[0]): Promise<void> {
+    await this.q(
+      `INSERT INTO payees (payee_id, version, name, name_key, account_number, operator_code, email_address, email_key, source, bank_change, change_digest, created_at, effective_at)
+       VALUES ($1, 1, $2, $3, $4, 'EU_SEPA', $5, $6, 'hand', FALSE, $7, $8, $8) ON CONFLICT DO NOTHING`,
+      [v.payeeId, v.name, v.nameKey, v.account, v.email, v.emailKey, '0'.repeat(64), v.at],
+    );
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.admin.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }
 }

@@ -42,6 +42,8 @@ export interface CreateArrival {
   /** When it left the desk (the adapter was called): what "nothing leaves after a pause" is about. */
   sentAt: number;
   generation: number;
+  /** The body exactly as it arrived (invariant 8: it must be a row the approvals cover). */
+  body?: string;
 }
 
 interface Answer {
@@ -181,6 +183,7 @@ export class GatewayModel {
 
   private create(arrival: CreateArrival, body: string, timeoutMs: number): Fate {
     const { id, at: now } = arrival;
+    arrival.body = body;
     this.arrivals.push(arrival);
     this.onCreateArrived?.(arrival);
     if (this.pendingLandings.has(id)) {

@@ -8,16 +8,20 @@
 // 6 the audit chain verifies;
 // 7 with dual control on, no payout or batch leaves (its first create reaches the gateway) without the
 //   approvals its policy then required, valid against the people as they were (role at signing, not
-//   revoked before the send, not the preparer), and the desk refuses an approval by the preparer.
+//   revoked before the send, not the preparer), and the desk refuses an approval by the preparer;
+// 8 with dual control on, every create that reaches the gateway (first send or re-send) carries exactly the
+//   row of its payout or batch as journalled before any adversary step, whatever the adversary did to the rows,
+//   the control records, the approvals or the notifications since; what a desk user with nobody unlocked
+//   tries that needs an admin is refused; and every payout or batch the desk holds back says why (quiescence).
 import type { BatchRecord, DeskJournal, PaymentRecord } from '../../main/journal';
 import { GENESIS_HASH, type AuditMark } from '../../main/journal/audit-log';
 import type { SimJournal } from './adapters';
 import { MAY_PAY, type GatewayModel } from './gateway-model';
-import { approvalBreach } from './dual-control';
+import { approvalBreach, bodyBreach, journalledManifest, trustedControl } from './dual-control';
 import type { Person } from './person';
 
 export interface Violation {
-  invariant: 1 | 2 | 3 | 4 | 5 | 6 | 7;
+  invariant: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
   /** What kind of breach, so a shortened history keeps failing the same way. */
   kind: string;
   message: string;
@@ -73,21 +77,29 @@ export class InvariantChecker {
       if (p) this.matched.add(g.id);
     }
 
+    const trusted = this.person.dualControl ? trustedControl(this.person.chain) : null;
     for (const arrival of this.model.arrivals.slice(this.arrivalsSeen)) {
       const batchId = (await journal.port.getPayment('payout', arrival.id))?.batchId;
       const subjects = [arrival.id, ...(batchId ? [batchId] : [])];
       // What counts is when the request left the desk: one already on the wire when a pause is acknowledged is seen through.
       const left = arrival.sentAt;
       const ack = this.person.acks.find((a) => subjects.includes(a.subject) && a.at <= left && (a.liftedAt === null || a.liftedAt > left));
-      if (ack) violations.push({ invariant: 4, kind: `left after ${ack.kind}`, message: `${arrival.id} left the desk at ${left} after a ${ack.kind} of ${ack.subject} was acknowledged at ${ack.at}` });
+      // A payout an adversary marked "unknown outcome" is a re-send, which a hold does not stop (threat model).
+      if (ack && !this.person.flipped.has(arrival.id)) violations.push({ invariant: 4, kind: `left after ${ack.kind}`, message: `${arrival.id} left the desk at ${left} after a ${ack.kind} of ${ack.subject} was acknowledged at ${ack.at}` });
       const subject = batchId ? { kind: 'batch' as const, id: batchId } : { kind: 'payout' as const, id: arrival.id };
-      if (this.person.dualControl && !this.leftSubjects.has(subject.id)) {
+      if (!trusted) continue;
+      const manifest = await this.manifestOf(journal, subject);
+      const body = bodyBreach(arrival.id, arrival.body, manifest);
+      if (body) violations.push({ invariant: 8, kind: 'left with another body', message: body });
+      if (!this.leftSubjects.has(subject.id)) {
         this.leftSubjects.add(subject.id);
-        const breach = await approvalBreach(journal, subject, left);
+        const resend = manifest?.rows.some((r) => this.person.flipped.has(r.id)) ?? false;
+        const breach = approvalBreach(subject, left, trusted, manifest, resend, this.person.approvals);
         if (breach) violations.push({ invariant: 7, kind: 'left without approvals', message: breach });
       }
     }
     for (const message of this.person.refusalsBroken.splice(0)) violations.push({ invariant: 7, kind: 'approval not refused', message });
+    for (const message of this.person.unrefused.splice(0)) violations.push({ invariant: 8, kind: 'desk user not refused', message });
     this.arrivalsSeen = this.model.arrivals.length;
 
     const audit = await journal.tables.auditSince(this.auditMark);
@@ -96,7 +108,20 @@ export class InvariantChecker {
     return violations;
   }
 
-  /** Checks 3 and 5, once everything that can settle has settled. */
+  /**
+   * A subject's manifest as journalled before any adversary step: recorded by the world before each such step;
+   * one journalled since the last is read now (nothing could have touched it yet).
+   */
+  private async manifestOf(journal: SimJournal, subject: { kind: 'payout' | 'batch'; id: string }) {
+    const key = `${subject.kind}:${subject.id}`;
+    if (!this.person.manifests.has(key)) {
+      const manifest = await journalledManifest(journal.port, subject);
+      if (manifest) this.person.manifests.set(key, manifest);
+    }
+    return this.person.manifests.get(key);
+  }
+
+  /** Checks 3 and 5 (and 8's "says why"), once everything that can settle has settled. */
   async atQuiescence(journal: SimJournal, now: number): Promise<Violation[]> {
     const violations: Violation[] = [];
     const audit = await journal.tables.auditWhole();
@@ -125,8 +150,22 @@ export class InvariantChecker {
       }
     }
 
+    if (this.person.dualControl) {
+      // Whatever the desk holds back, it says why.
+      for (const p of payouts) {
+        // A payout an adversary marked UNKNOWN the desk may not have looked at since: nothing of the desk's to explain.
+        const silent = (p.state === 'HELD' || p.state === 'UNKNOWN') && !p.lastError?.trim() && !this.person.flipped.has(p.id);
+        if (silent) violations.push({ invariant: 8, kind: 'refusal not named', message: `${p.id} is ${p.state} and the desk does not say why` });
+      }
+      for (const [id, b] of batches) {
+        if (b?.state === 'PAUSED' && !b.pauseReason?.trim()) violations.push({ invariant: 8, kind: 'refusal not named', message: `batch ${id} is paused and the desk does not say why` });
+      }
+    }
+
     const attempts = new Map<string, PaymentRecord[]>();
-    for (const p of payouts) attempts.set(p.accountNumber, [...(attempts.get(p.accountNumber) ?? []), p]);
+    // A row whose account an adversary rewrote is still the attempt of the intent the person asked for.
+    const intentAccount = (p: PaymentRecord) => this.person.originalAccount.get(p.id) ?? p.accountNumber;
+    for (const p of payouts) attempts.set(intentAccount(p), [...(attempts.get(intentAccount(p)) ?? []), p]);
     for (const intent of this.person.intents) {
       if (!intent.confirmed) continue;
       const mine = attempts.get(intent.accountNumber) ?? [];

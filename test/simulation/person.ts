@@ -2,6 +2,9 @@
 // amount, with an account number of its own, so every gateway payment can be traced back to the
 // intent it pays), the batches they submitted, and what the desk acknowledged to them (a pause, a
 // cancel, a hold) from which moment on. The invariants are checked against this record.
+import type { ApprovalRecord } from '../../main/approvals/approval';
+import type { Manifest } from '../../main/approvals/manifest';
+import type { ChainRecord } from '../../main/trust/chain-record';
 import type { Outcome } from './steps';
 
 export interface Intent {
@@ -34,6 +37,20 @@ export class Person {
   dualControl = false;
   /** Approvals the desk took although it had to refuse them (by the preparer, a revoked person): invariant 7. */
   readonly refusalsBroken: string[] = [];
+  /** The control records as the person's own steps made them (the oracle's people and policies; never read back from the store). */
+  chain: ChainRecord[] = [];
+  /** Each payout's and batch's manifest as journalled, before any adversary step could touch it ("batch:<id>", "payout:<id>"). */
+  readonly manifests = new Map<string, Manifest>();
+  /** Payouts whose account an adversary rewrote, with the account the person asked for. */
+  readonly originalAccount = new Map<string, string>();
+  /** Payouts an adversary marked of unknown outcome (their sends are re-sends; a hold no longer holds them). */
+  readonly flipped = new Set<string>();
+  /** Approvals the person's own approvers gave (the oracle counts these, never rows read back from the store). */
+  readonly approvals: ApprovalRecord[] = [];
+  /** What the desk did although it had to refuse it (a desk user with nobody unlocked): invariant 8. */
+  readonly unrefused: string[] = [];
+  /** What an adversary took away and will put back (restore): saved rows per table. */
+  readonly takenAway = new Map<'control_chain' | 'approvals', Record<string, unknown>[]>();
   private ids = 0;
 
   newIntent(outcome: Outcome, amountMinor: number): Intent {

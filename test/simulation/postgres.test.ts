@@ -5,6 +5,8 @@
 // --adapter postgres` runs more. The cluster is the project's (globalSetup).
 import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { PgDualControlRepository } from '../../main/approvals/pg-repository';
+import { payoutFieldsOf } from '../../main/domain/payout';
+import { mayBeAtGateway } from '../../main/domain/status';
 import { PayoutEngine, type ApprovalClearance } from '../../main/engine';
 import { PgJournal } from '../../main/journal/pg/journal';
 import { pgPaymentRow, type PgQueryable } from '../../main/journal/pg/history';
@@ -100,7 +102,7 @@ describe('the simulation catches a broken rule on the team database', () => {
   });
 
   it('a desk that skips the approval gate sends payouts and batches without the approvals the policy required', async () => {
-    const always: ApprovalClearance = { stillValid: () => true, covers: () => true };
+    const always: ApprovalClearance = { stillValid: () => true, bodyFor: (row) => payoutFieldsOf(row) };
     const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<ApprovalClearance>; batchApproved(id: string): Promise<{ refusal: null; clearance: ApprovalClearance }> };
     vi.spyOn(engine, 'payoutApproved').mockResolvedValue(always);
     vi.spyOn(engine, 'batchApproved').mockResolvedValue({ refusal: null, clearance: always });
@@ -115,6 +117,19 @@ describe('the simulation catches a broken rule on the team database', () => {
     const h = recorded('the policy changes while a resumed batch');
     const result = await runHistory(h.seed, h.steps, h.dualControl, postgres);
     expect(result.violations.map((v) => v.invariant)).toContain(7);
+  });
+
+  it('a desk that re-sends unknown outcomes without asking the gate pays the account someone wrote in the database', async () => {
+    // The rule before issue 23: the gate was asked for first sends only.
+    const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<unknown> };
+    const asked = engine.payoutApproved;
+    vi.spyOn(engine, 'payoutApproved').mockImplementation(async function (this: PayoutEngine, id: string) {
+      const row = await this.journal.getPayment('payout', id);
+      return row && mayBeAtGateway(row) ? 'not-asked' : asked.call(this, id);
+    });
+    const h = recorded('someone with the journal marks a held payout UNKNOWN');
+    const result = await runHistory(h.seed, h.steps, h.dualControl, postgres);
+    expect(result.violations.map((v) => v.invariant)).toContain(8);
   });
 
   it('sending an unknown payout back to QUEUED lets a cancel hide a payout the gateway pays', async () => {

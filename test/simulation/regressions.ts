@@ -110,4 +110,16 @@ export const RECORDED_HISTORIES: readonly RecordedHistory[] = [
       { kind: 'policy', after: 371 },
     ],
   },
+  {
+    name: 'someone with the journal marks a held payout UNKNOWN and rewrites its account; the desk restarts',
+    seed: 2,
+    dualControl: true,
+    before: 'invariants 2 and 8: a re-send of an unknown outcome passed no approval check, so after the restart the GET found nothing and the desk created the payout, to the account written in the journal, with no approval (issue 23, finding 1)',
+    steps: [
+      // The seventh payout (476.14 EUR) needs an approval under the first policy and is held.
+      ...Array.from({ length: 7 }, (): Step => ({ kind: 'single', outcome: 'pays', after: 500 })),
+      { kind: 'tamper', act: 'flip-unknown-elsewhere', pick: 0, after: 500 },
+      { kind: 'crash', after: 30_000 },
+    ],
+  },
 ];

@@ -71,7 +71,7 @@ export async function runHistory(seed: number, steps: Step[], dualControl = fals
   const result: RunResult = { seed, adapter, dualControl, steps, violations: [], failedAt: null, log: [], stats: { steps: 0, payouts: 0, simulatedMs: 0 } };
   try {
     await prepareHome(home, keyStore, storage);
-    if (dualControl) await prepareDualControl(home, keyStore, clock.now, storage);
+    if (dualControl) person.chain = await prepareDualControl(home, keyStore, clock.now, storage);
     world = new World(clock, storage, home, keyStore, model, person);
     await world.during(world.desk.engine());
     for (const [index, step] of steps.entries()) {

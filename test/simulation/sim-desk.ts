@@ -11,6 +11,7 @@ import { createDeskRuntime, type DeskRuntime } from '../../main/desk/runtime';
 import type { DeskServices } from '../../main/desk/services';
 import type { DeskJournal } from '../../main/journal';
 import type { MemoryKeyStore } from '../../main/keys/key-store';
+import type { ChainRecord } from '../../main/trust/chain-record';
 import { silentLogger } from '../../main/log';
 import { SIM_PROFILE, type SimJournal, type SimStorage } from './adapters';
 import { setUpDualControl } from './dual-control';
@@ -50,11 +51,11 @@ export async function prepareHome(home: string, keyStore: MemoryKeyStore, storag
 }
 
 /** People and the first policy version on the profile's records (dual-control seeds), before the desk opens. */
-export async function prepareDualControl(home: string, keyStore: MemoryKeyStore, now: number, storage: SimStorage): Promise<void> {
+export async function prepareDualControl(home: string, keyStore: MemoryKeyStore, now: number, storage: SimStorage): Promise<ChainRecord[]> {
   const ctx = createAppContext({ home, keyStore });
   const runtime = createDeskRuntime({ ctx, events: createDeskEvents(), log: silentLogger, ...storage.desk(ctx, home, 'prepare').runtimeOptions });
   try {
-    await setUpDualControl(runtime, now);
+    return await setUpDualControl(runtime, now);
   } finally {
     await runtime.close();
     ctx.close();

@@ -3,6 +3,8 @@
 // histories it found on the code before the fix, exact replay, and proof that it still catches a
 // double payment when a rule is broken on purpose.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { payoutFieldsOf } from '../../main/domain/payout';
+import { mayBeAtGateway } from '../../main/domain/status';
 import { PayoutEngine, type ApprovalClearance } from '../../main/engine';
 import { SqliteDualControlRepository } from '../../main/approvals/sqlite-repository';
 import { Journal } from '../../main/journal';
@@ -84,7 +86,7 @@ describe('the simulation catches a broken rule', () => {
   });
 
   it('a desk that skips the approval gate sends payouts and batches without the approvals the policy required', async () => {
-    const always: ApprovalClearance = { stillValid: () => true, covers: () => true };
+    const always: ApprovalClearance = { stillValid: () => true, bodyFor: (row) => payoutFieldsOf(row) };
     const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<ApprovalClearance>; batchApproved(id: string): Promise<{ refusal: null; clearance: ApprovalClearance }> };
     vi.spyOn(engine, 'payoutApproved').mockResolvedValue(always);
     vi.spyOn(engine, 'batchApproved').mockResolvedValue({ refusal: null, clearance: always });
@@ -99,6 +101,19 @@ describe('the simulation catches a broken rule', () => {
     const h = recorded('the policy changes while a resumed batch');
     const result = await runHistory(h.seed, h.steps, h.dualControl);
     expect(result.violations.map((v) => v.invariant)).toContain(7);
+  });
+
+  it('a desk that re-sends unknown outcomes without asking the gate pays the account someone wrote in the journal', async () => {
+    // The rule before issue 23: the gate was asked for first sends only.
+    const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<unknown> };
+    const asked = engine.payoutApproved;
+    vi.spyOn(engine, 'payoutApproved').mockImplementation(async function (this: PayoutEngine, id: string) {
+      const row = await this.journal.getPayment('payout', id);
+      return row && mayBeAtGateway(row) ? 'not-asked' : asked.call(this, id);
+    });
+    const h = recorded('someone with the journal marks a held payout UNKNOWN');
+    const result = await runHistory(h.seed, h.steps, h.dualControl);
+    expect(result.violations.map((v) => v.invariant)).toContain(8);
   });
 
   it('sending an unknown payout back to QUEUED lets a cancel hide a payout the gateway pays', async () => {

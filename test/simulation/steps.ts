@@ -19,7 +19,21 @@ export type Step =
   | { kind: 'wait'; ms: number; after: number }
   // Dual control (no-ops on a desk without it): `pick` chooses the subject, `who` the person.
   | { kind: 'approve' | 'reject' | 'revoke' | 'edit-row'; pick: number; who: number; after: number }
-  | { kind: 'policy'; after: number };
+  | { kind: 'policy'; after: number }
+  // The adversary (no-ops on a desk without dual control): someone with the journal file or the team database's
+  // password changes rows (`tamper`), or someone at the desk with nobody unlocked tries what needs an admin.
+  | { kind: 'tamper'; act: TamperAct; pick: number; after: number }
+  | { kind: 'desk-user'; act: DeskUserAct; after: number };
+
+/** What a holder of the journal file or of the team database's password does (adversary.ts). */
+export const TAMPER_ACTS = [
+  'flip-unknown', 'flip-unknown-elsewhere', 'edit-account', 'forge-approval', 'forge-grant', 'swap-key', 'cut-chain', 'drop-chain',
+  'truncate-approvals', 'legacy-person', 'payee-version', 'junk-notify', 'restore',
+] as const;
+export type TamperAct = (typeof TAMPER_ACTS)[number];
+/** What a desk user with nobody unlocked tries: each must be refused. */
+export const DESK_USER_ACTS = ['flip-environment', 'replace-secret', 'repoint-database', 'remove-profile'] as const;
+export type DeskUserAct = (typeof DESK_USER_ACTS)[number];
 
 export type StepKind = Step['kind'];
 
@@ -52,6 +66,8 @@ const WEIGHTS: readonly [StepKind, number][] = [
   ['revoke', 1],
   ['edit-row', 2],
   ['policy', 1],
+  ['tamper', 6],
+  ['desk-user', 1],
 ];
 const TOTAL_WEIGHT = WEIGHTS.reduce((sum, [, w]) => sum + w, 0);
 
@@ -100,6 +116,11 @@ export function drawStep(rng: Prng): Step {
     case 'revoke':
     case 'edit-row':
       return { kind, pick: rng.next(), who: rng.next(), after };
+    case 'tamper':
+      // Put back about as often as taken away, so a history goes on after the desk refused what it found.
+      return { kind, act: rng.chance(0.35) ? 'restore' : rng.pick(TAMPER_ACTS.filter((a) => a !== 'restore')), pick: rng.next(), after };
+    case 'desk-user':
+      return { kind, act: rng.pick(DESK_USER_ACTS), after };
     default:
       return { kind, after };
   }

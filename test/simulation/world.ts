@@ -13,7 +13,8 @@ import type { Intent, Person } from './person';
 import type { Subject } from '../../main/approvals/manifest';
 import type { SimStorage } from './adapters';
 import { dualControlService } from '../../main/desk/dual-control';
-import { PREPARER, SIM_PEOPLE, SIM_POLICIES, sessionOf } from './dual-control';
+import { Adversary } from './adversary';
+import { journalledManifest, PREPARER, SIM_PEOPLE, SIM_POLICIES, sessionOf, trustedControl } from './dual-control';
 import { payoutsOf } from './invariants';
 import { openSimDesk, SIM_PROFILE, type SimDesk } from './sim-desk';
 import type { Outcome, Step } from './steps';
@@ -35,6 +36,8 @@ export class World {
   private batchFiles = 0;
   readonly log: string[] = [];
 
+  private readonly adversary: Adversary;
+
   constructor(
     private readonly clock: Clock,
     private readonly storage: SimStorage,
@@ -46,6 +49,15 @@ export class World {
     this.desk = openSimDesk(home, keyStore, model, this.generation, storage);
     this.handlers = createIpcHandlers(this.desk.services);
     this.unlockPreparer();
+    this.adversary = new Adversary({
+      person,
+      now: () => this.now,
+      journal: () => this.desk.journal(),
+      call: (channel, args) => this.call(channel as keyof IpcHandlerMap, args),
+      lockDesk: () => this.desk.runtime.setSession(SIM_PROFILE, null),
+      unlockDesk: () => this.unlockPreparer(),
+      log: (line) => this.log.push(line),
+    });
   }
 
   /** With dual control on, Alice (preparer, sender, admin) unlocks at each start of the desk. */
@@ -168,7 +180,33 @@ export class World {
         return this.editRow(step.pick);
       case 'policy':
         return this.changePolicy();
+      case 'tamper':
+        if (!this.person.dualControl) return;
+        // What is journalled now is what the person asked for; from here on the rows may lie.
+        await this.recordSubjects();
+        return this.adversary.tamper(step.act, step.pick);
+      case 'desk-user':
+        if (!this.person.dualControl) return;
+        return this.adversary.deskUser(step.act);
     }
+  }
+
+  /** Each payout's and batch's manifest as journalled, for the oracle, before an adversary can touch the rows. */
+  private async recordSubjects(): Promise<void> {
+    const { port } = await this.desk.journal();
+    for (const p of await payoutsOf(port)) {
+      const subject = p.batchId ? { kind: 'batch' as const, id: p.batchId } : { kind: 'payout' as const, id: p.id };
+      const key = `${subject.kind}:${subject.id}`;
+      if (this.person.manifests.has(key)) continue;
+      const manifest = await journalledManifest(port, subject);
+      if (manifest) this.person.manifests.set(key, manifest);
+    }
+  }
+
+  /** The control records as the person's own step just made them: what the oracle believes from now on. */
+  private async trustChain(): Promise<void> {
+    const state = await this.desk.runtime.controlFor(SIM_PROFILE);
+    if (!state.problem) this.person.chain = [...state.records];
   }
 
   private dualControl() {
@@ -198,12 +236,13 @@ export class World {
     const subject = subjects[Math.floor(pick * subjects.length)];
     if (!subject) return;
     const signer = SIM_PEOPLE[Math.floor(who * SIM_PEOPLE.length)]!;
-    const revoked = (await (await this.desk.runtime.dualControlFor(SIM_PROFILE)).getPerson(signer.id))?.revokedAt != null;
+    const revoked = trustedControl(this.person.chain).people.get(signer.id)?.revokedAt != null;
     let outcome: string;
     let verdictOk = false;
     try {
-      const { view } = await this.dualControl().decide(SIM_PROFILE, subject, decision, decision === 'reject' ? 'amount looks wrong' : null, sessionOf(signer.id, this.now));
-      verdictOk = view.verdict.ok;
+      const { view, approval } = await this.dualControl().decide(SIM_PROFILE, subject, decision, decision === 'reject' ? 'amount looks wrong' : null, sessionOf(signer.id, this.now));
+      this.person.approvals.push(approval);
+      verdictOk = view.verdict.ok && view.preparation === null;
       outcome = `ok (${view.verdict.message})`;
       if (signer.id === PREPARER) this.person.refusalsBroken.push(`${signer.name} prepared ${subject.kind} ${subject.id} and the desk took her ${decision}`);
       if (revoked) this.person.refusalsBroken.push(`${signer.name} was revoked and the desk took their ${decision} of ${subject.kind} ${subject.id}`);
@@ -232,6 +271,7 @@ export class World {
     const target = others[Math.floor(who * others.length)]!;
     try {
       const { approvalsVoided } = await this.dualControl().revokePerson(SIM_PROFILE, target.id, 'left the company', sessionOf(PREPARER, this.now));
+      await this.trustChain();
       this.log.push(`${this.now} Alice revoked ${target.name} (${approvalsVoided} approval(s) voided)`);
     } catch (error) {
       this.log.push(`${this.now} Alice could not revoke ${target.name}: ${error instanceof Error ? error.message : String(error)}`);
@@ -241,11 +281,12 @@ export class World {
   /** Someone edits a row not yet sent, straight in the journal (the e-mail: the money stays what was asked). */
   private async editRow(pick: number): Promise<void> {
     if (!this.person.dualControl) return;
+    await this.recordSubjects();
     const journal = await this.desk.journal();
     const unsent = (await payoutsOf(journal.port)).filter((p) => (p.state === 'HELD' || p.state === 'QUEUED') && p.attempts === 0);
     const p = unsent[Math.floor(pick * unsent.length)];
     if (!p) return;
-    await journal.tables.editEmail(p.id, `edited-${this.now}@example.com`);
+    await journal.tables.rows.setPayment(p.id, { emailAddress: `edited-${this.now}@example.com` });
     this.log.push(`${this.now} someone edited the e-mail of unsent ${p.id} in the journal`);
   }
 
@@ -255,7 +296,8 @@ export class World {
     const current = await this.dualControl().policy(SIM_PROFILE);
     const rules = SIM_POLICIES[current.policy.version % SIM_POLICIES.length]!;
     try {
-      const policy = await this.dualControl().setPolicy(SIM_PROFILE, rules, sessionOf(PREPARER, this.now));
+      const { policy } = await this.dualControl().setPolicy(SIM_PROFILE, rules, sessionOf(PREPARER, this.now));
+      await this.trustChain();
       this.log.push(`${this.now} Alice set policy version ${policy.version}`);
     } catch (error) {
       this.log.push(`${this.now} Alice could not change the policy: ${error instanceof Error ? error.message : String(error)}`);
@@ -403,6 +445,8 @@ export class World {
 
   /** Faults end, the person fixes the key and re-enters what they believe was not kept; then time passes. */
   async quiesce(): Promise<void> {
+    // The adversary puts back what it took: the desk carries on from there (it is not stopped for good).
+    if (this.person.dualControl) await this.adversary.restore();
     this.model.createFaults.length = 0;
     this.model.rateBurstUntil = 0;
     this.model.onCreateArrived = null;
