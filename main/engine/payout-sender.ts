@@ -187,17 +187,19 @@ export class PayoutSender {
   async resolveUncertain(id: string): Promise<'accepted' | 'mismatch' | 'unknown' | null> {
     const row = await this.deps.journal.getPayment('payout', id);
     if (!row || (row.state !== 'SENDING' && row.state !== 'UNKNOWN')) return null;
+    // Why a re-send was refused (the gateway, or dual control) stays what a person reads: a read changes nothing of it.
+    const said = async (message: string): Promise<string> => (row.lastError && !(await this.deps.journal.resendAllowed('payout', id)) ? row.lastError : message);
     try {
       const read = await this.deps.gateway.getPayout(id);
       return await this.accept(row, read, 'poll');
     } catch (e) {
       if (isGatewayError(e, 'not-found')) {
-        await this.deps.journal.markUnknown('payout', id, 'not found at the gateway yet; an earlier send may still land, so it is read again', this.deps.now() + this.deps.pollIntervalMs);
+        await this.deps.journal.markUnknown('payout', id, await said('not found at the gateway yet; an earlier send may still land, so it is read again'), this.deps.now() + this.deps.pollIntervalMs);
         return 'unknown';
       }
       if (!isGatewayError(e)) throw e;
       // Could not ask: it stays of unknown outcome and is asked again later (never left SENDING with no next read).
-      await this.deps.journal.markUnknown('payout', id, `not read yet: ${e.message}`, this.deps.now() + this.deps.pollIntervalMs);
+      await this.deps.journal.markUnknown('payout', id, await said(`not read yet: ${e.message}`), this.deps.now() + this.deps.pollIntervalMs);
       return null;
     }
   }
