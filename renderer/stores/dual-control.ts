@@ -1,10 +1,11 @@
 // Dual control on the active profile: who is unlocked at this desk (main holds the key; this store only
-// knows the name, roles and until when), the people, the approvals queue and the policy. Main's events
+// knows the name, roles and until when), the people, the control records as this desk verified them (root
+// fingerprint, changes waiting for a second admin), the approvals queue and the policy. Main's events
 // (sessionChanged, approvalsChanged) and the gate holding something back refresh what is shown.
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type {
-  ApprovalDetail, ApprovalItem, ApprovalSubjectRef, DeskSessionView, PersonInfo, PolicyRulesView, PolicyView, Result, RoleName, Unsubscribe,
+  ApprovalDetail, ApprovalItem, ApprovalSubjectRef, ControlInfo, DeskSessionView, PersonInfo, PolicyRulesView, PolicyView, Result, RoleName, Unsubscribe,
 } from '../../preload/api';
 import { desk } from '../desk';
 import { registerAreaStore, useSessionStore } from './session';
@@ -15,7 +16,7 @@ export const ROLE_HELP: Readonly<Record<RoleName, string>> = {
   approver: 'approves or rejects what others prepared',
   sender: 'sends (releases, resumes) once approved',
   viewer: 'sees everything, changes nothing',
-  admin: 'adds people, changes roles and the approval policy',
+  admin: 'grants roles, revokes people, sets the approval policy',
 };
 
 /** Input in the window counts as use for the idle lock, reported at most this often. */
@@ -27,6 +28,7 @@ export const useDualControlStore = defineStore('dualControl', () => {
   const queue = ref<ApprovalItem[]>([]);
   const queueLoaded = ref(false);
   const policy = ref<PolicyView | null>(null);
+  const control = ref<ControlInfo | null>(null);
   /** Bumped on every approvals change, so screens showing "waiting for approval" can ask again. */
   const revision = ref(0);
   const unlockOpen = ref(false);
@@ -40,6 +42,8 @@ export const useDualControlStore = defineStore('dualControl', () => {
   const waitingForMe = computed(() => queue.value.filter((i) => i.forMe));
   const preparedByMe = computed(() => queue.value.filter((i) => i.preparedByMe));
   const rejected = computed(() => queue.value.filter((i) => i.state === 'rejected'));
+  /** Why nothing may be sent or approved at this desk now (the control records do not verify here), or null. */
+  const controlProblem = computed(() => session.value?.controlProblem ?? control.value?.problem?.message ?? null);
 
   const activeId = () => useSessionStore().activeProfileId;
 
@@ -62,6 +66,10 @@ export const useDualControlStore = defineStore('dualControl', () => {
     const r = await desk().approvals.policy();
     if (r.ok) policy.value = r.data;
   }
+  async function loadControl(): Promise<void> {
+    const r = await desk().people.control();
+    if (r.ok) control.value = r.data;
+  }
 
   function changed(): void {
     revision.value++;
@@ -74,6 +82,7 @@ export const useDualControlStore = defineStore('dualControl', () => {
       desk().events.sessionChanged((e) => {
         if (e.profileId !== activeId()) return;
         void loadSession();
+        void loadControl();
         changed();
       }),
       desk().events.approvalsChanged((e) => {
@@ -82,6 +91,7 @@ export const useDualControlStore = defineStore('dualControl', () => {
         void loadSession();
         void loadPeople();
         void loadPolicy();
+        void loadControl();
         changed();
       }),
       // The gate pauses a batch or holds a payout: it now waits for approval.
@@ -92,7 +102,7 @@ export const useDualControlStore = defineStore('dualControl', () => {
         if (e.kind === 'payout' && (e.status === 'HELD' || e.previousStatus === 'HELD')) changed();
       }),
     ];
-    await Promise.all([loadSession(), loadPeople()]);
+    await Promise.all([loadSession(), loadPeople(), loadControl()]);
     if (session.value?.enforced) await loadQueue();
   }
 
@@ -103,12 +113,13 @@ export const useDualControlStore = defineStore('dualControl', () => {
     queue.value = [];
     queueLoaded.value = false;
     policy.value = null;
+    control.value = null;
   }
 
-  /** After an answer that changes who is unlocked or what waits: the session, people and queue again. */
+  /** After an answer that changes who is unlocked or what waits: the session, control records and queue again. */
   async function after<T>(r: Result<T>, reload: { people?: boolean; policy?: boolean } = {}): Promise<Result<T>> {
     if (r.ok) {
-      await Promise.all([loadSession(), reload.people ? loadPeople() : undefined, reload.policy ? loadPolicy() : undefined, loadQueue()]);
+      await Promise.all([loadSession(), loadControl(), reload.people ? loadPeople() : undefined, reload.policy ? loadPolicy() : undefined, loadQueue()]);
       revision.value++;
     }
     return r;
@@ -116,7 +127,8 @@ export const useDualControlStore = defineStore('dualControl', () => {
 
   const unlock = async (personId: string, passphrase: string) => after(await desk().people.unlock({ personId, passphrase }));
   const lock = async () => after(await desk().people.lock());
-  const addPerson = async (name: string, roles: RoleName[], passphrase: string) => after(await desk().people.add({ name, roles, passphrase }), { people: true });
+  /** The first person only (every role; they sign the control records' root); later people enrol at their own desk. */
+  const addPerson = async (name: string, passphrase: string) => after(await desk().people.add({ name, passphrase }), { people: true });
   const enroll = async (name: string, passphrase: string) => after(await desk().people.enroll({ name, passphrase }), { people: true });
   const setRoles = async (personId: string, roles: RoleName[]) => after(await desk().people.setRoles({ personId, roles }), { people: true });
   const revoke = async (personId: string, reason: string) => after(await desk().people.revoke({ personId, reason }), { people: true });
@@ -124,6 +136,9 @@ export const useDualControlStore = defineStore('dualControl', () => {
   const approve = async (subject: ApprovalSubjectRef, passphrase: string): Promise<Result<ApprovalDetail>> => after(await desk().approvals.approve({ ...subject, passphrase }));
   const reject = async (subject: ApprovalSubjectRef, reason: string): Promise<Result<ApprovalDetail>> => after(await desk().approvals.reject({ ...subject, reason }));
   const savePolicy = async (rules: PolicyRulesView) => after(await desk().approvals.setPolicy({ rules }), { policy: true });
+  const cosign = async (hash: string) => after(await desk().people.cosign({ hash }), { people: true, policy: true });
+  const seal = async () => after(await desk().people.seal(), { people: true, policy: true });
+  const confirmRoot = async (fingerprint: string) => after(await desk().people.confirmRoot({ fingerprint }));
 
   /** The person is still working (input in the window): tell main, at most every 30 s, while unlocked. */
   function touch(): void {
@@ -137,8 +152,9 @@ export const useDualControlStore = defineStore('dualControl', () => {
   }
 
   return {
-    session, people, queue, queueLoaded, policy, revision, unlockOpen, me, isAdmin, enforced, waitingForMe, preparedByMe, rejected,
-    has, hydrate, dehydrate, loadSession, loadPeople, loadQueue, loadPolicy, unlock, lock, addPerson, enroll, setRoles, revoke, show, approve, reject, savePolicy, touch,
+    session, people, queue, queueLoaded, policy, control, revision, unlockOpen, me, isAdmin, enforced, waitingForMe, preparedByMe, rejected, controlProblem,
+    has, hydrate, dehydrate, loadSession, loadPeople, loadQueue, loadPolicy, loadControl, unlock, lock, addPerson, enroll, setRoles, revoke, show, approve, reject,
+    savePolicy, cosign, seal, confirmRoot, touch,
   };
 });
 

@@ -1,14 +1,21 @@
-// Dual control, the whole journey through the screens: the admin sets up people and a policy, a preparer
-// uploads a batch, which waits for approval; an approver reads the manifest and approves with their
-// passphrase; a sender resumes it; the results go out with the approvals sheet. Each person works under
-// their own unlock, and each step that is not theirs is refused.
+// Dual control, the whole journey through the screens: the admin sets up the team (the first person; the
+// others enrol at the desk and the admin grants their roles after comparing their key's fingerprint) and a
+// policy, a preparer uploads a batch, which waits for approval; an approver reads the manifest and approves
+// with their passphrase; a sender resumes it; the results go out with the approvals sheet. Each person works
+// under their own unlock, and each step that is not theirs is refused. With two admins and the policy's
+// "two admins" switch, a grant of approver waits for the second admin's signature.
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import type { PersonInfo } from '../../preload/api';
 import { payoutCsv } from './support/csv-fixtures';
 import { APP_URL } from './support/bridge-page';
 import { call, expect, openWithDemo, selectOption, shot, test } from './support/journey';
+import { addFirstPerson, enrol, enrolAndGrant, enrolWithHandlers, grantRoles, KDF, unlockAs as unlock } from './support/people';
 
-const PASS = { ada: 'ada-admin-passphrase', pat: 'pat-preparer-passphrase', alex: 'alex-approver-passphrase', sam: 'sam-sender-passphrase' };
+const PASS = { ada: 'ada-admin-passphrase', pat: 'pat-preparer-passphrase', alex: 'alex-approver-passphrase', sam: 'sam-sender-passphrase', bea: 'bea-admin-passphrase', cy: 'cy-approver-passphrase' };
+const ADA = { name: 'Ada Admin', passphrase: PASS.ada };
+const ROOT_FINGERPRINT = /^[0-9a-f]{4}(:[0-9a-f]{4}){7}$/;
 
 /** A screenshot for the guide without the queue of earlier notices over it. */
 async function cleanShot(page: Page, name: string): Promise<void> {
@@ -17,48 +24,32 @@ async function cleanShot(page: Page, name: string): Promise<void> {
   await shot(page, name);
 }
 
-async function addPerson(page: Page, name: string, roles: string[], passphrase: string): Promise<void> {
-  await page.getByTestId('people-add').click();
-  const dialog = page.getByTestId('person-add-dialog');
-  await dialog.getByTestId('person-name').locator('input').fill(name);
-  for (const role of roles) await dialog.getByTestId(`person-role-${role}`).locator('input').check();
-  await dialog.getByTestId('person-passphrase').locator('input').fill(passphrase);
-  await dialog.getByTestId('person-passphrase-confirm').locator('input').fill(passphrase);
-  await dialog.getByTestId('person-add-confirm').click();
-  await expect(dialog).toBeHidden();
-  await expect(page.getByTestId('people-list')).toContainText(name);
-}
-
 async function unlockAs(page: Page, name: string, passphrase: string, screenshot?: string): Promise<void> {
-  if (await page.getByTestId('session-lock').isVisible()) {
-    await page.getByTestId('session-lock').click();
-    await expect(page.getByTestId('session-who')).toHaveCount(0);
-  }
-  await page.getByTestId('session-unlock').click();
-  const dialog = page.getByTestId('unlock-dialog');
-  await selectOption(page, 'unlock-person', new RegExp(`^${name}`));
-  await dialog.getByTestId('unlock-passphrase').locator('input').fill(passphrase);
-  if (screenshot) await cleanShot(page, screenshot);
-  await dialog.getByTestId('unlock-submit').click();
-  await expect(dialog).toBeHidden();
-  await expect(page.getByTestId('session-name')).toHaveText(name);
+  await unlock(page, name, passphrase, screenshot ? () => cleanShot(page, screenshot) : undefined);
 }
 
 test('admin sets up people and a policy; a batch waits for approval, is approved, sent by a sender and exported with its approvals', async ({ page, desk }) => {
-  test.setTimeout(150_000);
+  test.setTimeout(300_000);
   await openWithDemo(page, desk, 'people');
 
   // The first person: every role, unlocked at once, with the one-person warning.
   await expect(page.getByTestId('people-none')).toBeVisible();
+  await expect(page.getByTestId('people-enrol')).toHaveCount(0);
   await page.getByTestId('people-add').click();
   await expect(page.getByTestId('one-person-warning')).toContainText('nobody checks their payouts');
   await page.getByTestId('person-add-dialog').getByRole('button', { name: 'Cancel' }).click();
-  await addPerson(page, 'Ada Admin', [], PASS.ada);
-  await expect(page.getByTestId('session-name')).toHaveText('Ada Admin');
+  await addFirstPerson(page, 'Ada Admin', PASS.ada);
   await expect(page.getByTestId('session-who')).toContainText('admin');
-  await addPerson(page, 'Pat Preparer', ['preparer'], PASS.pat);
-  await addPerson(page, 'Alex Approver', ['approver'], PASS.alex);
-  await addPerson(page, 'Sam Sender', ['sender', 'viewer'], PASS.sam);
+  // Ada signed the control records' root here: its fingerprint is shown, confirmed at this desk (it made them).
+  await expect(page.getByTestId('control-fingerprint')).toHaveText(ROOT_FINGERPRINT);
+  await expect(page.getByTestId('control-confirmed')).toHaveText('confirmed at this desk');
+  // Nobody else is added here: the others enrol themselves, and Ada grants their roles.
+  await expect(page.getByTestId('people-add')).toHaveCount(0);
+  await expect(page.getByTestId('people-enrol-note')).toContainText('enrols at their own desk');
+  await enrolAndGrant(page, { name: 'Pat Preparer', roles: ['preparer'], passphrase: PASS.pat }, ADA);
+  await enrolAndGrant(page, { name: 'Alex Approver', roles: ['approver'], passphrase: PASS.alex }, ADA);
+  await enrolAndGrant(page, { name: 'Sam Sender', roles: ['sender', 'viewer'], passphrase: PASS.sam }, ADA);
+  await expect(page.getByTestId('control-proposals')).toHaveCount(0);
   await cleanShot(page, 'dual-control-people');
 
   // The policy: one approval for any amount in any currency.
@@ -105,10 +96,10 @@ test('admin sets up people and a policy; a batch waits for approval, is approved
   await detail.getByTestId('approval-approve').click();
   await detail.getByTestId('approve-passphrase').locator('input').fill('not-alex-passphrase');
   await detail.getByTestId('approve-confirm').click();
-  await expect(detail.getByTestId('approve-error')).toBeVisible();
+  await expect(detail.getByTestId('approve-error')).toBeVisible(KDF);
   await detail.getByTestId('approve-passphrase').locator('input').fill(PASS.alex);
   await detail.getByTestId('approve-confirm').click();
-  await expect(detail.getByTestId('approval-state')).toHaveText('approved (1 of 1)');
+  await expect(detail.getByTestId('approval-state')).toHaveText('approved (1 of 1)', KDF);
   await expect(detail.getByTestId('approval-decisions')).toContainText('Approved by Alex Approver');
   await cleanShot(page, 'dual-control-approved');
   await detail.getByRole('button', { name: 'Close' }).click();
@@ -151,7 +142,7 @@ test('onboarding names the first person (every role, unlocked), warns that nobod
   await expect(step.getByTestId('first-person-create')).toBeDisabled();
   await step.getByTestId('person-passphrase-confirm').locator('input').fill('olu-owner-passphrase');
   await step.getByTestId('first-person-create').click();
-  await expect(step.getByTestId('first-person-done')).toContainText('Olu Owner is unlocked');
+  await expect(step.getByTestId('first-person-done')).toContainText('Olu Owner is unlocked', KDF);
   await expect(step.getByTestId('first-person-warning')).toContainText('nobody checks their payouts');
   await expect(page.getByTestId('session-name')).toHaveText('Olu Owner');
   await step.scrollIntoViewIfNeeded();
@@ -166,8 +157,8 @@ test('a single payout is held for approval, shows "waiting for approval (1 of 1)
   test.setTimeout(90_000);
   // Set-up through the real handlers: Ada (every role, unlocked), Alex the approver, one approval for anything.
   await call(desk.handlers, 'profiles:createDemo');
-  await call(desk.handlers, 'people:add', { name: 'Ada Admin', roles: ['admin'], passphrase: PASS.ada });
-  await call(desk.handlers, 'people:add', { name: 'Alex Approver', roles: ['approver'], passphrase: PASS.alex });
+  await call(desk.handlers, 'people:add', { name: 'Ada Admin', passphrase: PASS.ada });
+  await enrolWithHandlers(desk.handlers, { name: 'Alex Approver', roles: ['approver'], passphrase: PASS.alex }, ADA);
   await call(desk.handlers, 'approvals:setPolicy', { rules: { bands: { '*': [{ atLeast: '0', approvals: 1 }] }, newOrChangedPayee: 0 } });
   await page.goto(`${APP_URL}#/payouts/new`);
   await expect(page.getByTestId('session-name')).toHaveText('Ada Admin');
@@ -196,7 +187,7 @@ test('a single payout is held for approval, shows "waiting for approval (1 of 1)
   await detail.getByTestId('approval-approve').click();
   await detail.getByTestId('approve-passphrase').locator('input').fill(PASS.alex);
   await detail.getByTestId('approve-confirm').click();
-  await expect(detail.getByTestId('approval-state')).toHaveText('approved (1 of 1)');
+  await expect(detail.getByTestId('approval-state')).toHaveText('approved (1 of 1)', KDF);
   await detail.getByRole('button', { name: 'Close' }).click();
 
   // Alex is not a sender: the release is refused, nothing is sent. Ada (sender) releases it.
@@ -213,4 +204,93 @@ test('a single payout is held for approval, shows "waiting for approval (1 of 1)
   await page.getByTestId('release-dialog').getByTestId('release-confirm').click();
   await expect(page.getByTestId('detail-status')).toHaveText('SUCCESS', { timeout: 30_000 });
   expect((await desk.sandboxState()).payoutCount).toBe(1);
+});
+
+test('a second person cannot be added, only enrolled; with two admins a grant of approver waits for the second admin\'s signature', async ({ page, desk }) => {
+  test.setTimeout(120_000);
+  // Ada (the root), Bea made admin while Ada was the only one, then the policy's "two admins" switch.
+  await call(desk.handlers, 'profiles:createDemo');
+  await call(desk.handlers, 'people:add', { name: 'Ada Admin', passphrase: PASS.ada });
+  const refused = (await desk.handlers['people:add']({ name: 'Mallory', passphrase: 'mallory-passphrase' })) as { ok: boolean; error?: { code: string } };
+  expect(refused.ok, 'a second person is never added by someone else').toBe(false);
+  expect(refused.error?.code).toBe('NOT_ALLOWED');
+  await enrolWithHandlers(desk.handlers, { name: 'Bea Admin', roles: ['admin', 'approver'], passphrase: PASS.bea }, ADA);
+  await page.goto(`${APP_URL}#/settings`);
+  await expect(page.getByTestId('session-name')).toHaveText('Ada Admin');
+  await page.getByTestId('tab-approvals').click();
+  const panel = page.getByTestId('policy-panel');
+  await page.getByTestId('policy-add-currency').click();
+  await panel.getByTestId('policy-second-admin').locator('input').check();
+  await panel.getByTestId('policy-save').click();
+  // Switching it on is itself signed by the one admin it was not yet on for: in force at once.
+  await expect(panel).toContainText('Version 1');
+  await expect(panel.getByTestId('policy-waiting')).toHaveCount(0);
+
+  // Cy enrols; Ada grants approver: it waits for a second admin, and Cy is still a viewer.
+  await page.getByRole('link', { name: 'People' }).click();
+  await expect(page.getByTestId('control-root')).toContainText('need two admins');
+  const cyFingerprint = await enrol(page, 'Cy Approver', PASS.cy);
+  await unlockAs(page, 'Ada Admin', PASS.ada);
+  await grantRoles(page, 'Cy Approver', ['approver'], cyFingerprint);
+  await expect(page.getByTestId('snackbar')).toContainText("Cy Approver's roles set to approver: waiting for a second admin's signature (1 of 2)");
+  const cyRow = page.getByTestId('people-list').locator('tr', { hasText: 'Cy Approver' });
+  await expect(cyRow.locator('.v-chip')).toHaveText(['viewer']);
+  const waiting = page.getByTestId('control-proposals');
+  await expect(waiting.getByTestId('proposal-what')).toHaveText("Cy Approver's roles set to approver");
+  await expect(waiting).toContainText('Signed by Ada Admin · 1 of 2 signatures');
+  await expect(waiting.getByTestId('proposal-sign')).toBeDisabled();
+  await expect(waiting.getByTestId('proposal-why-not')).toHaveText('You signed it: a second admin signs it');
+  await cleanShot(page, 'people-control-waiting');
+
+  // Bea, the second admin, signs it: the grant is in force and nothing waits.
+  await unlockAs(page, 'Bea Admin', PASS.bea);
+  await waiting.getByTestId('proposal-sign').click();
+  await expect(page.getByTestId('control-proposals')).toHaveCount(0);
+  await expect(cyRow.locator('.v-chip')).toHaveText(['approver']);
+  const people = await call<PersonInfo[]>(desk.handlers, 'people:list');
+  expect(people.find((p) => p.name === 'Cy Approver')?.roles).toEqual(['approver']);
+
+  // A policy change now needs both admins: saved by Bea, it waits, and version 1 stays in force.
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByTestId('tab-approvals').click();
+  await panel.getByTestId('policy-band-0-0-approvals').click();
+  await page.getByRole('option', { name: '2' }).click();
+  await panel.getByTestId('policy-save').click();
+  await expect(panel.getByTestId('policy-waiting')).toContainText('waits for a second admin');
+  await expect(panel).toContainText('Version 1');
+});
+
+test('with dual control on, a backup of the merchant key needs the unlocked admin and a second person who types their own passphrase', async ({ page, desk }) => {
+  test.setTimeout(120_000);
+  await call(desk.handlers, 'profiles:createDemo');
+  await call(desk.handlers, 'people:add', { name: 'Ada Admin', passphrase: PASS.ada });
+  await enrolWithHandlers(desk.handlers, { name: 'Alex Approver', roles: ['approver'], passphrase: PASS.alex }, ADA);
+  await page.goto(`${APP_URL}#/settings`);
+  await expect(page.getByTestId('session-name')).toHaveText('Ada Admin');
+  await page.getByTestId('tab-keys').click();
+  await page.getByTestId('key-active').getByRole('button', { name: 'Backup' }).click();
+  const dialog = page.getByTestId('backup-dialog');
+  await expect(dialog.getByTestId('backup-second-note')).toContainText('a second person, an admin or an approver');
+  await dialog.getByTestId('backup-passphrase').locator('input').fill('a long backup passphrase');
+  await dialog.getByLabel(/whoever has this file/).check();
+  // Not without the second person; Ada, unlocked, is not offered as her own second.
+  await expect(dialog.getByTestId('backup-save')).toBeDisabled();
+  await dialog.getByTestId('backup-second-person').click();
+  await expect(page.getByRole('option')).toHaveText([/^Alex Approver/]);
+  await page.getByRole('option', { name: /^Alex Approver/ }).click();
+
+  // A wrong passphrase of Alex's: main refuses, nothing is exported, and the dialog says main's words.
+  await dialog.getByTestId('backup-second-passphrase').locator('input').fill('not-alex-passphrase');
+  await dialog.getByTestId('backup-save').click();
+  await expect(dialog.getByTestId('backup-error')).toContainText("Alex Approver's passphrase is wrong: nothing was exported", KDF);
+  await expect(dialog.getByTestId('backup-second-passphrase').locator('input')).toHaveValue('');
+
+  // Alex types his own: main's save dialog, and the file is written.
+  const target = join(desk.home, 'two-people.backup.pem');
+  await dialog.getByTestId('backup-second-passphrase').locator('input').fill(PASS.alex);
+  await cleanShot(page, 'key-backup-two-people');
+  desk.answerNextDialog(target);
+  await dialog.getByTestId('backup-save').click();
+  await expect(dialog).toContainText(`Saved to ${target}`, KDF);
+  expect(await readFile(target, 'utf8')).toMatch(/^-----BEGIN ENCRYPTED PRIVATE KEY-----/);
 });

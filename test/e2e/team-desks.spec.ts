@@ -1,9 +1,12 @@
 // Two desks of a team, two browser pages, one team database (a throwaway PostgreSQL) and one gateway (the
 // sandbox). The preparer's desk holds no merchant key: Pat sets up the team, uploads the month's file, and
-// watches it go. The sender's desk holds the key: Sam enrols there (his key never leaves that machine), is
-// given his roles from Pat's desk, approves the batch with his passphrase and sends it. Each page sees the
-// other desk's work as it happens; every id reaches the gateway once.
+// watches it go. The sender's desk holds the key: Sam compares the control records' root fingerprint with
+// Pat and confirms it there, enrols there (his key never leaves that machine), reads Pat his key's
+// fingerprint and is given his roles from Pat's desk, approves the batch with his passphrase and sends it.
+// Each page sees the other desk's work as it happens; every id reaches the gateway once. Last, someone with
+// the database's password cuts the control records back: both desks say nothing is sent, on every screen.
 import { expect, test, type Browser, type Page } from '@playwright/test';
+import pg from 'pg';
 import { startSandbox, type SandboxHandle } from '../../sandbox/index';
 import { startCluster, freshDatabase, type Cluster } from '../integration/postgres/cluster';
 import { openTeamAppDesk, TEAM_PROFILE, type TeamAppDesk } from '../integration/postgres/team-app-desk';
@@ -11,6 +14,7 @@ import { sandboxConfig } from '../integration/engine/setup';
 import { APP_URL, bridgePage } from './support/bridge-page';
 import { payoutCsv } from './support/csv-fixtures';
 import { shot } from './support/journey';
+import { KDF } from './support/people';
 
 const PASS = { pat: 'pat-preparer-passphrase', sam: 'sam-sender-passphrase' };
 
@@ -52,7 +56,7 @@ async function cleanShot(page: Page, name: string): Promise<void> {
 }
 
 test('a preparer desk and a sender desk on one team database: enrol, grant, prepare, approve, send, each seeing the other live', async ({ browser }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(300_000);
   const teamUrl = await freshDatabase(cluster!.url);
   const gateway = sandbox!;
   const prep = await openTeamAppDesk({ name: 'pat-desk', teamUrl, gatewayUrl: gateway.url });
@@ -76,29 +80,55 @@ test('a preparer desk and a sender desk on one team database: enrol, grant, prep
     await add.getByTestId('person-passphrase-confirm').locator('input').fill(PASS.pat);
     await add.getByTestId('person-add-confirm').click();
     // A new person's key is sealed under scrypt (128 MiB, a few tenths of a second) and unlocked once more.
-    await expect(pat.getByTestId('session-name')).toHaveText('Pat Preparer', { timeout: 20_000 });
+    await expect(pat.getByTestId('session-name')).toHaveText('Pat Preparer', KDF);
+    // Pat's desk made the control records: their root is confirmed there. Nobody else is added: they enrol.
+    const patRoot = pat.getByTestId('control-fingerprint');
+    await expect(patRoot).toHaveText(/^[0-9a-f]{4}(:[0-9a-f]{4}){7}$/);
+    await expect(pat.getByTestId('control-confirmed')).toBeVisible();
+    await expect(pat.getByTestId('people-add')).toHaveCount(0);
+    const rootFingerprint = (await patRoot.textContent())!.trim();
+
+    // Sam's desk reads the same root from the database, not confirmed until Sam compares it with Pat.
+    await expect(sam.getByTestId('people-list')).toContainText('Pat Preparer');
+    await expect(sam.getByTestId('control-fingerprint')).toHaveText(rootFingerprint);
+    await expect(sam.getByTestId('control-unconfirmed')).toBeVisible();
+    await cleanShot(sam, 'people-control');
+    await sam.getByTestId('control-confirm-open').click();
+    const confirm = sam.getByTestId('control-confirm-dialog');
+    const wrong = rootFingerprint.replace(/^./, (c) => (c === '0' ? '1' : '0'));
+    await confirm.getByTestId('control-confirm-input').locator('input').fill(wrong);
+    await confirm.getByTestId('control-confirm-submit').click();
+    await expect(confirm.getByTestId('control-confirm-error')).toContainText('do not trust these records');
+    // Read out in groups, as people do: spaces instead of colons are fine.
+    await confirm.getByTestId('control-confirm-input').locator('input').fill(rootFingerprint.replace(/:/g, ' ').toUpperCase());
+    await confirm.getByTestId('control-confirm-submit').click();
+    await expect(confirm).toBeHidden(KDF);
+    await expect(sam.getByTestId('control-confirmed')).toHaveText('confirmed at this desk');
 
     // Sam enrols at his own desk: a viewer, his key in that machine's keychain. Pat's page lists him at once.
-    await expect(sam.getByTestId('people-list')).toContainText('Pat Preparer');
     await sam.getByTestId('people-enrol').click();
     const enrol = sam.getByTestId('person-enrol-dialog');
     await enrol.getByTestId('person-name').locator('input').fill('Sam Sender');
     await enrol.getByTestId('person-passphrase').locator('input').fill(PASS.sam);
     await enrol.getByTestId('person-passphrase-confirm').locator('input').fill(PASS.sam);
     await enrol.getByTestId('person-enrol-confirm').click();
-    await expect(sam.getByTestId('session-name')).toHaveText('Sam Sender', { timeout: 20_000 });
+    await expect(sam.getByTestId('session-name')).toHaveText('Sam Sender', KDF);
+    const samFingerprint = (await enrol.getByTestId('person-enrol-fingerprint').textContent())!.trim();
+    await enrol.getByTestId('person-enrol-close').click();
     const samRow = pat.getByTestId('people-list').locator('tr', { hasText: 'Sam Sender' });
     await expect(samRow).toContainText('key not on this machine');
     await expect(samRow).toContainText('viewer');
 
-    // Pat grants Sam approver and sender from his desk; Sam's desk learns it without asking.
+    // Pat compares the fingerprint Sam reads him, and grants Sam approver and sender from his desk; Sam's
+    // desk learns it without asking.
     await pat.getByTestId('person-roles-Sam Sender').click();
     const roles = pat.getByTestId('person-roles-dialog');
+    await expect(roles.getByTestId('person-roles-fingerprint')).toHaveText(samFingerprint);
     await roles.getByLabel(/^approver/).check();
     await roles.getByLabel(/^sender/).check();
     await roles.getByLabel(/^viewer/).uncheck();
     await roles.getByTestId('person-roles-save').click();
-    await expect(roles).toBeHidden();
+    await expect(roles).toBeHidden(KDF);
     await expect(sam.getByTestId('people-list').locator('tr', { hasText: 'Sam Sender' })).toContainText('approver');
     await cleanShot(sam, 'team-sender-enrolled');
 
@@ -154,6 +184,25 @@ test('a preparer desk and a sender desk on one team database: enrol, grant, prep
     await pat.getByRole('link', { name: 'History' }).click();
     await expect(pat.getByTestId('history-total')).toHaveText('5 payments');
     await expect(pat.locator('main')).toContainText('Supplier 01 GmbH');
+
+    // Someone with the database's password cuts the newest control record off (the policy): both desks
+    // pinned it in their keychain, so both refuse, and say so over every screen.
+    const owner = new pg.Pool({ connectionString: teamUrl, max: 1 });
+    try {
+      await owner.query('ALTER TABLE control_chain DISABLE TRIGGER USER');
+      await owner.query('DELETE FROM control_chain WHERE seq = (SELECT max(seq) FROM control_chain)');
+    } finally {
+      await owner.end();
+    }
+    for (const page of [pat, sam]) {
+      await page.reload();
+      await expect(page.getByTestId('control-problem-banner')).toContainText('Nothing is sent or approved at this desk', { timeout: 20_000 });
+      await expect(page.getByTestId('control-problem-banner')).toContainText('cut back or replaced');
+    }
+    await cleanShot(sam, 'control-problem');
+    await sam.getByTestId('control-problem-banner').getByRole('link', { name: 'People' }).click();
+    await expect(sam.getByTestId('people-control-problem')).toContainText('cut back or replaced');
+    await expect(sam.getByTestId('control-problem-banner')).toHaveCount(0);
   } finally {
     await patWindow.close();
     await samWindow.close();
