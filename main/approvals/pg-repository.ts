@@ -18,6 +18,8 @@ import type { PreparationRecord } from './preparation';
 import { chainMovedMessage, RepositoryError, type DualControlRepository, type LegacyControl } from './repository';
 
 type Row = Record<string, unknown>;
+/** Key of the advisory lock held (to the end of the transaction) by a desk appending to the control chain. */
+const CHAIN_LOCK = 0x70_63_68_61_69_6e; // "pchain"
 const num = (v: unknown): number => Number(v);
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const text = (v: unknown): string => String(v);
@@ -79,8 +81,9 @@ export class PgDualControlRepository implements DualControlRepository {
 
   async appendChain(record: ChainRecord): Promise<void> {
     await this.write(async (c) => {
-      // One writer of the chain at a time across desks; the loser is told it moved.
-      await c.query('LOCK TABLE control_chain IN SHARE ROW EXCLUSIVE MODE');
+      // One writer of the chain at a time across desks; the loser is told it moved. An advisory lock, not
+      // LOCK TABLE: that needs UPDATE, DELETE or TRUNCATE on the table, which the desks' role does not hold.
+      await c.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
       const head = (await c.query('SELECT seq, hash FROM control_chain ORDER BY seq DESC LIMIT 1')).rows[0] as Row | undefined;
       if (record.seq !== (head ? num(head['seq']) : 0) + 1 || (head && text(head['hash']) !== record.prev)) throw new RepositoryError('CHAIN_MOVED', chainMovedMessage(record.seq));
       await c.query('INSERT INTO control_chain (seq, hash, record_json) VALUES ($1, $2, $3)', [record.seq, record.hash, encodeChainRecord(record)]);

@@ -10,7 +10,7 @@ import type { Pool } from 'pg';
 import { PgDualControlRepository } from '../approvals/pg-repository';
 import type { AppContext } from '../context';
 import type { ProfileStores } from '../desk/profile-stores';
-import { openTeamPool, teamWhere } from '../journal/pg/connect';
+import { openTeamPool, TeamDatabaseError, teamWhere } from '../journal/pg/connect';
 import { PgJournal } from '../journal/pg/journal';
 import { TeamRateBudget } from '../journal/pg/rate-budget';
 import type { Logger } from '../log';
@@ -75,7 +75,7 @@ export async function openTeamStores(options: TeamStoresOptions): Promise<Profil
       payees,
       team: { deskId, limiter, where: teamWhere(team) },
       // This desk's key for the team's audit log, from its own keychain (team-audit.ts).
-      openSeal: (keyStore, sealLog) => TeamAuditSeal.open({ pool, journal, keyStore, log: sealLog, deskName }),
+      openSeal: (keyStore, sealLog, context) => TeamAuditSeal.open({ pool, journal, keyStore, log: sealLog, deskName, registeredDesks: context.registeredDesks }),
       sealFailed: (reason) => journal.requireAuditSigner(reason),
       onRemoteChange: (listener) => changes.subscribe(listener),
       // The listening connection is the first to notice the database gone, and tries again every 2 s.
@@ -96,11 +96,19 @@ export async function openTeamStores(options: TeamStoresOptions): Promise<Profil
 async function connect(options: TeamStoresOptions, deskId: string): Promise<Pool> {
   const { ctx, profile, log } = options;
   const password = await new TeamPasswords({ keyStore: ctx.keyStore, profiles: ctx.profiles, audit: ctx.trail }).reveal(profile.id);
-  const { pool } = await openTeamPool(profile.teamDatabase!, password, {
+  const { pool, privileged, user } = await openTeamPool(profile.teamDatabase!, password, {
     max: options.poolSize ?? 8,
     deskId,
     // An idle connection the server ended is reported on the pool; the next query takes a new one.
     onError: (error) => log.warn('team database connection lost', { message: error.message }),
   });
+  // A LIVE desk does not hold a password that can drop a trigger, truncate or rewrite a signed row (threat model).
+  if (profile.environment === 'LIVE' && privileged) {
+    await pool.end().catch(() => undefined);
+    throw new TeamDatabaseError(
+      'TEAM_DB_PRIVILEGED',
+      `User ${user} may change the team database's schema (it owns it, or is a superuser): a LIVE desk connects as a member role instead. Its owner runs \`payout-desk profiles team init ${profile.id} --owner-url …\` once and gives this desk the member login`,
+    );
+  }
   return pool;
 }

@@ -1,5 +1,7 @@
 // Connecting a desk to its team database (issue 15, "Team desk"): the pool settings a profile's
-// teamDatabase means, and opening it (connect, migrate, server version) with failures in plain words.
+// teamDatabase means, and opening it (connect, migrate when needed and allowed, server version) with
+// failures in plain words. Desks connect as a member role that may not change the schema (issue 23,
+// member-role.ts); only the owner of the team's tables migrates them (`profiles team init`).
 // The URL is taken apart here and never handed to pg as a connection string, so nothing in it can
 // change TLS; the password comes from this desk's keychain (main/profiles/team-password.ts) and is
 // never part of a message.
@@ -7,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import type { Pool, PoolConfig } from 'pg';
 import { teamDatabaseTarget, type TeamDatabase } from '../../profiles/profile-schema';
+import { memberRightsMissing, teamRoleRights, type TeamRoleRights } from './member-role';
 import { migratePg, PG_SCHEMA_VERSION } from './migrations';
 
 /** An unreachable or silent server fails within this (pg's default is to wait for ever). */
@@ -35,6 +38,9 @@ export type TeamDatabaseErrorCode =
   | 'TEAM_DB_MISSING'
   | 'TEAM_DB_PERMISSION'
   | 'TEAM_DB_SCHEMA_NEWER'
+  | 'TEAM_DB_SCHEMA_OLD'
+  /** A LIVE desk connected as a role that may change the schema (team-stores.ts). */
+  | 'TEAM_DB_PRIVILEGED'
   | 'TEAM_DB_BUSY'
   | 'TEAM_DB_FAILED';
 
@@ -99,12 +105,22 @@ export interface OpenTeamPool {
   /** The team schema version after migrating, and the one found before. */
   schemaVersion: number;
   migratedFrom: number;
+  /** The database user the pool connects as. */
+  user: string;
+  /**
+   * The user can change what the team's tables are (drop a trigger, truncate, rewrite a signed row): a
+   * superuser, the owner of the tables or of their schema (or a role that can become one), or a role with
+   * CREATEROLE (which can grant itself the owner). Desks should connect as a member role instead.
+   */
+  privileged: boolean;
 }
 
 /**
- * Connects, brings the schema up to date (migratePg) and reads the server version. On failure the pool
- * is closed and a TeamDatabaseError says what went wrong. `onError` hears errors of idle connections
- * later (a dropped network); without one they are dropped rather than crash main.
+ * Connects, brings the schema up to date when it is older and this user may (migratePg), and reads the
+ * server version. A current schema is only read: no DDL. An older one that this user may not migrate (a
+ * desk's member role) fails with the owner's command to run. On failure the pool is closed and a
+ * TeamDatabaseError says what went wrong. `onError` hears errors of idle connections later (a dropped
+ * network); without one they are dropped rather than crash main.
  */
 export async function openTeamPool(
   team: TeamDatabase,
@@ -126,12 +142,59 @@ export async function openTeamPool(
   pool.on('error', (error) => options.onError?.(error));
   try {
     const version = await pool.query<{ server_version: string }>('SHOW server_version');
-    const migratedFrom = await migratePg(pool);
-    return { pool, serverVersion: version.rows[0]?.server_version ?? 'unknown', schemaVersion: PG_SCHEMA_VERSION, migratedFrom };
+    let rights = await teamRoleRights(pool);
+    const found = schemaFound(rights, team);
+    const migratedFrom = found < PG_SCHEMA_VERSION ? await migratePg(pool) : found;
+    if (migratedFrom !== PG_SCHEMA_VERSION) rights = await teamRoleRights(pool);
+    // A member whose rights were not given for this version (the owner migrated without `team init`) would
+    // fail at its first write; it is told now, and by whom it is fixed.
+    if (!rights.privileged) {
+      const missing = await memberRightsMissing(pool);
+      if (missing.length > 0) {
+        fail('TEAM_DB_PERMISSION', `User ${rights.user} lacks rights desks need on the team database (${teamWhere(team)}): ${missing.join(', ')}; its owner gives them (after each upgrade) with \`${teamInitCommand(team, rights.user)}\``);
+      }
+    }
+    return {
+      pool,
+      serverVersion: version.rows[0]?.server_version ?? 'unknown',
+      schemaVersion: PG_SCHEMA_VERSION,
+      migratedFrom,
+      user: rights.user,
+      privileged: rights.privileged,
+    };
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw describeTeamError(error, team, password !== null);
   }
+}
+
+/** The command the owner of a team database runs to migrate it and give desks their rights. */
+export function teamInitCommand(team: TeamDatabase, member?: string): string {
+  const t = teamDatabaseTarget(team.url);
+  const host = t.host.includes(':') ? `[${t.host}]` : t.host;
+  return `payout-desk profiles team init <profile> --owner-url postgres://<owner>@${host}:${t.port}/${t.database}${member ? ` --member ${member}` : ''}`;
+}
+
+/** The schema version found, when this desk may work on it (now, or once it migrated it); else why not. */
+function schemaFound(rights: TeamRoleRights, team: TeamDatabase): number {
+  const where = teamWhere(team);
+  if (rights.schemaVersion === null) {
+    return fail('TEAM_DB_PERMISSION', `User ${rights.user} has no rights on the team database's tables (${where}): its owner gives a desk's user its rights with \`${teamInitCommand(team, rights.user)}\``);
+  }
+  if (rights.schemaVersion > PG_SCHEMA_VERSION) {
+    return fail('TEAM_DB_SCHEMA_NEWER', `the team database has schema version ${rights.schemaVersion}, newer than this desk knows (${PG_SCHEMA_VERSION}): update Payout Desk`);
+  }
+  if (rights.schemaVersion < PG_SCHEMA_VERSION && !rights.mayMigrate) {
+    const what = rights.schemaVersion === 0
+      ? `The team database at ${where} has no team tables yet, and user ${rights.user} may not create them`
+      : `The team database's schema is older than this desk (version ${rights.schemaVersion}, this desk needs ${PG_SCHEMA_VERSION}), and user ${rights.user} may not change it (${where})`;
+    return fail('TEAM_DB_SCHEMA_OLD', `${what}: its owner runs \`${teamInitCommand(team)}\``);
+  }
+  return rights.schemaVersion;
+}
+
+function fail(code: TeamDatabaseErrorCode, message: string): never {
+  throw new TeamDatabaseError(code, message);
 }
 
 /** Where the desk tried to connect, for messages: user@host:port/database (never a password). */
@@ -180,9 +243,9 @@ export function describeTeamError(error: unknown, team: TeamDatabase, hadPasswor
       }
       return new TeamDatabaseError('TEAM_DB_AUTH', `The team database at ${where} does not let user ${t.user} in: ${message}`);
     case '3D000':
-      return new TeamDatabaseError('TEAM_DB_MISSING', `The team database "${t.database}" does not exist on ${t.host}:${t.port}: create it (CREATE DATABASE ${t.database} OWNER ${t.user}) or fix the URL`);
+      return new TeamDatabaseError('TEAM_DB_MISSING', `The team database "${t.database}" does not exist on ${t.host}:${t.port}: create it (CREATE DATABASE ${t.database} OWNER <owner>, then \`${teamInitCommand(team, t.user)}\`) or fix the URL`);
     case '42501':
-      return new TeamDatabaseError('TEAM_DB_PERMISSION', `User ${t.user} may not create the team journal's tables in ${where} (${message}): make the user the owner of the database, or run the first check as its owner`);
+      return new TeamDatabaseError('TEAM_DB_PERMISSION', `User ${t.user} may not do this on the team database ${where} (${message}): its owner migrates it and gives desks their rights with \`${teamInitCommand(team, t.user)}\``);
     case '57P03':
     case '53300':
       return new TeamDatabaseError('TEAM_DB_BUSY', `The team database at ${where} cannot take a connection now (${message}); try again shortly`, true);

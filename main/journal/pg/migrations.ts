@@ -488,6 +488,13 @@ export async function migratePg(pool: Pool): Promise<number> {
   const client: PoolClient = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    // A current schema is left alone: a desk connected as the member role may run no DDL, not even
+    // CREATE TABLE IF NOT EXISTS (main/journal/pg/member-role.ts).
+    const known = (await client.query<{ found: boolean }>(`SELECT to_regclass('schema_version') IS NOT NULL AS found`)).rows[0]?.found;
+    if (known) {
+      const version = (await client.query<{ version: number }>('SELECT version FROM schema_version')).rows[0]?.version ?? 0;
+      if (version === MIGRATIONS.length) return version;
+    }
     await client.query('CREATE TABLE IF NOT EXISTS schema_version (only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row), version INTEGER NOT NULL)');
     const found = await client.query<{ version: number }>('SELECT version FROM schema_version');
     const from = found.rows[0]?.version ?? 0;
