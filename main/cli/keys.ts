@@ -1,11 +1,17 @@
 // CLI: `keys generate|import|list|export-public|fingerprint|rotate|letter|backup|retire` and
 // `keys secret set|status|delete` (the deprecated merchant secret). Private keys never print; the
 // one way out is `keys backup` (encrypted PKCS#8, passphrase, explicit confirmation flag).
+// Changes go through the desk's guarded key actions (main/desk/keys.ts), as the app's do: once dual
+// control is on, an admin names themselves with --as and gives their passphrase from a file or an
+// environment variable (never argv); a backup also needs --second, another admin or approver.
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { CliUsageError, type CliDeps } from './deps';
 import type { KeyRecord } from '../profiles/profile-schema';
 import { DEFAULT_RSA_BITS, RSA_KEY_SIZES } from '../keys/rsa';
+import { dualControlService, type PersonView } from '../desk/dual-control';
+import { guardedKeys, type SecondPerson } from '../desk/keys';
+import { actingOptions, type ActingOptions } from './dual-control';
 import { intOption } from './shared';
 
 interface SecretSource {
@@ -24,6 +30,51 @@ export async function readSecretInput(deps: CliDeps, o: { file?: string; env?: s
   }
   return undefined;
 }
+
+/** A person of the profile by id or by name (ignoring case); a clear error for none or several. */
+async function personNamed(deps: CliDeps, profileId: string, named: string): Promise<PersonView> {
+  const people = await dualControlService(deps.runtime()).listPeople(profileId);
+  const byName = people.filter((p) => p.name.toLowerCase() === named.trim().toLowerCase());
+  const found = people.find((p) => p.id === named) ?? (byName.length === 1 ? byName[0] : undefined);
+  if (found) return found;
+  throw new CliUsageError(byName.length > 1 ? `Several people are named "${named}"; give the id (people list)` : `No person "${named}" on this profile (people list)`);
+}
+
+/** Who --as names and their passphrase, from where the options say (the option names differ where --passphrase-* means a key's own). */
+interface PersonSource {
+  named?: string;
+  file?: string;
+  env?: string;
+}
+
+/**
+ * Unlocks the person named for this command on `profileId`, as the one working at the desk (the runtime locks
+ * them when the command ends). Nothing without a name: enough while the profile has no dual control.
+ */
+export async function actAs(deps: CliDeps, profileId: string, who: PersonSource, options: string): Promise<void> {
+  if (!who.named) return;
+  const passphrase = await readSecretInput(deps, { file: who.file, env: who.env }, 'passphrase of --as');
+  if (passphrase === undefined) throw new CliUsageError(`Give the passphrase of --as with ${options}`);
+  const person = await personNamed(deps, profileId, who.named);
+  deps.runtime().setSession(profileId, await dualControlService(deps.runtime()).unlock(profileId, person.id, passphrase));
+}
+
+/** The --as of a command whose --passphrase-* options are the acting person's (actingOptions). */
+const actingAs = (o: ActingOptions): PersonSource => ({ named: o.as, file: o.passphraseFile, env: o.passphraseEnv });
+const ACTING = '--passphrase-env <VAR> or --passphrase-file <file>';
+
+/** For commands whose --passphrase-* is a key's own passphrase: who acts gives theirs with --as-passphrase-*. */
+const asOptions = (command: Command): Command =>
+  command
+    .option('--as <person>', 'who acts, once dual control is on (an admin): person id or name')
+    .option('--as-passphrase-env <name>', 'environment variable holding the passphrase of --as')
+    .option('--as-passphrase-file <file>', 'file whose first line is the passphrase of --as');
+interface AsOptions {
+  as?: string;
+  asPassphraseEnv?: string;
+  asPassphraseFile?: string;
+}
+const AS_OWN = '--as-passphrase-env <VAR> or --as-passphrase-file <file>';
 
 function keyLine(k: KeyRecord): string {
   const retired = k.retiredAt ? ` retired ${k.retiredAt}` : '';
@@ -46,28 +97,30 @@ const bitsOption = intOption('key size');
 export function registerKeyCommands(program: Command, deps: CliDeps): void {
   const keys = program.command('keys').description('RSA signing keys of the current profile (kept in the OS keychain)');
 
-  keys
+  actingOptions(keys
     .command('generate')
-    .description(`create a new RSA key pair (${RSA_KEY_SIZES.join('/')} bits); the first key of a profile becomes active`)
+    .description(`create a new RSA key pair (${RSA_KEY_SIZES.join('/')} bits); the first key of a profile becomes active (with dual control on, another key needs an admin, --as)`)
     .option('--bits <bits>', 'key size', bitsOption, DEFAULT_RSA_BITS)
-    .option('--activate', 'make the new key the active one right away')
-    .action(async (o: { bits: number; activate?: boolean }) => {
+    .option('--activate', 'make the new key the active one right away'))
+    .action(async (o: ActingOptions & { bits: number; activate?: boolean }) => {
       const p = deps.profile();
-      const k = await deps.context().keys.generateKey(p.id, o.bits, o.activate ? { activate: true } : {});
+      await actAs(deps, p.id, actingAs(o), ACTING);
+      const k = await guardedKeys(deps.runtime()).generate(p.id, o.bits, o.activate ? { activate: true } : {});
       deps.print([`Generated key for profile ${p.id}:`, keyLine(k), 'Register its public key with the platform: keys letter (or keys export-public).'], k);
     });
 
-  keys
+  asOptions(keys
     .command('import <pemFile>')
-    .description('import a PEM private key (PKCS#1, PKCS#8 or encrypted PKCS#8); RSA of 2048 bits or more only')
+    .description('import a PEM private key (PKCS#1, PKCS#8 or encrypted PKCS#8); RSA of 2048 bits or more only (with dual control on: an admin, --as)')
     .option('--passphrase-file <file>', 'file whose first line is the passphrase of an encrypted key')
     .option('--passphrase-env <name>', 'environment variable holding the passphrase')
-    .option('--activate', 'make the imported key the active one')
-    .action(async (file: string, o: SecretSource & { activate?: boolean }) => {
+    .option('--activate', 'make the imported key the active one'))
+    .action(async (file: string, o: SecretSource & AsOptions & { activate?: boolean }) => {
       const p = deps.profile();
       const pem = await readFile(file, 'utf8');
       const passphrase = await readSecretInput(deps, { file: o.passphraseFile, env: o.passphraseEnv }, 'passphrase');
-      const k = await deps.context().keys.importKey(p.id, pem, passphrase, o.activate ? { activate: true } : {});
+      await actAs(deps, p.id, { named: o.as, file: o.asPassphraseFile, env: o.asPassphraseEnv }, AS_OWN);
+      const k = await guardedKeys(deps.runtime()).import(p.id, pem, passphrase, o.activate ? { activate: true } : {});
       deps.print([`Imported key into profile ${p.id}:`, keyLine(k), `The file ${file} still holds the key in the clear: store or destroy it safely.`], k);
     });
 
@@ -102,16 +155,17 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
       deps.print(`${k.keyId}  SHA-256 ${k.fingerprint}`, { keyId: k.keyId, fingerprint: k.fingerprint, algorithm: 'SHA-256 of DER SPKI' });
     });
 
-  keys
+  actingOptions(keys
     .command('rotate')
-    .description('generate a new key and make it active (the old one stays as standby until retired), or --to an existing standby key')
+    .description('generate a new key and make it active (the old one stays as standby until retired), or --to an existing standby key (with dual control on: an admin, --as)')
     .option('--bits <bits>', 'size of the new key', bitsOption, DEFAULT_RSA_BITS)
-    .option('--to <keyId>', 'activate this existing standby key instead of generating one')
-    .action(async (o: { bits: number; to?: string }) => {
+    .option('--to <keyId>', 'activate this existing standby key instead of generating one'))
+    .action(async (o: ActingOptions & { bits: number; to?: string }) => {
       const p = deps.profile();
-      const custody = deps.context().keys;
+      await actAs(deps, p.id, actingAs(o), ACTING);
+      const guarded = guardedKeys(deps.runtime());
       const previous = p.activeKeyId;
-      const k = o.to ? custody.activate(p.id, o.to) : (await custody.rotate(p.id, o.bits)).key;
+      const k = o.to ? await guarded.activate(p.id, o.to) : (await guarded.rotate(p.id, o.bits)).key;
       deps.print(
         [
           `Active key of ${p.id} is now ${k.keyId}${previous && previous !== k.keyId ? ` (was ${previous}, now standby)` : ''}.`,
@@ -135,44 +189,55 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
       await writeOrPrint(deps, letter, o.out, { keyId: k.keyId, fingerprint: k.fingerprint });
     });
 
-  keys
+  asOptions(keys
     .command('backup')
-    .description('write an encrypted PKCS#8 backup of a private key (the only way a private key leaves the keychain)')
+    .description('write an encrypted PKCS#8 backup of a private key (the only way a private key leaves the keychain); with dual control on, two people: an admin (--as) and another admin or approver (--second)')
     .requiredOption('--key <keyId>', 'key id to back up')
     .requiredOption('--out <file>', 'new file to write (never overwritten)')
     .option('--passphrase-file <file>', 'file whose first line is the backup passphrase (12+ characters)')
     .option('--passphrase-env <name>', 'environment variable holding the backup passphrase')
-    .option('--confirm-private-key-export', 'confirm that you are exporting a private key')
-    .action(async (o: SecretSource & { key: string; out: string; confirmPrivateKeyExport?: boolean }) => {
+    .option('--confirm-private-key-export', 'confirm that you are exporting a private key'))
+    .option('--second <person>', 'with dual control on: the second person (an admin or approver other than --as), id or name')
+    .option('--second-passphrase-env <name>', 'environment variable holding the passphrase of --second')
+    .option('--second-passphrase-file <file>', 'file whose first line is the passphrase of --second')
+    .action(async (o: SecretSource & AsOptions & { key: string; out: string; confirmPrivateKeyExport?: boolean; second?: string; secondPassphraseEnv?: string; secondPassphraseFile?: string }) => {
       const p = deps.profile();
       const passphrase = await readSecretInput(deps, { file: o.passphraseFile, env: o.passphraseEnv }, 'passphrase');
       if (passphrase === undefined) throw new CliUsageError('A backup needs a passphrase: --passphrase-file <file> or --passphrase-env <VAR>');
-      const pem = await deps.context().keys.backupPem(p.id, o.key, passphrase, o.confirmPrivateKeyExport === true);
+      let second: SecondPerson | undefined;
+      if (o.second) {
+        const secondPassphrase = await readSecretInput(deps, { file: o.secondPassphraseFile, env: o.secondPassphraseEnv }, 'passphrase of --second');
+        if (secondPassphrase === undefined) throw new CliUsageError('Give the passphrase of --second with --second-passphrase-env <VAR> or --second-passphrase-file <file>');
+        second = { personId: (await personNamed(deps, p.id, o.second)).id, passphrase: secondPassphrase };
+      }
+      await actAs(deps, p.id, { named: o.as, file: o.asPassphraseFile, env: o.asPassphraseEnv }, AS_OWN);
+      const pem = await guardedKeys(deps.runtime()).backupPem(p.id, o.key, passphrase, o.confirmPrivateKeyExport === true, second);
       await writeOrPrint(deps, pem, o.out, { keyId: o.key, format: 'encrypted PKCS#8 PEM' }, 0o600);
     });
 
-  keys
+  actingOptions(keys
     .command('retire <keyId>')
-    .description('stop using a standby key for good (its sealed file is kept, never deleted automatically)')
-    .action((keyId: string) => {
+    .description('stop using a standby key for good (its sealed file is kept, never deleted automatically; with dual control on: an admin, --as)'))
+    .action(async (keyId: string, o: ActingOptions) => {
       const p = deps.profile();
-      const k = deps.context().keys.retire(p.id, keyId);
+      await actAs(deps, p.id, actingAs(o), ACTING);
+      const k = await guardedKeys(deps.runtime()).retire(p.id, keyId);
       deps.print([`Retired key ${k.keyId} of ${p.id}. Ask the platform to remove its public key too.`, keyLine(k)], k);
     });
 
   const secret = keys.command('secret').description('the DEPRECATED merchant secret (used only when the profile opts in)');
-  secret
+  actingOptions(secret
     .command('set')
-    .description('store the merchant secret in the OS keychain (DEPRECATED authentication)')
+    .description('store the merchant secret in the OS keychain (DEPRECATED authentication; with dual control on: an admin, --as)')
     .option('--secret-file <file>', 'file whose first line is the secret')
     .option('--secret-env <name>', 'environment variable holding the secret')
-    .option('--use', 'also opt the profile in to secret authentication (instead of signatures)')
-    .action(async (o: { secretFile?: string; secretEnv?: string; use?: boolean }) => {
+    .option('--use', 'also opt the profile in to secret authentication (instead of signatures)'))
+    .action(async (o: ActingOptions & { secretFile?: string; secretEnv?: string; use?: boolean }) => {
       const p = deps.profile();
       const value = await readSecretInput(deps, { file: o.secretFile, env: o.secretEnv }, 'secret');
       if (value === undefined) throw new CliUsageError('Give the secret with --secret-file <file> or --secret-env <VAR> (never on the command line)');
-      await deps.context().keys.setDeprecatedSecret(p.id, value);
-      if (o.use) deps.context().profiles.update(p.id, { useDeprecatedSecret: true });
+      await actAs(deps, p.id, actingAs(o), ACTING);
+      await guardedKeys(deps.runtime()).setSecret(p.id, value, o.use === true);
       deps.print(`Stored the merchant secret of ${p.id} in the keychain (DEPRECATED authentication${o.use ? ', now in use' : ', not in use'}).`, { stored: true, deprecated: true, inUse: o.use === true });
     });
   secret
@@ -183,13 +248,13 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
       const stored = await deps.context().keys.hasDeprecatedSecret(p.id);
       deps.print(`Merchant secret (DEPRECATED): ${stored ? 'stored' : 'not stored'}; ${p.useDeprecatedSecret ? 'in use for tokens' : 'not used (signatures are used)'}`, { stored, inUse: p.useDeprecatedSecret, deprecated: true });
     });
-  secret
+  actingOptions(secret
     .command('delete')
-    .description('remove the merchant secret from the keychain and stop using it')
-    .action(async () => {
+    .description('remove the merchant secret from the keychain and stop using it (with dual control on: an admin, --as)'))
+    .action(async (o: ActingOptions) => {
       const p = deps.profile();
-      const removed = await deps.context().keys.deleteDeprecatedSecret(p.id);
-      if (p.useDeprecatedSecret) deps.context().profiles.update(p.id, { useDeprecatedSecret: false });
+      await actAs(deps, p.id, actingAs(o), ACTING);
+      const removed = await guardedKeys(deps.runtime()).clearSecret(p.id, true);
       deps.print(removed ? `Removed the merchant secret of ${p.id}.` : `No merchant secret was stored for ${p.id}.`, { removed });
     });
 }

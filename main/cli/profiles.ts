@@ -1,6 +1,7 @@
 // CLI: `profiles add|list|use|show|edit|remove` (and `profiles team …`, main/cli/team.ts). Profiles hold no secrets; keys and the deprecated
 // secret are handled by `keys …`. `edit` passes the named fields through the profile store's update
-// (the same validation as the app's settings); `remove` keeps the journal unless --delete-journal.
+// (the same validation as the app's settings; the environment is fixed at creation); `remove` keeps the
+// journal unless --delete-journal, and needs an admin (--as) once dual control is on.
 import { type Command, InvalidArgumentError } from 'commander';
 import { CliUsageError, type CliDeps } from './deps';
 import { DeskError } from '../desk/services';
@@ -9,6 +10,9 @@ import type { Profile, ProfilePatch } from '../profiles/profile-schema';
 import { askYesNo, intOption } from './shared';
 import { assertKeychainReachable } from '../keys/key-store';
 import { registerTeamCommands } from './team';
+import { actingOptions, type ActingOptions } from './dual-control';
+import { actAs } from './keys';
+import { updateProfile } from '../desk/profiles';
 
 function choice<T extends string>(allowed: readonly T[]) {
   return (value: string): T => {
@@ -155,7 +159,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
     .option('--name <name>', 'display name')
     .option('--base-url <url>', 'gateway base address')
     .option('--merchant-code <code>', 'merchant code')
-    .option('--environment <env>', 'TEST or LIVE', choice(['TEST', 'LIVE'] as const))
+    .option('--environment <env>', 'TEST or LIVE: fixed when the profile is created, so only its own value is accepted (create a new profile for the other)', choice(['TEST', 'LIVE'] as const))
     .option('--api-version <major>', 'API major version sent as X-API-Version', intOption('API version'))
     .option('--timestamp-unit <unit>', 'token request timestamp unit: ms or s', choice(['ms', 's'] as const))
     .option('--rate-limit <perSec>', 'requests per second the gateway allows', intOption('rate limit'))
@@ -167,12 +171,16 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
     .option('--callback-host <host>', 'address the callback listener binds')
     .option('--callback-port <port>', 'port of the callback listener (0 = any free port)', intOption('callback port'))
     .option('--callback-url <url>', 'public callback URL the gateway calls, or "none"')
-    .action((idOrName: string | undefined, o: EditOptions) => {
+    .option('--as <person>', 'who acts, once dual control is on (an admin, for the gateway address, merchant, signing and largest payout): person id or name')
+    .option('--passphrase-env <name>', 'environment variable holding the passphrase of --as')
+    .option('--passphrase-file <file>', 'file whose first line is the passphrase of --as')
+    .action(async (idOrName: string | undefined, o: EditOptions & ActingOptions) => {
       const store = deps.context().profiles;
       const before = idOrName ? store.resolve(idOrName) : deps.profile();
       const patch = patchOf(o);
       if (Object.keys(patch).length === 0) throw new CliUsageError('Nothing to change: give at least one option (see profiles edit --help)');
-      const after = store.update(before.id, patch);
+      await actAs(deps, before.id, { named: o.as, file: o.passphraseFile, env: o.passphraseEnv }, '--passphrase-env <VAR> or --passphrase-file <file>');
+      const after = await updateProfile(deps.runtime(), before.id, patch);
       const changed = (Object.keys(after) as (keyof Profile)[]).filter((k) => k !== 'updatedAt' && JSON.stringify(after[k]) !== JSON.stringify(before[k]));
       const current = store.currentId();
       deps.print(
@@ -185,14 +193,15 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
       );
     });
 
-  profiles
+  actingOptions(profiles
     .command('remove <profile>')
-    .description('remove a profile from this desk; its journal (payment records) is kept unless --delete-journal')
+    .description('remove a profile from this desk; its journal (payment records) is kept unless --delete-journal (with dual control on: an admin, --as)')
     .option('--delete-journal', 'also delete the journal file of the profile (its record of every payment)')
-    .option('--yes', 'with --delete-journal: delete without asking')
-    .action(async (idOrName: string, o: { deleteJournal?: boolean; yes?: boolean }) => {
+    .option('--yes', 'with --delete-journal: delete without asking'))
+    .action(async (idOrName: string, o: ActingOptions & { deleteJournal?: boolean; yes?: boolean }) => {
       const ctx = deps.context();
       const p = ctx.profiles.resolve(idOrName);
+      await actAs(deps, p.id, { named: o.as, file: o.passphraseFile, env: o.passphraseEnv }, '--passphrase-env <VAR> or --passphrase-file <file>');
       if (o.deleteJournal && !o.yes) {
         const yes = await askYesNo(deps, `Delete the journal of ${p.id} "${p.name}" (its record of every payment)? It cannot be undone.`);
         if (yes === null) throw new CliUsageError(`Not confirmed: no terminal to ask on. Run again with --yes to delete the journal of ${p.id}; nothing was removed`);

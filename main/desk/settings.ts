@@ -1,12 +1,15 @@
 // settings:* of a profile; a change restarts its engine so the new values apply. Also the profile's
 // team database (issue 15): URL, TLS mode and CA file in the profile; the password, sent once by the
-// page, in this desk's keychain, never answered back (only whether one is stored).
+// page, in this desk's keychain, never answered back (only whether one is stored). Once dual control is on,
+// pointing the profile at another team database (or back at its own journal) needs an unlocked admin.
 import type { TeamDatabaseView } from '../../preload/api';
 import { openTeamPool, teamWhere } from '../journal/pg/connect';
 import { assertKeychainReachable } from '../keys/key-store';
-import type { Profile, ProfilePatch, TeamDatabase } from '../profiles/profile-schema';
+import { profileRuleProblem, type Profile, type ProfilePatch, type TeamDatabase } from '../profiles/profile-schema';
 import { TeamPasswords } from '../profiles/team-password';
 import type { FileGrants } from './file-grants';
+import { actedBy, changeAdmin } from './keys';
+import { updateProfile } from './profiles';
 import { settingsView } from './profile-views';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
@@ -30,7 +33,7 @@ export function settingsService(rt: DeskRuntime, files?: FileGrants): ProfileAre
       if (callback?.host !== undefined) patch.callbackHost = callback.host;
       if (callback?.port !== undefined) patch.callbackPort = callback.port;
       if (callback?.url !== undefined) patch.callbackUrl = callback.url;
-      const updated = rt.ctx.profiles.update(profile.id, patch);
+      const updated = await updateProfile(rt, profile.id, patch);
       const wasStarted = rt.isStarted(profile.id);
       await rt.reset(profile.id);
       // The change is in the audit log (profile.updated, field by field) before the answer.
@@ -44,6 +47,7 @@ export function settingsService(rt: DeskRuntime, files?: FileGrants): ProfileAre
       return teamView(profile);
     },
     async setTeamDatabase(profile, { url, tls, caFile, password }) {
+      const admin = await changeAdmin(rt, profile.id, 'changing the team database');
       let ca = profile.teamDatabase?.caFile ?? null;
       if (caFile === null) ca = null;
       else if (caFile !== undefined) {
@@ -53,7 +57,7 @@ export function settingsService(rt: DeskRuntime, files?: FileGrants): ProfileAre
       // Both changes are audited in a journal sealed with a key from the keychain: check it first.
       await assertKeychainReachable(rt.ctx.keyStore);
       const next: TeamDatabase = { url, tls, caFile: ca };
-      const updated = rt.ctx.profiles.update(profile.id, { teamDatabase: next });
+      const updated = rt.ctx.profiles.update(profile.id, { teamDatabase: next }, actedBy(admin));
       if (password !== undefined) await passwords().set(profile.id, password);
       // Recorded where the profile's records were until now; from here on they are in the team database.
       await rt.ctx.trail.flush();
@@ -61,8 +65,9 @@ export function settingsService(rt: DeskRuntime, files?: FileGrants): ProfileAre
       return teamView(updated);
     },
     async clearTeamDatabase(profile) {
+      const admin = await changeAdmin(rt, profile.id, 'leaving the team database');
       await assertKeychainReachable(rt.ctx.keyStore);
-      const updated = profile.teamDatabase ? rt.ctx.profiles.update(profile.id, { teamDatabase: null }) : profile;
+      const updated = profile.teamDatabase ? rt.ctx.profiles.update(profile.id, { teamDatabase: null }, actedBy(admin)) : profile;
       await passwords().clear(profile.id);
       await rt.ctx.trail.flush();
       await rt.reopen(profile.id);
@@ -71,6 +76,9 @@ export function settingsService(rt: DeskRuntime, files?: FileGrants): ProfileAre
     async checkTeamDatabase(profile) {
       const team = profile.teamDatabase;
       if (!team) throw new DeskError('NO_TEAM_DATABASE', `Profile "${profile.name}" has no team database: save one first`);
+      // A setting stored before today's rules (LIVE over require to a remote host) never gets the password sent.
+      const rule = profileRuleProblem(profile);
+      if (rule) throw new DeskError('PROFILE_INVALID', `Profile "${profile.name}": ${rule}; change its team database first`);
       const opened = await openTeamPool(team, await passwords().reveal(profile.id), { max: 1 });
       await opened.pool.end().catch(() => undefined);
       return {

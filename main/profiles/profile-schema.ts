@@ -194,18 +194,22 @@ export interface Profile {
 
 /**
  * Why these fields cannot make a profile, or null: a LIVE profile moves real money, so its base URL must be
- * https (TEST may use http, e.g. the loopback sandbox).
+ * https (TEST may use http, e.g. the loopback sandbox), and its team database, unless on this machine, is
+ * reached with verify-full only: with require nobody checks who answers, so a man in the middle can ask for
+ * the password in clear; with disable everything crosses in clear.
  */
 export function profileRuleProblem(p: { environment: Environment; baseUrl: string; teamDatabase?: TeamDatabase | null }): string | null {
   if (p.environment === 'LIVE' && !/^https:\/\//i.test(p.baseUrl)) {
     return `a LIVE profile must use an https:// base URL (got ${p.baseUrl}); only TEST profiles may use http://`;
   }
   const team = p.teamDatabase;
-  if (p.environment === 'LIVE' && team && team.tls === 'disable') {
+  if (p.environment === 'LIVE' && team && team.tls !== 'verify-full') {
     const { host } = teamDatabaseTarget(team.url);
-    if (!isLoopbackHost(host)) {
+    if (isLoopbackHost(host)) return null;
+    if (team.tls === 'disable') {
       return `a LIVE profile cannot reach its team database ${host} with tls "disable": the password and every payment would cross the network in clear text; use verify-full (or disable only for a database on this machine: localhost, 127.0.0.1, ::1)`;
     }
+    return `a LIVE profile cannot reach its team database ${host} with tls "require": the server's certificate is not checked, so a man in the middle could ask for the password in clear; use verify-full (with a CA file for a private CA), or require only for a database on this machine: localhost, 127.0.0.1, ::1`;
   }
   return null;
 }

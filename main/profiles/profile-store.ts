@@ -22,7 +22,7 @@ import {
 
 export class ProfileError extends Error {
   constructor(
-    readonly code: 'PROFILE_INVALID' | 'PROFILE_NOT_FOUND' | 'PROFILE_EXISTS' | 'KEY_NOT_FOUND' | 'KEY_STATE',
+    readonly code: 'PROFILE_INVALID' | 'PROFILE_NOT_FOUND' | 'PROFILE_EXISTS' | 'KEY_NOT_FOUND' | 'KEY_STATE' | 'ENVIRONMENT_FIXED',
     message: string,
   ) {
     super(message);
@@ -148,9 +148,22 @@ export class ProfileStore {
     return profile;
   }
 
-  update(id: string, patch: ProfilePatch): Profile {
+  /**
+   * Changes the fields the patch names. The environment is fixed when a profile is created: the default
+   * approval policy follows it and TEST lifts the https rule, so a LIVE profile turned TEST (or the other way)
+   * would be another profile under the same records. Refused here, so every door (settings, CLI, IPC) is shut.
+   * `by` goes into the audit entry's details (who changed it, under dual control).
+   */
+  update(id: string, patch: ProfilePatch, by: Record<string, unknown> = {}): Profile {
     const current = this.get(id);
-    const fields: StoredFields = { ...this.storedFields(current), ...parsePatch(patch) };
+    const parsed = parsePatch(patch);
+    if (parsed.environment !== undefined && parsed.environment !== current.environment) {
+      throw new ProfileError(
+        'ENVIRONMENT_FIXED',
+        `Profile "${current.name}" is ${current.environment}: the environment is fixed when a profile is created; create a new profile for ${parsed.environment}`,
+      );
+    }
+    const fields: StoredFields = { ...this.storedFields(current), ...parsed };
     const rule = profileRuleProblem(fields);
     if (rule) throw new ProfileError('PROFILE_INVALID', `Invalid profile change: ${rule}`);
     if (fields.name !== current.name && this.findByName(fields.name)) {
@@ -161,16 +174,17 @@ export class ProfileStore {
       .run(fields.name, JSON.stringify(fields), new Date().toISOString(), id);
     const updated = this.get(id);
     const changes = profileChanges(current, updated);
-    if (changes.length > 0) this.audit?.report({ profileId: id, action: 'profile.updated', subject: id, details: { changes } });
+    if (changes.length > 0) this.audit?.report({ profileId: id, action: 'profile.updated', subject: id, details: { ...by, changes } });
     return updated;
   }
 
-  remove(id: string): void {
+  /** Takes the profile off this desk; `by` goes into the audit entry's details (who removed it). */
+  remove(id: string, by: Record<string, unknown> = {}): void {
     const removed = this.get(id);
     this.db.prepare('DELETE FROM profiles WHERE id = ?').run(id);
     if (this.currentId() === id) this.db.prepare("DELETE FROM app_settings WHERE key = 'currentProfile'").run();
     // Written to the removed profile's own journal, which stays on disk with its audit log.
-    this.audit?.report({ profileId: id, action: 'profile.removed', subject: id, details: { name: removed.name, environment: removed.environment } });
+    this.audit?.report({ profileId: id, action: 'profile.removed', subject: id, details: { ...by, name: removed.name, environment: removed.environment } });
   }
 
   currentId(): string | null {

@@ -33,12 +33,12 @@ describe('LIVE profiles need https', () => {
     // TEST may use http (the loopback sandbox); LIVE on https is fine.
     const test = store.add({ name: 'Sandbox', baseUrl: 'http://127.0.0.1:8787', merchantCode: 'M' });
     const live = store.add({ name: 'Live', baseUrl: 'https://gw.example.com', merchantCode: 'M', environment: 'LIVE' });
-    expect(refusal(() => store.update(test.id, { environment: 'LIVE' }))).toMatch(/^Invalid profile change: a LIVE profile must use an https:\/\/ base URL/);
     expect(refusal(() => store.update(live.id, { baseUrl: 'http://gw.example.com' }))).toMatch(/a LIVE profile must use an https:\/\/ base URL \(got http:\/\/gw\.example\.com\)/);
     expect(store.get(test.id)).toMatchObject({ environment: 'TEST', baseUrl: 'http://127.0.0.1:8787' });
     expect(store.get(live.id).baseUrl).toBe('https://gw.example.com');
-    // Both at once is a valid change.
-    expect(store.update(test.id, { environment: 'LIVE', baseUrl: 'https://gw2.example.com' }).environment).toBe('LIVE');
+    // A TEST profile never becomes LIVE (the environment is fixed at creation), not even with an https URL.
+    expect(refusal(() => store.update(test.id, { environment: 'LIVE', baseUrl: 'https://gw2.example.com' }))).toMatch(/the environment is fixed when a profile is created/);
+    expect(store.get(test.id)).toMatchObject({ environment: 'TEST', baseUrl: 'http://127.0.0.1:8787' });
     store.close();
   });
 
