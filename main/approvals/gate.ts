@@ -161,7 +161,8 @@ export function journalApprovalGate(deps: GateDeps): ApprovalGate {
 function resendVerdict(manifest: Manifest, approvals: readonly ApprovalRecord[], state: ControlState, options: { now: number; newOrChangedPayees: number }): (Verdict & { policyVersion: number }) | null {
   const named = [...new Set(approvals.map((a) => a.policyVersion))].filter((v) => v !== state.policy.version).sort((a, b) => a - b);
   for (const version of named) {
-    const policy: ApprovalPolicy | undefined = state.policies.find((p) => p.version === version);
+    // Version 0 is the built-in policy, in force until the chain's first version.
+    const policy: ApprovalPolicy | undefined = version === 0 ? state.defaultPolicy : state.policies.find((p) => p.version === version);
     if (!policy) continue;
     const verdict = verifyApprovals({ ...manifest, policyVersion: version }, approvals, state.people, policy, options);
     if (verdict.ok) return { ...verdict, policyVersion: version };

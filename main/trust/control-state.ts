@@ -38,6 +38,8 @@ export interface ControlState {
   /** The newest policy version of the chain, else the environment's default (version 0). */
   policy: ApprovalPolicy;
   policies: ApprovalPolicy[];
+  /** The environment's built-in policy (version 0), in force before the chain's first version. */
+  defaultPolicy: ApprovalPolicy;
   chain: ChainState | null;
   /** The verified records, in order. */
   records: readonly ChainRecord[];
@@ -131,8 +133,9 @@ export class ControlReader {
     const enforced = chain !== null || legacy !== null || nextPin !== null || readProblem !== null || recordProblem !== null;
     const policies = chain?.policies ?? [];
     const scope = chain?.scope ?? profileId;
+    const builtIn = defaultPolicy(scope, this.options.environment);
     return {
-      enforced, scope, people: chain?.people ?? [], policy: policies.at(-1) ?? defaultPolicy(scope, this.options.environment), policies, chain, records,
+      enforced, scope, people: chain?.people ?? [], policy: policies.at(-1) ?? builtIn, policies, defaultPolicy: builtIn, chain, records,
       problem: enforced ? problem : null, pin: nextPin, legacy,
     };
   }

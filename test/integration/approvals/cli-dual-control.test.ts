@@ -1,7 +1,8 @@
 // Dual control through the CLI against the sandbox, over the same services the screens will use:
-// people with their own keys, a policy set by an admin, a batch that waits for its approval (nothing
-// sent, the reason shown and audited), approved by an approver and then sent; a wrong passphrase, a
-// revocation, and a row edited in the journal after approval, refused before anything is sent.
+// the first person adds themselves, the others enrol with their own keys and an admin grants their roles,
+// a policy set by an admin, a batch that waits for its approval (nothing sent, the reason shown and
+// audited), approved by an approver and then sent; a wrong passphrase, a revocation, a row edited in the
+// journal after approval and control records edited in the file, refused before anything is sent.
 import axios from 'axios';
 import { parse } from 'csv-parse/sync';
 import Database from 'better-sqlite3';
@@ -67,20 +68,31 @@ describe('dual control from the CLI', () => {
   let ada: PersonView;
   let bob: PersonView;
 
-  it('adds the first person with every role and a warning, then people added by that admin', async () => {
+  it('adds the first person with every role, a warning and the root fingerprint; later people enrol themselves and an admin grants their roles', async () => {
     expect((await cli('people', 'list')).out).toContain('Nobody yet');
-    const first = await json<{ person: PersonView; warning: string }>('people', 'add', '--name', 'Ada', '--new-passphrase-env', 'ADA_PASS');
+    const first = await json<{ person: PersonView; warning: string; control: { fingerprint: string; confirmed: boolean } }>('people', 'add', '--name', 'Ada', '--new-passphrase-env', 'ADA_PASS');
     ada = first.person;
     expect(ada.roles).toEqual(['preparer', 'approver', 'sender', 'viewer', 'admin']);
     expect(first.warning).toMatch(/nobody checks their payouts/);
-    // Nobody else adds people without an unlocked admin.
-    expect((await cli('people', 'add', '--name', 'Bob', '--roles', 'approver', '--new-passphrase-env', 'BOB_PASS')).err).toMatch(/Only an unlocked admin/);
-    bob = (await json<{ person: PersonView }>('people', 'add', '--name', 'Bob', '--roles', 'approver', '--new-passphrase-env', 'BOB_PASS', ...asAda)).person;
+    expect(first.control).toMatchObject({ fingerprint: expect.stringMatching(/^[0-9a-f]{4}(:[0-9a-f]{4}){7}$/), confirmed: true });
+    // Nobody adds a second person, not even an admin: their key would exist at someone else's desk.
+    expect((await cli('people', 'add', '--name', 'Bob', '--new-passphrase-env', 'BOB_PASS')).err).toMatch(/enrol at their own desk/);
+    // Each enrols at their own desk (this one, here) and is a viewer until an admin grants more.
+    bob = (await json<{ person: PersonView }>('people', 'enroll', '--name', 'Bob', '--new-passphrase-env', 'BOB_PASS')).person;
+    expect(bob.roles).toEqual(['viewer']);
+    const enrolled = await cli('people', 'enroll', '--name', 'Eve', '--new-passphrase-env', 'EVE_PASS');
+    expect(enrolled.out).toMatch(/Read your key's fingerprint to an admin, who grants your roles: \S+/);
+    // Granting needs an admin who says who they are: not nobody, not Eve herself.
+    expect((await cli('people', 'roles', 'Eve', '--roles', 'preparer')).err).toMatch(/Say who acts/);
+    expect((await cli('people', 'roles', 'Eve', '--roles', 'preparer', ...asEve)).err).toMatch(/Eve does not hold the admin role/);
+    bob = (await json<{ person: PersonView; proposal: null }>('people', 'roles', 'Bob', '--roles', 'approver', ...asAda)).person;
     expect(bob.roles).toEqual(['approver']);
-    await json('people', 'add', '--name', 'Eve', '--roles', 'preparer', '--new-passphrase-env', 'EVE_PASS', ...asAda);
-    // Eve cannot add people: not an admin.
-    expect((await cli('people', 'add', '--name', 'Mal', '--new-passphrase-env', 'EVE_PASS', '--as', 'Eve', '--passphrase-env', 'EVE_PASS')).err).toMatch(/does not hold the admin role/);
+    expect((await cli('people', 'roles', 'Eve', '--roles', 'preparer', ...asAda)).out).toMatch(/Roles changed: .*Eve {2}\[preparer\]/);
     expect((await cli('people', 'list')).out.split('\n').filter(Boolean)).toHaveLength(3);
+    const control = await cli('people', 'control');
+    expect(control.out).toContain(`Root fingerprint ${first.control.fingerprint} (confirmed at this desk)`);
+    expect(control.out).toContain('5 control record(s)');
+    expect(control.out).toContain("The control records verify against this desk's pin");
   });
 
   it('says "wrong passphrase", and audits the failed unlock', async () => {
@@ -173,15 +185,17 @@ describe('dual control from the CLI', () => {
     db.prepare(`UPDATE payments SET account_number = 'GB33BUKB20201555555555' WHERE id = 'dc-3'`).run();
     db.close();
     const edited = await cli('batch', 'resume', id, '--timeout', '30', ...asAda);
-    expect(edited.out).toMatch(/Paused: Nothing was sent: .*changed after the decision/);
+    // The edited row is neither what its preparer signed nor what Bob approved.
+    expect(edited.out).toMatch(/Paused: Nothing was sent: batch \S+ is not what Ada prepared/);
     expect(sandbox.state().createAttempts.payouts['dc-3']).toBeUndefined();
+    expect(((await json<SubjectView>('approvals', 'show', 'batch', id)).verdict)).toMatchObject({ ok: false, code: 'MANIFEST_CHANGED' });
 
     const revoked = await json<{ approvalsVoided: number }>('people', 'revoke', 'Bob', '--reason', 'left the company', ...asAda);
     expect(revoked.approvalsVoided).toBe(1);
     expect((await cli('people', 'unlock', 'Bob', '--passphrase-env', 'BOB_PASS')).err).toMatch(/revoked/);
     expect((await cli('people', 'revoke', 'Ada', '--reason', 'x', ...asAda)).err).toMatch(/last admin/);
     const actions = (await audit()).map((e) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(['person.added', 'policy.changed', 'approval.refused', 'approval.given', 'person.revoked']));
+    expect(actions).toEqual(expect.arrayContaining(['person.added', 'person.enrolled', 'person.roles-changed', 'policy.changed', 'approval.refused', 'approval.given', 'person.revoked']));
     expect((await cli('audit', 'verify')).code).toBe(0);
   });
   it('exports the approvals sheet with the results, verifiable without the desk, and audit verify names an altered approval', async () => {
@@ -223,19 +237,26 @@ describe('dual control from the CLI', () => {
     expect(asJson.approvals.checked).toBeGreaterThanOrEqual(3);
   });
 
-  it('audit verify names a policy version whose rules were changed in the file after the admin signed them', async () => {
+  it('audit verify names a policy record whose rules were changed in the file after the admin signed them, and nothing is sent then', async () => {
     const before = JSON.parse((await cli('--json', 'audit', 'verify')).out) as { policies: { checked: number; bad: unknown[] } };
-    expect(before.policies.checked).toBeGreaterThanOrEqual(1);
+    expect(before.policies.checked).toBeGreaterThanOrEqual(6);
     expect(before.policies.bad).toEqual([]);
-    // Someone with the file lowers the approvals the newest policy asks for.
+    // Someone with the file lowers the approvals the policy record asks for.
     const db = new Database(journalPath(home, PROFILE));
-    const trigger = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'policies' AND sql LIKE '%UPDATE%'`).get() as { name: string }).name;
+    const trigger = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'control_chain' AND sql LIKE '%UPDATE%'`).get() as { name: string }).name;
     db.exec(`DROP TRIGGER ${trigger}`);
-    const newest = (db.prepare('SELECT MAX(version) AS v FROM policies').get() as { v: number }).v;
-    db.prepare(`UPDATE policies SET rules_json = ? WHERE version = ?`).run(JSON.stringify({ bands: { '*': [{ atLeast: '0', approvals: 0 }] }, newOrChangedPayee: 0 }), newest);
+    const row = db.prepare(`SELECT seq, record_json AS json FROM control_chain WHERE record_json LIKE '%"kind":"policy"%' ORDER BY seq DESC LIMIT 1`).get() as { seq: number; json: string };
+    const record = JSON.parse(row.json) as { body: { rules: unknown } };
+    record.body.rules = { bands: { '*': [{ atLeast: '0', approvals: 0 }] }, newOrChangedPayee: 0 };
+    db.prepare('UPDATE control_chain SET record_json = ? WHERE seq = ?').run(JSON.stringify(record), row.seq);
     db.close();
     const verified = await cli('audit', 'verify');
     expect(verified.code).toBe(1);
-    expect(verified.out).toContain(`BAD POLICY version ${newest}: the signature on policy version ${newest} does not verify`);
+    expect(verified.out).toContain(`BAD POLICY version ${row.seq}: control records: control record ${row.seq}: its content does not give its hash (it was edited)`);
+    // The desk believes none of it now: nothing is prepared, approved or sent until the records are put back.
+    expect((await cli('people', 'control')).out).toMatch(/NOTHING IS SENT: control record \d+: its content does not give its hash/);
+    const payout = ['--amount', '1.00', '--currency', 'EUR', '--account-name', 'Dee Four', '--account-number', 'DE89370400440532013000', '--operator', 'EU_SEPA', '--email', 'dee@example.com', '--id', 'dc-after'];
+    expect((await cli('payouts', 'create', ...payout, ...asEve)).err).toMatch(/its content does not give its hash/);
+    expect(sandbox.state().createAttempts.payouts['dc-after']).toBeUndefined();
   });
 });

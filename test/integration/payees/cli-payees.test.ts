@@ -87,8 +87,11 @@ describe('the payee book from the CLI', () => {
 
   it('makes a change of bank details wait for an approver once dual control is on', async () => {
     await json('people', 'add', '--name', 'Ada', '--new-passphrase-env', 'ADA_PASS');
-    await json('people', 'add', '--name', 'Bob', '--roles', 'approver', '--new-passphrase-env', 'BOB_PASS', ...asAda);
-    await json('people', 'add', '--name', 'Eve', '--roles', 'preparer', '--new-passphrase-env', 'EVE_PASS', ...asAda);
+    // The others enrol themselves (here: their own desk), then Ada grants their roles.
+    await json('people', 'enroll', '--name', 'Bob', '--new-passphrase-env', 'BOB_PASS');
+    await json('people', 'enroll', '--name', 'Eve', '--new-passphrase-env', 'EVE_PASS');
+    await json('people', 'roles', 'Bob', '--roles', 'approver', ...asAda);
+    await json('people', 'roles', 'Eve', '--roles', 'preparer', ...asAda);
     const rules = join(home, 'rules.json');
     writeFileSync(rules, JSON.stringify({ bands: {}, newOrChangedPayee: 1 }));
     expect((await cli('policy', 'set', '--file', rules, ...asAda)).code).toBe(0);

@@ -1,13 +1,16 @@
 // The dual-control records on the team database: the PostgreSQL adapter keeps the same contract as the
 // in-memory and SQLite ones (test/unit/approvals/repository-contract.ts), and what only a shared database
-// adds: one desk's write moves another desk's change marker, append-only tables, racing policy writers.
+// adds: one desk's write moves another desk's change marker, append-only tables, admins racing on the chain.
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { PgDualControlRepository } from '../../../main/approvals/pg-repository';
 import { signPolicy } from '../../../main/approvals/policy';
+import { signPreparation } from '../../../main/approvals/preparation';
 import { migratePg, PG_SCHEMA_VERSION } from '../../../main/journal/pg/migrations';
+import { draftRecord, signRecord } from '../../../main/trust/chain-record';
+import { replayChain } from '../../../main/trust/chain-state';
 import { repositoryContract } from '../../unit/approvals/repository-contract';
-import { approve, manifest, member, row, T0 } from '../../unit/approvals/helpers';
+import { approve, chainOf, manifest, member, row, T0 } from '../../unit/approvals/helpers';
 import { freshDatabase } from './cluster';
 
 const pools: pg.Pool[] = [];
@@ -29,16 +32,18 @@ async function teamDatabase(): Promise<string> {
 async function desk(url: string, options: { relistenMs?: number } = {}): Promise<PgDualControlRepository> {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   pools.push(pool);
-  const repo = await PgDualControlRepository.open(pool, () => T0, options);
+  const repo = await PgDualControlRepository.open(pool, options);
   repos.push(repo);
   return repo;
 }
 
+// Its recording clock is the database's own (an approval's recordedAt is not the writer's to choose).
 repositoryContract('postgres', async () => desk(await teamDatabase()));
 
 describe('the team database', () => {
-  const admin = member('ada', ['admin']);
+  const admin = member('ada', ['admin', 'preparer']);
   const alice = member('alice', ['approver']);
+  const [genesis] = chainOf('prof-1', [admin, alice]);
 
   it('migrates once, even with two desks starting together, and says so when it is newer than the desk', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
@@ -56,32 +61,55 @@ describe('the team database', () => {
     const here = await desk(url);
     const there = await desk(url);
     const before = here.changeMarker();
-    await there.addPerson(alice.person, ['approver'], 100, null);
+    await there.appendChain(genesis!);
     const deadline = Date.now() + 10_000;
     while (here.changeMarker() === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(here.changeMarker()).not.toBe(before);
     expect(here.changeMarker()).toBe(there.changeMarker());
   });
 
-  it('keeps approvals and policy versions append-only for anyone with a connection', async () => {
+  it('keeps approvals, control records, proposals, preparations and policy versions append-only for anyone with a connection (TRUNCATE too)', async () => {
     const url = await teamDatabase();
     const repo = await desk(url);
-    await repo.addApproval(approve(admin, manifest([row('p1', 100)])));
-    await repo.addPolicy(signPolicy(admin.session, { profileId: 'prof-1', version: 1, rules: { bands: {}, newOrChangedPayee: 0 }, setAt: T0 }));
+    const m = manifest([row('p1', 100)]);
+    await repo.addApproval(approve(alice, m));
+    await repo.appendChain(genesis!);
+    await repo.addProposal(signRecord(draftRecord({ head: genesis!, at: T0, body: { kind: 'policy', version: 1, rules: { bands: {}, newOrChangedPayee: 0 } } }), admin.session));
+    await repo.addPreparation(signPreparation(admin.session, { id: 'prep-1', manifest: m, signedAt: T0 }));
     const pool = pools.at(-1)!;
+    // Policy versions are chain records now; the rows from before the chain stay append-only.
+    const legacy = signPolicy(admin.session, { profileId: 'prof-1', version: 1, rules: { bands: {}, newOrChangedPayee: 0 }, setAt: T0 });
+    await pool.query('INSERT INTO policies (version, profile_id, rules_json, set_by, set_at, signature, recorded_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+      legacy.version, legacy.profileId, JSON.stringify(legacy.rules), legacy.setBy, legacy.setAt, legacy.signature, T0,
+    ]);
     await expect(pool.query(`UPDATE approvals SET decision = 'reject'`)).rejects.toThrow(/approvals is append-only/);
     await expect(pool.query('DELETE FROM approvals')).rejects.toThrow(/approvals is append-only/);
     await expect(pool.query(`UPDATE policies SET rules_json = '{}'`)).rejects.toThrow(/policies is append-only/);
+    await expect(pool.query(`UPDATE control_chain SET record_json = '{}'`)).rejects.toThrow(/control_chain is append-only/);
+    await expect(pool.query('DELETE FROM control_chain')).rejects.toThrow(/control_chain is append-only/);
+    await expect(pool.query(`UPDATE control_proposals SET record_json = '{}'`)).rejects.toThrow(/control_proposals is append-only/);
+    await expect(pool.query(`UPDATE preparations SET signer_id = 'mallory'`)).rejects.toThrow(/preparations is append-only/);
+    await expect(pool.query('DELETE FROM preparations')).rejects.toThrow(/preparations is append-only/);
+    for (const table of ['approvals', 'policies', 'control_chain', 'control_proposals', 'preparations']) {
+      await expect(pool.query(`TRUNCATE ${table}`)).rejects.toThrow(new RegExp(`${table} is append-only`));
+    }
+    expect(await repo.chain()).toEqual([genesis]);
+    expect((await repo.legacy())?.policies).toEqual([legacy]);
   });
 
-  it('lets exactly one of two admins racing on two desks store the next policy version', async () => {
+  it('lets exactly one of two admins racing on two desks append the next control record', async () => {
     const url = await teamDatabase();
     const [one, two] = [await desk(url), await desk(url)];
-    const v1 = (setAt: number) => signPolicy(admin.session, { profileId: 'prof-1', version: 1, rules: { bands: {}, newOrChangedPayee: 0 }, setAt });
-    const results = await Promise.allSettled([one.addPolicy(v1(T0)), two.addPolicy(v1(T0 + 1))]);
+    await one.appendChain(genesis!);
+    const v1 = (at: number) => signRecord(draftRecord({ head: genesis!, at, body: { kind: 'policy', version: 1, rules: { bands: {}, newOrChangedPayee: 0 } } }), admin.session);
+    const results = await Promise.allSettled([one.appendChain(v1(T0)), two.appendChain(v1(T0 + 1))]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: expect.objectContaining({ code: 'POLICY_VERSION' }) });
-    expect((await one.listPolicies()).map((p) => p.version)).toEqual([1]);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: expect.objectContaining({ code: 'CHAIN_MOVED' }) });
+    const stored = await two.chain();
+    expect(stored.map((r) => r.seq)).toEqual([1, 2]);
+    const { replay, problem } = replayChain(stored);
+    expect(problem).toBeNull();
+    expect(replay.state()!.policies.map((p) => p.version)).toEqual([1]);
   });
 
   it('answers a change marker that never holds while it cannot follow changes (closed listener)', async () => {
@@ -109,7 +137,7 @@ describe('the team database', () => {
     await wait(() => here.changeMarker() !== here.changeMarker(), 'the marker to stop holding');
     await wait(() => here.changeMarker() === here.changeMarker(), 'the desk to listen again');
     const before = here.changeMarker();
-    await there.addPerson(alice.person, ['approver'], 100, null);
+    await there.appendChain(genesis!);
     await wait(() => here.changeMarker() !== before, "the other desk's write to reach it");
   });
 });

@@ -40,6 +40,7 @@ describe('the manifest', () => {
       manifest([{ ...rows[0]!, emailAddress: 'mallory@example.com' }, rows[1]!, rows[2]!]),
       manifest([{ ...rows[0]!, paymentOperatorCode: 'OTHER' }, rows[1]!, rows[2]!]),
       manifest([{ ...rows[0]!, currencyCode: 'USD' }, rows[1]!, rows[2]!]),
+      manifest([{ ...rows[0]!, callbackUrl: 'https://mallory.example/callback' }, rows[1]!, rows[2]!]),
       manifest([rows[1]!, rows[0]!, rows[2]!]),
       manifest(rows.slice(0, 2)),
       manifest(rows, { fileSha256: 'b'.repeat(64) }),
@@ -49,6 +50,14 @@ describe('the manifest', () => {
       manifest(rows, { profileId: 'prof-2' }),
     ].map(manifestDigest);
     expect(new Set([base, ...changed]).size).toBe(changed.length + 1);
+  });
+
+  it('is version 2: every row carries the callback address its create is sent with ("" for none)', () => {
+    const m = manifest([row('p1', 100), row('p2', 200, { callbackUrl: 'https://desk.example/cb?id=p2' })]);
+    expect(m).toMatchObject({ format: 'payout-desk/manifest', version: 2 });
+    expect(m.rows.map((r) => r.callbackUrl)).toEqual(['', 'https://desk.example/cb?id=p2']);
+    // A row gaining a callback address is another manifest: what was approved without one is not what would be sent.
+    expect(manifestDigest(manifest([row('p1', 100, { callbackUrl: 'https://desk.example/cb' })]))).not.toBe(manifestDigest(manifest([row('p1', 100)])));
   });
 
   it('compares decimal amounts exactly', () => {
@@ -64,7 +73,12 @@ describe('the manifest written in pieces', () => {
     const { manifestCanonicalPieces } = await import('../../../main/approvals/manifest');
     const { createHash } = await import('node:crypto');
     const tricky = ['Zoë "Quotes" \\ back', 'line\nbreak\t', '"rows":[]', '😀 emoji', '\u2028', 'ß'];
-    const rows = Array.from({ length: 3000 }, (_, i) => row(`id-${i}`, i + 1, { accountName: tricky[i % tricky.length]!, emailAddress: `${tricky[(i + 1) % tricky.length]}@x`, currencyCode: i % 2 ? 'EUR' : 'JPY' }));
+    const rows = Array.from({ length: 3000 }, (_, i) =>
+      row(`id-${i}`, i + 1, {
+        accountName: tricky[i % tricky.length]!, emailAddress: `${tricky[(i + 1) % tricky.length]}@x`, currencyCode: i % 2 ? 'EUR' : 'JPY',
+        callbackUrl: i % 3 ? null : `https://desk.example/${tricky[(i + 2) % tricky.length]}`,
+      }),
+    );
     for (const m of [manifest([]), manifest(rows.slice(0, 1)), manifest(rows, { fileSha256: null, preparedBy: null })]) {
       const text = canonicalJson(m);
       expect([...manifestCanonicalPieces(m)].join('')).toBe(text);

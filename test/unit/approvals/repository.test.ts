@@ -5,8 +5,14 @@ import { MemoryDualControlRepository, type DualControlRepository } from '../../.
 import { repositoryContract } from './repository-contract';
 import { SqliteDualControlRepository } from '../../../main/approvals/sqlite-repository';
 import { signPolicy } from '../../../main/approvals/policy';
+import { signPreparation } from '../../../main/approvals/preparation';
+import type { NewPayment } from '../../../main/journal';
+import { draftRecord, signRecord } from '../../../main/trust/chain-record';
 import { tempJournal, type TempJournal } from '../journal/helpers';
-import { approve, manifest, member, row, T0 } from './helpers';
+import { approve, chainOf, manifest, member, row, T0 } from './helpers';
+
+/** A manifest row as the journal takes it (no callback address). */
+const payment = (id: string, amountMinor: number, overrides: Partial<NewPayment> = {}): NewPayment => ({ ...row(id, amountMinor), callbackUrl: undefined, ...overrides });
 
 const temps: TempJournal[] = [];
 afterEach(() => {
@@ -14,7 +20,7 @@ afterEach(() => {
 });
 
 const adapters: [string, () => DualControlRepository][] = [
-  ['memory', () => new MemoryDualControlRepository()],
+  ['memory', () => new MemoryDualControlRepository(() => T0)],
   ['sqlite', () => {
     const t = tempJournal();
     temps.push(t);
@@ -22,28 +28,44 @@ const adapters: [string, () => DualControlRepository][] = [
   }],
 ];
 
-for (const [name, make] of adapters) repositoryContract(name, make);
+for (const [name, make] of adapters) repositoryContract(name, make, { recordsAt: T0 });
 
 describe('the journal tables', () => {
-  it('refuse changing or deleting an approval or a policy version', async () => {
+  it('refuse changing or deleting an approval, a control record, a proposal, a preparation or a policy version from before the chain', async () => {
     const t = tempJournal();
     temps.push(t);
     const repo = new SqliteDualControlRepository(t.journal);
-    const admin = member('ada', ['admin']);
-    await repo.addApproval(approve(admin, manifest([row('p1', 100)])));
-    await repo.addPolicy(signPolicy(admin.session, { profileId: 'prof-1', version: 1, rules: { bands: {}, newOrChangedPayee: 0 }, setAt: T0 }));
+    const admin = member('ada', ['admin', 'preparer']);
+    const m = manifest([row('p1', 100)]);
+    await repo.addApproval(approve(admin, m));
+    const [genesis] = chainOf('prof-1', [admin]);
+    await repo.appendChain(genesis!);
+    await repo.addProposal(signRecord(draftRecord({ head: genesis!, at: T0, body: { kind: 'policy', version: 1, rules: { bands: {}, newOrChangedPayee: 0 } } }), admin.session));
+    await repo.addPreparation(signPreparation(admin.session, { id: 'prep-1', manifest: m, signedAt: T0 }));
+    // Policy versions are no longer written by the desk (they are chain records); rows from before stay append-only.
+    const legacy = signPolicy(admin.session, { profileId: 'prof-1', version: 1, rules: { bands: {}, newOrChangedPayee: 0 }, setAt: T0 });
+    t.journal.db
+      .prepare('INSERT INTO policies (version, profile_id, rules_json, set_by, set_at, signature, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(legacy.version, legacy.profileId, JSON.stringify(legacy.rules), legacy.setBy, legacy.setAt, legacy.signature, T0);
     expect(() => t.journal.db.prepare(`UPDATE approvals SET decision = 'reject'`).run()).toThrow(/append-only/);
     expect(() => t.journal.db.prepare('DELETE FROM approvals').run()).toThrow(/append-only/);
+    expect(() => t.journal.db.prepare(`UPDATE control_chain SET record_json = '{}'`).run()).toThrow(/append-only/);
+    expect(() => t.journal.db.prepare('DELETE FROM control_chain').run()).toThrow(/append-only/);
+    expect(() => t.journal.db.prepare(`UPDATE control_proposals SET record_json = '{}'`).run()).toThrow(/append-only/);
+    expect(() => t.journal.db.prepare('DELETE FROM control_proposals').run()).toThrow(/append-only/);
+    expect(() => t.journal.db.prepare(`UPDATE preparations SET signer_id = 'mallory'`).run()).toThrow(/append-only/);
+    expect(() => t.journal.db.prepare('DELETE FROM preparations').run()).toThrow(/append-only/);
     expect(() => t.journal.db.prepare(`UPDATE policies SET rules_json = '{}'`).run()).toThrow(/append-only/);
     expect(() => t.journal.db.prepare('DELETE FROM policies').run()).toThrow(/append-only/);
+    expect((await repo.legacy())?.policies).toEqual([legacy]);
   });
 
   it('record who prepared a batch or a payout, and when', () => {
     const t = tempJournal({ now: () => T0 });
     temps.push(t);
-    t.journal.createBatch({ id: 'b1', fileName: 'f.csv', sha256: 'a'.repeat(64), preparedBy: 'paula', rows: [{ ...row('p1', 100), paymentOperatorCode: 'X', paymentMethodCode: 'BANK_TRANSFER', accountName: 'A', accountNumber: '1', emailAddress: 'a@b.c', currencyCode: 'EUR', amountMinor: 100, id: 'p1' }] });
-    t.journal.insertPayment('payout', { ...row('p2', 100), preparedBy: 'pete' });
-    t.journal.insertPayment('payout', row('p3', 100));
+    t.journal.createBatch({ id: 'b1', fileName: 'f.csv', sha256: 'a'.repeat(64), preparedBy: 'paula', rows: [payment('p1', 100, { paymentOperatorCode: 'X', accountName: 'A', accountNumber: '1', emailAddress: 'a@b.c' })] });
+    t.journal.insertPayment('payout', payment('p2', 100, { preparedBy: 'pete' }));
+    t.journal.insertPayment('payout', payment('p3', 100));
     expect(t.journal.preparation('batch', 'b1')).toEqual({ preparedBy: 'paula', preparedAt: T0 });
     expect(t.journal.preparation('payout', 'p1')).toEqual({ preparedBy: 'paula', preparedAt: T0 });
     expect(t.journal.preparation('payout', 'p2')).toEqual({ preparedBy: 'pete', preparedAt: T0 });
@@ -58,12 +80,14 @@ describe('migration 6', () => {
     const { openJournal } = await import('../../../main/journal');
     const t = tempJournal();
     temps.push(t);
-    t.journal.insertPayment('payout', row('p1', 100));
+    t.journal.insertPayment('payout', payment('p1', 100));
     rollBackToSchema5(t.journal.db);
     t.journal.close();
     t.journal = openJournal(t.file);
     expect(t.journal.getPayment('payout', 'p1')?.amountMinor).toBe(100);
     expect(t.journal.preparation('payout', 'p1')?.preparedBy).toBeNull();
-    expect(await new SqliteDualControlRepository(t.journal).listPeople()).toEqual([]);
+    const repo = new SqliteDualControlRepository(t.journal);
+    expect(await repo.legacy()).toBeNull();
+    expect(await repo.chain()).toEqual([]);
   });
 });

@@ -1,15 +1,19 @@
-// Dual control at the one place every payout and batch passes before its first create: the engine asks
-// the gate, with the manifest rebuilt from the journal's rows. Each refusal sends nothing, says why and
-// is audited; approvals given afterwards let a release (payout) or a resume (batch) send.
+// Dual control at the one place every create passes, a first send and a re-send of an unknown outcome alike:
+// the engine asks the gate, with the manifest rebuilt from the journal's rows, the people and policy from the
+// verified control chain, and the preparer's signature over what they submitted. Each refusal sends nothing,
+// says why and is audited; approvals given afterwards let a release (payout) or a resume (batch) send.
 import { afterEach, describe, expect, it } from 'vitest';
 import { signApproval } from '../../../main/approvals/approval';
 import { journalApprovalGate, manifestFromJournal } from '../../../main/approvals/gate';
 import type { Subject } from '../../../main/approvals/manifest';
-import { signPolicy, type PolicyRules } from '../../../main/approvals/policy';
+import type { PolicyRules } from '../../../main/approvals/policy';
+import { signPreparation } from '../../../main/approvals/preparation';
 import { SqliteDualControlRepository } from '../../../main/approvals/sqlite-repository';
+import type { ApprovalCheck } from '../../../main/approvals/verify';
+import { payoutFieldsOf } from '../../../main/domain/payout';
 import type { Environment } from '../../../main/profiles/profile-schema';
 import { EngineError, type ApprovalGatePort } from '../../../main/engine';
-import { member, type Member } from '../approvals/helpers';
+import { appendRecord, chainOf, member, preparingAs, readerOf, type Member } from '../approvals/helpers';
 import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
 
 const PROFILE = 'prof-1';
@@ -22,22 +26,41 @@ const paula = member('paula', ['preparer'], T);
 const alice = member('alice', ['approver'], T);
 const bob = member('bob', ['approver'], T);
 
-async function desk(environment: Environment, people: Member[] = [admin, paula, alice, bob], concurrency?: number) {
+async function desk(environment: Environment, people: Member[] = [admin, paula, alice, bob], options: { concurrency?: number; backoffMs?: number } = {}) {
   f = engineFixture();
   const repo = new SqliteDualControlRepository(f.t.journal);
-  for (const m of people) await repo.addPerson(m.person, m.person.grants.map((g) => g.role), T, null);
-  const gate = journalApprovalGate({ profileId: PROFILE, environment, journal: f.t.journal, repository: repo });
-  // The gate is given to a fresh engine over the same journal and gateway.
+  // The people as a control chain the first admin signed (what `people seal` or enrolment and grants make).
+  if (people.length > 0) for (const r of chainOf(PROFILE, people, { at: T })) await repo.appendChain(r);
+  const reader = readerOf(repo, { profileId: PROFILE, environment });
+  const ignored: { subject: Subject; checks: readonly ApprovalCheck[] }[] = [];
+  const gate = journalApprovalGate({ journal: f.t.journal, repository: repo, control: () => reader.read(), onIgnored: (subject, checks) => void ignored.push({ subject, checks }) });
+  // The gate is given to a fresh engine over the same journal and gateway; the preparer named signs what is submitted.
   await f.engine.stop();
-  f = engineFixture({ approvalGate: gate, ...(concurrency ? { concurrency } : {}) }, f.gateway, f.t);
+  const engineOptions = {
+    approvalGate: gate, prepare: preparingAs(repo, people, PROFILE),
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}), ...(options.backoffMs ? { backoff: { baseMs: options.backoffMs, capMs: options.backoffMs } } : {}),
+  };
+  f = engineFixture(engineOptions, f.gateway, f.t);
   const approveAs = async (m: Member, subject: Subject, decision: 'approve' | 'reject' = 'approve', reason: string | null = null) => {
-    const policy = (await repo.currentPolicy())?.version ?? 0;
-    const manifest = (await manifestFromJournal(f.t.journal, PROFILE, subject, policy))!;
+    const state = await reader.read();
+    const manifest = (await manifestFromJournal(f.t.journal, state.scope, subject, state.policy.version))!;
     const a = signApproval(m.session, { id: globalThis.crypto.randomUUID(), manifest, decision, reason, signedAt: Date.now() });
     await repo.addApproval(a);
     return a;
   };
-  return { repo, approveAs };
+  /** The preparer signs a subject stored straight into the journal (as the engine's prepare hook does at submit). */
+  const prepareStored = async (subject: Subject, as: Member = paula) => {
+    const manifest = (await manifestFromJournal(f.t.journal, PROFILE, subject, 0))!;
+    await repo.addPreparation(signPreparation(as.session, { id: globalThis.crypto.randomUUID(), manifest, signedAt: Date.now() }));
+  };
+  /** A control record signed by the admin (a policy version, a revocation), dated now. */
+  const record = (body: Parameters<typeof appendRecord>[1]) => appendRecord(repo, body, [admin], Date.now());
+  /** A fresh engine over the same journal, gateway and gate: the desk restarted. */
+  const restart = async () => {
+    await f.engine.stop();
+    f = engineFixture(engineOptions, f.gateway, f.t);
+  };
+  return { repo, reader, approveAs, prepareStored, record, restart, ignored };
 }
 
 const refusals = () => f.t.journal.listAudit(100).filter((e) => e.action === 'approval.refused');
@@ -99,7 +122,7 @@ describe('the approval gate in the engine', () => {
   });
 
   it('asks again after a try the gateway certainly did not store: a policy changed meanwhile voids the approval', async () => {
-    const { repo, approveAs } = await desk('LIVE');
+    const { record, approveAs } = await desk('LIVE');
     await heldMessage(f.engine.submitPayout(big('p1'), { preparedBy: 'paula' }));
     await approveAs(alice, { kind: 'payout', id: 'p1' });
     f.gateway.failCreates(1, 'unauthorized');
@@ -107,7 +130,7 @@ describe('the approval gate in the engine', () => {
     expect(f.t.journal.getPayment('payout', 'p1')).toMatchObject({ state: 'HELD', attempts: 1, unknownSince: null });
     expect(f.gateway.stored.has('p1')).toBe(false);
     const rules: PolicyRules = { bands: { '*': [{ atLeast: '1000', approvals: 1 }] }, newOrChangedPayee: 0 };
-    await repo.addPolicy(signPolicy(admin.session, { profileId: PROFILE, version: 1, rules, setAt: Date.now() }));
+    await record({ kind: 'policy', version: 1, rules });
 
     expect(await heldMessage(f.engine.releasePayout('p1'))).toMatch(/decided under policy version 0; the policy is now version 1/);
     expect(f.gateway.stored.has('p1')).toBe(false);
@@ -117,27 +140,149 @@ describe('the approval gate in the engine', () => {
   });
 
   it('checks a batch and a payout left unsent by a stopped desk when the engine starts again (recovery)', async () => {
-    await desk('LIVE');
+    const { prepareStored } = await desk('LIVE');
     const batch = f.t.journal.createBatch({ fileName: 'june.csv', sha256: 'aa', preparedBy: 'paula', rows: [big('r1')].map((r) => ({ ...r, id: r.idPayout })) });
     f.t.journal.insertPayment('payout', { ...big('p1'), id: 'p1', preparedBy: 'paula' });
+    await prepareStored({ kind: 'batch', id: batch.id });
+    await prepareStored({ kind: 'payout', id: 'p1' });
     await f.engine.start();
     expect((await f.engine.waitForBatch(batch.id)).state).toBe('PAUSED');
     await until(() => f.t.journal.getPayment('payout', 'p1')?.state === 'HELD');
     expect(creates()).toBe(0);
     expect(refusals().map((e) => e.subject).sort()).toEqual([batch.id, 'p1'].sort());
+    expect(refusals().map((e) => e.details)).toEqual([expect.objectContaining({ code: 'MISSING_APPROVALS' }), expect.objectContaining({ code: 'MISSING_APPROVALS' })]);
+  });
+
+  it('sends nothing under dual control that its preparer did not sign: stored without a signature, or signed by someone else', async () => {
+    const { prepareStored } = await desk('TEST');
+    // The TEST default needs no approval: what stops these is the missing preparer's signature alone.
+    f.t.journal.insertPayment('payout', { ...big('p1'), id: 'p1', preparedBy: 'paula' });
+    f.t.journal.insertPayment('payout', { ...big('p2'), id: 'p2', preparedBy: 'paula' });
+    await prepareStored({ kind: 'payout', id: 'p2' }, bob);
+    f.t.journal.insertPayment('payout', { ...big('p3'), id: 'p3' });
+    await f.engine.start();
+    for (const id of ['p1', 'p2', 'p3']) await until(() => f.t.journal.getPayment('payout', id)?.state === 'HELD');
+    expect(creates()).toBe(0);
+    const why = new Map(refusals().map((e) => [e.subject, e.details as { code: string; message: string }]));
+    expect(why.get('p1')).toMatchObject({ code: 'NOT_PREPARED', message: expect.stringMatching(/Paula has not signed payout p1 as its preparer/) });
+    expect(why.get('p2')).toMatchObject({ code: 'NOT_PREPARED', message: expect.stringMatching(/Paula has not signed payout p2/) });
+    expect(why.get('p3')).toMatchObject({ code: 'NOT_PREPARED', message: expect.stringMatching(/names no preparer/) });
+    // Submitted through the engine, the preparer signs before it is stored, and it goes.
+    await f.engine.submitPayout(big('p4'), { preparedBy: 'paula' });
+    expect(f.gateway.createCalls.get('p4')).toBe(1);
+    // A preparer who cannot sign (no such person here): nothing is stored or sent.
+    await expect(f.engine.submitPayout(big('p5'), { preparedBy: 'mallory' })).rejects.toMatchObject({ code: 'NOT_SIGNED' });
+    expect(f.t.journal.getPayment('payout', 'p5')).toBeUndefined();
   });
 
   it('fails closed: approvals that cannot be read count as none', async () => {
     f = engineFixture();
     const repo = new SqliteDualControlRepository(f.t.journal);
-    await repo.addPerson(alice.person, ['approver'], T, null);
+    for (const r of chainOf(PROFILE, [admin, paula, alice], { at: T })) await repo.appendChain(r);
     const broken = Object.assign(Object.create(repo) as SqliteDualControlRepository, { approvalsFor: () => Promise.reject(new Error('disk I/O error')) });
-    const gate = journalApprovalGate({ profileId: PROFILE, environment: 'LIVE', journal: f.t.journal, repository: broken });
+    const reader = readerOf(repo, { profileId: PROFILE, environment: 'LIVE' });
+    const gate = journalApprovalGate({ journal: f.t.journal, repository: broken, control: () => reader.read() });
     await f.engine.stop();
-    f = engineFixture({ approvalGate: gate }, f.gateway, f.t);
-    expect(await heldMessage(f.engine.submitPayout(big('p1')))).toMatch(/the approvals could not be checked \(disk I\/O error\)/);
+    f = engineFixture({ approvalGate: gate, prepare: preparingAs(repo, [paula], PROFILE) }, f.gateway, f.t);
+    expect(await heldMessage(f.engine.submitPayout(big('p1'), { preparedBy: 'paula' }))).toMatch(/the approvals could not be checked \(disk I\/O error\)/);
     expect(creates()).toBe(0);
     expect(refusals()[0]?.details).toMatchObject({ code: 'CHECK_FAILED' });
+  });
+
+  it("fails closed: control records cut back under this desk's pin send nothing, whatever the policy", async () => {
+    const { repo, reader } = await desk('LIVE');
+    await reader.read(); // pins the chain as this desk verified it
+    const rules: PolicyRules = { bands: {}, newOrChangedPayee: 0 };
+    // The chain cut back under the desk's pin (its newest record removed): nothing leaves, even under a policy needing none.
+    await appendRecord(repo, { kind: 'policy', version: 1, rules }, [admin], Date.now());
+    await reader.read();
+    f.t.journal.db.exec('DROP TRIGGER control_chain_no_delete');
+    f.t.journal.db.prepare('DELETE FROM control_chain WHERE seq = 2').run();
+    expect(await heldMessage(f.engine.submitPayout(draft('small', { amountMinor: 100 }), { preparedBy: 'paula' }))).toMatch(/no longer reach record 2/);
+    expect(creates()).toBe(0);
+    expect(refusals()[0]?.details).toMatchObject({ code: 'ROLLED_BACK' });
+  });
+
+  describe('a re-send of an unknown outcome is checked like a first send', () => {
+    const oneApproval: PolicyRules = { bands: { '*': [{ atLeast: '1000', approvals: 1 }] }, newOrChangedPayee: 0 };
+    const twoApprovals: PolicyRules = { bands: { '*': [{ atLeast: '1000', approvals: 2 }] }, newOrChangedPayee: 0 };
+
+    /** p1 approved under policy version 1, its first create timed out (it may be at the gateway): UNKNOWN, waiting to try again. */
+    async function unknownAfterApproval() {
+      const d = await desk('LIVE', undefined, { backoffMs: 60_000 });
+      await d.record({ kind: 'policy', version: 1, rules: oneApproval });
+      await heldMessage(f.engine.submitPayout(big('p1'), { preparedBy: 'paula' }));
+      await d.approveAs(alice, { kind: 'payout', id: 'p1' });
+      f.gateway.failCreates(1, 'timeout');
+      await f.engine.releasePayout('p1', { waitMs: 50 });
+      await until(() => f.t.journal.getPayment('payout', 'p1')?.state === 'UNKNOWN');
+      expect(f.gateway.createCalls.get('p1')).toBe(1);
+      expect(f.gateway.stored.has('p1')).toBe(false);
+      return d;
+    }
+
+    it("a HELD payout marked UNKNOWN in the journal (with another account) is not created on the restart: it was never approved", async () => {
+      const { restart } = await desk('LIVE');
+      await heldMessage(f.engine.submitPayout(big('p1'), { preparedBy: 'paula' }));
+      f.t.journal.db
+        .prepare(`UPDATE payments SET state = 'UNKNOWN', unknown_since = ?, account_number = 'GB33BUKB20201555555555' WHERE id = 'p1'`)
+        .run(Date.now());
+      await restart();
+      await f.engine.start();
+      await until(() => refusals().length === 2);
+      expect(creates()).toBe(0);
+      expect(f.gateway.stored.has('p1')).toBe(false);
+      expect(refusals()[0]?.details).toMatchObject({ kind: 'payout', code: 'NOT_PREPARED', message: expect.stringMatching(/is not what Paula prepared/) });
+      // Not HELD (it may be at the gateway for all this desk knows): it stays UNKNOWN and is only read with GET.
+      expect(f.t.journal.getPayment('payout', 'p1')?.state).toBe('UNKNOWN');
+    });
+
+    it('is sent again under the policy its approvals were given under, even after a stricter one, with the body approved', async () => {
+      const { record, restart } = await unknownAfterApproval();
+      await record({ kind: 'policy', version: 2, rules: twoApprovals });
+      await restart();
+      await f.engine.start();
+      await until(() => f.gateway.stored.has('p1'));
+      expect(f.gateway.createCalls.get('p1')).toBe(2);
+      expect(f.gateway.stored.get('p1')?.request).toEqual(payoutFieldsOf(big('p1')));
+      expect(refusals().filter((e) => (e.details as { code: string }).code !== 'MISSING_APPROVALS')).toEqual([]);
+    });
+
+    // Version 0 is a policy too (the environment's built-in default, fixed with the profile): its approvals carry a re-send like any other's.
+    it('is sent again under the built-in default policy (version 0) its approvals were given under, after the first signed policy version', async () => {
+      const d = await desk('LIVE', undefined, { backoffMs: 60_000 });
+      await heldMessage(f.engine.submitPayout(big('p1'), { preparedBy: 'paula' }));
+      await d.approveAs(alice, { kind: 'payout', id: 'p1' });
+      f.gateway.failCreates(1, 'timeout');
+      await f.engine.releasePayout('p1', { waitMs: 50 });
+      await until(() => f.t.journal.getPayment('payout', 'p1')?.state === 'UNKNOWN');
+      await d.record({ kind: 'policy', version: 1, rules: twoApprovals });
+      await d.restart();
+      await f.engine.start();
+      await until(() => f.gateway.stored.has('p1') || refusals().length > 1);
+      expect(refusals().map((e) => (e.details as { code: string }).code)).toEqual(['MISSING_APPROVALS']);
+      expect(f.gateway.createCalls.get('p1')).toBe(2);
+    });
+
+    it('is not sent again once its row was edited in the journal, nor once its approver was revoked: it stays UNKNOWN, read with GET', async () => {
+      const edited = await unknownAfterApproval();
+      f.t.journal.db.prepare(`UPDATE payments SET account_number = 'GB33BUKB20201555555555' WHERE id = 'p1'`).run();
+      await edited.restart();
+      await f.engine.start();
+      await until(() => refusals().some((e) => (e.details as { code: string }).code === 'NOT_PREPARED'));
+      expect(f.gateway.createCalls.get('p1')).toBe(1);
+      expect(f.t.journal.getPayment('payout', 'p1')?.state).toBe('UNKNOWN');
+      await f.dispose();
+
+      const revoked = await unknownAfterApproval();
+      await revoked.record({ kind: 'revoked', personId: 'alice', reason: 'left' });
+      await revoked.restart();
+      await f.engine.start();
+      await until(() => refusals().some((e) => (e.details as { code: string }).code === 'SIGNER_REVOKED'));
+      expect(f.gateway.createCalls.get('p1')).toBe(1);
+      expect(f.gateway.stored.has('p1')).toBe(false);
+      expect(f.t.journal.getPayment('payout', 'p1')?.state).toBe('UNKNOWN');
+    });
   });
 
   describe('a yes of the gate holds only until the create leaves (its clearance is asked again with the rate slot)', () => {
@@ -156,8 +301,9 @@ describe('the approval gate in the engine', () => {
       };
     }
     async function approvedBatchWaiting(ids: string[], concurrency?: number) {
-      const d = await desk('LIVE', undefined, concurrency);
+      const d = await desk('LIVE', undefined, concurrency ? { concurrency } : {});
       const batch = f.t.journal.createBatch({ fileName: 'june.csv', sha256: 'aa', preparedBy: 'paula', rows: ids.map((id) => ({ ...big(id), id })) });
+      await d.prepareStored({ kind: 'batch', id: batch.id });
       await d.approveAs(alice, { kind: 'batch', id: batch.id });
       const slots = holdSlots();
       await f.engine.resumeBatch(batch.id);
@@ -167,8 +313,8 @@ describe('the approval gate in the engine', () => {
     const stricter: PolicyRules = { bands: { '*': [{ atLeast: '1000', approvals: 2 }] }, newOrChangedPayee: 0 };
 
     it('a policy raised while the rows wait: none leaves, the batch pauses with the reason, audited; approved anew it sends', async () => {
-      const { batch, slots, repo, approveAs } = await approvedBatchWaiting(['r1', 'r2']);
-      await repo.addPolicy(signPolicy(admin.session, { profileId: PROFILE, version: 1, rules: stricter, setAt: Date.now() }));
+      const { batch, slots, record, approveAs } = await approvedBatchWaiting(['r1', 'r2']);
+      await record({ kind: 'policy', version: 1, rules: stricter });
       slots.release('r1');
       slots.release('r2');
       const paused = await f.engine.waitForBatch(batch.id);
@@ -186,17 +332,17 @@ describe('the approval gate in the engine', () => {
     });
 
     it('rows edited in the journal after the check: only what was approved leaves, and an edited row does not', async () => {
-      // One row at a time: r1 is on its way (read before the edit), r2 is read after it.
+      // One row at a time: r1 is on its way (its body built from the approved row before the edit), r2 is read after it.
       const { batch, slots } = await approvedBatchWaiting(['r1', 'r2'], 1);
       const approvedAccount = f.t.journal.getPayment('payout', 'r1')?.accountNumber;
       f.t.journal.db.prepare(`UPDATE payments SET account_number = 'GB33BUKB20201555555555' WHERE id IN ('r1', 'r2')`).run();
       slots.release('r1');
-      await until(() => slots.waiting.has('r2'));
-      slots.release('r2');
-      expect(await f.engine.waitForBatch(batch.id)).toMatchObject({ state: 'PAUSED', pauseReason: expect.stringMatching(/changed after the decision/) });
+      // r2 is not the row approved: nothing leaves for it, and the gate, asked again, finds the batch is not what its preparer signed.
+      expect(await f.engine.waitForBatch(batch.id)).toMatchObject({ state: 'PAUSED', pauseReason: expect.stringMatching(/is not what Paula prepared/) });
       expect(f.gateway.stored.get('r1')?.request.accountNumber).toBe(approvedAccount);
       expect(f.gateway.stored.has('r2')).toBe(false);
-      expect(refusals().at(0)?.details).toMatchObject({ kind: 'batch', code: 'MANIFEST_CHANGED' });
+      expect(slots.waiting.size).toBe(0);
+      expect(refusals().at(0)?.details).toMatchObject({ kind: 'batch', code: 'NOT_PREPARED' });
     });
 
     it('a change that does not touch this batch (an approval of another) is checked again and the rows go, once each', async () => {
@@ -220,7 +366,7 @@ describe('the approval gate in the engine', () => {
       const gate: ApprovalGatePort = {
         check: async () => {
           if (++asked > 1) throw new Error('database is locked');
-          return { ok: true, enforced: true, code: null, message: 'ok', verdict: null, clearance: { stillValid: () => false, covers: () => true } };
+          return { ok: true, enforced: true, code: null, message: 'ok', verdict: null, clearance: { stillValid: () => false, bodyFor: (row) => payoutFieldsOf(row) } };
         },
       };
       await f.engine.stop();
@@ -235,13 +381,13 @@ describe('the approval gate in the engine', () => {
     });
 
     it('a single payout whose approver is revoked while it waits is held, not sent', async () => {
-      const { repo, approveAs } = await desk('LIVE');
+      const { record, approveAs } = await desk('LIVE');
       await heldMessage(f.engine.submitPayout(big('p1'), { preparedBy: 'paula' }));
       await approveAs(alice, { kind: 'payout', id: 'p1' });
       const slots = holdSlots();
       const release = f.engine.releasePayout('p1');
       await until(() => slots.waiting.has('p1'));
-      await repo.revokePerson('alice', Date.now(), 'ada', 'left the company');
+      await record({ kind: 'revoked', personId: 'alice', reason: 'left the company' });
       slots.release('p1');
       expect(await heldMessage(release)).toMatch(/Alice was revoked/);
       expect(f.gateway.stored.has('p1')).toBe(false);
@@ -255,6 +401,7 @@ describe('the approval gate in the engine', () => {
       const d = await desk('LIVE');
       // Stored without a run: the gate is asked when the engine starts it (recovery), after the approval.
       const batch = f.t.journal.createBatch({ fileName: 'june.csv', sha256: 'aa', preparedBy: 'paula', rows: [big('r1'), big('r2')].map((r) => ({ ...r, id: r.idPayout })) });
+      await d.prepareStored({ kind: 'batch', id: batch.id });
       const approval = await d.approveAs(alice, { kind: 'batch', id: batch.id });
       return { ...d, batch, approval };
     }
@@ -274,35 +421,51 @@ describe('the approval gate in the engine', () => {
       expect(refusals()).toEqual([]);
     });
 
-    it('a row edited in the journal after approval', async () => {
-      const { batch } = await approvedBatch();
+    it('a row edited in the journal after approval: not what its preparer signed, and, signed anew, not what was approved', async () => {
+      const { batch, prepareStored } = await approvedBatch();
       f.t.journal.db.prepare(`UPDATE payments SET account_number = 'GB33BUKB20201555555555' WHERE id = 'r2'`).run();
-      expect(await runAndExpectRefusal(batch.id, 'MANIFEST_CHANGED')).toMatch(/changed after the decision/);
+      expect(await runAndExpectRefusal(batch.id, 'NOT_PREPARED')).toMatch(/is not what Paula prepared/);
+      // Even the preparer signing the edited rows does not carry the approval over to them.
+      await prepareStored({ kind: 'batch', id: batch.id });
+      await f.engine.resumeBatch(batch.id);
+      expect((await f.engine.waitForBatch(batch.id)).pauseReason).toMatch(/changed after the decision/);
+      expect(refusals().at(0)?.details).toMatchObject({ kind: 'batch', code: 'MANIFEST_CHANGED' });
+      expect(creates()).toBe(0);
     });
 
-    it('a forged signature, and an approval copied to another batch', async () => {
-      const { batch, approval } = await approvedBatch();
+    it('a forged signature, and an approval copied to another batch: ignored (never counted, reported), and no refusal for good', async () => {
+      const { batch, approval, approveAs, prepareStored, ignored } = await approvedBatch();
       f.t.journal.db.exec('DROP TRIGGER approvals_no_update');
       f.t.journal.db.prepare('UPDATE approvals SET signed_at = signed_at + 1 WHERE id = ?').run(approval.id);
-      expect(await runAndExpectRefusal(batch.id, 'FORGED')).toMatch(/does not verify/);
+      expect(await runAndExpectRefusal(batch.id, 'MISSING_APPROVALS')).toMatch(/needs 1 approval \(5000\.00 EUR: 1\), has 0/);
+      expect(ignored).toEqual([{ subject: { kind: 'batch', id: batch.id }, checks: [expect.objectContaining({ approvalId: approval.id, status: 'FORGED', message: expect.stringMatching(/does not verify/) })] }]);
 
       const other = f.t.journal.createBatch({ fileName: 'july.csv', sha256: 'bb', preparedBy: 'paula', rows: [big('s1'), big('s2')].map((r) => ({ ...r, id: r.idPayout })) });
+      await prepareStored({ kind: 'batch', id: other.id });
       f.t.journal.db.prepare(`INSERT INTO approvals SELECT 'copy', profile_id, subject_kind, ?, manifest_digest, policy_version, decision, reason, signer_id, signed_at, signature, recorded_at FROM approvals WHERE id = ?`).run(other.id, approval.id);
       await f.engine.resumeBatch(other.id);
-      expect((await f.engine.waitForBatch(other.id)).pauseReason).toMatch(/does not verify/);
+      expect((await f.engine.waitForBatch(other.id)).pauseReason).toMatch(/needs 1 approval/);
+      expect(ignored.at(-1)).toEqual({ subject: { kind: 'batch', id: other.id }, checks: [expect.objectContaining({ approvalId: 'copy', status: 'FORGED' })] });
       expect(creates()).toBe(0);
+
+      // A real approval beside the forged one: the batch goes.
+      await approveAs(bob, { kind: 'batch', id: batch.id });
+      await f.engine.resumeBatch(batch.id);
+      expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
+      expect(creates()).toBe(2);
     });
 
     it('a signer without the approver role when signing', async () => {
       const d = await desk('LIVE');
       const batch = f.t.journal.createBatch({ fileName: 'june.csv', sha256: 'aa', preparedBy: 'paula', rows: [big('r1')].map((r) => ({ ...r, id: r.idPayout })) });
+      await d.prepareStored({ kind: 'batch', id: batch.id });
       await d.approveAs(admin, { kind: 'batch', id: batch.id });
       expect(await runAndExpectRefusal(batch.id, 'SIGNER_NOT_APPROVER')).toMatch(/Ada did not hold the approver role/);
     });
 
     it('a signer revoked after approving: the approval dies with the revocation', async () => {
-      const { batch, repo } = await approvedBatch();
-      await repo.revokePerson('alice', Date.now(), 'ada', 'left');
+      const { batch, record } = await approvedBatch();
+      await record({ kind: 'revoked', personId: 'alice', reason: 'left' });
       expect(await runAndExpectRefusal(batch.id, 'SIGNER_REVOKED')).toMatch(/Alice was revoked/);
     });
 
@@ -310,14 +473,15 @@ describe('the approval gate in the engine', () => {
       const both = member('paula', ['preparer', 'approver'], T);
       const d = await desk('LIVE', [admin, alice, both]);
       const batch = f.t.journal.createBatch({ fileName: 'june.csv', sha256: 'aa', preparedBy: 'paula', rows: [big('r1')].map((r) => ({ ...r, id: r.idPayout })) });
+      await d.prepareStored({ kind: 'batch', id: batch.id }, both);
       await d.approveAs(both, { kind: 'batch', id: batch.id });
       expect(await runAndExpectRefusal(batch.id, 'SELF_APPROVAL')).toMatch(/cannot approve their own work/);
     });
 
     it('a policy change after approval', async () => {
-      const { batch, repo } = await approvedBatch();
+      const { batch, record } = await approvedBatch();
       const rules: PolicyRules = { bands: { '*': [{ atLeast: '1000', approvals: 1 }] }, newOrChangedPayee: 0 };
-      await repo.addPolicy(signPolicy(admin.session, { profileId: PROFILE, version: 1, rules, setAt: Date.now() }));
+      await record({ kind: 'policy', version: 1, rules });
       expect(await runAndExpectRefusal(batch.id, 'POLICY_CHANGED')).toMatch(/policy is now version 1/);
     });
 

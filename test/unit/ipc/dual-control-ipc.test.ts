@@ -1,6 +1,7 @@
 // people:* and approvals:* through the real handlers and services (MemoryKeyStore, a real journal): the
-// first person is added without anyone unlocked and is unlocked at once; later changes need an unlocked
-// admin; the passphrase never comes back; hostile or wrong arguments answer typed errors, never throws.
+// first person is added without anyone unlocked and is unlocked at once; everyone after enrols at their own
+// desk (here, this one) and an unlocked admin grants their roles by a signed control record; the passphrase
+// never comes back; hostile or wrong arguments answer typed errors, never throws.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,12 +54,13 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-describe('dual control over IPC', () => {
+// Each key made or unlocked costs a deliberate scrypt (128 MiB, about a second; more on a busy machine).
+describe('dual control over IPC', { timeout: 30_000 }, () => {
   let ada = '';
   let bob = '';
 
   it('before anyone is added: not enforced, nobody unlocked, the LIVE default policy, an empty queue', async () => {
-    expect(await ok('people:session')).toEqual({ enforced: false, hasPeople: false, unlocked: null });
+    expect(await ok('people:session')).toEqual({ enforced: false, hasPeople: false, unlocked: null, controlProblem: null });
     const policy = await ok<{ version: number; isDefault: boolean; rules: unknown }>('approvals:policy');
     expect(policy).toMatchObject({ version: 0, isDefault: true, rules: { bands: { '*': [{ atLeast: '1000', approvals: 1 }] }, newOrChangedPayee: 0 } });
     expect(await ok('approvals:queue')).toEqual([]);
@@ -88,14 +90,28 @@ describe('dual control over IPC', () => {
     expect(sessionEvents.at(-1)).toEqual({ profileId: 'live-1', unlocked: true, reason: 'unlock' });
   });
 
-  it('an unlocked admin adds a second person with chosen roles and sets a policy', async () => {
-    const added = await ok<{ person: { id: string; roles: string[] }; warning: string | null }>('people:add', { name: 'Bob', roles: ['approver', 'sender'], passphrase: PASS_BOB });
-    bob = added.person.id;
-    expect(added).toMatchObject({ person: { roles: ['approver', 'sender'] }, warning: null });
+  it('the control records start at Ada: their root fingerprint to compare, confirmed here (this desk made them)', async () => {
+    const control = await ok<{ enforced: boolean; fingerprint: string; confirmed: boolean; records: number; problem: unknown; proposals: unknown[] }>('people:control');
+    expect(control).toMatchObject({ enforced: true, confirmed: true, records: 1, problem: null, needsSeal: false, proposals: [] });
+    expect(control.fingerprint).toMatch(/^[0-9a-f]{4}(:[0-9a-f]{4}){7}$/);
+    expect(await ok('people:confirmRoot', { fingerprint: control.fingerprint.toUpperCase() })).toMatchObject({ confirmed: true });
+    expect(await fails('people:confirmRoot', { fingerprint: '0000:0000:0000:0000:0000:0000:0000:0000' })).toMatchObject({ code: 'ROOT_MISMATCH' });
+  });
+
+  it('a second person is not added by an admin: they enrol (a viewer), and the unlocked admin grants roles and sets a policy', async () => {
+    expect(await fails('people:add', { name: 'Bob', roles: ['approver', 'sender'], passphrase: PASS_BOB })).toMatchObject({ code: 'NOT_ALLOWED', message: expect.stringMatching(/enrol at their own desk/) });
+    const enrolled = await ok<{ unlocked: { personId: string; name: string; roles: string[] } }>('people:enroll', { name: 'Bob', passphrase: PASS_BOB });
+    expect(enrolled.unlocked).toMatchObject({ name: 'Bob', roles: ['viewer'] });
+    bob = enrolled.unlocked.personId;
+    await ok('people:unlock', { personId: ada, passphrase: PASS_ADA });
+    const granted = await ok<{ person: { id: string; roles: string[] }; proposal: unknown }>('people:setRoles', { personId: bob, roles: ['approver', 'sender'] });
+    expect(granted).toMatchObject({ person: { id: bob, roles: ['approver', 'sender'] }, proposal: null });
+    expect(await ok('people:control')).toMatchObject({ records: 3, problem: null });
     const before = approvalEvents.length;
     const policy = await ok<{ version: number; setBy: { name: string } }>('approvals:setPolicy', { rules: { bands: { EUR: [{ atLeast: '0', approvals: 1 }], '*': [{ atLeast: '500', approvals: 2 }] }, newOrChangedPayee: 1 } });
-    expect(policy).toMatchObject({ version: 1, setBy: { id: ada, name: 'Ada' }, rules: { newOrChangedPayee: 1 } });
+    expect(policy).toMatchObject({ version: 1, setBy: { id: ada, name: 'Ada' }, rules: { newOrChangedPayee: 1 }, proposal: null });
     expect(approvalEvents.length).toBe(before + 1);
+    expect(await ok('people:control')).toMatchObject({ records: 4 });
   });
 
   it('a person enrols at their own desk: a viewer with the key in this keychain, unlocked, audited; only an admin grants more', async () => {
@@ -109,7 +125,7 @@ describe('dual control over IPC', () => {
     // A viewer grants nothing to anyone, themselves included.
     expect((await fails('people:setRoles', { personId: vera, roles: ['approver'] })).code).toBe('NOT_ALLOWED');
     await ok('people:unlock', { personId: ada, passphrase: PASS_ADA });
-    expect(await ok('people:setRoles', { personId: vera, roles: ['approver'] })).toMatchObject({ roles: ['approver'] });
+    expect(await ok('people:setRoles', { personId: vera, roles: ['approver'] })).toMatchObject({ person: { roles: ['approver'] }, proposal: null });
     expect(JSON.stringify(await ok('people:list'))).not.toContain('vera-long-passphrase');
   });
 
@@ -159,7 +175,10 @@ describe('dual control over IPC', () => {
     expect(e).toMatchObject({ code: 'LOCKED' });
     expect(e.message).toMatch(/unlock first/);
     expect((await fails('approvals:reject', { kind: 'batch', id: 'b-1', reason: 'wrong file' })).code).toBe('LOCKED');
-    expect((await fails('people:add', { name: 'Eve', roles: ['viewer'], passphrase: 'eve-long-passphrase' })).code).toBe('LOCKED');
+    expect((await fails('approvals:setPolicy', { rules: { bands: {}, newOrChangedPayee: 0 } })).code).toBe('LOCKED');
+    expect((await fails('people:revoke', { personId: bob, reason: 'left' })).code).toBe('LOCKED');
+    // Adding is for the first person only, unlocked or not: everyone else enrols.
+    expect((await fails('people:add', { name: 'Eve', roles: ['viewer'], passphrase: 'eve-long-passphrase' })).code).toBe('NOT_ALLOWED');
   });
 
   it('a person who is not admin cannot change roles; the admin revokes them and is told how many approvals were voided', async () => {

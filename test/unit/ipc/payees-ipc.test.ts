@@ -58,14 +58,18 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-describe('the payee book over IPC', () => {
+// Each key made or unlocked costs a deliberate scrypt (128 MiB, about a second; more on a busy machine).
+describe('the payee book over IPC', { timeout: 30_000 }, () => {
   let ada = '';
   let bob = '';
   let jane = '';
 
   it('sets up dual control: Ada (every role) and Bob (approver), a policy asking one approval for changed payees', async () => {
     ada = (await ok<{ person: { id: string } }>('people:add', { name: 'Ada', roles: ['admin'], passphrase: PASS_ADA })).person.id;
-    bob = (await ok<{ person: { id: string } }>('people:add', { name: 'Bob', roles: ['approver'], passphrase: PASS_BOB })).person.id;
+    // Bob enrols (at this desk, his own); Ada, unlocked again, grants him approver.
+    bob = (await ok<{ unlocked: { personId: string } }>('people:enroll', { name: 'Bob', passphrase: PASS_BOB })).unlocked.personId;
+    await ok('people:unlock', { personId: ada, passphrase: PASS_ADA });
+    await ok('people:setRoles', { personId: bob, roles: ['approver'] });
     await ok('approvals:setPolicy', { rules: { bands: { '*': [{ atLeast: '0', approvals: 1 }] }, newOrChangedPayee: 1 } });
     expect(await ok('payees:list', {})).toEqual([]);
   });

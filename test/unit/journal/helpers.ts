@@ -40,9 +40,15 @@ export function payout(id: string, overrides: Partial<NewPayment> = {}): NewPaym
   };
 }
 
-/** Undoes schema steps 7 (payee book) and 6 (dual control): the journal as the app before people and approvals left it. */
+/**
+ * Undoes schema steps 8 (control chain), 7 (payee book) and 6 (dual control): the journal as the app before people
+ * and approvals left it.
+ */
 export function rollBackToSchema5(db: Database.Database): void {
   db.exec(`
+    DROP TABLE preparations;
+    DROP TABLE control_proposals;
+    DROP TABLE control_chain;
     DROP TABLE payee_approvals;
     DROP TABLE payees;
     DROP TABLE approvals;

@@ -99,7 +99,7 @@ export function journalPortContract(name: string, open: (clock: TestClock) => Pr
       expect(await j.preparation('payout', 'b-1')).toEqual({ preparedBy: 'pat', preparedAt: T0 });
       expect(await j.preparation('batch', 'nope')).toBeUndefined();
       expect(await j.manifestRows('batch', 'B1')).toEqual([
-        { id: 'b-3', amountMinor: 300, currencyCode: 'EUR', accountName: 'Ada Lovelace', accountNumber: 'DE89370400440532013000', paymentOperatorCode: 'EU_SEPA', paymentMethodCode: 'BANK_TRANSFER', emailAddress: 'ada@example.com' },
+        { id: 'b-3', amountMinor: 300, currencyCode: 'EUR', accountName: 'Ada Lovelace', accountNumber: 'DE89370400440532013000', paymentOperatorCode: 'EU_SEPA', paymentMethodCode: 'BANK_TRANSFER', emailAddress: 'ada@example.com', callbackUrl: null },
         expect.objectContaining({ id: 'b-1', amountMinor: 100, currencyCode: 'USD' }),
         expect.objectContaining({ id: 'b-2', amountMinor: 200 }),
       ]);

@@ -5,7 +5,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { signPolicy } from '../../../main/approvals/policy';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { createDeskEvents } from '../../../main/desk/events';
 import { importPayoutCsv } from '../../../main/csv/import';
@@ -13,7 +12,7 @@ import { payeeAwareCsvLookup, payeeService, type PayeeService } from '../../../m
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
-import { member, type Member } from '../approvals/helpers';
+import { chainOf, member } from '../approvals/helpers';
 import type { Journal } from '../../../main/journal';
 import { payout, sqliteJournalOf } from '../journal/helpers';
 
@@ -50,10 +49,10 @@ const paula = member('paula', ['preparer']);
 const alice = member('alice', ['approver']);
 const bob = member('bob', ['approver']);
 
+/** Dual control on: the people and policy version 1 as the profile's control chain, its first record signed by Ada. */
 async function dualControl(newOrChangedPayee: number): Promise<void> {
   const repo = await rt.dualControlFor(PROFILE);
-  for (const m of [ada, paula, alice, bob] as Member[]) await repo.addPerson(m.person, m.person.grants.map((g) => g.role), m.person.createdAt, null);
-  await repo.addPolicy(signPolicy(ada.session, { profileId: PROFILE, version: 1, rules: { bands: {}, newOrChangedPayee }, setAt: Date.now() }));
+  for (const r of chainOf(PROFILE, [ada, paula, alice, bob], { policy: { version: 1, rules: { bands: {}, newOrChangedPayee } } })) await repo.appendChain(r);
 }
 
 describe('the payee book without dual control', () => {
