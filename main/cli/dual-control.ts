@@ -30,7 +30,7 @@ function proposalLines(p: ProposalView): string[] {
   return [`Waiting for a second admin: ${p.what} (signed by ${p.signedBy.join(', ')}, needs ${p.needs})`, `  a second admin signs it with: people cosign ${p.hash} --as <admin> --passphrase-env <VAR>`];
 }
 
-function controlLines(c: ControlView): string[] {
+export function controlLines(c: ControlView): string[] {
   if (!c.enforced) return ['Dual control is not set up on this profile (people add)'];
   return [
     `Root fingerprint ${c.fingerprint ?? '(none yet)'}${c.fingerprint ? (c.confirmed ? ' (confirmed at this desk)' : ' (not confirmed at this desk: compare it with your admin, then people trust <fingerprint>)') : ''}`,

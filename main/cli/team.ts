@@ -7,6 +7,12 @@ import { assertKeychainReachable } from '../keys/key-store';
 import { openTeamPool, teamWhere } from '../journal/pg/connect';
 import { TEAM_TLS_MODES, type Profile, type TeamDatabase, type TeamTlsMode } from '../profiles/profile-schema';
 import { TeamPasswords } from '../profiles/team-password';
+import { registerTeamInitCommand } from './team-init';
+import { actedBy, changeAdmin } from '../desk/keys';
+import { actingOptions, controlLines, type ActingOptions } from './dual-control';
+import { dualControlService } from '../desk/dual-control';
+import { readControlPin } from '../trust/control-pin';
+import { actAs } from './keys';
 
 function tlsMode(value: string): TeamTlsMode {
   const v = value.trim().toLowerCase();
@@ -53,21 +59,25 @@ function teamLines(p: Profile, passwordStored: boolean): string[] {
 
 export function registerTeamCommands(profiles: Command, deps: CliDeps): void {
   const team = profiles.command('team').description('the team database a profile shares with other desks (PostgreSQL); password in the keychain');
+  registerTeamInitCommand(team, deps);
 
-  team
+  actingOptions(team
     .command('set <profile>')
-    .description('point a profile at a team database; only the options given change (the password comes from standard input)')
+    .description('point a profile at a team database; only the options given change (the password comes from standard input; with dual control on: an admin, --as)')
     .option('--url <url>', 'postgres://user@host:5432/database (no password, no query parameters)')
-    .option('--tls <mode>', `TLS: ${TEAM_TLS_MODES.join(', ')} (default verify-full)`, tlsMode)
+    .option('--tls <mode>', `TLS: ${TEAM_TLS_MODES.join(', ')} (default verify-full; a LIVE profile needs verify-full unless the database is on this machine)`, tlsMode)
     .option('--ca <file>', 'PEM file of the CA that signed the server certificate (absolute path), or "none"')
-    .option('--password-stdin', "read the password from standard input and keep it in this desk's keychain")
-    .action(async (idOrName: string, o: { url?: string; tls?: TeamTlsMode; ca?: string; passwordStdin?: boolean }) => {
+    .option('--password-stdin', "read the password from standard input and keep it in this desk's keychain"))
+    .action(async (idOrName: string, o: ActingOptions & { url?: string; tls?: TeamTlsMode; ca?: string; passwordStdin?: boolean }) => {
       const ctx = deps.context();
       const before = ctx.profiles.resolve(idOrName);
       const current = before.teamDatabase;
       if (!current && o.url === undefined) throw new CliUsageError(`Profile ${before.id} has no team database yet: give --url postgres://user@host:5432/database`);
       const password = o.passwordStdin ? await readPasswordFromStdin(deps) : undefined;
       if (password === '') throw new CliUsageError('--password-stdin read an empty password; nothing was changed');
+      // Once dual control is on, where the profile's records are is an admin's decision.
+      await actAs(deps, before.id, { named: o.as, file: o.passphraseFile, env: o.passphraseEnv }, '--passphrase-env <VAR> or --passphrase-file <file>');
+      const admin = await changeAdmin(deps.runtime(), before.id, 'changing the team database');
       // Audited (profile change, password set) in a journal sealed with a key from the keychain: check it first.
       await assertKeychainReachable(ctx.keyStore);
       const next: TeamDatabase = {
@@ -75,14 +85,20 @@ export function registerTeamCommands(profiles: Command, deps: CliDeps): void {
         tls: o.tls ?? current?.tls ?? 'verify-full',
         caFile: o.ca === undefined ? (current?.caFile ?? null) : o.ca.trim().toLowerCase() === 'none' ? null : o.ca,
       };
-      const after = ctx.profiles.update(before.id, { teamDatabase: next });
+      const after = ctx.profiles.update(before.id, { teamDatabase: next }, actedBy(admin));
       const store = passwords(deps);
       if (password !== undefined) await store.set(after.id, password);
       const stored = await store.has(after.id);
+      // Joining a team database never switches dual control off: say so, and what happens to the records.
+      const pin = await readControlPin(ctx.keyStore, after.id);
+      const control = pin
+        ? [`Dual control is on for ${after.id} at this desk${pin.fingerprint ? ` (root ${pin.fingerprint})` : ''}: its control records go with it to a team database that has none, at its first open (profiles team check); one whose records start at another root is refused, and nothing is sent there.`]
+        : [];
       deps.print(
         [
           `Team database of ${after.id} set${password !== undefined ? '; the password is in the keychain' : ''}.`,
           ...teamLines(after, stored),
+          ...control,
           stored ? 'Next: profiles team check ' + after.id : 'Next: give the password (… | profiles team set ' + after.id + ' --password-stdin), then profiles team check ' + after.id,
         ],
         teamView(after, stored),
@@ -106,29 +122,39 @@ export function registerTeamCommands(profiles: Command, deps: CliDeps): void {
       if (!p.teamDatabase) throw new CliUsageError(`Profile ${p.id} has no team database: profiles team set ${p.id} --url …`);
       const password = await passwords(deps).reveal(p.id);
       const opened = await openTeamPool(p.teamDatabase, password, { max: 1 });
+      let versions: { serverVersion: string; schemaVersion: number; migratedFrom: number };
       try {
-        const { serverVersion, schemaVersion, migratedFrom } = opened;
-        deps.print(
-          [
-            `Connected to the team database ${teamWhere(p.teamDatabase)} (tls ${p.teamDatabase.tls}).`,
-            `  PostgreSQL ${serverVersion}`,
-            `  team schema version ${schemaVersion}${migratedFrom !== schemaVersion ? ` (migrated from ${migratedFrom})` : ''}`,
-          ],
-          { profile: p.id, ok: true, where: teamWhere(p.teamDatabase), tls: p.teamDatabase.tls, serverVersion, schemaVersion, migratedFrom },
-        );
+        versions = { serverVersion: opened.serverVersion, schemaVersion: opened.schemaVersion, migratedFrom: opened.migratedFrom };
       } finally {
         await opened.pool.end();
       }
+      // Whether this desk can work there (a LIVE desk refuses an owner's login), and dual control as this desk sees
+      // it there: a team database never switches it off unseen.
+      const control = await dualControlService(deps.runtime()).control(p.id).catch((error: unknown) => ({ refused: error instanceof Error ? error.message : String(error) }));
+      const { serverVersion, schemaVersion, migratedFrom } = versions;
+      const ok = !('refused' in control) && control.problem === null;
+      deps.print(
+        [
+          `Connected to the team database ${teamWhere(p.teamDatabase)} (tls ${p.teamDatabase.tls}).`,
+          `  PostgreSQL ${serverVersion}`,
+          `  team schema version ${schemaVersion}${migratedFrom !== schemaVersion ? ` (migrated from ${migratedFrom})` : ''}`,
+          ...('refused' in control ? [`  THIS DESK CANNOT WORK THERE: ${control.refused}`] : controlLines(control).map((line) => `  ${line}`)),
+        ],
+        { profile: p.id, ok, where: teamWhere(p.teamDatabase), tls: p.teamDatabase.tls, serverVersion, schemaVersion, migratedFrom, ...('refused' in control ? { refused: control.refused } : { control }) },
+      );
+      if (!ok) deps.setExitCode(1);
     });
 
-  team
+  actingOptions(team
     .command('clear <profile>')
-    .description("stop using a team database: the profile goes back to its own journal and the password leaves this desk's keychain")
-    .action(async (idOrName: string) => {
+    .description("stop using a team database: the profile goes back to its own journal and the password leaves this desk's keychain (with dual control on: an admin, --as)"))
+    .action(async (idOrName: string, o: ActingOptions) => {
       const ctx = deps.context();
       const p = ctx.profiles.resolve(idOrName);
+      await actAs(deps, p.id, { named: o.as, file: o.passphraseFile, env: o.passphraseEnv }, '--passphrase-env <VAR> or --passphrase-file <file>');
+      const admin = await changeAdmin(deps.runtime(), p.id, 'leaving the team database');
       await assertKeychainReachable(ctx.keyStore);
-      const after = p.teamDatabase ? ctx.profiles.update(p.id, { teamDatabase: null }) : p;
+      const after = p.teamDatabase ? ctx.profiles.update(p.id, { teamDatabase: null }, actedBy(admin)) : p;
       const removed = await passwords(deps).clear(p.id);
       deps.print(
         [`Profile ${p.id} no longer uses a team database${p.teamDatabase ? '' : ' (it had none)'}.${removed ? ' Its password was removed from the keychain.' : ''}`],

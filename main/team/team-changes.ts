@@ -4,32 +4,54 @@
 // happens, without asking the gateway itself. The triggers are in main/journal/pg/migrations.ts; a desk's
 // own writes carry its desk id (set on each of its connections) and are not announced back to it.
 import type { Pool, PoolClient } from 'pg';
+import { z } from 'zod';
 import type { RemoteChange } from '../desk/profile-stores';
+import { PAYMENT_ID_PATTERN } from '../domain/ids';
 
 const CHANNELS = ['journal_changes', 'dual_control', 'payees'] as const;
 /** How soon a lost listening connection is tried again. */
 const RECONNECT_MS = 2_000;
+/**
+ * Any role connected to the team database can NOTIFY anything on these channels: a payload is read as the
+ * triggers write it or not at all. The triggers name at most 50 payments and PostgreSQL caps a payload at
+ * 8000 bytes; the caps below only keep a hostile caller of journalChanges from flooding the screens.
+ */
+const MAX_PAYLOAD_CHARS = 256_000;
+const MAX_CHANGES = 1_000;
+/** A payment id as the house allows it; a batch id is a UUID or one given at import: anything much longer is not ours. */
+const PaymentId = z.string().regex(PAYMENT_ID_PATTERN);
+const BatchId = z.string().min(1).max(128);
 
-interface JournalPayload {
-  desk?: string | null;
-  payments?: { kind: 'payout' | 'payin'; id: string; batch: string | null }[] | null;
-  batches?: (string | null)[] | null;
-}
+const Payload = z.object({
+  desk: z.string().nullish(),
+  payments: z.array(z.unknown()).nullish(),
+  batches: z.array(z.unknown()).nullish(),
+});
+const Payment = z.object({ kind: z.enum(['payout', 'payin']), id: PaymentId, batch: BatchId.nullish() });
 
-/** The changes a journal_changes payload names, or none when it is this desk's own write or not one. */
+/** The changes a journal_changes payload names, or none when it is this desk's own write or not one (never throws). */
 export function journalChanges(payload: string, ownDeskId: string): RemoteChange[] {
-  let parsed: JournalPayload;
+  if (typeof payload !== 'string' || payload.length > MAX_PAYLOAD_CHARS) return [];
+  let json: unknown;
   try {
-    parsed = JSON.parse(payload) as JournalPayload;
+    json = JSON.parse(payload);
   } catch {
     return [];
   }
-  if (parsed.desk === ownDeskId) return [];
+  const parsed = Payload.safeParse(json);
+  if (!parsed.success || parsed.data.desk === ownDeskId) return [];
   const out: RemoteChange[] = [];
-  for (const p of parsed.payments ?? []) {
-    if ((p.kind === 'payout' || p.kind === 'payin') && typeof p.id === 'string') out.push({ kind: 'payment', paymentKind: p.kind, id: p.id, batchId: p.batch ?? null });
+  // An entry that is not a payment or a batch id names nothing; the well-formed ones around it still count.
+  for (const entry of parsed.data.payments ?? []) {
+    if (out.length >= MAX_CHANGES) return out;
+    const p = Payment.safeParse(entry);
+    if (p.success) out.push({ kind: 'payment', paymentKind: p.data.kind, id: p.data.id, batchId: p.data.batch ?? null });
   }
-  for (const b of parsed.batches ?? []) if (typeof b === 'string') out.push({ kind: 'batch', id: b });
+  for (const entry of parsed.data.batches ?? []) {
+    if (out.length >= MAX_CHANGES) return out;
+    const b = BatchId.safeParse(entry);
+    if (b.success) out.push({ kind: 'batch', id: b.data });
+  }
   return out;
 }
 

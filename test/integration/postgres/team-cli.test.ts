@@ -55,7 +55,7 @@ function closedPort(): Promise<number> {
 describe('profiles team', () => {
   it('set, show (never the password), check (versions), check again (nothing to migrate), clear', async () => {
     const { cli, keyStore } = setup();
-    await addProfile(cli, 'LIVE');
+    await addProfile(cli, 'TEST');
     const set = await cli(['profiles', 'team', 'set', 'shop', '--url', dbUrl, '--tls', 'disable', '--password-stdin'], 'team-pw-1\n');
     expect(set.err).toBe('');
     expect(set.code).toBe(0);
@@ -90,6 +90,15 @@ describe('profiles team', () => {
     const none = await cli(['profiles', 'team', 'check', 'shop']);
     expect(none.code).toBe(2);
     expect(none.err).toContain('has no team database');
+  });
+
+  it('on LIVE: clear text to this machine is taken, a login that may change the schema is not (the owner gives desks a member login)', async () => {
+    const { cli } = setup();
+    await addProfile(cli, 'LIVE');
+    expect((await cli(['profiles', 'team', 'set', 'shop', '--url', dbUrl, '--tls', 'disable', '--password-stdin'], 'team-pw-1\n')).code).toBe(0);
+    const check = await cli(['profiles', 'team', 'check', 'shop']);
+    expect(check.code).toBe(1);
+    expect(check.out).toMatch(/THIS DESK CANNOT WORK THERE: User postgres may change the team database's schema .*: a LIVE desk connects as a member role instead/);
   });
 
   it('refuses a password in the URL, sslmode in the URL, and clear text to a remote host on LIVE', async () => {
