@@ -29,6 +29,7 @@ import { registerProfileCommands } from './cli/profiles';
 import { registerCallbackCommands } from './cli/callbacks';
 import { registerBatchCsvCommands } from './cli/batch-csv';
 import { registerTeamDeskCommands } from './cli/team-desk';
+import { registerTeamDesksCommands } from './cli/team-desks';
 import { registerBatchCommands } from './cli/batch';
 import { registerPayoutCommands } from './cli/payouts';
 import { registerHistoryCommands } from './cli/history';
@@ -159,6 +160,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
   registerDualControlCommands(program, deps);
   registerPayeeCommands(program, deps);
   registerTeamDeskCommands(program, deps);
+  registerTeamDesksCommands(program, deps);
   const batch = program.command('batch').description('CSV batches: template, validate, submit, resume, status, export');
   registerBatchCsvCommands(batch, {
     stdout: io.stdout,

@@ -9,16 +9,48 @@
 // A crash in that window leaves the anchor behind the log, which verifies (only cutting below it is detected).
 // A key or anchor that is missing is never invented over a sealed log without saying so: a lost key
 // starts a new one with an `audit.rekeyed` entry, a lost anchor is set again with an `audit.reanchored` entry.
+//
+// The journal id is read from the file, which anyone who can write the file can change: rewrite the log
+// unkeyed, give it a new id, and a desk that looked its key up by that id would make a fresh key and anchor
+// and verify the forgery intact. So the id is pinned per profile, in the keychain, the first time the
+// profile's journal is sealed:
+//   profile:<profileId>:journal-id   the journal id this profile's key and anchor are filed under
+// From then on the pinned id's key and anchor seal and check whatever file is there; a file that says
+// another id reads JOURNAL_REPLACED ("Tampered"), and while it does no anchor is moved (the pinned anchor
+// stays the evidence of what the profile's journal held). No new key is made for the id the file says.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { auditKeyId, type AuditAnchor, type AuditVerifyResult, type Journal } from '../journal';
+import { auditKeyId, type AuditAnchor, type AuditProblem, type AuditVerifyResult, type Journal } from '../journal';
 import { readKeychainJson, type KeyStore } from '../keys/key-store';
 import type { Logger } from '../log';
 
 export const auditKeyAccount = (journalId: string) => `journal:${journalId}:audit-key`;
 export const auditAnchorAccount = (journalId: string) => `journal:${journalId}:audit-head`;
+export const journalPinAccount = (profileId: string) => `profile:${profileId}:journal-id`;
+
+/**
+ * The journal id pinned for the profile: the one already in the keychain, else `found` (pinned now). Another
+ * process pinning at the same moment: whichever the keychain kept is the pin.
+ */
+export async function pinJournalId(keyStore: KeyStore, profileId: string, found: string): Promise<string> {
+  const account = journalPinAccount(profileId);
+  const pinned = await keyStore.get(account);
+  if (pinned) return pinned;
+  await keyStore.set(account, found);
+  const kept = await keyStore.get(account);
+  if (!kept) throw new Error(`The ${keyStore.description} did not keep the id of this profile's journal`);
+  return kept;
+}
 
 const AnchorSchema = z.object({ seq: z.number().int().min(0), hash: z.string().regex(/^[0-9a-f]{64}$/), sealedFrom: z.number().int().min(1) });
+
+/**
+ * Forgets the profile's pinned journal id: only when its journal file is deleted with the profile (an
+ * admin's removal), so a profile made again under the same id starts a journal of its own.
+ */
+export async function forgetJournalPin(keyStore: KeyStore, profileId: string): Promise<void> {
+  await keyStore.delete(journalPinAccount(profileId));
+}
 
 /** The anchor stored in the keychain; null when there is none, or it is not one (treated as missing). */
 export function readAuditAnchor(keyStore: KeyStore, journalId: string): Promise<AuditAnchor | null> {
@@ -48,10 +80,15 @@ export class AuditSeal {
 
   /**
    * Reads (or makes) the journal's audit key and anchor, and has the journal seal with it from now on.
+   * With a profile, they are the pinned journal id's (pinned now the first time), whatever id the file says.
    * Throws when the keychain cannot be read: nothing is sealed with a key that could not be kept.
    */
-  static async open(journal: Journal, keyStore: KeyStore, log: Logger): Promise<AuditSeal> {
-    const journalId = journal.journalId();
+  static async open(journal: Journal, keyStore: KeyStore, log: Logger, profileId: string | null = null): Promise<AuditSeal> {
+    const found = journal.journalId();
+    // A bare journal (tests, tools) has no profile to pin under: its own id is all there is.
+    const journalId = profileId === null ? found : await pinJournalId(keyStore, profileId, found);
+    const replaced = journalId !== found;
+    if (replaced) log.error("this profile's journal file says another id than the one pinned in the keychain: it was replaced or its id rewritten", { profileId, pinned: journalId, found });
     const keyAccount = auditKeyAccount(journalId);
     let stored = await keyStore.get(keyAccount);
     let created = false;
@@ -71,12 +108,13 @@ export class AuditSeal {
     const anchorLost = anchor === null && !created && state.firstSealed !== null;
     if (!anchor) {
       anchor = { seq: state.head.seq, hash: state.head.hash, sealedFrom: state.firstSealed ?? state.head.seq + 1 };
-      await keyStore.set(auditAnchorAccount(journalId), JSON.stringify(anchor));
+      // Not over a replaced file: what it holds is not what the profile's journal held.
+      if (!replaced) await keyStore.set(auditAnchorAccount(journalId), JSON.stringify(anchor));
     }
     const sealer = new AuditSeal(journal, keyStore, log, journalId, keys, anchor);
     // May write audit.rekeyed (an unsealed log, or one whose key this keychain lacks); the anchor follows.
     journal.useAuditKey(seal, keys);
-    if (anchorLost) {
+    if (anchorLost && !replaced) {
       journal.audit({
         action: 'audit.reanchored',
         details: { reason: `the ${keyStore.description} held no anchor for this journal's newest audit entry; entries removed before now cannot be detected`, anchoredSeq: anchor.seq },
@@ -86,11 +124,20 @@ export class AuditSeal {
     return sealer;
   }
 
-  /** Verifies the whole log against the keychain's key and its anchor as stored now. */
+  /** Verifies the whole log against the keychain's key and its anchor as stored now, and the file's id against the pin. */
   async verify(): Promise<AuditVerifyResult> {
     await this.flush();
     const anchor = await readAuditAnchor(this.keyStore, this.journalId);
-    return this.journal.verifyAudit({ keys: this.keys, anchor, keychain: this.keyStore.description });
+    const result = this.journal.verifyAudit({ keys: this.keys, anchor, keychain: this.keyStore.description });
+    const found = this.journal.journalId();
+    if (found === this.journalId) return result;
+    // The whole file is concerned, so its first entry is named (a problem with an entry reads "Tampered" and
+    // names where it starts; it comes first, as it explains the others).
+    const replaced: AuditProblem = {
+      seq: 1, code: 'JOURNAL_REPLACED',
+      message: `this profile's journal was ${this.journalId}; the file now says ${found}: it was replaced or its id rewritten`,
+    };
+    return { ok: false, entries: result.entries, problems: [replaced, ...result.problems] };
   }
 
   /** Waits until the anchor names the newest entry written so far. */
@@ -114,6 +161,8 @@ export class AuditSeal {
   private async writeAnchor(): Promise<void> {
     this.dirty = false;
     if (!this.journal.db.open) return;
+    // A file that is not the profile's journal (another id) never moves the profile's anchor onto itself.
+    if (this.journal.journalId() !== this.journalId) return;
     const head = this.journal.auditState().head;
     if (head.seq <= this.anchorSeq) return;
     const anchor: AuditAnchor = { seq: head.seq, hash: head.hash, sealedFrom: this.sealedFrom };

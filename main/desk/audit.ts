@@ -105,19 +105,29 @@ function withApprovals(chain: AuditVerification, approvals: AuditVerification['a
 }
 
 const CANNOT_CHECK = new Set<AuditProblemCode>(['KEY_MISSING', 'ANCHOR_MISSING']);
+/**
+ * Entries signed by a key no admin registered (a team's log, dual control on): never intact, but not called
+ * "Tampered", since a desk that has just joined signs its first entries before an admin can register it; an
+ * admin compares the key's fingerprint with that desk and registers it. An attacker's key reads the same way
+ * until then, and an admin who did not compare never registers it.
+ */
+const NOT_THE_TEAMS = new Set<AuditProblemCode>(['UNREGISTERED_SIGNER']);
 
 /**
  * The answer of audit:verify. A log that was changed names its first bad entry; one that cannot be
- * checked here (its key or anchor is not in this keychain) says exactly that instead of "tampered".
+ * checked here (its key or anchor is not in this keychain) says exactly that instead of "tampered";
+ * entries of an unregistered desk are said to be not the team's.
  */
 export function verificationView(result: AuditVerifyResult): AuditVerification {
   const none = { approvals: { checked: 0, bad: [] }, policies: { checked: 0, bad: [] } };
   if (result.ok) return { ok: true, checked: result.entries, firstBrokenSeq: null, message: result.entries === 0 ? 'No audit entries yet' : `All ${result.entries} audit entries are intact`, ...none };
-  const broken = result.problems.filter((p) => !CANNOT_CHECK.has(p.code));
+  const broken = result.problems.filter((p) => !CANNOT_CHECK.has(p.code) && !NOT_THE_TEAMS.has(p.code));
+  const unregistered = result.problems.filter((p) => NOT_THE_TEAMS.has(p.code));
   const unchecked = result.problems.filter((p) => CANNOT_CHECK.has(p.code));
   const first = broken[0];
   const parts = [
     ...(first ? [`Tampered: ${first.message}${broken.length > 1 ? ` (and ${broken.length - 1} more problem${broken.length > 2 ? 's' : ''})` : ''}`] : []),
+    ...unregistered.map((p) => `Not the team's: ${p.message}`),
     ...unchecked.map((p) => `Cannot check: ${p.message}`),
   ];
   return { ok: false, checked: result.entries, firstBrokenSeq: first?.seq ?? null, message: parts.join('. '), ...none };

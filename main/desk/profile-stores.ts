@@ -10,6 +10,7 @@ import type { Logger } from '../log';
 import type { PayeeRepository } from '../payees/repository';
 import { SqlitePayeeRepository } from '../payees/sqlite-repository';
 import type { RateLimiter } from '../gateway/rate-limiter';
+import type { RegisteredDesk } from '../trust/chain-state';
 import { AuditSeal } from './audit-keys';
 
 /** What keeps a profile's audit log honest: verify() walks it with what this desk's keychain holds. */
@@ -18,6 +19,14 @@ export interface DeskAuditSeal {
   /** Waits until the keychain's anchor names the newest entry written so far. */
   flush(): Promise<void>;
   close(): void;
+}
+
+/** What a seal is opened for. */
+export interface SealContext {
+  /** The profile: a desk journal's id is pinned in the keychain under it (main/desk/audit-keys.ts). */
+  profileId: string;
+  /** A team's log: the desks an admin registered in the verified control chain, null while dual control is off (main/team/team-audit.ts). */
+  registeredDesks?: () => Promise<readonly RegisteredDesk[] | null>;
 }
 
 /** The team database a profile's stores are in (null for a single desk). */
@@ -39,7 +48,7 @@ export interface ProfileStores {
    * Loads what seals the audit log from the keychain; entries are refused until it has (a single desk's
    * journal seals every entry). Rejects when the keychain cannot be read.
    */
-  openSeal(keyStore: KeyStore, log: Logger): Promise<DeskAuditSeal>;
+  openSeal(keyStore: KeyStore, log: Logger, context: SealContext): Promise<DeskAuditSeal>;
   /** openSeal failed: audit entries are refused with this reason until it is tried again. */
   sealFailed(reason: string): void;
   /** Follows changes other desks make (a team): called with what changed; returns the unsubscribe. */
@@ -66,7 +75,7 @@ export function sqliteStores(journal: Journal): ProfileStores {
     dualControl: new SqliteDualControlRepository(journal),
     payees: new SqlitePayeeRepository(journal),
     team: null,
-    openSeal: (keyStore, log) => AuditSeal.open(journal, keyStore, log),
+    openSeal: (keyStore, log, context) => AuditSeal.open(journal, keyStore, log, context.profileId),
     sealFailed: (reason) => journal.requireAuditKey(reason),
     async close() {
       journal.close();

@@ -8,6 +8,8 @@
 // A team's log (PgJournal) is signed instead: each desk signs the entries it writes with an Ed25519 key of
 // its own keychain (a shared HMAC key would be a secret handed from desk to desk); its hash is the unkeyed
 // chain's, committing to the signer's key id too, and the public keys are registered in the team database.
+// With dual control on, a key is the team's only once an admin registered it in the control chain too
+// (main/team/team-audit.ts): anyone who can write the database can add a row to audit_signers.
 import { createHash, createHmac, verify as verifySignature, type KeyObject } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { deskActor } from './actor';
@@ -40,9 +42,16 @@ export interface AuditSigner {
 
 /** A signer registered in the team database, as a verification uses it. */
 export interface RegisteredSigner {
+  /** With admitted true, the name an admin registered it under; else the name the desk gave itself. */
   deskName: string;
   /** Null when the registered public key is not the key its id names (its row was replaced). */
   publicKey: KeyObject | null;
+  /**
+   * With dual control on: whether an admin registered this key (same id, same public key) in the verified
+   * control chain; its entries are the team's only then. Undefined: dual control is off and no admin
+   * registers desks, so audit_signers is taken as it stands.
+   */
+  admitted?: boolean;
 }
 
 /** What a verification knows from the keychain: the keys it holds and the anchored head, if any. */
@@ -65,6 +74,11 @@ export interface AuditTrust {
    * the keychain anchored that entry. A key id not here was registered after the anchor itself (anchor.seq).
    */
   signerPins?: ReadonlyMap<string, number>;
+  /**
+   * With dual control on: the names of the desks an admin registered. An entry whose actor names one of them
+   * (`<user>@<desk>`, actor.ts) must be signed by a key registered under that name.
+   */
+  registeredDeskNames?: ReadonlySet<string>;
 }
 
 /** The newest entry as last recorded in the keychain; every entry from sealedFrom on must be sealed. */
@@ -79,6 +93,13 @@ export type AuditProblemCode =
   // A team's signed log: a signature that does not verify, a key id no desk registered, a registered key
   // replaced, a key registered after the keychain's anchor that signed entries at or before it.
   | 'BAD_SIGNATURE' | 'UNKNOWN_SIGNER' | 'SIGNER_REPLACED' | 'SIGNER_AFTER_ANCHOR'
+  // With dual control on: an entry whose actor names a registered desk but is signed by another desk's key.
+  | 'ACTOR_NOT_SIGNER'
+  // A desk's own journal whose id is not the one pinned for its profile (main/desk/audit-keys.ts).
+  | 'JOURNAL_REPLACED'
+  // With dual control on: entries signed by a key no admin registered. Not the team's, but not proof of an
+  // edit either (a desk that has just joined signs before an admin registers it): main/desk/audit.ts says so.
+  | 'UNREGISTERED_SIGNER'
   // The two below say the log cannot be checked here, not that it was changed.
   | 'KEY_MISSING' | 'ANCHOR_MISSING';
 
@@ -336,6 +357,27 @@ export function verifyAuditRows(
     });
     missing = null;
   };
+  // A team's entries signed by a key no admin registered (dual control on): one problem per key, naming its runs.
+  const unadmitted = new Map<string, { deskName: string; runs: [number, number][] }>();
+  const noteUnadmitted = (keyId: string, deskName: string, seq: number) => {
+    const known = unadmitted.get(keyId) ?? { deskName, runs: [] };
+    unadmitted.set(keyId, known);
+    const last = known.runs.at(-1);
+    if (last && last[1] === seq - 1) last[1] = seq;
+    else known.runs.push([seq, seq]);
+  };
+  const reportUnadmitted = () => {
+    for (const [keyId, { deskName, runs }] of unadmitted) {
+      const count = runs.reduce((n, [a, b]) => n + b - a + 1, 0);
+      const shown = runs.slice(0, 3).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
+      const which = `${count === 1 ? 'entry' : 'entries'} ${shown}${runs.length > 3 ? ` and ${runs.length - 3} more run${runs.length > 4 ? 's' : ''} (${count} in all)` : ''}`;
+      const sameName = trust.registeredDeskNames?.has(deskName) ? ` (a desk ${deskName} is registered, with another key)` : '';
+      problems.push({
+        seq: runs[0]![0], code: 'UNREGISTERED_SIGNER',
+        message: `${which} ${count === 1 ? 'is' : 'are'} signed by desk ${deskName}'s key ${keyId}${sameName}, which no admin registered: ${count === 1 ? 'it is' : 'they are'} not the team's until an admin who has compared its fingerprint with that desk registers it (team register-desk ${keyId})`,
+      });
+    }
+  };
   for (const row of rows) {
     count++;
     if (row.seq !== lastSeq + 1) {
@@ -357,7 +399,13 @@ export function verifyAuditRows(
     } else if (signers) {
       sealed = true;
       const problem = signedEntryProblem(row, row.key_id, signers, anchor ? { seq: anchor.seq, pins: trust.signerPins ?? new Map() } : null, keychain);
+      const signer = signers.get(row.key_id);
       if (problem) problems.push(problem);
+      else if (signer?.admitted === false) noteUnadmitted(row.key_id, signer.deskName, row.seq);
+      else if (signer?.admitted === true && trust.registeredDeskNames) {
+        const wrongDesk = actorNotSigner(row, row.key_id, signer.deskName, trust.registeredDeskNames);
+        if (wrongDesk) problems.push(wrongDesk);
+      }
     } else {
       sealed = true;
       const key = trust.keys.get(row.key_id);
@@ -379,6 +427,7 @@ export function verifyAuditRows(
     lastSeq = row.seq;
   }
   closeMissing();
+  reportUnadmitted();
 
   if (anchor === null) {
     if (sealed) {
@@ -437,6 +486,23 @@ function signedEntryProblem(
     };
   }
   return null;
+}
+
+/**
+ * An entry whose actor names a registered desk (`<user>@<desk>`, the last @) must be signed by a key an admin
+ * registered under that desk's name: a desk's key vouches for what happened at that desk, not at another.
+ * Actors that name no registered desk (a person, the engine, a host name no desk was registered under) are
+ * not bound: they claim no other desk.
+ */
+function actorNotSigner(row: AuditRow, keyId: string, signerDesk: string, registered: ReadonlySet<string>): AuditProblem | null {
+  const at = row.actor.lastIndexOf('@');
+  if (at <= 0) return null;
+  const named = row.actor.slice(at + 1);
+  if (named === signerDesk || !registered.has(named)) return null;
+  return {
+    seq: row.seq, code: 'ACTOR_NOT_SIGNER',
+    message: `entry ${row.seq} says ${row.actor} acted, but it is signed by desk ${signerDesk}'s key ${keyId}, not by a key of desk ${named}: one desk wrote in another desk's name`,
+  };
 }
 
 function fieldsOf(row: AuditRow): EntryFields {

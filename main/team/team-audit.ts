@@ -18,6 +18,15 @@
 // Anchor rule (as main/desk/audit-keys.ts): after each of this desk's audit entries commits, and after a
 // verification that finds the log intact, the anchor moves to that entry; keychain writes are coalesced,
 // one at a time, and close() waits for them (the runtime flushes first).
+//
+// Who is a desk of the team: audit_signers is a table anyone who can write the database can add a row to, so
+// with dual control on it is not enough. A key is the team's only when the verified control chain registers it
+// (a `desk` record an admin signed, main/trust/chain-state.ts: same key id, same public key), and an entry whose
+// actor names a registered desk (`<user>@<desk>`) must be signed by that desk's key. Entries signed by a key no
+// admin registered read UNREGISTERED_SIGNER: never intact, but said apart from "Tampered" (main/desk/audit.ts),
+// because a desk that has just joined signs its first entries before an admin can have registered it; an admin
+// compares the key's fingerprint with that desk (`team desks` there) and registers it (`team register-desk`).
+// With dual control off, audit_signers is taken as it stands (no admin exists to register anything).
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
@@ -30,6 +39,8 @@ import { inTransaction } from '../journal/pg/transaction';
 import { readKeychainJson, type KeyStore } from '../keys/key-store';
 import type { Logger } from '../log';
 import type { DeskAuditSeal } from '../desk/profile-stores';
+import type { RegisteredDesk } from '../trust/chain-state';
+import type { ControlState } from '../trust/control-state';
 
 export const teamAuditSignerAccount = (teamId: string) => `team:${teamId}:audit-signer`;
 export const teamAuditAnchorAccount = (teamId: string) => `team:${teamId}:audit-head`;
@@ -93,21 +104,82 @@ interface SignerRow {
   desk_name: string;
 }
 
+/** The Ed25519 public key (SPKI DER, base64) when it is the key `keyId` names; null otherwise. */
+function signerKey(publicKey: string, keyId: string): KeyObject | null {
+  try {
+    const key = createPublicKey({ key: Buffer.from(publicKey, 'base64'), format: 'der', type: 'spki' });
+    return key.asymmetricKeyType === 'ed25519' && auditSignerId(key.export({ format: 'der', type: 'spki' })) === keyId ? key : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A registered signer as verification uses it: its key only when it is the key its id names. */
 function registeredSigner(row: SignerRow): RegisteredSigner {
-  try {
-    const key = createPublicKey({ key: Buffer.from(row.public_key, 'base64'), format: 'der', type: 'spki' });
-    const same = key.asymmetricKeyType === 'ed25519' && auditSignerId(key.export({ format: 'der', type: 'spki' })) === row.key_id;
-    return { deskName: row.desk_name, publicKey: same ? key : null };
-  } catch {
-    return { deskName: row.desk_name, publicKey: null };
-  }
+  return { deskName: row.desk_name, publicKey: signerKey(row.public_key, row.key_id) };
 }
 
 /** The team's registered signers, as the walk of audit-log.ts takes them (trust.signers, with teamAuditRow's rows). */
 export async function readAuditSigners(db: PgQueryable): Promise<Map<string, RegisteredSigner>> {
   const rows = (await db.query<SignerRow>('SELECT key_id, public_key, desk_name FROM audit_signers ORDER BY registered_at, key_id')).rows;
   return new Map(rows.map((r) => [r.key_id, registeredSigner(r)]));
+}
+
+/**
+ * The desks an admin registered, as far as this desk may believe its control chain; null while dual control is
+ * off. A chain from another root than the one pinned registers nothing (its admins are not this team's); a
+ * chain that fails later, or was cut back, still vouches for what its verified records registered.
+ */
+export function adminRegisteredDesks(state: ControlState): RegisteredDesk[] | null {
+  if (!state.enforced) return null;
+  if (state.problem?.code === 'ROOT_MISMATCH') return [];
+  return state.chain?.desks ?? [];
+}
+
+/**
+ * The signers with dual control on: a key is admitted (the team's) only when an admin registered its id with
+ * the same public key, and then carries the name the admin registered. A key the chain registers whose row is
+ * gone from audit_signers still checks the entries it signed: the admin's record is what counts.
+ */
+export function admitSigners(signers: ReadonlyMap<string, RegisteredSigner>, desks: readonly RegisteredDesk[]): { signers: Map<string, RegisteredSigner>; names: Set<string> } {
+  const registered = new Map<string, { deskName: string; key: KeyObject }>();
+  for (const d of desks) {
+    const key = signerKey(d.publicKey, d.keyId);
+    if (key) registered.set(d.keyId, { deskName: d.deskName, key });
+  }
+  const admitted = new Map<string, RegisteredSigner>();
+  for (const [keyId, s] of signers) {
+    const r = registered.get(keyId);
+    admitted.set(keyId, r && s.publicKey?.equals(r.key) ? { deskName: r.deskName, publicKey: s.publicKey, admitted: true } : { ...s, admitted: false });
+  }
+  for (const [keyId, r] of registered) if (!admitted.has(keyId)) admitted.set(keyId, { deskName: r.deskName, publicKey: r.key, admitted: true });
+  return { signers: admitted, names: new Set([...registered.values()].map((r) => r.deskName)) };
+}
+
+/** A key of the team's audit signers, for `team desks` (main/cli/team-desks.ts). */
+export interface TeamSignerView {
+  keyId: string;
+  /** The key id in groups of four, to read out and compare with the desk itself. */
+  fingerprint: string;
+  /** The public key (SPKI DER, base64) as audit_signers holds it; null when only the chain has it. */
+  publicKey: string | null;
+  /** Whether the public key is the key its id names (false: its row was replaced). */
+  keyValid: boolean;
+  /** The name the desk gave itself in audit_signers; null when only the chain has it. */
+  deskName: string | null;
+  /** When the desk registered it in audit_signers (ms); null when only the chain has it. */
+  addedAt: number | null;
+  /** With dual control on: whether an admin registered it (same key); null while dual control is off. */
+  registered: boolean | null;
+  /** The name an admin registered it under, and who and when. */
+  registration: { deskName: string; by: string; at: number } | null;
+  /** It is this desk's own key. */
+  thisDesk: boolean;
+}
+
+/** A desk's audit key id in groups of four (the id is 128 bits of the key's SHA-256: comparing it compares the key). */
+export function deskKeyFingerprint(keyId: string): string {
+  return keyId.match(/.{1,4}/g)?.join(':') ?? keyId;
 }
 
 /** Reads in one snapshot (a consistent view: every key that signed a row read is among the signers read). */
@@ -134,6 +206,11 @@ export interface TeamAuditSealOptions {
   log: Logger;
   /** This desk's name among the team, recorded with its key. */
   deskName: string;
+  /**
+   * The desks an admin registered in the verified control chain; null while dual control is off (then
+   * audit_signers is taken as it stands). Read at each verification, never while opening.
+   */
+  registeredDesks?: (() => Promise<readonly RegisteredDesk[] | null>) | undefined;
 }
 
 export class TeamAuditSeal implements DeskAuditSeal {
@@ -154,6 +231,7 @@ export class TeamAuditSeal implements DeskAuditSeal {
     private readonly sealedFrom: number,
     anchor: TeamAuditAnchor,
     journal: PgJournal,
+    private readonly registeredDesks: () => Promise<readonly RegisteredDesk[] | null>,
   ) {
     this.anchorSeq = anchor.seq;
     this.detach = journal.onAuditAppended((entry) => this.schedule(entry));
@@ -190,7 +268,7 @@ export class TeamAuditSeal implements DeskAuditSeal {
       anchor = nextAnchor(null, now.head, now.signerIds, sealedFrom);
       await keyStore.set(teamAuditAnchorAccount(teamId), JSON.stringify(anchor));
     }
-    const seal = new TeamAuditSeal(pool, keyStore, log, teamId, signer.keyId, sealedFrom, anchor, journal);
+    const seal = new TeamAuditSeal(pool, keyStore, log, teamId, signer.keyId, sealedFrom, anchor, journal, options.registeredDesks ?? (async () => null));
     // Written before the seal listened: anchored now.
     if (registered) seal.schedule({ seq: registered.seq, hash: registered.hash });
     if (anchorLost) {
@@ -210,7 +288,9 @@ export class TeamAuditSeal implements DeskAuditSeal {
   async verify(): Promise<AuditVerifyResult> {
     await this.flush();
     const anchor = await readTeamAuditAnchor(this.keyStore, this.teamId);
-    const { rows, signers } = await inSnapshot(this.pool, async (client) => {
+    // Read before the log: a desk an admin registers meanwhile is only reported unregistered, never the reverse.
+    const desks = await this.registeredDesks();
+    const { rows, signers: listed } = await inSnapshot(this.pool, async (client) => {
       const read: AuditRow[] = [];
       for (let after = 0; ; ) {
         const chunk = await client.query('SELECT * FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2', [after, CHUNK]);
@@ -220,6 +300,8 @@ export class TeamAuditSeal implements DeskAuditSeal {
       }
       return { rows: read, signers: await readAuditSigners(client) };
     });
+    const admitted = desks ? admitSigners(listed, desks) : null;
+    const signers = admitted?.signers ?? listed;
     const walk = verifyAuditRows(rows, { seq: 0, hash: GENESIS_HASH }, {
       keys: new Map(),
       anchor: anchor && { seq: anchor.seq, hash: anchor.hash, sealedFrom: anchor.sealedFrom },
@@ -227,6 +309,7 @@ export class TeamAuditSeal implements DeskAuditSeal {
       logName: LOG_NAME,
       signers,
       ...(anchor ? { signerPins: new Map(Object.entries(anchor.signers)) } : {}),
+      ...(admitted ? { registeredDeskNames: admitted.names } : {}),
     }, () => null);
     const problems: AuditProblem[] = [...walk.problems];
     // A replaced key row is tampering even when no entry was signed under it (the table is append-only).
@@ -242,6 +325,35 @@ export class TeamAuditSeal implements DeskAuditSeal {
       await this.flush();
     }
     return { ok: problems.length === 0, entries: walk.entries, problems };
+  }
+
+  /**
+   * The team's audit signer keys (audit_signers), each with whether an admin registered it (dual control on),
+   * then any key the control chain registers that audit_signers lacks.
+   */
+  async desks(): Promise<TeamSignerView[]> {
+    const desks = await this.registeredDesks();
+    const rows = (await this.pool.query<SignerRow & { registered_at: string | number }>('SELECT key_id, public_key, desk_name, registered_at FROM audit_signers ORDER BY registered_at, key_id')).rows;
+    const listed = new Map(rows.map((r) => [r.key_id, registeredSigner(r)]));
+    const admitted = desks ? admitSigners(listed, desks).signers : null;
+    const registrationOf = (keyId: string) => {
+      const d = desks?.find((x) => x.keyId === keyId);
+      return d ? { deskName: d.deskName, by: d.registeredBy, at: d.registeredAt } : null;
+    };
+    const views: TeamSignerView[] = rows.map((r) => ({
+      keyId: r.key_id, fingerprint: deskKeyFingerprint(r.key_id), publicKey: r.public_key, keyValid: listed.get(r.key_id)?.publicKey != null,
+      deskName: r.desk_name, addedAt: pgInteger(r.registered_at, 'registered_at'),
+      registered: admitted ? admitted.get(r.key_id)?.admitted === true : null,
+      registration: registrationOf(r.key_id), thisDesk: r.key_id === this.keyId,
+    }));
+    for (const d of desks ?? []) {
+      if (listed.has(d.keyId)) continue;
+      views.push({
+        keyId: d.keyId, fingerprint: deskKeyFingerprint(d.keyId), publicKey: null, keyValid: signerKey(d.publicKey, d.keyId) !== null,
+        deskName: null, addedAt: null, registered: admitted?.get(d.keyId)?.admitted === true, registration: registrationOf(d.keyId), thisDesk: d.keyId === this.keyId,
+      });
+    }
+    return views;
   }
 
   /** Waits until the anchor names the newest entry written (or verified) so far. */

@@ -14,7 +14,8 @@ import type { MemoryKeyStore } from '../../main/keys/key-store';
 import type { ChainRecord } from '../../main/trust/chain-record';
 import { silentLogger } from '../../main/log';
 import { SIM_PROFILE, type SimJournal, type SimStorage } from './adapters';
-import { setUpDualControl } from './dual-control';
+import { dualControlService } from '../../main/desk/dual-control';
+import { PREPARER, sessionOf, setUpDualControl } from './dual-control';
 import type { GatewayModel } from './gateway-model';
 
 export { SIM_PROFILE };
@@ -55,7 +56,14 @@ export async function prepareDualControl(home: string, keyStore: MemoryKeyStore,
   const ctx = createAppContext({ home, keyStore });
   const runtime = createDeskRuntime({ ctx, events: createDeskEvents(), log: silentLogger, ...storage.desk(ctx, home, 'prepare').runtimeOptions });
   try {
-    return await setUpDualControl(runtime, now);
+    const records = await setUpDualControl(runtime, now);
+    // A team's desks sign its audit log with a key of their own: with dual control on, Alice (an admin) registers
+    // this desk's, as a team's admin does (the desk processes that follow keep the same key in the keychain).
+    const seal = (await runtime.auditSeal(SIM_PROFILE)) as { desks?: () => Promise<{ keyId: string; publicKey: string | null; deskName: string | null; thisDesk: boolean; registered: boolean | null }[]> };
+    const own = (await seal.desks?.())?.find((d) => d.thisDesk && d.registered === false && d.publicKey);
+    if (!own) return records;
+    await dualControlService(runtime).registerDesk(SIM_PROFILE, { keyId: own.keyId, publicKey: own.publicKey!, deskName: own.deskName ?? 'sim' }, sessionOf(PREPARER, now));
+    return [...(await runtime.controlFor(SIM_PROFILE)).records];
   } finally {
     await runtime.close();
     ctx.close();

@@ -283,7 +283,7 @@ describe("the team's audit log, signed per desk", () => {
     stores.sealFailed('the audit key could not be read from the OS keychain: it is locked');
     await expect(stores.journal.audit({ action: 'test.step' })).rejects.toThrow('Nothing was written: the audit key could not be read from the OS keychain: it is locked');
 
-    const seal = await stores.openSeal(keyStore, silentLogger);
+    const seal = await stores.openSeal(keyStore, silentLogger, { profileId: 'team' });
     cleanups.push(async () => seal.close());
     await stores.journal.audit({ action: 'test.step' });
     expect(await seal.verify()).toEqual({ ok: true, entries: 2, problems: [] });

@@ -3,13 +3,15 @@
 // other's work as it happens (LISTEN/NOTIFY), without asking the gateway itself. Dual control spans the
 // desks: people enrol at their own desk, an admin grants roles from another, approvals are shared.
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { ApprovalItem, AuditEntryView, AuditVerification, BatchValidation, BatchView, ConnectionState, DeskSessionView, HistoryRow, Page, PaymentDetail, PersonInfo } from '../../../preload/api';
+import type { ApprovalItem, AuditEntryView, AuditVerification, BatchValidation, BatchView, ConnectionState, ControlInfo, DeskSessionView, HistoryRow, Page, PaymentDetail, PersonInfo } from '../../../preload/api';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
 import { sandboxConfig } from '../engine/setup';
 import { freshDatabase } from './cluster';
 import { startCutProxy } from './cut-proxy';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { openJournal } from '../../../main/journal';
+import { dualControlService } from '../../../main/desk/dual-control';
+import { TeamAuditSeal } from '../../../main/team/team-audit';
 import { eventually, openTeamAppDesk, TEAM_PROFILE, teamCsv, type TeamAppDesk } from './team-app-desk';
 
 let sandbox: SandboxHandle;
@@ -104,9 +106,16 @@ describe('two desks of a team on one database', () => {
     expect((await prep.call<PersonInfo[]>('people:list')).find((p) => p.id === bob)).toMatchObject({ name: 'Bob', roles: ['viewer'], keyOnThisMachine: false });
     expect((await sender.call<PersonInfo[]>('people:list')).find((p) => p.id === ada.id)).toMatchObject({ keyOnThisMachine: false });
     const before = sender.seen.approvalsChanged.length;
-    await prep.call('people:setRoles', { personId: bob, roles: ['approver', 'sender'] });
+    // A signed record of Ada's, made at her desk, read and verified at Bob's.
+    expect(await prep.call('people:setRoles', { personId: bob, roles: ['approver', 'sender'] })).toMatchObject({ person: { roles: ['approver', 'sender'] }, proposal: null });
     await prep.call('approvals:setPolicy', { rules: { bands: { EUR: [{ atLeast: '0', approvals: 1 }] }, newOrChangedPayee: 0 } });
     await eventually(() => sender.seen.approvalsChanged.length > before, "the sender desk told of Ada's changes");
+    // Both desks hold the same control records: the root made at the preparing desk, found by the sender desk in
+    // the team database, whose people compare its fingerprint with Ada's out of band before confirming it.
+    const madeAt = await prep.call<ControlInfo>('people:control');
+    expect(madeAt).toMatchObject({ confirmed: true, records: 4, problem: null });
+    expect(await sender.call<ControlInfo>('people:control')).toMatchObject({ fingerprint: madeAt.fingerprint, confirmed: false, records: 4, problem: null });
+    expect(await sender.call<ControlInfo>('people:confirmRoot', { fingerprint: madeAt.fingerprint })).toMatchObject({ confirmed: true });
 
     const submitted = await submitCsv(prep, 'tdc', 3);
     // The sender desk takes the batch up, the gate finds no approval: paused, nothing sent.
@@ -129,6 +138,15 @@ describe('two desks of a team on one database', () => {
     expect(listed.items.filter((e) => e.log === 'team').map((e) => e.action)).toContain('approval.given');
     expect(listed.items.filter((e) => e.log === 'desk').map((e) => e.action)).toContain('profile.updated');
     expect(listed.items.filter((e) => e.log === 'team').map((e) => e.action)).not.toContain('profile.updated');
+    // With dual control on, a desk's entries are the team's once an admin registered its audit key (finding 10).
+    const unregistered = await sender.call<AuditVerification>('audit:verify');
+    expect(unregistered).toMatchObject({ ok: false, firstBrokenSeq: null });
+    expect(unregistered.message).toMatch(/^Team log: Not the team's: .* desk (prep|sender)'s key/);
+    const svc = dualControlService(prep.runtime);
+    const adaSession = await svc.unlock(TEAM_PROFILE, ada.id, 'ada-long-passphrase');
+    const seal = await prep.runtime.auditSeal(TEAM_PROFILE);
+    if (!(seal instanceof TeamAuditSeal)) throw new Error('not a team seal');
+    for (const d of await seal.desks()) await svc.registerDesk(TEAM_PROFILE, { keyId: d.keyId, publicKey: d.publicKey!, deskName: d.deskName! }, adaSession);
     const verified = await sender.call<AuditVerification>('audit:verify');
     expect(verified).toMatchObject({ ok: true, firstBrokenSeq: null });
     expect(verified.message).toMatch(/^Team log: All \d+ audit entries are intact.*This desk's own log: All \d+ audit entries are intact/);
