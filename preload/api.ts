@@ -839,7 +839,10 @@ export interface PayeeChangeItem {
 export interface PayeeItem extends PayeeDetailsView {
   id: string;
   version: number;
-  state: 'in force' | 'awaiting approval' | 'superseded' | 'rejected' | 'withdrawn';
+  /** 'not verified': marked in force, but its rows and approvals do not vouch for it (dual control): it does not count. */
+  state: 'in force' | 'awaiting approval' | 'superseded' | 'rejected' | 'withdrawn' | 'not verified';
+  /** Why a version marked in force does not count (state 'not verified'); null otherwise. */
+  problem: string | null;
   source: 'hand' | 'payout' | 'import';
   sourceRef: string | null;
   since: IsoTime | null;

@@ -17,7 +17,8 @@ import { writeOut } from './shared';
 function payeeLine(p: PayeeView): string {
   const waiting = p.waiting ? `  CHANGE AWAITING APPROVAL (version ${p.waiting.version}: ${p.waiting.verdict.message})` : '';
   const ref = p.referenceDefault ? `  ref "${p.referenceDefault}"` : '';
-  return `${p.id}  ${p.name}  ${p.accountNumber} (${p.operatorCode})  <${p.emailAddress}>${ref}  [${p.state}, version ${p.version}]${waiting}`;
+  const problem = p.problem ? `  DOES NOT COUNT: ${p.problem}` : '';
+  return `${p.id}  ${p.name}  ${p.accountNumber} (${p.operatorCode})  <${p.emailAddress}>${ref}  [${p.state}, version ${p.version}]${waiting}${problem}`;
 }
 
 function waitingLines(p: PayeeView): string[] {

@@ -22,7 +22,9 @@ import { checkPersonInput, currentRoles, heldRoleAt, PeopleError, ROLES, type Pe
 import { UnlockThrottle } from '../people/unlock-throttle';
 import { draftRecord, recordText, signRecord, type ChainBody, type ChainRecord } from '../trust/chain-record';
 import { activeAdminsAt, ChainRecordError, ChainReplay } from '../trust/chain-state';
-import type { ControlState } from '../trust/control-state';
+import { ControlReader, type ControlState } from '../trust/control-state';
+import { SqliteDualControlRepository } from '../approvals/sqlite-repository';
+import { Journal } from '../journal';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 
@@ -138,6 +140,21 @@ async function workingPersonFor(rt: DeskRuntime, profileId: string, role: 'prepa
     throw new DeskError('NOT_ALLOWED', `${person?.name ?? 'This person'} does not hold the ${role} role now; nothing was sent`);
   }
   return person.id;
+}
+
+/**
+ * The control records in this desk's own journal (a team profile's mirrored copy), verified against this desk's
+ * pin: who is an admin or a person here while the team database cannot be reached. Null for a single desk.
+ */
+export async function ownControlOf(rt: DeskRuntime, profileId: string): Promise<ControlState | null> {
+  const own = await rt.ownLogFor(profileId);
+  if (!own || !(own.journal instanceof Journal)) return null;
+  const profile = rt.ctx.profiles.get(profileId);
+  const reader = new ControlReader({
+    repository: new SqliteDualControlRepository(own.journal), keyStore: rt.ctx.keyStore, profileId, environment: profile.environment,
+    where: "this desk's own copy of the control records",
+  });
+  return reader.read();
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -292,7 +309,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
     const repo = await rt.dualControlFor(profileId);
     // The same count the gate passes (runtime.ts), so what an approver is shown is what the send is checked against.
-    const payeeFlags = await flagPayeeRows(await rt.payeesFor(profileId), manifest.rows);
+    const payeeFlags = await flagPayeeRows(await rt.payeesFor(profileId), manifest.rows, { profileId, control: async () => s, audit: (entry) => rt.audit(profileId, entry) });
     const verdict = verifyApprovals(manifest, await repo.approvalsFor(subject), s.people, s.policy, { now: now(), newOrChangedPayees: payeeFlags.length });
     const preparation = s.enforced ? (s.problem?.message ?? preparationProblem(manifest, await repo.preparationsFor(subject), s.people)) : null;
     return {
@@ -474,7 +491,13 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     },
 
     async unlock(profileId, personId, passphrase) {
-      const state = await rt.controlFor(profileId);
+      // While a team database cannot be reached, this desk's own copy says who its people are (an admin must be
+      // able to unlock to point the profile elsewhere).
+      const state = await rt.controlFor(profileId).catch(async (error: unknown) => {
+        const own = await ownControlOf(rt, profileId).catch(() => null);
+        if (own && !own.problem && own.chain) return own;
+        throw error;
+      });
       // People from before the chain may unlock to seal it; otherwise only people of the verified chain.
       const person = state.people.find((p) => p.id === personId) ?? state.legacy?.people.find((p) => p.id === personId);
       if (!person) throw new DeskError('NOT_FOUND', `No person ${personId} on this profile`);

@@ -4,6 +4,9 @@
 // the user chose in main's dialog (by its grant token, never a path) and export. The work is the payee
 // service's (main/desk/payees.ts) that the CLI uses too; this only names who acts and shapes the answers.
 // Account numbers leave main masked ("…3000"): the screen needs the ending, not the number.
+// A payee whose version marked in force is not vouched for (dual control on, main/payees/book.ts) is not in
+// force for the gate: until the contract names that state ('not verified'), it goes out as awaiting approval,
+// never as in force.
 import { readFile, stat } from 'node:fs/promises';
 import type { PayeeChangeItem, PayeeChangeOutcome, PayeeDetailsView, PayeeItem, PayeeVersionItem, PersonRef } from '../../preload/api';
 import { maskAccount } from '../payees/match';
@@ -20,6 +23,8 @@ import { DeskError } from './services';
 const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The state the screen is told: a version in force that does not hold is not shown as in force. */
 
 export const payeeDetailsView = (d: PayeeDetails): PayeeDetailsView => ({
   name: d.name, accountMasked: maskAccount(d.accountNumber), operatorCode: d.operatorCode, emailAddress: d.emailAddress, referenceDefault: d.referenceDefault,
@@ -53,7 +58,7 @@ export function payeesIpcService(rt: DeskRuntime, dc: DualControlService, payees
   };
 
   const item = (profileId: string, v: PayeeView, people: PersonView[]): PayeeItem => ({
-    id: v.id, version: v.version, ...payeeDetailsView(v), state: v.state, source: v.source, sourceRef: v.sourceRef, since: v.since,
+    id: v.id, version: v.version, ...payeeDetailsView(v), state: v.state, problem: v.problem, source: v.source, sourceRef: v.sourceRef, since: v.since,
     waiting: v.waiting ? changeItem(profileId, v.waiting, people) : null,
   });
 
@@ -75,8 +80,9 @@ export function payeesIpcService(rt: DeskRuntime, dc: DualControlService, payees
       const [all, people] = await Promise.all([payees.versions(profile.id, payeeId), dc.listPeople(profile.id)]);
       if (all.length === 0) throw new DeskError('NOT_FOUND', `No payee ${payeeId} in this profile's payee book`);
       const names = namesOf(people);
+      const now = await payees.find(profile.id, payeeId);
       return all.map((v): PayeeVersionItem => ({
-        ...payeeDetailsView(v), version: v.version, state: stateOf(v), bankChange: v.bankChange, source: v.source,
+        ...payeeDetailsView(v), version: v.version, state: v.version === now.version ? now.state : stateOf(v), bankChange: v.bankChange, source: v.source,
         createdBy: v.createdBy ? names(v.createdBy) : null, createdAt: new Date(v.createdAt).toISOString(), effectiveAt: iso(v.effectiveAt), closedAt: iso(v.closedAt),
       }));
     },

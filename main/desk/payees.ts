@@ -9,6 +9,11 @@
 // account differs from every account the name was paid to before, wait for approval when dual control is
 // on: the policy's newOrChangedPayee approvals, at least 1, never by whoever made the change. Other edits
 // (name, e-mail, reference default) are in force at once. Everything is audited with the person as actor.
+//
+// With dual control on, the book is what holds when read (main/payees/book.ts): a version marked in force
+// that its rows and approvals do not vouch for is listed as "not verified" with the reason, left out of the
+// gate's flags, the CSV import's warnings and the export, and audited once (payee.ignored). Editing such a
+// payee, even to the same details, submits its details again: for approval unless a trusted version had them.
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { manifestFromJournal } from '../approvals/gate';
@@ -23,11 +28,13 @@ import { payeeKey } from '../domain/payee-key';
 import type { UnlockedSession } from '../people/key-vault';
 import { heldRoleAt, type Person, type Role } from '../people/roles';
 import { payeeApprovalsRequired, signPayeeApproval, verifyPayeeChange, type PayeeDecision, type PayeeVerdict } from '../payees/approval';
+import { accountDiffersFromPaid, judgePayee, PaidIndex, readBook, versionKey, type BookReading, type Standing } from '../payees/book';
 import { flagPayeeRows, maskAccount, type PayeeFlag } from '../payees/match';
 import {
-  changeDigest, checkPayeeDetails, detailsOf, keysOf, PayeeError, sameAccount, sameBankDetails, sameDetails, stateOf,
+  changeDigest, checkPayeeDetails, detailsOf, keysOf, PayeeError, sameBankDetails, sameDetails, stateOf,
   type PayeeDetails, type PayeeSource, type PayeeState, type PayeeVersion,
 } from '../payees/payee';
+import type { ControlState } from '../trust/control-state';
 import { personActor } from './dual-control';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
@@ -43,11 +50,16 @@ export interface PayeeChangeView {
   verdict: PayeeVerdict;
 }
 
+/** A version's state as the book reads it: 'not verified' is marked in force but not vouched for (book.ts). */
+export type PayeeViewState = PayeeState | 'not verified';
+
 export interface PayeeView extends PayeeDetails {
   id: string;
   /** The version in force (or, for a payee not in force yet, the one awaiting approval). */
   version: number;
-  state: PayeeState;
+  state: PayeeViewState;
+  /** Why the version marked in force does not count (state 'not verified'); null otherwise. */
+  problem: string | null;
   source: PayeeSource;
   sourceRef: string | null;
   since: string | null;
@@ -123,7 +135,10 @@ const MAX_IMPORT_ROWS = 10_000;
  * other details than the book's is one even if never paid). Payees not in the book: the journal, as before.
  */
 export async function payeeAwareCsvLookup(rt: DeskRuntime, profileId: string, journal: CsvJournalLookup): Promise<CsvJournalLookup> {
-  const inForce = (await (await rt.payeesFor(profileId)).list()).filter((v) => stateOf(v) === 'in force');
+  const repo = await rt.payeesFor(profileId);
+  const open = await repo.list();
+  const standings = await readBook(repo, bookReading(rt, profileId), open);
+  const inForce = open.filter((v) => standings.get(versionKey(v))?.holds === true);
   if (inForce.length === 0) return journal;
   const byName = new Map(inForce.map((v) => [v.nameKey, v]));
   const byEmail = new Map(inForce.map((v) => [v.emailKey, v]));
@@ -144,6 +159,13 @@ export async function payeeAwareCsvLookup(rt: DeskRuntime, profileId: string, jo
     },
   };
 }
+
+/** How the service and the gate read the book: under this desk's verified control state, audited as the desk. */
+export const bookReading = (rt: DeskRuntime, profileId: string, control?: ControlState): BookReading => ({
+  profileId,
+  control: async () => control ?? (await rt.controlFor(profileId)),
+  audit: (entry) => rt.audit(profileId, entry),
+});
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const issuesText = (issues: { message: string }[]) => issues.map((i) => i.message).join('; ');
@@ -183,14 +205,37 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
     return { version: v.version, before: base ? detailsOf(base) : null, after: detailsOf(v), bankChange: v.bankChange, createdBy: v.createdBy, createdAt: new Date(v.createdAt).toISOString(), changeDigest: v.changeDigest, verdict };
   };
 
-  const viewOf = async (profileId: string, all: readonly PayeeVersion[]): Promise<PayeeView> => {
+  /** Whether each version marked in force holds when read (every payee's whole history in `all`). */
+  const standingsOf = async (profileId: string, all: readonly PayeeVersion[]): Promise<Map<string, Standing>> =>
+    readBook(await book(profileId), bookReading(rt, profileId), all, { history: all, control: await state(profileId) });
+
+  const viewOf = async (profileId: string, all: readonly PayeeVersion[], standings?: Map<string, Standing>): Promise<PayeeView> => {
     const current = all.find((v) => stateOf(v) === 'in force');
     const waiting = all.find((v) => stateOf(v) === 'awaiting approval');
     const shown = current ?? waiting ?? all[all.length - 1]!;
+    const standing = current ? (standings ?? (await standingsOf(profileId, all))).get(versionKey(current)) : undefined;
+    const problem = standing && !standing.holds ? standing.reason : null;
     return {
-      id: shown.payeeId, version: shown.version, ...detailsOf(shown), state: stateOf(shown), source: shown.source, sourceRef: shown.sourceRef, since: iso(shown.effectiveAt ?? shown.createdAt),
+      id: shown.payeeId, version: shown.version, ...detailsOf(shown), state: problem ? 'not verified' : stateOf(shown), problem,
+      source: shown.source, sourceRef: shown.sourceRef, since: iso(shown.effectiveAt ?? shown.createdAt),
       waiting: waiting ? await changeView(profileId, waiting, all) : null,
     };
+  };
+
+  /**
+   * What new details for a payee change, and from which version: the version in force when it holds; else
+   * (dual control on, that version not vouched for) the newest trusted version, or none, so that approvers see
+   * the change from details that held, and a change of bank details is one against every trusted version.
+   */
+  const changeFrom = async (profileId: string, all: readonly PayeeVersion[], current: PayeeVersion, details: PayeeDetails, s: ControlState): Promise<{ bankChange: boolean; currentHolds: boolean; base: PayeeVersion | null }> => {
+    const asBefore = { bankChange: !sameBankDetails(current, details), currentHolds: true, base: current };
+    if (!s.enforced) return asBefore;
+    const repo = await book(profileId);
+    const paid = new PaidIndex(await repo.paidBefore(all.map((v) => v.nameKey), all.map((v) => v.emailKey), []));
+    const judge = judgePayee(profileId, all, await repo.approvalsOf([current.payeeId]), paid, s);
+    if (judge(current).standing.holds) return asBefore;
+    const trusted = all.filter((v) => v !== current && judge(v).standing.holds).sort((a, b) => b.version - a.version);
+    return { bankChange: !trusted.some((v) => sameBankDetails(v, details)), currentHolds: false, base: trusted[0] ?? null };
   };
 
   const mustVersions = async (profileId: string, payeeId: string): Promise<PayeeVersion[]> => {
@@ -208,8 +253,8 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
   /** Accounts the name or e-mail was paid to before (the journal), none of them this account: a change of bank details. */
   const differsFromPaid = async (profileId: string, d: PayeeDetails): Promise<boolean> => {
     const { nameKey, emailKey } = keysOf(d);
-    const paid = await (await book(profileId)).paidBefore([nameKey], [emailKey], []);
-    return paid.length > 0 && !paid.some((p) => sameAccount(p.accountNumber, d.accountNumber));
+    // The rule the book is read by too (book.ts): a first version holds when its account is not such a change.
+    return accountDiffersFromPaid(await (await book(profileId)).paidBefore([nameKey], [emailKey], []), d.accountNumber);
   };
 
   const newVersion = (profileId: string, input: { payeeId: string; version: number; base: PayeeVersion | null; details: PayeeDetails; source: PayeeSource; sourceRef: string | null; bankChange: boolean; by: string | null; at: number; inForce: boolean }): PayeeVersion => ({
@@ -253,9 +298,13 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
 
   const service: PayeeService = {
     async list(profileId, listOptions = {}) {
+      // Every version (closed ones too): what a version in force is checked against.
+      const every = await (await book(profileId)).list({ all: true });
+      const standings = await standingsOf(profileId, every);
       const byPayee = new Map<string, PayeeVersion[]>();
-      for (const v of await (await book(profileId)).list({ all: listOptions.all })) byPayee.set(v.payeeId, [...(byPayee.get(v.payeeId) ?? []), v]);
-      const views = await Promise.all([...byPayee.values()].map((all) => viewOf(profileId, all)));
+      for (const v of every) byPayee.set(v.payeeId, [...(byPayee.get(v.payeeId) ?? []), v]);
+      const listed = [...byPayee.values()].filter((all) => listOptions.all || all.some((v) => v.closedAt === null));
+      const views = await Promise.all(listed.map((all) => viewOf(profileId, all, standings)));
       return views.sort((a, b) => payeeKey(a.name).localeCompare(payeeKey(b.name)) || (a.id < b.id ? -1 : 1));
     },
 
@@ -286,13 +335,14 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
       if (!current) throw new DeskError('NOT_FOUND', `Payee ${payeeId} has no version in force (its first version was ${stateOf(all[all.length - 1]!)}); add it again`);
       const pick = <K extends keyof PayeeInput>(k: K) => (patch[k] === undefined ? current[k as keyof PayeeDetails] : patch[k]);
       const details = checked({ name: pick('name'), accountNumber: pick('accountNumber'), operatorCode: pick('operatorCode'), emailAddress: pick('emailAddress'), referenceDefault: pick('referenceDefault') });
-      if (sameDetails(details, current)) throw new DeskError('NOTHING_CHANGED', `Nothing changed: ${current.name} already has these details`);
+      // A version in force that does not hold may be submitted again as it is: that is how it gets approved.
+      const { bankChange, currentHolds, base } = await changeFrom(profileId, all, current, details, await state(profileId));
+      if (currentHolds && sameDetails(details, current)) throw new DeskError('NOTHING_CHANGED', `Nothing changed: ${current.name} already has these details`);
       const clash = await openNamed(profileId, keysOf(details).nameKey, payeeId);
       if (clash.length > 0) throw new DeskError('DUPLICATE', `Another payee is named ${clash[0]!.name} (${clash[0]!.payeeId})`);
-      const bankChange = !sameBankDetails(current, details);
       const at = now();
       const version = Math.max(...all.map((v) => v.version)) + 1;
-      const v = newVersion(profileId, { payeeId, version, base: current, details, source: 'hand', sourceRef: null, bankChange, by: who.person?.id ?? null, at, inForce: !(bankChange && who.required > 0) });
+      const v = newVersion(profileId, { payeeId, version, base, details, source: 'hand', sourceRef: null, bankChange, by: who.person?.id ?? null, at, inForce: !(bankChange && who.required > 0) });
       await store(profileId, [v]);
       await audit(profileId, who.person, v.effectiveAt !== null ? 'payee.changed' : 'payee.change-requested', payeeId, {
         name: v.name, version, bankChange, from: { account: maskAccount(current.accountNumber), operator: current.operatorCode, name: current.name, email: current.emailAddress },
@@ -404,7 +454,10 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
 
       // 2. Against the book: new payees, changes (bank details wait for approval when dual control is on), unchanged.
       const openByName = new Map<string, PayeeVersion[]>();
-      for (const v of await (await book(profileId)).openByKeys([...seen.keys()], [])) openByName.set(v.nameKey, [...(openByName.get(v.nameKey) ?? []), v]);
+      const open = await (await book(profileId)).openByKeys([...seen.keys()], []);
+      for (const v of open) openByName.set(v.nameKey, [...(openByName.get(v.nameKey) ?? []), v]);
+      const control = await state(profileId);
+      const standings = await readBook(await book(profileId), bookReading(rt, profileId, control), open, { control });
       const at = now();
       const versions: PayeeVersion[] = [];
       const madeBy = who.person?.id ?? null;
@@ -415,14 +468,16 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
           fail(row, null, `a change of ${details.name} awaits approval: approve or reject it before importing other details`);
           continue;
         }
-        if (current && sameDetails(current, details)) {
+        // A version in force that does not hold is never "unchanged": importing its details submits them again.
+        const holds = current !== undefined && standings.get(versionKey(current))?.holds === true;
+        if (current && holds && sameDetails(current, details)) {
           result.unchanged++;
           continue;
         }
         if (current) {
           const all = await (await book(profileId)).versions(current.payeeId);
-          const bankChange = !sameBankDetails(current, details);
-          versions.push(newVersion(profileId, { payeeId: current.payeeId, version: Math.max(...all.map((v) => v.version)) + 1, base: current, details, source: 'import', sourceRef: fileName, bankChange, by: madeBy, at, inForce: !(bankChange && who.required > 0) }));
+          const { bankChange, base } = holds ? { bankChange: !sameBankDetails(current, details), base: current } : await changeFrom(profileId, all, current, details, control);
+          versions.push(newVersion(profileId, { payeeId: current.payeeId, version: Math.max(...all.map((v) => v.version)) + 1, base, details, source: 'import', sourceRef: fileName, bankChange, by: madeBy, at, inForce: !(bankChange && who.required > 0) }));
         } else {
           const bankChange = await differsFromPaid(profileId, details);
           versions.push(newVersion(profileId, { payeeId: randomUUID(), version: 1, base: null, details, source: 'import', sourceRef: fileName, bankChange, by: madeBy, at, inForce: !(bankChange && who.required > 0) }));
@@ -463,7 +518,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
       const s = await state(profileId);
       const manifest = await manifestFromJournal(await rt.journalFor(profileId), s.scope, subject, s.policy.version);
       if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
-      return flagPayeeRows(await book(profileId), manifest.rows);
+      return flagPayeeRows(await book(profileId), manifest.rows, bookReading(rt, profileId, s));
     },
   };
   return service;

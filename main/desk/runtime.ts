@@ -28,6 +28,7 @@ import { engineOptionsFromProfile, gatewayPortFor, journalPath } from './profile
 import { sqliteStores, type DeskAuditSeal, type ProfileStores } from './profile-stores';
 import { followRemoteChanges } from './remote-changes';
 import { openTeamStores } from '../team/team-stores';
+import { adminRegisteredDesks } from '../team/team-audit';
 
 export interface DeskRuntimeOptions {
   ctx: AppContext;
@@ -193,6 +194,9 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     // A profile not in the store is a bare journal (tests): its own SQLite file.
     const profile = ctx.profiles.find(profileId);
     if (!profile?.teamDatabase) return sqliteStores(open(profileId));
+    // A profile stored before a rule it now breaks (a LIVE team database without verify-full) does not connect.
+    const rule = profileRuleProblem(profile);
+    if (rule) throw new ProfileError('PROFILE_INVALID', `Profile "${profile.name}" cannot open its team database: ${rule}`);
     try {
       const team = await openTeam(profile);
       if (team.team?.limiter) ctx.shareLimiter(profileId, team.team.limiter);
@@ -229,7 +233,8 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     attemptOnce(seals, profileId, async () => {
       const st = await storesFor(profileId);
       try {
-        return await st.openSeal(ctx.keyStore, log);
+        // The team's log: with dual control on, only desks an admin registered in the verified chain sign for the team.
+        return await st.openSeal(ctx.keyStore, log, { profileId, registeredDesks: async () => adminRegisteredDesks(await controlFor(profileId)) });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         st.sealFailed(`the audit key could not be read from the ${ctx.keyStore.description}: ${reason}`);
@@ -366,7 +371,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   const ownJournalOf = (profileId: string): Promise<{ stores: ProfileStores; seal: DeskAuditSeal }> =>
     attemptOnce(ownJournals, profileId, async () => {
       const st = sqliteStores(open(profileId));
-      return { stores: st, seal: await st.openSeal(ctx.keyStore, log) };
+      return { stores: st, seal: await st.openSeal(ctx.keyStore, log, { profileId }) };
     });
   const closeOwnJournal = async (profileId: string): Promise<void> => {
     const own = await ownJournals.get(profileId)?.catch(() => null);
@@ -444,7 +449,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   const buildEngine = async (profileId: string): Promise<PayoutEngine<DeskJournal>> => {
     const profile = ctx.profiles.get(profileId);
     const rule = profileRuleProblem(profile);
-    if (rule) throw new ProfileError('PROFILE_INVALID', `Profile "${profile.name}" cannot start: ${rule}; change its base URL first`);
+    if (rule) throw new ProfileError('PROFILE_INVALID', `Profile "${profile.name}" cannot start: ${rule}; change that setting first`);
     const st = await storesFor(profileId);
     // The engine writes audit entries (held, missing, batch states): not before they can be sealed.
     await auditSeal(profileId);
@@ -456,7 +461,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       approvalGate: journalApprovalGate({
         journal: st.journal, repository: st.dualControl,
         control: () => controlFor(profileId),
-        newOrChangedPayees: newOrChangedPayeeCount(st.payees),
+        newOrChangedPayees: newOrChangedPayeeCount(st.payees, { profileId, control: () => controlFor(profileId), audit: (entry) => audit(profileId, entry) }),
         payeesMarker: () => st.payees.changeMarker(),
         // A LIVE sender desk of a team sends only under a root a person compared with the team's admin.
         requireConfirmedRoot: () => st.team !== null && profile.environment === 'LIVE' && sends,

@@ -8,11 +8,12 @@
 //   its first payout: saving details is not paying them);
 // - known: anything else (not flagged).
 // "Paid before" leaves out the rows being checked, so a batch resumed after some rows went is judged as
-// when it was first checked.
-import { compactIban } from '../domain/iban';
+// when it was first checked. With dual control on (a BookReading given), "the payee book holds" means a
+// version in force that holds when read (book.ts); one that does not is as if the payee were not in the book.
 import { payeeKey } from '../domain/payee-key';
-import { sameAccount, sameBankDetails, stateOf, type PayeeVersion } from './payee';
-import type { PaidAccount, PayeeRepository } from './repository';
+import { PaidIndex, readBook, versionKey, type BookReading } from './book';
+import { maskAccount, sameAccount, sameBankDetails, stateOf, type PayeeVersion } from './payee';
+import type { PayeeRepository } from './repository';
 
 /** A row as the manifest holds it (ManifestRow's payee fields). */
 export interface PayeeRow {
@@ -32,39 +33,40 @@ export interface PayeeFlag {
   payeeId: string | null;
 }
 
-/** "…4300": enough to tell two accounts apart without showing the number. */
-export function maskAccount(accountNumber: string): string {
-  const key = compactIban(accountNumber.trim());
-  return key.length > 4 ? `…${key.slice(-4)}` : key;
-}
+export { maskAccount };
 
 const ROWS_PER_TURN = 2000;
 
-export async function flagPayeeRows(repo: PayeeRepository, rows: readonly PayeeRow[]): Promise<PayeeFlag[]> {
+/** The versions in force among `open` that count: all of them, or with a BookReading those that hold when read. */
+async function inForceThatHold(repo: PayeeRepository, open: readonly PayeeVersion[], paid: PaidIndex, rows: { nameKeys: Set<string>; emailKeys: Set<string>; ids: string[] }, book?: BookReading): Promise<PayeeVersion[]> {
+  const inForce = open.filter((v) => stateOf(v) === 'in force');
+  if (!book || inForce.length === 0) return inForce;
+  const control = await book.control();
+  if (!control.enforced) return inForce;
+  // A version found by its e-mail may carry a name no row has (and the other way round): what those were paid too.
+  const names = [...new Set(inForce.map((v) => v.nameKey).filter((k) => k && !rows.nameKeys.has(k)))];
+  const emails = [...new Set(inForce.map((v) => v.emailKey).filter((k) => k && !rows.emailKeys.has(k)))];
+  // Only payouts under keys no row has, or ones the rows' keys found already: the rows' own lookups stay as they were.
+  if (names.length > 0 || emails.length > 0) paid.add(await repo.paidBefore(names, emails, rows.ids));
+  const standings = await readBook(repo, book, inForce, { paid, control });
+  return inForce.filter((v) => standings.get(versionKey(v))?.holds === true);
+}
+
+export async function flagPayeeRows(repo: PayeeRepository, rows: readonly PayeeRow[], book?: BookReading): Promise<PayeeFlag[]> {
   if (rows.length === 0) return [];
   const keyed = rows.map((r) => ({ row: r, nameKey: payeeKey(r.payeeName), emailKey: payeeKey(r.email) }));
   const nameKeys = [...new Set(keyed.map((k) => k.nameKey).filter(Boolean))];
   const emailKeys = [...new Set(keyed.map((k) => k.emailKey).filter(Boolean))];
-  const [open, paid] = await Promise.all([repo.openByKeys(nameKeys, emailKeys), repo.paidBefore(nameKeys, emailKeys, rows.map((r) => r.id))]);
-  // Maps by key: a 100,000-row batch against as many earlier payouts must not compare every row with every one.
+  const ids = rows.map((r) => r.id);
+  const [open, paid] = await Promise.all([repo.openByKeys(nameKeys, emailKeys), repo.paidBefore(nameKeys, emailKeys, ids)]);
+  // Indexed by key: a 100,000-row batch against as many earlier payouts must not compare every row with every one.
+  const paidIndex = new PaidIndex(paid);
+  const inForce = await inForceThatHold(repo, open, paidIndex, { nameKeys: new Set(nameKeys), emailKeys: new Set(emailKeys), ids }, book);
   const bookByName = new Map<string, PayeeVersion>();
   const bookByEmail = new Map<string, PayeeVersion>();
-  for (const v of open) {
-    if (stateOf(v) !== 'in force') continue;
+  for (const v of inForce) {
     if (!bookByName.has(v.nameKey)) bookByName.set(v.nameKey, v);
     if (v.emailKey && !bookByEmail.has(v.emailKey)) bookByEmail.set(v.emailKey, v);
-  }
-  const paidByName = new Map<string, PaidAccount[]>();
-  const paidByEmail = new Map<string, PaidAccount[]>();
-  const remember = (map: Map<string, PaidAccount[]>, key: string, p: PaidAccount) => {
-    if (!key) return;
-    const list = map.get(key);
-    if (list) list.push(p);
-    else map.set(key, [p]);
-  };
-  for (const p of paid) {
-    remember(paidByName, p.nameKey, p);
-    remember(paidByEmail, p.emailKey, p);
   }
   const flags: PayeeFlag[] = [];
   let done = 0;
@@ -72,7 +74,7 @@ export async function flagPayeeRows(repo: PayeeRepository, rows: readonly PayeeR
     // The gate runs in the app's main process: a turn for the event loop every ROWS_PER_TURN rows.
     if (++done % ROWS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const saved = bookByName.get(nameKey) ?? (emailKey ? bookByEmail.get(emailKey) : undefined);
-    const before = [...new Set([...(paidByName.get(nameKey) ?? []), ...(emailKey ? (paidByEmail.get(emailKey) ?? []) : [])])];
+    const before = paidIndex.of(nameKey, emailKey);
     const rowDetails = { accountNumber: row.account, operatorCode: row.operator };
     if (saved && !sameBankDetails(saved, rowDetails)) {
       flags.push({
@@ -92,5 +94,9 @@ export async function flagPayeeRows(repo: PayeeRepository, rows: readonly PayeeR
   return flags;
 }
 
-/** The approval gate's newOrChangedPayees hook (journalApprovalGate): how many rows of the manifest are flagged. */
-export const newOrChangedPayeeCount = (repo: PayeeRepository) => async (manifest: { rows: readonly PayeeRow[] }): Promise<number> => (await flagPayeeRows(repo, manifest.rows)).length;
+/**
+ * The approval gate's newOrChangedPayees hook (journalApprovalGate): how many rows of the manifest are flagged.
+ * With `book`, the book in force is what holds when read under the control state (book.ts).
+ */
+export const newOrChangedPayeeCount = (repo: PayeeRepository, book?: BookReading) => async (manifest: { rows: readonly PayeeRow[] }): Promise<number> =>
+  (await flagPayeeRows(repo, manifest.rows, book)).length;

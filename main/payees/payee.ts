@@ -79,6 +79,12 @@ export const accountForm = (accountNumber: string): string => {
   return looksLikeIban(trimmed) ? compactIban(trimmed) : trimmed;
 };
 
+/** "…4300": enough to tell two accounts apart without showing the number. */
+export function maskAccount(accountNumber: string): string {
+  const key = compactIban(accountNumber.trim());
+  return key.length > 4 ? `…${key.slice(-4)}` : key;
+}
+
 /** Two accounts are the same account (spaces and case of an IBAN ignored). */
 export const sameAccount = (a: string, b: string): boolean => compactIban(a.trim()) === compactIban(b.trim());
 

@@ -121,6 +121,10 @@ export class PgPayeeRepository implements PayeeRepository {
     return r.rows.map(toVersion);
   }
 
+  async versionsOf(payeeIds: readonly string[]): Promise<PayeeVersion[]> {
+    return (await this.pool.query(`SELECT * FROM payees WHERE payee_id = ANY($1::text[]) ${ORDER}`, [keysFrom(payeeIds)])).rows.map(toVersion);
+  }
+
   async addVersions(versions: readonly PayeeVersion[]): Promise<void> {
     await this.write(async (c) => {
       for (const v of versions) {
@@ -175,6 +179,11 @@ export class PgPayeeRepository implements PayeeRepository {
 
   async approvalsFor(payeeId: string, version: number): Promise<PayeeApprovalRecord[]> {
     const r = await this.pool.query('SELECT * FROM payee_approvals WHERE payee_id = $1 AND payee_version = $2 ORDER BY recorded_at, seq', [payeeId, version]);
+    return r.rows.map(toApproval);
+  }
+
+  async approvalsOf(payeeIds: readonly string[]): Promise<PayeeApprovalRecord[]> {
+    const r = await this.pool.query('SELECT * FROM payee_approvals WHERE payee_id = ANY($1::text[]) ORDER BY recorded_at, seq', [keysFrom(payeeIds)]);
     return r.rows.map(toApproval);
   }
 

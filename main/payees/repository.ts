@@ -26,6 +26,8 @@ export interface PayeeRepository {
   versions(payeeId: string): Promise<PayeeVersion[]>;
   /** Versions not closed whose name key or e-mail key is one of these. */
   openByKeys(nameKeys: readonly string[], emailKeys: readonly string[]): Promise<PayeeVersion[]>;
+  /** Every version of these payees, closed ones too, ordered by payee then version (what a version in force is checked against). */
+  versionsOf(payeeIds: readonly string[]): Promise<PayeeVersion[]>;
   /**
    * Adds versions in one transaction (all or none). A version added in force closes the payee's version
    * in force before it ('superseded', by its creator). Refused: a payee/version that exists, a second version
@@ -39,6 +41,8 @@ export interface PayeeRepository {
 
   addApproval(approval: PayeeApprovalRecord): Promise<void>;
   approvalsFor(payeeId: string, version: number): Promise<PayeeApprovalRecord[]>;
+  /** Every approval of these payees' changes, in the order recorded. */
+  approvalsOf(payeeIds: readonly string[]): Promise<PayeeApprovalRecord[]>;
 
   /**
    * Accounts the profile paid before to these name keys or e-mail keys: payouts that went (or may have
@@ -73,6 +77,10 @@ export class MemoryPayeeRepository implements PayeeRepository {
     const emails = new Set(emailKeys.filter(Boolean));
     return this.sorted(this.rows.filter((r) => r.closedAt === null && (names.has(r.nameKey) || emails.has(r.emailKey))));
   }
+  async versionsOf(payeeIds: readonly string[]): Promise<PayeeVersion[]> {
+    const ids = new Set(payeeIds);
+    return this.sorted(this.rows.filter((r) => ids.has(r.payeeId)));
+  }
   async addVersions(versions: readonly PayeeVersion[]): Promise<void> {
     const next = this.rows.map(clone);
     for (const v of versions) {
@@ -104,6 +112,10 @@ export class MemoryPayeeRepository implements PayeeRepository {
   }
   async approvalsFor(payeeId: string, version: number): Promise<PayeeApprovalRecord[]> {
     return this.approvals.filter((a) => a.payeeId === payeeId && a.payeeVersion === version).map(clone);
+  }
+  async approvalsOf(payeeIds: readonly string[]): Promise<PayeeApprovalRecord[]> {
+    const ids = new Set(payeeIds);
+    return this.approvals.filter((a) => ids.has(a.payeeId)).map(clone);
   }
   async paidBefore(nameKeys: readonly string[], emailKeys: readonly string[], excluding: readonly string[]): Promise<PaidAccount[]> {
     const names = new Set(nameKeys);

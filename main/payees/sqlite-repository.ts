@@ -78,6 +78,17 @@ async function forKeys(keys: readonly string[], each: (key: string) => void): Pr
 }
 const IN_FORCE = 'effective_at IS NOT NULL AND closed_at IS NULL';
 
+/** Rows of `query` for the distinct non-empty ids, KEYS_PER_TURN ids per statement (a JSON array), a turn between. */
+async function byIdChunks<R>(ids: readonly string[], query: (json: string) => R[]): Promise<R[]> {
+  const distinct = [...new Set(ids)].filter(Boolean);
+  const found: R[] = [];
+  for (let i = 0; i < distinct.length; i += KEYS_PER_TURN) {
+    if (i > 0) await nextTurn();
+    found.push(...query(JSON.stringify(distinct.slice(i, i + KEYS_PER_TURN))));
+  }
+  return found;
+}
+
 export class SqlitePayeeRepository implements PayeeRepository {
   constructor(
     private readonly journal: Journal,
@@ -113,6 +124,12 @@ export class SqlitePayeeRepository implements PayeeRepository {
       for (const r of byEmail.all(key) as PayeeRow[]) found.set(`${r.payee_id}/${r.version}`, r);
     });
     return [...found.values()].sort((a, b) => (a.payee_id < b.payee_id ? -1 : a.payee_id > b.payee_id ? 1 : a.version - b.version)).map(toVersion);
+  }
+
+  async versionsOf(payeeIds: readonly string[]): Promise<PayeeVersion[]> {
+    const statement = this.db.prepare('SELECT * FROM payees WHERE payee_id IN (SELECT value FROM json_each(?)) ORDER BY payee_id, version');
+    const rows = await byIdChunks(payeeIds, (json) => statement.all(json) as PayeeRow[]);
+    return rows.sort((a, b) => (a.payee_id < b.payee_id ? -1 : a.payee_id > b.payee_id ? 1 : a.version - b.version)).map(toVersion);
   }
 
   async addVersions(versions: readonly PayeeVersion[]): Promise<void> {
@@ -168,6 +185,11 @@ export class SqlitePayeeRepository implements PayeeRepository {
 
   async approvalsFor(payeeId: string, version: number): Promise<PayeeApprovalRecord[]> {
     return (this.db.prepare('SELECT * FROM payee_approvals WHERE payee_id = ? AND payee_version = ? ORDER BY recorded_at, rowid').all(payeeId, version) as ApprovalRow[]).map(toApproval);
+  }
+
+  async approvalsOf(payeeIds: readonly string[]): Promise<PayeeApprovalRecord[]> {
+    const statement = this.db.prepare('SELECT * FROM payee_approvals WHERE payee_id IN (SELECT value FROM json_each(?)) ORDER BY recorded_at, rowid');
+    return (await byIdChunks(payeeIds, (json) => statement.all(json) as ApprovalRow[])).map(toApproval);
   }
 
   async paidBefore(nameKeys: readonly string[], emailKeys: readonly string[], excluding: readonly string[]): Promise<PaidAccount[]> {
