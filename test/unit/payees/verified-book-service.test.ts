@@ -117,8 +117,8 @@ describe('with dual control on', () => {
     // The screens never show it as in force; the export leaves it out.
     const ipc = payeesIpcService(rt, dualControlService(rt), svc, createFileGrants());
     const profile = ctx.profiles.get(PROFILE);
-    expect((await ipc.list(profile, {})).map((p) => [p.name, p.state])).toEqual([['Grace Hopper', 'awaiting approval']]);
-    expect((await ipc.versions(profile, { payeeId: payee.id })).map((v) => [v.version, v.state])).toEqual([[1, 'superseded'], [2, 'awaiting approval']]);
+    expect((await ipc.list(profile, {})).map((p) => [p.name, p.state, p.problem !== null])).toEqual([['Grace Hopper', 'not verified', true]]);
+    expect((await ipc.versions(profile, { payeeId: payee.id })).map((v) => [v.version, v.state])).toEqual([[1, 'superseded'], [2, 'not verified']]);
     expect((await svc.exportCsv(PROFILE)).rows).toBe(0);
     // Read by the gate, the list, show and the IPC: one audit entry for the version.
     expect(ignored()).toEqual([expect.objectContaining({ actor: 'payees', subject: payee.id, details: expect.objectContaining({ version: 2, account: '…3000' }) })]);
