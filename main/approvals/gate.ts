@@ -18,9 +18,9 @@ import type { JournalPort, PaymentRecord } from '../journal';
 import { heldRoleAt } from '../people/roles';
 import type { ControlState } from '../trust/control-state';
 import type { ApprovalRecord } from './approval';
-import { buildManifest, manifestRowOf, parseDecimal, type Manifest, type ManifestRow, type ManifestSourceRow, type Subject } from './manifest';
+import { buildManifest, manifestDigests, manifestRowOf, parseDecimal, type Manifest, type ManifestRow, type ManifestSourceRow, type Subject } from './manifest';
 import type { ApprovalPolicy } from './policy';
-import { preparationDigest, preparationSignatureValid, type PreparationRecord } from './preparation';
+import { PREPARATION_VARIANT, preparationDigest, preparationSignatureValid, type PreparationRecord } from './preparation';
 import type { DualControlRepository } from './repository';
 import { verifyApprovals, type ApprovalCheck, type RefusalCode, type Verdict } from './verify';
 
@@ -74,12 +74,12 @@ export async function manifestFromJournal(journal: JournalPort, scope: string, s
  * Whether the preparer named by the manifest signed exactly this manifest (policy aside) while holding the
  * preparer role; null when so, else why not.
  */
-export function preparationProblem(manifest: Manifest, preparations: readonly PreparationRecord[], people: ControlState['people']): string | null {
+export function preparationProblem(manifest: Manifest, preparations: readonly PreparationRecord[], people: ControlState['people'], computed?: string): string | null {
   const what = `${manifest.subject.kind} ${manifest.subject.id}`;
   if (manifest.preparedBy === null) return `Nothing was sent: ${what} names no preparer, and with dual control on everything sent is prepared by a person who signs it`;
   const preparer = people.find((p) => p.id === manifest.preparedBy);
   if (!preparer) return `Nothing was sent: ${what} names a preparer who is no person of the control records (${manifest.preparedBy})`;
-  const digest = preparationDigest(manifest);
+  const digest = computed ?? preparationDigest(manifest);
   const mine = preparations.filter((p) => p.signerId === preparer.id && p.subject.kind === manifest.subject.kind && p.subject.id === manifest.subject.id);
   if (mine.length === 0) return `Nothing was sent: ${preparer.name} has not signed ${what} as its preparer`;
   const signed = mine.filter((p) => p.profileId === manifest.profileId && preparationSignatureValid(p, preparer.publicKey));
@@ -128,12 +128,14 @@ export function journalApprovalGate(deps: GateDeps): ApprovalGate {
         }
         const manifest = await manifestFromJournal(deps.journal, state.scope, subject, state.policy.version);
         if (!manifest) return { ok: false, enforced: true, code: 'NOT_FOUND', message: `Nothing was sent: no ${subject.kind} ${subject.id} in the journal`, verdict: null };
-        const unprepared = preparationProblem(manifest, await deps.repository.preparationsFor(subject), state.people);
+        // Both digests in one pass over the rows (the rows are almost all of a big batch's bytes).
+        const [digest, prepared] = manifestDigests(manifest, [{}, PREPARATION_VARIANT]);
+        const unprepared = preparationProblem(manifest, await deps.repository.preparationsFor(subject), state.people, prepared);
         if (unprepared) return { ok: false, enforced: true, code: 'NOT_PREPARED', message: unprepared, verdict: null };
         const approvals = await deps.repository.approvalsFor(subject);
         const flagged = deps.newOrChangedPayees ? await deps.newOrChangedPayees(manifest) : 0;
         const now = (deps.now ?? Date.now)();
-        const first = verifyApprovals(manifest, approvals, state.people, state.policy, { now, newOrChangedPayees: flagged });
+        const first = verifyApprovals(manifest, approvals, state.people, state.policy, { now, newOrChangedPayees: flagged, ...(digest ? { digest } : {}) });
         if (first.ignored.length > 0) await deps.onIgnored?.(subject, first.ignored);
         const approvedRows = rowsAsApproved(manifest);
         if (first.ok) return { ok: true, enforced: true, code: null, message: first.message, verdict: first, clearance: { stillValid: unchanged, bodyFor: approvedRows } };

@@ -133,17 +133,17 @@ export function buildManifest(input: {
 
 const ROW_KEYS = ['account', 'amount', 'callbackUrl', 'currency', 'email', 'id', 'method', 'operator', 'payeeName'] as const;
 
-/**
- * The manifest's canonical JSON (canonical.ts), written in pieces: the rows, which are almost all of it,
- * with their keys in canonical order directly, so a 100,000-row batch is not walked value by value.
- * Gives exactly canonicalJson(manifest) (a unit test holds them equal).
- */
-export function* manifestCanonicalPieces(m: Manifest): Generator<string> {
-  const { rows, ...rest } = m;
+/** The canonical JSON around the rows: everything before them, and everything after. */
+function aroundRows(m: Manifest): { head: string; tail: string } {
+  const { rows: _rows, ...rest } = m;
   // The other keys in canonical order around an empty rows array; the rows are written into its place.
-  const head = canonicalJson({ ...rest, rows: [] });
-  const at = head.indexOf('"rows":[]') + '"rows":['.length;
-  yield head.slice(0, at);
+  const text = canonicalJson({ ...rest, rows: [] });
+  const at = text.indexOf('"rows":[]') + '"rows":['.length;
+  return { head: text.slice(0, at), tail: text.slice(at) };
+}
+
+/** The rows' canonical JSON in pieces of about 64 KB, their keys in canonical order directly. */
+function* rowPieces(rows: readonly ManifestRow[]): Generator<string> {
   let piece = '';
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!;
@@ -161,12 +161,35 @@ export function* manifestCanonicalPieces(m: Manifest): Generator<string> {
     }
   }
   yield piece;
-  yield head.slice(at);
+}
+
+/**
+ * The manifest's canonical JSON (canonical.ts), written in pieces: the rows, which are almost all of it,
+ * with their keys in canonical order directly, so a 100,000-row batch is not walked value by value.
+ * Gives exactly canonicalJson(manifest) (a unit test holds them equal).
+ */
+export function* manifestCanonicalPieces(m: Manifest): Generator<string> {
+  const { head, tail } = aroundRows(m);
+  yield head;
+  yield* rowPieces(m.rows);
+  yield tail;
 }
 
 /** SHA-256 (hex) of the manifest's canonical bytes: what an approval names and signs. */
 export function manifestDigest(manifest: Manifest): string {
-  const hash = createHash('sha256');
-  for (const piece of manifestCanonicalPieces(manifest)) hash.update(piece, 'utf8');
-  return hash.digest('hex');
+  return manifestDigests(manifest, [{}])[0]!;
+}
+
+/**
+ * The digests of the manifest with each variant of its header fields (policy version, preparation time), the
+ * rows written once for all of them: the gate needs the approvals' digest and the preparer's at each check, and
+ * the rows are almost all of the work.
+ */
+export function manifestDigests(manifest: Manifest, variants: readonly Partial<Pick<Manifest, 'policyVersion' | 'preparedAt'>>[]): string[] {
+  const hashes = variants.map(() => createHash('sha256'));
+  const around = variants.map((v) => aroundRows({ ...manifest, ...v }));
+  around.forEach((a, i) => hashes[i]!.update(a.head, 'utf8'));
+  for (const piece of rowPieces(manifest.rows)) for (const h of hashes) h.update(piece, 'utf8');
+  around.forEach((a, i) => hashes[i]!.update(a.tail, 'utf8'));
+  return hashes.map((h) => h.digest('hex'));
 }

@@ -25,7 +25,9 @@ export interface PreparationRecord {
   recordedAt?: number;
 }
 
-export const preparationDigest = (manifest: Manifest): string => manifestDigest({ ...manifest, policyVersion: 0, preparedAt: 0 });
+/** What the preparer signs of a manifest: its fields but the policy version and the preparation time. */
+export const PREPARATION_VARIANT = { policyVersion: 0, preparedAt: 0 } as const;
+export const preparationDigest = (manifest: Manifest): string => manifestDigest({ ...manifest, ...PREPARATION_VARIANT });
 
 export function preparationSigningBytes(p: Omit<PreparationRecord, 'signature' | 'recordedAt'>): Buffer {
   return canonicalBytes({

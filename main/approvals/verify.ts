@@ -51,6 +51,8 @@ export interface VerifyOptions {
   /** Rows flagged by the payee book as a new payee or changed bank details. */
   newOrChangedPayees?: number;
   now?: number;
+  /** The manifest's digest, when the caller computed it already (manifestDigests). */
+  digest?: string;
 }
 
 function checkOne(a: ApprovalRecord, manifest: Manifest, digest: string, people: ReadonlyMap<string, Person>, policy: ApprovalPolicy, now: number): { status: ApprovalStatus; message: string } {
@@ -95,7 +97,7 @@ export function verifyApprovals(
   if (policy.profileId !== manifest.profileId) return refuse('POLICY_INVALID', `The approval policy is profile ${policy.profileId}'s, not ${manifest.profileId}'s`, []);
 
   const now = options.now ?? Date.now();
-  const digest = manifestDigest(manifest);
+  const digest = options.digest ?? manifestDigest(manifest);
   const approvedBy = new Set<string>();
   const checks = approvals.map((a): ApprovalCheck => {
     const { status, message } = checkOne(a, manifest, digest, byId, policy, now);

@@ -70,7 +70,7 @@ describe('the manifest', () => {
 describe('the manifest written in pieces', () => {
   it('is exactly its canonical JSON, whatever the text in the rows', async () => {
     const { canonicalJson } = await import('../../../main/approvals/canonical');
-    const { manifestCanonicalPieces } = await import('../../../main/approvals/manifest');
+    const { manifestCanonicalPieces, manifestDigests } = await import('../../../main/approvals/manifest');
     const { createHash } = await import('node:crypto');
     const tricky = ['Zoë "Quotes" \\ back', 'line\nbreak\t', '"rows":[]', '😀 emoji', '\u2028', 'ß'];
     const rows = Array.from({ length: 3000 }, (_, i) =>
@@ -83,6 +83,9 @@ describe('the manifest written in pieces', () => {
       const text = canonicalJson(m);
       expect([...manifestCanonicalPieces(m)].join('')).toBe(text);
       expect(manifestDigest(m)).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+      // The gate's one pass for the approvals' digest and the preparer's gives each exactly.
+      const variant = { policyVersion: 7, preparedAt: 0 };
+      expect(manifestDigests(m, [{}, variant])).toEqual([manifestDigest(m), createHash('sha256').update(canonicalJson({ ...m, ...variant }), 'utf8').digest('hex')]);
     }
   });
 });
