@@ -77,6 +77,8 @@ const ADMIN_SETTINGS = {
  */
 export async function updateProfile(rt: DeskRuntime, profileId: string, patch: ProfilePatch): Promise<Profile> {
   const before = rt.ctx.profiles.get(profileId);
+  // Refused whoever asks: said before anything else is asked of them.
+  rt.ctx.profiles.assertEnvironmentKept(profileId, patch);
   const controls = (Object.keys(ADMIN_SETTINGS) as (keyof typeof ADMIN_SETTINGS)[]).filter((k) => patch[k] !== undefined && patch[k] !== before[k]);
   const admin = controls.length > 0 ? await changeAdmin(rt, profileId, `changing ${controls.map((k) => ADMIN_SETTINGS[k]).join(' and ')}`) : undefined;
   return rt.ctx.profiles.update(profileId, patch, actedBy(admin));

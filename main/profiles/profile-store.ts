@@ -154,15 +154,21 @@ export class ProfileStore {
    * would be another profile under the same records. Refused here, so every door (settings, CLI, IPC) is shut.
    * `by` goes into the audit entry's details (who changed it, under dual control).
    */
+  /** Refuses a change of environment (ENVIRONMENT_FIXED): it is fixed when a profile is created. */
+  assertEnvironmentKept(id: string, patch: Pick<ProfilePatch, 'environment'>): void {
+    const current = this.get(id);
+    if (patch.environment !== undefined && patch.environment !== current.environment) {
+      throw new ProfileError(
+        'ENVIRONMENT_FIXED',
+        `Profile "${current.name}" is ${current.environment}: the environment is fixed when a profile is created; create a new profile for ${patch.environment}`,
+      );
+    }
+  }
+
   update(id: string, patch: ProfilePatch, by: Record<string, unknown> = {}): Profile {
     const current = this.get(id);
     const parsed = parsePatch(patch);
-    if (parsed.environment !== undefined && parsed.environment !== current.environment) {
-      throw new ProfileError(
-        'ENVIRONMENT_FIXED',
-        `Profile "${current.name}" is ${current.environment}: the environment is fixed when a profile is created; create a new profile for ${parsed.environment}`,
-      );
-    }
+    this.assertEnvironmentKept(id, parsed);
     const fields: StoredFields = { ...this.storedFields(current), ...parsed };
     const rule = profileRuleProblem(fields);
     if (rule) throw new ProfileError('PROFILE_INVALID', `Invalid profile change: ${rule}`);

@@ -46,6 +46,8 @@ beforeAll(() => {
     engineFor: () => Promise.resolve({ refreshBalances: () => Promise.resolve([]) }),
     // The payee book stands in for what its payees were paid to in the bank-details warning (empty here).
     payeesFor: () => new SqlitePayeeRepository(journal),
+    // No dual control on this profile: the book is read as stored.
+    controlFor: () => Promise.resolve({ enforced: false, problem: null, people: [], policies: [], records: [], chain: null, legacy: null, pin: null, scope: 'csv-ipc' }),
   } as unknown as DeskRuntime;
   const decimals = new Map([['EUR', 2]]);
   const currencies: CurrencyCache = {
