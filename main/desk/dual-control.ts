@@ -8,6 +8,7 @@
 // Every change is audited with the person who made it as actor.
 // Rule: passphrases and private keys are never audited, logged or returned.
 import { randomUUID } from 'node:crypto';
+import type { ControlInfo, ControlProposalInfo } from '../../preload/api';
 import { approvalSignatureValid, signApproval, type ApprovalRecord, type Decision } from '../approvals/approval';
 import type { ApprovalExportRow } from '../csv/export';
 import { manifestFromJournal, preparationProblem } from '../approvals/gate';
@@ -57,31 +58,11 @@ export interface SubjectView {
 }
 
 /** A control record one admin signed that waits for another admin's signature. */
-export interface ProposalView {
-  hash: string;
-  seq: number;
-  what: string;
-  signedBy: string[];
-  needs: number;
-  /** False once the chain moved past it (propose again). */
-  current: boolean;
-}
+/** A control record one admin signed that waits for another admin's signature; `current` false once the chain moved past it. */
+export type ProposalView = ControlProposalInfo & { current: boolean };
 
-/** The control chain as this desk sees it, for the People and Settings screens and `people control`. */
-export interface ControlView {
-  enforced: boolean;
-  /** Root fingerprint to compare out of band; null before any chain. */
-  fingerprint: string | null;
-  /** A person at this desk compared the fingerprint (or this desk made the chain). */
-  confirmed: boolean;
-  records: number;
-  /** Why nothing may be sent or approved here now; null when the chain holds. */
-  problem: { code: string; message: string } | null;
-  /** People from before the chain wait for an admin's signature (people seal). */
-  needsSeal: boolean;
-  secondAdmin: boolean;
-  proposals: ProposalView[];
-}
+/** The control chain as this desk sees it (the contract's ControlInfo), for the screens and `people control`. */
+export type ControlView = Omit<ControlInfo, 'proposals'> & { proposals: ProposalView[] };
 
 export const personActor = (p: { id: string }) => `person:${p.id}`;
 
