@@ -248,9 +248,10 @@ export function keysService(rt: DeskRuntime, demo: DemoController | null, files:
       return keyView(rt, record);
     },
     async backup(profile, { keyId, passphrase, confirmed, second }) {
+      // The key is encrypted (and both people and the confirmation checked, the people first: a desk user learns
+      // nothing of the keys) before a dialog opens: a refusal costs no dialog.
+      const pem = await guarded.backupPem(profile.id, keyId, passphrase, confirmed, second);
       const record = keys.keyRecord(profile.id, keyId);
-      // The key is encrypted (and the confirmation and both people checked) before a dialog opens: a refusal costs no dialog.
-      const pem = await guarded.backupPem(profile.id, record.keyId, passphrase, confirmed, second);
       if (!files.dialogs) throw new DeskError('DIALOG_UNAVAILABLE', 'This desk cannot show a save dialog; use "payout-desk keys backup --out <file>"');
       const target = await files.dialogs.chooseSavePath({
         title: 'Save the encrypted key backup',

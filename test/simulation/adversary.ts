@@ -23,6 +23,9 @@ import { payoutsOf } from './invariants';
 import type { Person } from './person';
 import type { DeskUserAct, TamperAct } from './steps';
 
+/** The refusals that say an admin is needed (or the environment never changes), or that nothing may be done now. */
+const REFUSED_FOR_CONTROL = new Set(['LOCKED', 'NOT_ALLOWED', 'CONTROL_BROKEN', 'CONTROL_UNREADABLE', 'ENVIRONMENT_FIXED']);
+
 export interface AdversaryContext {
   readonly person: Person;
   now(): number;
@@ -152,6 +155,7 @@ export class Adversary {
   async deskUser(act: DeskUserAct): Promise<void> {
     const attempts: Record<DeskUserAct, [string, unknown]> = {
       'flip-environment': ['profiles:update', { profileId: SIM_PROFILE, environment: 'LIVE' }],
+      'export-key': ['keys:backup', { keyId: 'active', passphrase: 'a backup passphrase', confirmed: true }],
       'replace-secret': ['keys:setSecret', { secret: 'a secret of the desk user' }],
       'repoint-database': ['settings:setTeamDatabase', { url: 'postgres://mallory@db.attacker.invalid/payouts', tls: 'verify-full' }],
       'remove-profile': ['profiles:remove', { profileId: SIM_PROFILE }],
@@ -161,7 +165,10 @@ export class Adversary {
     try {
       const answer = await this.ctx.call(channel, args);
       this.ctx.log(`${this.ctx.now()} desk user (nobody unlocked) tried ${channel}: ${answer === null ? 'no answer' : answer.ok ? 'ok' : `${answer.error.code}: ${answer.error.message}`}`);
-      if (answer?.ok) this.ctx.person.unrefused.push(`a desk user with nobody unlocked did ${channel} (${act})`);
+      // Refused because it needs an admin (or never changes): not for some other reason that happens to hold now.
+      if (answer && (answer.ok || !REFUSED_FOR_CONTROL.has(answer.error.code))) {
+        this.ctx.person.unrefused.push(`a desk user with nobody unlocked tried ${channel} (${act}): ${answer.ok ? 'done' : `refused, but not by dual control (${answer.error.code})`}`);
+      }
     } finally {
       this.ctx.unlockDesk();
     }

@@ -32,7 +32,7 @@ export const TAMPER_ACTS = [
 ] as const;
 export type TamperAct = (typeof TAMPER_ACTS)[number];
 /** What a desk user with nobody unlocked tries: each must be refused. */
-export const DESK_USER_ACTS = ['flip-environment', 'replace-secret', 'repoint-database', 'remove-profile'] as const;
+export const DESK_USER_ACTS = ['flip-environment', 'export-key', 'replace-secret', 'repoint-database', 'remove-profile'] as const;
 export type DeskUserAct = (typeof DESK_USER_ACTS)[number];
 
 export type StepKind = Step['kind'];
