@@ -19,7 +19,7 @@ import type { FileGrants } from './file-grants';
 import { isoOrNull, money, optionalMoney, reasonOf, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 import { freshFunding, fundingFrom, shortfallText } from './funding';
-import { approvalExportRows, personActor, preparedByFor, senderFor } from './dual-control';
+import { approvalExportRows, personActor, preparedByFor, rowsNotAsPrepared, senderFor } from './dual-control';
 import { payeeAwareCsvLookup } from './payees';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
@@ -281,6 +281,9 @@ export function batchesService(
       if (!(await engine.journal.getBatch(batchId))) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
       // The engine decides per intent, in one journal transaction, and sends exactly the reviewed rows or none.
       const preparedBy = await preparedByFor(rt, profile.id);
+      // A retry copies the rows from the journal: with dual control on, only rows still as their preparer signed them.
+      const untrue = await rowsNotAsPrepared(rt, profile.id, { kind: 'batch', id: batchId });
+      if (untrue) throw new DeskError('NOT_PREPARED', `Nothing was retried: ${untrue.replace(/^Nothing was sent: /, '')}`);
       const retry = await engine.retryFailed(batchId, idPayouts, undefined, preparedBy);
       return batchView(engine.journal, retry.id, profile.id, currencies.decimalsOf(profile.id), engine);
     },

@@ -138,6 +138,19 @@ export async function ownControlOf(rt: DeskRuntime, profileId: string): Promise<
   return reader.read();
 }
 
+/**
+ * With dual control on: why a subject's rows in the journal are not what its preparer signed (a row edited there
+ * since), or null when they are or dual control is off. What copies rows from the journal (a retry) asks first.
+ */
+export async function rowsNotAsPrepared(rt: DeskRuntime, profileId: string, subject: Subject): Promise<string | null> {
+  const state = await rt.controlFor(profileId);
+  if (!state.enforced) return null;
+  if (state.problem) return state.problem.message;
+  const manifest = await manifestFromJournal(await rt.journalFor(profileId), state.scope, subject, 0);
+  if (!manifest) return null;
+  return preparationProblem(manifest, await (await rt.dualControlFor(profileId)).preparationsFor(subject), state.people);
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**

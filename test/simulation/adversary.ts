@@ -89,7 +89,6 @@ export class Adversary {
         const stored = await rows.saved('control_chain');
         const first = stored.find((r) => Number(r['seq']) === 1);
         if (!first) return;
-        this.takeAway('control_chain', stored);
         const record = JSON.parse(String(first['record_json'])) as ChainRecord;
         if (record.body.kind !== 'genesis') return;
         for (const p of record.body.people) if (p.id === 'bob') p.publicKey = adversaryPublicKey();
@@ -101,7 +100,6 @@ export class Adversary {
       case 'drop-chain': {
         const stored = await rows.saved('control_chain');
         if (stored.length === 0 || (act === 'cut-chain' && stored.length < 2)) return;
-        this.takeAway('control_chain', stored);
         const keep = act === 'cut-chain' ? stored.length - 1 : 0;
         await rows.remove('control_chain', keep);
         return log(act === 'cut-chain' ? `cut the control records back to ${keep}` : 'deleted every control record');
@@ -109,7 +107,8 @@ export class Adversary {
       case 'truncate-approvals': {
         const stored = await rows.saved('approvals');
         if (stored.length === 0) return;
-        this.takeAway('approvals', stored);
+        // The first copy is the one to put back: a second deletion saves what the first left.
+        if (!this.ctx.person.takenAway.has('approvals')) this.ctx.person.takenAway.set('approvals', stored);
         await rows.remove('approvals');
         return log(`deleted every approval (${stored.length})`);
       }
@@ -133,22 +132,20 @@ export class Adversary {
     }
   }
 
-  /** Puts back what was taken away and removes forged control records: the desk must carry on from there. */
+  /**
+   * Puts back what was taken away: the control records exactly as the person's own steps made them (forged ones
+   * gone, cut or deleted ones back, even when the person's steps added records meanwhile), and the approvals.
+   * The desk must carry on from there.
+   */
   async restore(journal?: SimJournal): Promise<void> {
     const j = journal ?? (await this.ctx.journal());
     const rows = j.tables.rows;
-    const chain = this.ctx.person.takenAway.get('control_chain');
-    if (chain) {
-      await rows.remove('control_chain');
-      await rows.putBack('control_chain', chain);
-    }
-    // Records appended by the adversary (the person's own steps made person.chain).
-    await rows.remove('control_chain', this.ctx.person.chain.length);
+    await rows.remove('control_chain');
+    for (const r of this.ctx.person.chain) await rows.insertChain(r.seq, encodeChainRecord(r), r.hash);
     const approvals = this.ctx.person.takenAway.get('approvals');
     if (approvals) await rows.putBack('approvals', approvals);
-    const restored = this.ctx.person.takenAway.size;
     this.ctx.person.takenAway.clear();
-    this.ctx.log(`${this.ctx.now()} adversary put back what it took (${restored} table(s)) and removed its control records`);
+    this.ctx.log(`${this.ctx.now()} adversary put the control records back as the person's steps made them${approvals ? `, and ${approvals.length} approval(s)` : ''}`);
   }
 
   /** A desk user with nobody unlocked tries what needs an admin: each must be refused. */
@@ -172,11 +169,6 @@ export class Adversary {
     } finally {
       this.ctx.unlockDesk();
     }
-  }
-
-  private takeAway(table: 'control_chain' | 'approvals', rows: Record<string, unknown>[]): void {
-    // The first copy is the one to put back: a second tampering of the same table saves what the first left.
-    if (!this.ctx.person.takenAway.has(table)) this.ctx.person.takenAway.set(table, rows);
   }
 
   /** Payouts and batches that may still leave for the first time. */

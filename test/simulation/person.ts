@@ -49,8 +49,8 @@ export class Person {
   readonly approvals: ApprovalRecord[] = [];
   /** What the desk did although it had to refuse it (a desk user with nobody unlocked): invariant 8. */
   readonly unrefused: string[] = [];
-  /** What an adversary took away and will put back (restore): saved rows per table. */
-  readonly takenAway = new Map<'control_chain' | 'approvals', Record<string, unknown>[]>();
+  /** What an adversary took away and will put back (restore): the approvals' rows. */
+  readonly takenAway = new Map<'approvals', Record<string, unknown>[]>();
   private ids = 0;
 
   newIntent(outcome: Outcome, amountMinor: number): Intent {

@@ -122,4 +122,21 @@ export const RECORDED_HISTORIES: readonly RecordedHistory[] = [
       { kind: 'crash', after: 30_000 },
     ],
   },
+  {
+    name: 'an account rewritten in the journal, then the batch cancelled and its rows retried',
+    seed: 42,
+    dualControl: true,
+    before: 'invariant 2: "retry failed rows" copied the rewritten account into a new batch its preparer signed, and it was paid there',
+    steps: [
+      { kind: 'single', outcome: 'returns', after: 47 },
+      { kind: 'single', outcome: 'pays', after: 1_176 },
+      { kind: 'single', outcome: 'pays', after: 1_264 },
+      { kind: 'batch', outcomes: ['pays', 'pays', 'fails'], after: 24_824 },
+      { kind: 'batch', outcomes: ['pays'], after: 1_233 },
+      { kind: 'tamper', act: 'edit-account', pick: 0.413, after: 1_064 },
+      { kind: 'cancel', pick: 0.029, after: 505 },
+      { kind: 'retry', pick: 0.221, after: 1_004 },
+      { kind: 'approve', pick: 0.546, who: 0.984, after: 584 },
+    ],
+  },
 ];
