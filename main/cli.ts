@@ -8,20 +8,16 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import type { Channel } from '../preload/api';
 import { createAppContext, type AppContext } from './context';
 import { GatewayError } from './gateway/errors';
-import { bindProfile, createDeskServices } from './desk';
 import { createDeskEvents } from './desk/events';
 import { createDeskRuntime, type DeskRuntime } from './desk/runtime';
-import { createIpcHandlers } from './ipc/handlers';
-import { DeskError, type AreaResult } from './desk/services';
 import { KeytarKeyStore, type KeyStore } from './keys/key-store';
 import { createLogger, redactText, silentLogger, type Logger } from './log';
-import type { Profile } from './profiles/profile-schema';
 import { ProfileError } from './profiles/profile-store';
 import { CliHeldError, CliUsageError, type CliDeps, type CliDesk, type CliIo } from './cli/deps';
 import { HELD_EXIT } from './cli/shared';
+import { openCliDesk } from './cli/desk';
 import { registerConnectCommands } from './cli/connect';
 import { registerKeyCommands } from './cli/keys';
 import { registerListCommands } from './cli/lists';
@@ -55,30 +51,6 @@ export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
   if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'payout-desk');
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'payout-desk');
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'payout-desk');
-}
-
-/** Builds the desk services from the app context, acting on the profile chosen for this command. */
-function openDesk(c: AppContext, runtime: DeskRuntime, profile: Profile): CliDesk {
-  const { events } = runtime;
-  const app = { name: 'payout-desk', version: 'cli', platform: process.platform, demoAvailable: false };
-  const services = bindProfile(createDeskServices(runtime, app, null), c, () => profile);
-  const handlers = createIpcHandlers(services, { log: c.logger });
-  return {
-    profile,
-    runtime,
-    events,
-    services,
-    // Through the very handlers the app registers: same guard, schema and error mapping as over IPC.
-    async call(area, verb, args) {
-      const result = await handlers[`${area}:${String(verb)}` as Channel](args);
-      if (!result.ok) {
-        // Field problems say more than the handler's summary line ("payouts:validate: invalid arguments").
-        const fields = (result.error.issues ?? []).slice(0, 5).map((i) => `${i.field}: ${i.message}`);
-        throw new DeskError(result.error.code, fields.length > 0 ? fields.join('; ') : result.error.message, result.error.retryable);
-      }
-      return result.data as AreaResult<typeof area, typeof verb>;
-    },
-  };
 }
 
 export function buildProgram(options: CliOptions = {}): { program: Command; deps: CliDeps; exitCode(): number; dispose(): Promise<void> } {
@@ -134,7 +106,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
     desk() {
       const c = deps.context();
       if (!runtime) throw new Error('the desk runtime is made with the context');
-      desk ??= openDesk(c, runtime, deps.profile());
+      desk ??= openCliDesk(c, runtime, deps.profile());
       return desk;
     },
     setExitCode(code) {

@@ -343,6 +343,8 @@ export interface BatchSubmitInput {
   confirmedWarningRows: number[];
   /** Send only these currencies (e.g. the funded ones); all when absent. */
   currencyCodes?: string[];
+  /** The batch's id, when the desks of a team agree on one (`team send --batch`); a new one when absent. */
+  batchId?: string;
 }
 
 export type BatchState = 'QUEUED' | 'RUNNING' | 'PAUSED' | 'CANCELLING' | 'CANCELLED' | 'COMPLETED' | 'FAILED';

@@ -7,36 +7,16 @@
 // Exit codes: 0 every row SUCCESS; 1 an error, a refusal, or rows that failed; 2 a usage error (e.g.
 // retry-failed with no terminal and no --yes); 3 stopped waiting (--no-wait, timeout, Ctrl-C, paused):
 // the batch is journalled and `batch resume <id>` carries on.
-import { resolve } from 'node:path';
 import { type Command } from 'commander';
-import type { BatchResultRow, BatchValidation, BatchView, CsvIssueView } from '../../preload/api';
+import type { BatchResultRow, BatchView } from '../../preload/api';
 import { actingOptions, workAs, type ActingOptions } from './dual-control';
+import { fileSubmitOptions, submitValidated, validateFile, type FileSubmitOptions } from './submit-file';
 import { CliUsageError, type CliDeps, type CliDesk } from './deps';
 import { DeskError } from '../desk/services';
 import { batchStateLine } from '../domain/state-words';
-import { PENDING_EXIT, askYesNo, currencyCode, interrupted, intOption, sleep, statusWord, table, totalsByCurrency, writeOut } from './shared';
+import { PENDING_EXIT, askYesNo, interrupted, intOption, sleep, statusWord, table, totalsByCurrency, writeOut } from './shared';
 
 const STOPPED_STATES = new Set(['CANCELLED', 'PAUSED', 'FAILED']);
-const MAX_ISSUES = 100;
-
-const issueLine = (i: CsvIssueView) => `  ${i.rowNumber === 0 ? 'file' : `row ${i.rowNumber}`}${i.column ? `, column "${i.column}"` : ''}: ${i.code} - ${i.message}`;
-
-/** Refuses with the issues listed (stderr, human mode) and summed up in the error itself. */
-function refuse(deps: CliDeps, code: string, title: string, issues: CsvIssueView[]): never {
-  if (!deps.json()) {
-    const more = issues.length > MAX_ISSUES ? [`  … and ${issues.length - MAX_ISSUES} more`] : [];
-    deps.io.stderr(`${[`${title}:`, ...issues.slice(0, MAX_ISSUES).map(issueLine), ...more].join('\n')}\n`);
-  }
-  const first = issues.slice(0, 3).map((i) => `${i.rowNumber === 0 ? 'file' : `row ${i.rowNumber}`}: ${i.code}`).join(', ');
-  throw new DeskError(code, `${title} (${first}${issues.length > 3 ? ', …' : ''}); nothing was sent`);
-}
-
-/** The shortfall message in the CLI's own words: which --currencies would send the funded rows. */
-export function withCurrenciesHint(message: string, checked: Pick<BatchValidation, 'funding'>, chosen: string[] | undefined): string {
-  const funded = checked.funding.filter((f) => !f.shortfall && (!chosen || chosen.includes(f.currencyCode))).map((f) => f.currencyCode);
-  const hint = funded.length > 0 ? `to send only the funded ones, run again with --currencies ${funded.join(',')}` : 'no currency of this file is funded; top up first (--currencies picks which currencies to send)';
-  return `${message} (${hint})`;
-}
 
 function progressLine(v: BatchView): string {
   const p = v.progress;
@@ -146,37 +126,17 @@ async function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, waited: bo
 }
 
 export function registerBatchCommands(batch: Command, deps: CliDeps): void {
-  actingOptions(batch
+  actingOptions(fileSubmitOptions(batch
     .command('submit <file>')
-    .description('validate a payout CSV, refuse it if any row is invalid, store it as a batch and send it')
-    .option('--confirm-warnings', 'confirm every warning (duplicate rows, file already submitted, bank details changed)')
-    .option('--currencies <codes>', 'send only the rows in these currencies (e.g. the funded ones)', (v) => v.split(',').map(currencyCode))
-    .option('--decimal-comma', 'read amounts with a decimal comma (default: only when the delimiter is ";")')
-    .option('--decimal-dot', 'read amounts with a decimal dot even when the delimiter is ";"')
+    .description('validate a payout CSV, refuse it if any row is invalid, store it as a batch and send it'))
     .option('--no-wait', 'return once the batch is stored, without printing progress')
     .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600))
-    .action(async (file: string, o: ActingOptions & { confirmWarnings?: boolean; currencies?: string[]; decimalComma?: boolean; decimalDot?: boolean; wait: boolean; timeout: number }) => {
+    .action(async (file: string, o: ActingOptions & FileSubmitOptions & { wait: boolean; timeout: number }) => {
       const desk = deps.desk();
       await workAs(deps, o);
-      const decimalComma = o.decimalComma ? true : o.decimalDot ? false : undefined;
-      // The file named on the command line is handed over like one dropped on the window: main checks it and
-      // issues the token validation takes (validation never reads a path it did not grant).
-      const granted = await desk.call('app', 'fileDropped', { purpose: 'csv', path: resolve(file) });
-      const checked: BatchValidation = await desk.call('batches', 'validateFile', { source: { kind: 'granted', token: granted.token }, ...(decimalComma !== undefined ? { decimalComma } : {}) });
-      const c = checked.counts;
-      if (checked.errors.length > 0) refuse(deps, 'BATCH_HAS_ERRORS', `${checked.fileName}: ${c.invalid} of ${c.rows} rows are invalid`, checked.errors);
-      if (checked.warnings.length > 0 && !o.confirmWarnings) refuse(deps, 'WARNINGS_NOT_CONFIRMED', `${checked.fileName}: ${checked.warnings.length} warning(s) need --confirm-warnings`, checked.warnings);
-      const lines = [`${checked.fileName}: ${c.rows} rows, all valid${checked.warnings.length ? `, ${checked.warnings.length} warning(s) confirmed` : ''}; SHA-256 ${checked.sha256}`];
-      for (const f of checked.funding) {
-        if (f.shortfall) lines.push(`  warning: ${f.currencyCode} needs ${f.required.amount}, available ${f.available?.amount ?? '?'} (short by ${f.shortfall.amount})`);
-      }
-      // Warnings are confirmed by row; the file-level one ("already submitted") is row 0.
-      let view = await desk
-        .call('batches', 'submit', { validationId: checked.validationId, confirmedWarningRows: [...new Set(checked.warnings.map((w) => w.rowNumber))], ...(o.currencies ? { currencyCodes: o.currencies } : {}) })
-        .catch((error: unknown) => {
-          throw error instanceof DeskError && error.code === 'INSUFFICIENT_BALANCE' ? new DeskError(error.code, withCurrenciesHint(error.message, checked, o.currencies)) : error;
-        });
-      lines.push(`Batch ${view.id} submitted: ${view.progress.total} payouts`);
+      const submitted = await submitValidated(deps, desk, await validateFile(deps, desk, file, o), o);
+      const lines = submitted.lines;
+      let view = submitted.view;
       if (o.wait) {
         if (!deps.json()) deps.io.stdout(`${lines.splice(0).join('\n')}\n`);
         view = await follow(deps, desk, view, o.timeout);

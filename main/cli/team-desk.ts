@@ -5,19 +5,24 @@
 // claim in the database), and the merchant's requests per second are shared (a budget in the database).
 // A desk that dies leaves its sends to the others after its lease, as of unknown outcome. It is the app's
 // engine (main/team/team-desk.ts): with dual control on, nothing leaves without its approvals, and a file is
-// submitted only by an unlocked preparer (--as).
+// submitted only by an unlocked preparer (--as). A file goes through the very checks of `batch submit`
+// (submit-file.ts, the batches service): invalid rows refuse it, and a warning (the file already submitted,
+// a duplicate row, changed bank details, a currency short) needs --confirm-warnings.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { importPayoutCsvFile } from '../csv/import';
-import { dualControlService, preparedByFor } from '../desk/dual-control';
+import { dualControlService } from '../desk/dual-control';
 import { NOT_SENDER_MESSAGE } from '../engine/payout-engine';
 import { openTeamDesk, type TeamDesk } from '../team/team-desk';
 import { CliUsageError, type CliDeps } from './deps';
 import { actingOptions, unlockAs, type ActingOptions } from './dual-control';
+import { openCliDesk } from './desk';
 import { intOption, interrupted } from './shared';
+import { fileSubmitOptions, submitValidated, validateFile, type FileSubmitOptions } from './submit-file';
 
-interface SendOptions extends ActingOptions {
+interface SendOptions extends ActingOptions, FileSubmitOptions {
   file?: string;
   batch?: string;
   timeout: number;
@@ -44,12 +49,46 @@ async function settled(desk: TeamDesk, ids: readonly string[]): Promise<{ done: 
   return { done, lines };
 }
 
+/**
+ * Submits the file as `batch submit` would, on this team desk, or joins the batch of that id when another
+ * desk of the team stored it first (the same file: its SHA-256 must match). Returns the batch id.
+ */
+async function submitOrJoin(deps: CliDeps, desk: TeamDesk, file: string, o: SendOptions): Promise<string> {
+  const path = resolve(file);
+  const joined = async (sha256: string): Promise<string | null> => {
+    const existing = o.batch ? await desk.journal.getBatch(o.batch) : null;
+    if (!existing) return null;
+    if (existing.sha256 !== sha256) {
+      throw new CliUsageError(`Batch ${existing.id} is already in the team journal with another file (SHA-256 ${existing.sha256}, not ${sha256}); nothing was stored`);
+    }
+    if (!deps.json()) deps.io.stdout(`Batch ${existing.id} is already in the team journal (another desk submitted it): sending it with them.\n`);
+    return existing.id;
+  };
+  // The desk that stored it checked the file; a desk joining (or this desk after a restart) only makes sure it is the
+  // same file, and is not refused for ids already in the journal or as "already submitted".
+  const already = o.batch && (await desk.journal.getBatch(o.batch)) ? await joined(createHash('sha256').update(await readFile(path)).digest('hex')) : null;
+  if (already) return already;
+  const cliDesk = openCliDesk(desk.ctx, desk.runtime, deps.profile());
+  const checked = await validateFile(deps, cliDesk, path, o);
+  try {
+    // With dual control on, the file is prepared by the unlocked person (--as), who then cannot approve it.
+    const { view, lines } = await submitValidated(deps, cliDesk, checked, o, o.batch);
+    if (!deps.json()) deps.io.stdout(`${lines.join('\n')}\n`);
+    return view.id;
+  } catch (error) {
+    // Two desks submitting one batch id at once: the first stores it, the other sends it with it.
+    const other = await joined(checked.sha256).catch(() => null);
+    if (other) return other;
+    throw error;
+  }
+}
+
 export function registerTeamDeskCommands(program: Command, deps: CliDeps): void {
   const team = program.command('team').description("this desk as one of a team's desks on the profile's team database");
-  actingOptions(team
+  actingOptions(fileSubmitOptions(team
     .command('send')
-    .description("send and track the team's running batches with the other desks until they are final (with --file, submit it first; with dual control on, --as names the preparer)"))
-    .option('--file <csv>', 'a payout CSV to submit as a batch first (all rows valid, or nothing is stored)')
+    .description("send and track the team's running batches with the other desks until they are final (with --file, submit it first; with dual control on, --as names the preparer)")))
+    .option('--file <csv>', 'a payout CSV to submit as a batch first, checked as "batch submit" checks it (all rows valid, warnings confirmed, or nothing is stored)')
     .option('--batch <id>', 'the batch id: of the file submitted, or of the running batch to wait for')
     .option('--desk <name>', "this desk's name in the team (default: the host name)")
     .option('--timeout <secs>', 'stop after this many seconds (sends on the wire finish; the others carry on)', intOption('timeout'), 3600)
@@ -60,10 +99,6 @@ export function registerTeamDeskCommands(program: Command, deps: CliDeps): void 
       const profile = deps.profile();
       const teamDb = profile.teamDatabase;
       if (!teamDb) throw new CliUsageError(`Profile ${profile.id} has no team database: point it at one with "profiles team set ${profile.id} --url …"`);
-      const file = o.file ? await importPayoutCsvFile(resolve(o.file), { fileName: basename(o.file), ...(profile.maxAmountMinor ? { maxAmountMinor: profile.maxAmountMinor } : {}) }) : null;
-      if (file && file.errors.length > 0) {
-        throw new CliUsageError(`${file.fileName}: ${file.counts.invalid} of ${file.counts.rows} rows are invalid (first: row ${file.errors[0]!.rowNumber}: ${file.errors[0]!.message}); nothing was stored`);
-      }
       const desk = await openTeamDesk({
         home: ctx.home,
         keyStore: ctx.keyStore,
@@ -85,21 +120,7 @@ export function registerTeamDeskCommands(program: Command, deps: CliDeps): void 
         if (!desk.engine.sends) throw new CliUsageError(`Nothing can be sent from here: ${NOT_SENDER_MESSAGE}`);
         if (o.as) desk.runtime.setSession(profile.id, await unlockAs(deps, dualControlService(desk.runtime), o));
         let batchId = o.batch;
-        if (file) {
-          const rows = file.rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra }));
-          if (batchId && (await desk.journal.getBatch(batchId))) {
-            if (!deps.json()) deps.io.stdout(`Batch ${batchId} is already in the team journal (another desk submitted it): sending it with them.\n`);
-          } else {
-            try {
-              // With dual control on, the file is prepared by the unlocked person (--as), who then cannot approve it.
-              const preparedBy = await preparedByFor(desk.runtime, profile.id);
-              batchId = (await desk.engine.submitBatch({ ...(batchId ? { id: batchId } : {}), fileName: file.fileName, sha256: file.sha256, rows, ...(preparedBy ? { preparedBy } : {}) })).id;
-            } catch (error) {
-              // Two desks submitting one batch id: the first stores it, the other sends it with it.
-              if (!batchId || !(await desk.journal.getBatch(batchId))) throw error;
-            }
-          }
-        }
+        if (o.file) batchId = await submitOrJoin(deps, desk, o.file, o);
         if (batchId) {
           const batch = await desk.journal.getBatch(batchId);
           if (!batch) throw new CliUsageError(`No batch ${batchId} in the team journal`);

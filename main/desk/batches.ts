@@ -177,7 +177,7 @@ export function batchesService(
       };
       return view;
     },
-    async submit(profile, { validationId, confirmedWarningRows, currencyCodes }) {
+    async submit(profile, { validationId, confirmedWarningRows, currencyCodes, batchId }) {
       const entry = pending.get(validationId);
       if (!entry && evicted.has(validationId)) {
         throw new DeskError(
@@ -207,6 +207,7 @@ export function batchesService(
       take(validationId, entry);
       const engine = await rt.engineFor(profile.id);
       const batch = await engine.submitBatch({
+        ...(batchId ? { id: batchId } : {}),
         fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra })), ...(preparedBy ? { preparedBy } : {}),
       });
       return batchView(engine.journal, batch.id, profile.id, currencies.decimalsOf(profile.id), engine);

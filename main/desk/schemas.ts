@@ -169,6 +169,7 @@ export const ARG_SCHEMAS: SchemaMap = {
       // Every row of a file at the row limit, plus row 0: the file itself (e.g. "this file was already submitted").
       confirmedWarningRows: listOf(z.number().int().min(0).max(1_000_000), MAX_LIST_ITEMS + 1),
       currencyCodes: z.array(currencyCode).max(200).optional(),
+      batchId: batchId.optional(),
     }),
     pause: byBatch,
     resume: byBatch,

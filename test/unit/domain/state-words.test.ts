@@ -2,7 +2,7 @@
 // "COMPLETED" while its final statuses are awaited, and a payout the gateway has is named by its status.
 import { describe, expect, it } from 'vitest';
 import { payeeKey } from '../../../main/domain/payee-key';
-import { withCurrenciesHint } from '../../../main/cli/batch';
+import { withCurrenciesHint } from '../../../main/cli/submit-file';
 import { batchStateLine, batchStateWords, clockTime, paymentStateText, paymentStatusWord, unreachableReason } from '../../../main/domain/state-words';
 
 const counts = (state: string, pending: number, total = 20) => ({ state, total, pending, failed: 0 });
