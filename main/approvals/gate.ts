@@ -17,6 +17,7 @@ import { mayBeAtGateway } from '../domain/status';
 import type { JournalPort, PaymentRecord } from '../journal';
 import { heldRoleAt } from '../people/roles';
 import type { ControlState } from '../trust/control-state';
+import { withKeptRejections } from '../trust/kept-rejections';
 import type { ApprovalRecord } from './approval';
 import { buildManifest, manifestDigests, manifestRowOf, parseDecimal, type Manifest, type ManifestRow, type ManifestSourceRow, type Subject } from './manifest';
 import type { ApprovalPolicy } from './policy';
@@ -104,6 +105,8 @@ export interface GateDeps {
   requireConfirmedRoot?: () => boolean;
   /** Approvals ignored (forged, replayed): the caller raises the alarm and audits each once. */
   onIgnored?: (subject: Subject, ignored: readonly ApprovalCheck[]) => Promise<void> | void;
+  /** Rejections this desk signed, kept out of the store's reach (trust/kept-rejections.ts): a "no" deleted there still holds. */
+  keptRejections?: (subject: Subject) => Promise<readonly ApprovalRecord[]>;
   now?: () => number;
 }
 
@@ -132,7 +135,8 @@ export function journalApprovalGate(deps: GateDeps): ApprovalGate {
         const [digest, prepared] = manifestDigests(manifest, [{}, PREPARATION_VARIANT]);
         const unprepared = preparationProblem(manifest, await deps.repository.preparationsFor(subject), state.people, prepared);
         if (unprepared) return { ok: false, enforced: true, code: 'NOT_PREPARED', message: unprepared, verdict: null };
-        const approvals = await deps.repository.approvalsFor(subject);
+        const kept = withKeptRejections(await deps.repository.approvalsFor(subject), deps.keptRejections ? await deps.keptRejections(subject) : []);
+        const approvals = kept.approvals;
         const flagged = deps.newOrChangedPayees ? await deps.newOrChangedPayees(manifest) : 0;
         const now = (deps.now ?? Date.now)();
         const first = verifyApprovals(manifest, approvals, state.people, state.policy, { now, newOrChangedPayees: flagged, ...(digest ? { digest } : {}) });
@@ -141,7 +145,7 @@ export function journalApprovalGate(deps: GateDeps): ApprovalGate {
         if (first.ok) return { ok: true, enforced: true, code: null, message: first.message, verdict: first, clearance: { stillValid: unchanged, bodyFor: approvedRows } };
         // A first send rests on today's policy; a re-send of an unknown outcome on the one its approvals were given under.
         const resend = need === 'resend' ? resendVerdict(manifest, approvals, state, { now, newOrChangedPayees: flagged }) : null;
-        if (!resend) return { ok: false, enforced: true, code: first.code, message: first.message, verdict: first };
+        if (!resend) return { ok: false, enforced: true, code: first.code, message: withMissingNote(first, kept.missing), verdict: first };
         return {
           ok: true, enforced: true, code: null, verdict: resend,
           message: `${resend.message} under policy version ${resend.policyVersion}, which its approvals were given under: only rows that may be at the gateway already are sent again`,
@@ -154,6 +158,13 @@ export function journalApprovalGate(deps: GateDeps): ApprovalGate {
       }
     },
   };
+}
+
+/** Says so when the rejection that refuses was deleted from the store and holds by this desk's kept copy. */
+function withMissingNote(verdict: Verdict, missing: readonly ApprovalRecord[]): string {
+  const rejection = verdict.checks.find((c) => c.status === 'REJECTED');
+  if (!rejection || !missing.some((m) => m.id === rejection.approvalId)) return verdict.message;
+  return `${verdict.message} (this desk's own copy of that rejection: it was deleted from the journal or the team database)`;
 }
 
 /**

@@ -24,6 +24,7 @@ import { UnlockThrottle } from '../people/unlock-throttle';
 import { draftRecord, recordText, signRecord, type ChainBody, type ChainRecord } from '../trust/chain-record';
 import { activeAdminsAt, ChainRecordError, ChainReplay } from '../trust/chain-state';
 import { ControlReader, type ControlState } from '../trust/control-state';
+import { keepRejection, keptRejections, withKeptRejections } from '../trust/kept-rejections';
 import { SqliteDualControlRepository } from '../approvals/sqlite-repository';
 import { Journal } from '../journal';
 import type { DeskRuntime } from './runtime';
@@ -304,7 +305,9 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     const repo = await rt.dualControlFor(profileId);
     // The same count the gate passes (runtime.ts), so what an approver is shown is what the send is checked against.
     const payeeFlags = await flagPayeeRows(await rt.payeesFor(profileId), manifest.rows, { profileId, control: async () => s, audit: (entry) => rt.audit(profileId, entry) });
-    const verdict = verifyApprovals(manifest, await repo.approvalsFor(subject), s.people, s.policy, { now: now(), newOrChangedPayees: payeeFlags.length });
+    // With this desk's kept rejections, as the gate reads them: a "no" deleted from the store still shows.
+    const { approvals } = withKeptRejections(await repo.approvalsFor(subject), await keptRejections(rt.ctx.keyStore, profileId, subject));
+    const verdict = verifyApprovals(manifest, approvals, s.people, s.policy, { now: now(), newOrChangedPayees: payeeFlags.length });
     const preparation = s.enforced ? (s.problem?.message ?? preparationProblem(manifest, await repo.preparationsFor(subject), s.people)) : null;
     return {
       subject, manifestDigest: manifestDigest(manifest), preparedBy: manifest.preparedBy, fileSha256: manifest.fileSha256, rows: manifest.rows.length,
@@ -537,6 +540,8 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
       }
       await rt.auditSeal(profileId);
       await repo.addApproval(approval);
+      // A "no" is also kept in this desk's keychain: deleting it from the journal or database does not undo it.
+      if (decision === 'reject') await keepRejection(rt.ctx.keyStore, profileId, approval, now());
       await rt.audit(profileId, {
         actor: personActor(approver),
         action: decision === 'approve' ? 'approval.given' : 'approval.rejected',

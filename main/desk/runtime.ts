@@ -16,6 +16,7 @@ import { buildManifest, subjectText, type ManifestSourceRow, type Subject } from
 import { signPreparation } from '../approvals/preparation';
 import type { ApprovalCheck } from '../approvals/verify';
 import { ControlReader, type ControlState } from '../trust/control-state';
+import { keptRejections } from '../trust/kept-rejections';
 import type { DualControlRepository } from '../approvals/repository';
 import type { UnlockedSession } from '../people/key-vault';
 import { newOrChangedPayeeCount } from '../payees/match';
@@ -466,6 +467,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
         // A LIVE sender desk of a team sends only under a root a person compared with the team's admin.
         requireConfirmedRoot: () => st.team !== null && profile.environment === 'LIVE' && sends,
         onIgnored: (subject, ignored) => approvalsIgnored(profileId, subject, ignored),
+        keptRejections: (subject) => keptRejections(ctx.keyStore, profileId, subject),
       }),
       prepare: (subject, preparedBy, content) => signPrepared(profileId, subject, preparedBy, content),
       // A desk of a team without the merchant's key leaves every request to the team's sender desks.

@@ -139,4 +139,19 @@ export const RECORDED_HISTORIES: readonly RecordedHistory[] = [
       { kind: 'approve', pick: 0.546, who: 0.984, after: 584 },
     ],
   },
+  {
+    name: 'a rejection deleted from the journal, then another approver approves',
+    seed: 228,
+    dualControl: true,
+    before: 'invariant 7: someone with the journal deleted every approval, Bob\'s rejection with them; Dave\'s approval then sent the payout Bob had rejected',
+    steps: [
+      { kind: 'single', outcome: 'pays', after: 6 },
+      { kind: 'single', outcome: 'returns', after: 434 },
+      { kind: 'batch', outcomes: ['pays', 'pays', 'pays', 'pays'], after: 467 },
+      { kind: 'single', outcome: 'pays', after: 1_438 },
+      { kind: 'reject', pick: 0.19, who: 0.281, after: 8_108 },
+      { kind: 'tamper', act: 'truncate-approvals', pick: 0.78, after: 52_825 },
+      { kind: 'approve', pick: 0.041, who: 0.949, after: 13_602 },
+    ],
+  },
 ];

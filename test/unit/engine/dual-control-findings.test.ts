@@ -12,6 +12,7 @@ import { EngineError } from '../../../main/engine';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { UnlockedSession } from '../../../main/people/key-vault';
 import { generatePersonKey } from '../../../main/people/person-key';
+import { keepRejection, keptRejections, keptRejectionsAccount } from '../../../main/trust/kept-rejections';
 import { appendRecord, chainOf, member, preparingAs, readerOf, type Member } from '../approvals/helpers';
 import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
 
@@ -39,7 +40,10 @@ async function desk(options: { keyStore?: MemoryKeyStore } = {}) {
   await reader.read();
   const engineWith = async () => {
     await f.engine.stop();
-    const gate = journalApprovalGate({ journal: f.t.journal, repository: repo, control: () => readerOf(repo, { profileId: PROFILE, environment: 'LIVE', keyStore }).read(), onIgnored: (_s, list) => void ignored.push(...list) });
+    const gate = journalApprovalGate({
+      journal: f.t.journal, repository: repo, control: () => readerOf(repo, { profileId: PROFILE, environment: 'LIVE', keyStore }).read(), onIgnored: (_s, list) => void ignored.push(...list),
+      keptRejections: (subject) => keptRejections(keyStore, PROFILE, subject),
+    });
     f = engineFixture({ approvalGate: gate, prepare: preparingAs(repo, people, PROFILE) }, f.gateway, f.t);
     await f.engine.start();
   };
@@ -50,12 +54,20 @@ async function desk(options: { keyStore?: MemoryKeyStore } = {}) {
     await repo.addApproval(a);
     return a;
   };
+  /** A rejection as the desk stores it (dual-control.ts decide): in the journal and in this desk's keychain. */
+  const rejectAs = async (m: Member, subject: Subject): Promise<ApprovalRecord> => {
+    const manifest = (await manifestFromJournal(f.t.journal, PROFILE, subject, 0))!;
+    const a = signApproval(m.session, { id: globalThis.crypto.randomUUID(), manifest, decision: 'reject', reason: 'amount looks wrong', signedAt: Date.now() });
+    await repo.addApproval(a);
+    await keepRejection(keyStore, PROFILE, a, Date.now());
+    return a;
+  };
   /** Writes as the holder of the journal file: the append-only triggers go first. */
   const sql = (text: string, ...params: unknown[]) => {
     for (const t of ['control_chain', 'approvals', 'preparations']) for (const g of ['no_update', 'no_delete']) f.t.journal.db.exec(`DROP TRIGGER IF EXISTS ${t}_${g}`);
     return f.t.journal.db.prepare(text).run(...params);
   };
-  return { repo, approveAs, sql, restart: engineWith, ignored, keyStore };
+  return { repo, approveAs, rejectAs, sql, restart: engineWith, ignored, keyStore };
 }
 
 async function held(work: Promise<unknown>): Promise<string> {
@@ -164,5 +176,28 @@ describe('finding 13: an approval nobody could have given is ignored and raised,
     await f.engine.releasePayout('p8');
     await until(() => f.gateway.stored.has('p8'));
     expect(ignored).toEqual([expect.objectContaining({ approvalId: 'forged', status: 'FORGED' })]);
+  });
+});
+
+describe('a rejection deleted from the journal still holds (the simulation, seed 228)', () => {
+  it('the next approver cannot send what was rejected: the desk kept its own copy of the "no"', async () => {
+    const { sql, approveAs, rejectAs } = await desk();
+    await held(f.engine.submitPayout(big('p9'), { preparedBy: 'paula' }));
+    await rejectAs(bob, { kind: 'payout', id: 'p9' });
+    sql('DELETE FROM approvals');
+    await approveAs(alice, { kind: 'payout', id: 'p9' });
+    await expect(f.engine.releasePayout('p9')).rejects.toMatchObject({ code: 'PAYOUT_HELD' });
+    expect(f.t.journal.getPayment('payout', 'p9')?.lastError).toMatch(/Bob rejected it: amount looks wrong \(this desk's own copy of that rejection: it was deleted from the journal/);
+    expect(creates()).toBe(0);
+  });
+
+  it('a kept copy counts only while it verifies: one altered in the keychain is ignored and raised', async () => {
+    const { rejectAs, keyStore, ignored } = await desk();
+    await held(f.engine.submitPayout(big('p10'), { preparedBy: 'paula' }));
+    const no = await rejectAs(bob, { kind: 'payout', id: 'p10' });
+    await keyStore.set(keptRejectionsAccount(PROFILE, no.subject), JSON.stringify([{ ...no, id: 'altered', reason: 'changed' }]));
+    // The journal's copy still refuses; the altered one is reported, not counted.
+    await expect(f.engine.releasePayout('p10')).rejects.toMatchObject({ code: 'PAYOUT_HELD' });
+    expect(ignored).toEqual([expect.objectContaining({ approvalId: 'altered', status: 'FORGED' })]);
   });
 });
