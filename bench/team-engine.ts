@@ -6,7 +6,7 @@
 // Run: npx tsx bench/team-engine.ts [--rows 1000] [--repeat 5] [--budget team|local]
 import { rmSync } from 'node:fs';
 import { MemoryKeyStore } from '../main/keys/key-store';
-import { openTeamDesk } from '../main/team/team-desk';
+import { openTeamDesk } from '../main/compose/team-desk';
 import { createDesk, MERCHANT, payoutRows } from '../test/integration/engine/setup';
 import { freshDatabase, startCluster } from '../test/integration/postgres/cluster';
 import { startSandboxProcess } from './sandbox-process';

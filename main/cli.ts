@@ -11,7 +11,8 @@ import { Command, CommanderError } from 'commander';
 import { createAppContext, type AppContext } from './context';
 import { GatewayError } from './gateway/errors';
 import { createDeskEvents } from './desk/events';
-import { createDeskRuntime, type DeskRuntime } from './desk/runtime';
+import { composeDesk } from './compose/desk';
+import type { DeskRuntime } from './desk/runtime';
 import { KeytarKeyStore, type KeyStore } from './keys/key-store';
 import { createLogger, redactText, silentLogger, type Logger } from './log';
 import { ProfileError } from './profiles/profile-store';
@@ -86,7 +87,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
         ctx = createAppContext({ home, keyStore, logger });
         const c = ctx;
         const events = createDeskEvents((error) => c.logger.error('cli event listener failed', { error }));
-        runtime = createDeskRuntime({ ctx: c, events, log: c.logger });
+        runtime = composeDesk({ ctx: c, events, log: c.logger });
       }
       return ctx;
     },

@@ -10,7 +10,7 @@ import { forwardEventsToWindow, registerIpcHandlers, type SenderTrust } from './
 import { bindActiveProfile, createDeskServices } from './desk';
 import { createDeskEvents } from './desk/events';
 import { createIpcHandlers } from './ipc/handlers';
-import { createDeskRuntime } from './desk/runtime';
+import { composeDesk } from './compose/desk';
 import { handleAppProtocol, registerAppScheme } from './shell/app-protocol';
 import { setupLogging } from './shell/logging';
 import { electronFileDialogs } from './shell/file-dialogs';
@@ -48,7 +48,7 @@ async function start(): Promise<void> {
   const home = process.env['PAYOUT_DESK_HOME'] ?? app.getPath('userData');
   const ctx = createAppContext({ home, logger: log });
   const events = createDeskEvents((error) => log.error('event listener failed', { error }));
-  const runtime = createDeskRuntime({ ctx, events, log });
+  const runtime = composeDesk({ ctx, events, log });
   const demo = new DemoMode({ ctx, log });
   for (const profile of ctx.profiles.list().filter((p) => p.isDemo)) {
     await demo.resume(profile.id).catch((error: unknown) => log.warn('demo sandbox did not restart', { profileId: profile.id, error }));

@@ -1061,6 +1061,12 @@ export interface IpcContract {
 }
 
 /** Every invokable method, by area. Main registers `area:verb` for each; preload builds window.desk from it. */
+/**
+ * The longest list any method takes (the payout ids of a retry, the confirmed rows of a 100,000-row batch).
+ * Main's schemas use this very constant, and its argument guard derives its value count from it.
+ */
+export const MAX_LIST_ITEMS = 100_000;
+
 export const IPC_METHODS = {
   profiles: ['list', 'create', 'createDemo', 'use', 'update', 'remove', 'testConnection'],
   keys: ['list', 'generate', 'import', 'exportPublic', 'letter', 'rotate', 'retire', 'backup', 'setSecret', 'clearSecret'],

@@ -11,8 +11,7 @@ import type { PolicyRules } from '../approvals/policy';
 import { dualControlService, type ControlView, type DualControlService, type PersonView, type ProposalView, type SubjectView } from '../desk/dual-control';
 import type { UnlockedSession } from '../people/key-vault';
 import { CliUsageError, type CliDeps } from './deps';
-import { readSecretInput } from './keys';
-import { intOption } from './shared';
+import { intOption, readSecretInput } from './shared';
 
 export interface ActingOptions {
   as?: string;

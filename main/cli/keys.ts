@@ -12,24 +12,13 @@ import { DEFAULT_RSA_BITS, RSA_KEY_SIZES } from '../keys/rsa';
 import { dualControlService, type PersonView } from '../desk/dual-control';
 import { guardedKeys, type SecondPerson } from '../desk/keys';
 import { actingOptions, type ActingOptions } from './dual-control';
-import { intOption } from './shared';
+import { intOption, readSecretInput } from './shared';
 
 interface SecretSource {
   passphraseFile?: string;
   passphraseEnv?: string;
 }
 
-/** Reads a passphrase or secret from a file (first line) or a named environment variable; never from argv. */
-export async function readSecretInput(deps: CliDeps, o: { file?: string; env?: string }, what: string): Promise<string | undefined> {
-  if (o.file && o.env) throw new CliUsageError(`Give the ${what} either from a file or from an environment variable, not both`);
-  if (o.file) return (await readFile(o.file, 'utf8')).split(/\r?\n/)[0] ?? '';
-  if (o.env) {
-    const value = deps.env[o.env];
-    if (value === undefined) throw new CliUsageError(`Environment variable ${o.env} (for the ${what}) is not set`);
-    return value;
-  }
-  return undefined;
-}
 
 /** A person of the profile by id or by name (ignoring case); a clear error for none or several. */
 async function personNamed(deps: CliDeps, profileId: string, named: string): Promise<PersonView> {

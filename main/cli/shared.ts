@@ -1,12 +1,12 @@
 // Helpers several CLI command modules share: option parsers, the history filter options, tables,
 // waiting, and writing a file result.
 import { paymentStatusWord } from '../domain/state-words';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { HistoryFilters } from '../../preload/api';
 import { DeskError } from '../desk/services';
-import type { CliDeps } from './deps';
+import { CliUsageError, type CliDeps } from './deps';
 
 /** Exit code of a command that stopped before its payments were final. */
 export const PENDING_EXIT = 3;
@@ -141,4 +141,16 @@ export async function askYesNo(deps: CliDeps, question: string): Promise<boolean
     return null;
   }
   return answer === null ? null : /^\s*y(es)?\s*$/i.test(answer);
+}
+
+/** Reads a passphrase or secret from a file (first line) or a named environment variable; never from argv. */
+export async function readSecretInput(deps: CliDeps, o: { file?: string; env?: string }, what: string): Promise<string | undefined> {
+  if (o.file && o.env) throw new CliUsageError(`Give the ${what} either from a file or from an environment variable, not both`);
+  if (o.file) return (await readFile(o.file, 'utf8')).split(/\r?\n/)[0] ?? '';
+  if (o.env) {
+    const value = deps.env[o.env];
+    if (value === undefined) throw new CliUsageError(`Environment variable ${o.env} (for the ${what}) is not set`);
+    return value;
+  }
+  return undefined;
 }

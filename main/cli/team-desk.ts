@@ -4,7 +4,7 @@
 // desks until the batch named (or every running one) is sent and final. Exactly one desk sends a payout (a
 // claim in the database), and the merchant's requests per second are shared (a budget in the database).
 // A desk that dies leaves its sends to the others after its lease, as of unknown outcome. It is the app's
-// engine (main/team/team-desk.ts): with dual control on, nothing leaves without its approvals, and a file is
+// engine (main/compose/team-desk.ts): with dual control on, nothing leaves without its approvals, and a file is
 // submitted only by an unlocked preparer (--as). A file goes through the very checks of `batch submit`
 // (submit-file.ts, the batches service): invalid rows refuse it, and a warning (the file already submitted,
 // a duplicate row, changed bank details, a currency short) needs --confirm-warnings.
@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { dualControlService } from '../desk/dual-control';
 import { NOT_SENDER_MESSAGE } from '../engine/payout-engine';
-import { openTeamDesk, type TeamDesk } from '../team/team-desk';
+import { openTeamDesk, type TeamDesk } from '../compose/team-desk';
 import { CliUsageError, type CliDeps } from './deps';
 import { actingOptions, unlockAs, type ActingOptions } from './dual-control';
 import { openCliDesk } from './desk';

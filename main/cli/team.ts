@@ -6,7 +6,7 @@ import { CliUsageError, type CliDeps } from './deps';
 import { assertKeychainReachable } from '../keys/key-store';
 import { openTeamPool, teamWhere } from '../journal/pg/connect';
 import { TEAM_TLS_MODES, type Profile, type TeamDatabase, type TeamTlsMode } from '../profiles/profile-schema';
-import { TeamPasswords } from '../profiles/team-password';
+import { TeamPasswords } from '../keys/team-password';
 import { registerTeamInitCommand } from './team-init';
 import { actedBy, changeAdmin } from '../desk/keys';
 import { actingOptions, controlLines, type ActingOptions } from './dual-control';

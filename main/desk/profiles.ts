@@ -10,7 +10,7 @@ import { profileView } from './profile-views';
 import { DeskError } from './services';
 import { actedBy, changeAdmin } from './keys';
 import { assertKeychainReachable } from '../keys/key-store';
-import { teamPasswordAccount } from '../profiles/team-password';
+import { teamPasswordAccount } from '../keys/team-password';
 import { controlPinAccount } from '../trust/control-pin';
 import { forgetJournalPin } from './audit-keys';
 

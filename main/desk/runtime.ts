@@ -15,7 +15,7 @@ import { journalApprovalGate, manifestDecimals } from '../approvals/gate';
 import { buildManifest, subjectText, type ManifestSourceRow, type Subject } from '../approvals/manifest';
 import { signPreparation } from '../approvals/preparation';
 import type { ApprovalCheck } from '../approvals/verify';
-import { ControlReader, type ControlState } from '../trust/control-state';
+import { adminRegisteredDesks, ControlReader, type ControlState } from '../trust/control-state';
 import { keptRejections } from '../trust/kept-rejections';
 import type { DualControlRepository } from '../approvals/repository';
 import type { UnlockedSession } from '../people/key-vault';
@@ -28,8 +28,6 @@ import type { DeskEvents } from './events';
 import { engineOptionsFromProfile, gatewayPortFor, journalPath } from './profile-engine';
 import { sqliteStores, type DeskAuditSeal, type ProfileStores } from './profile-stores';
 import { followRemoteChanges } from './remote-changes';
-import { openTeamStores } from '../team/team-stores';
-import { adminRegisteredDesks } from '../team/team-audit';
 
 export interface DeskRuntimeOptions {
   ctx: AppContext;
@@ -39,7 +37,7 @@ export interface DeskRuntimeOptions {
   openJournal?: (profileId: string) => Journal;
   /**
    * Opens the stores of a profile that points at a team database (profile.teamDatabase); without it, such
-   * a profile cannot be opened here (the app and the CLI pass main/team's openTeamStores).
+   * a profile cannot be opened here (main/compose.ts passes main/team's openTeamStores).
    */
   openTeamStores?: (profile: Profile) => Promise<ProfileStores>;
   /** Extra engine options for a profile (tests, benches, the simulation), applied over the profile's own. */
@@ -164,7 +162,9 @@ async function signsHere(ctx: AppContext, profile: Profile): Promise<boolean> {
 export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   const { ctx, events, log } = options;
   const open = options.openJournal ?? ((profileId: string) => openJournal(journalPath(ctx.home, profileId)));
-  const openTeam = options.openTeamStores ?? ((profile: Profile) => openTeamStores({ ctx, profile, log }));
+  const openTeam =
+    options.openTeamStores ??
+    ((profile: Profile): Promise<ProfileStores> => Promise.reject(new Error(`Profile "${profile.name}" points at a team database, and this desk was put together without one (use main/compose.ts)`)));
   const stores = new Map<string, Promise<ProfileStores>>();
   /** Per profile on a team database: stops following the other desks' changes and the database's reachability. */
   const teamWatches = new Map<string, () => void>();

@@ -2,8 +2,7 @@
 // has a length limit, every number a range. The types are checked against the contract, so a
 // schema cannot drift from what the renderer is allowed to send.
 import { z } from 'zod';
-import type { Area, Verb } from '../../preload/api';
-import { MAX_LIST_ITEMS } from '../ipc/argument-guard';
+import { MAX_LIST_ITEMS, type Area, type Verb } from '../../preload/api';
 import type { AreaArgs } from './services';
 
 const MAX_CSV_BYTES = 50 * 1024 * 1024;

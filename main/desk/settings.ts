@@ -6,7 +6,7 @@ import type { TeamDatabaseView } from '../../preload/api';
 import { openTeamPool, teamWhere } from '../journal/pg/connect';
 import { assertKeychainReachable } from '../keys/key-store';
 import { profileRuleProblem, type Profile, type ProfilePatch, type TeamDatabase } from '../profiles/profile-schema';
-import { TeamPasswords } from '../profiles/team-password';
+import { TeamPasswords } from '../keys/team-password';
 import type { FileGrants } from './file-grants';
 import { actedBy, changeAdmin } from './keys';
 import { updateProfile } from './profiles';

@@ -1,15 +1,13 @@
 // A structural check of every incoming IPC argument, run before its schema: bounded depth, bounded
 // size, plain data only, and no keys that could poison an object prototype. The schema then checks
 // the exact shape; this guard makes sure nothing odd even reaches the schema library.
+import { MAX_LIST_ITEMS } from '../../preload/api';
 
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 export const MAX_DEPTH = 8;
-/**
- * The longest list any method takes (the payout ids of a retry, the confirmed rows of a 100,000-row
- * batch). The schemas use this very constant, and the guard's value count is derived from it, so a list
- * the schema accepts always gets past the guard.
- */
-export const MAX_LIST_ITEMS = 100_000;
+// The schemas' longest list (the contract's MAX_LIST_ITEMS): the guard's value count is derived from it, so a
+// list the schema accepts always gets past the guard.
+export { MAX_LIST_ITEMS };
 /** Every value counts once: a list at its limit plus the object around it and its other fields. */
 export const MAX_NODES = MAX_LIST_ITEMS + 1_000;
 /** The largest single value allowed anywhere: a base64 CSV at the CSV size cap, with headroom. */

@@ -19,7 +19,7 @@ import { migrate } from './migrations';
 import { toBatch, toPayment, type BatchRow, type PaymentRow } from './rows';
 import type { DeskJournal, ManifestRow, SendClaim } from './port';
 import type {
-  AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from './types';
 import { PAYMENT_STATES } from './types';
@@ -45,30 +45,6 @@ export interface JournalOptions {
    * with the same id → 409 → GET) and the poller. 'FULL' fsyncs every commit (about 5 ms each here).
    */
   synchronous?: 'FULL' | 'NORMAL';
-}
-
-export interface BatchInput {
-  id?: string;
-  fileName: string;
-  sha256: string;
-  rows: NewPayment[];
-  actor?: string;
-  /** Person id of whoever prepared the batch (dual control). */
-  preparedBy?: string | undefined;
-}
-
-export interface BatchCounts {
-  total: number;
-  byState: Record<PaymentState, number>;
-  byStatus: Record<string, number>;
-  /** Accepted by the gateway (any gateway status). */
-  sent: number;
-  /** Accepted payments the gateway has reported final. */
-  final: number;
-  /** Final but not SUCCESS, refused by validation, or in MISMATCH: each needs a look. */
-  failed: number;
-  /** Not yet final: queued, being sent, or accepted and still moving. */
-  pending: number;
 }
 
 interface PendingObservation {

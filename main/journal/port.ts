@@ -3,10 +3,9 @@
 // (pg/journal.ts, answers with promises). The engine awaits every call, so it runs unchanged on both;
 // what a single desk does is not changed by the port (issue "Team desk").
 import type { PayoutFields } from '../domain/payout';
-import type { BatchCounts, BatchInput } from './journal';
 import type { NewAuditEntry } from './audit-log';
 import type {
-  AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind,
   PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from './types';
 

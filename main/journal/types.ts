@@ -174,3 +174,27 @@ export interface HistoryPage {
 }
 
 export type BatchStateCounts = Record<string, number>;
+
+export interface BatchInput {
+  id?: string;
+  fileName: string;
+  sha256: string;
+  rows: NewPayment[];
+  actor?: string;
+  /** Person id of whoever prepared the batch (dual control). */
+  preparedBy?: string | undefined;
+}
+
+export interface BatchCounts {
+  total: number;
+  byState: Record<PaymentState, number>;
+  byStatus: Record<string, number>;
+  /** Accepted by the gateway (any gateway status). */
+  sent: number;
+  /** Accepted payments the gateway has reported final. */
+  final: number;
+  /** Final but not SUCCESS, refused by validation, or in MISMATCH: each needs a look. */
+  failed: number;
+  /** Not yet final: queued, being sent, or accepted and still moving. */
+  pending: number;
+}

@@ -40,7 +40,6 @@ import { readKeychainJson, type KeyStore } from '../keys/key-store';
 import type { Logger } from '../log';
 import type { DeskAuditSeal } from '../desk/profile-stores';
 import type { RegisteredDesk } from '../trust/chain-state';
-import type { ControlState } from '../trust/control-state';
 
 export const teamAuditSignerAccount = (teamId: string) => `team:${teamId}:audit-signer`;
 export const teamAuditAnchorAccount = (teamId: string) => `team:${teamId}:audit-head`;
@@ -123,17 +122,6 @@ function registeredSigner(row: SignerRow): RegisteredSigner {
 export async function readAuditSigners(db: PgQueryable): Promise<Map<string, RegisteredSigner>> {
   const rows = (await db.query<SignerRow>('SELECT key_id, public_key, desk_name FROM audit_signers ORDER BY registered_at, key_id')).rows;
   return new Map(rows.map((r) => [r.key_id, registeredSigner(r)]));
-}
-
-/**
- * The desks an admin registered, as far as this desk may believe its control chain; null while dual control is
- * off. A chain from another root than the one pinned registers nothing (its admins are not this team's); a
- * chain that fails later, or was cut back, still vouches for what its verified records registered.
- */
-export function adminRegisteredDesks(state: ControlState): RegisteredDesk[] | null {
-  if (!state.enforced) return null;
-  if (state.problem?.code === 'ROOT_MISMATCH') return [];
-  return state.chain?.desks ?? [];
 }
 
 /**

@@ -16,7 +16,7 @@ import { TeamRateBudget } from '../journal/pg/rate-budget';
 import type { Logger } from '../log';
 import { PgPayeeRepository } from '../payees/pg-repository';
 import type { Profile } from '../profiles/profile-schema';
-import { TeamPasswords } from '../profiles/team-password';
+import { TeamPasswords } from '../keys/team-password';
 import { TeamAuditSeal } from './team-audit';
 import { TeamChangeFeed } from './team-changes';
 import { TeamRateLimiter } from './team-limiter';

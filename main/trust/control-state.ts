@@ -19,7 +19,7 @@ import type { KeyStore } from '../keys/key-store';
 import type { Person } from '../people/roles';
 import { encodeChainRecord } from './chain-codec';
 import type { ChainRecord } from './chain-record';
-import { ChainRecordError, ChainReplay, type ChainProblemCode, type ChainState } from './chain-state';
+import { ChainRecordError, ChainReplay, type ChainProblemCode, type ChainState, type RegisteredDesk } from './chain-state';
 import { readControlPin, writeControlPin, type ControlPin } from './control-pin';
 
 export type TrustProblemCode = ChainProblemCode | 'ROOT_MISMATCH' | 'ROLLED_BACK' | 'CHAIN_MISSING' | 'NOT_SEALED';
@@ -226,4 +226,15 @@ export class ControlReader {
     await this.options.onCarried?.(copy.length);
     return true;
   }
+}
+
+/**
+ * The desks an admin registered, as far as this desk may believe its control chain; null while dual control is
+ * off. A chain from another root than the one pinned registers nothing (its admins are not this team's); a
+ * chain that fails later, or was cut back, still vouches for what its verified records registered.
+ */
+export function adminRegisteredDesks(state: ControlState): RegisteredDesk[] | null {
+  if (!state.enforced) return null;
+  if (state.problem?.code === 'ROOT_MISMATCH') return [];
+  return state.chain?.desks ?? [];
 }

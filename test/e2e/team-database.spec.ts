@@ -3,7 +3,7 @@
 // nobody listens on gives a clear error; the real database answers with its versions.
 import { createServer } from 'node:net';
 import { startCluster, freshDatabase, type Cluster } from '../integration/postgres/cluster';
-import { teamPasswordAccount } from '../../main/profiles/team-password';
+import { teamPasswordAccount } from '../../main/keys/team-password';
 import { PG_SCHEMA_VERSION } from '../../main/journal/pg/migrations';
 import { expect, openWithDemo, selectOption, shot, test } from './support/journey';
 

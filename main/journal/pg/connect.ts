@@ -3,8 +3,9 @@
 // failures in plain words. Desks connect as a member role that may not change the schema (issue 23,
 // member-role.ts); only the owner of the team's tables migrates them (`profiles team init`).
 // The URL is taken apart here and never handed to pg as a connection string, so nothing in it can
-// change TLS; the password comes from this desk's keychain (main/profiles/team-password.ts) and is
+// change TLS; the password comes from this desk's keychain (main/keys/team-password.ts) and is
 // never part of a message.
+import { TeamDatabaseError, type TeamDatabaseErrorCode } from './team-database-error';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import type { Pool, PoolConfig } from 'pg';
@@ -28,33 +29,7 @@ export function deskIdOption(deskId: string): string {
   return `-c ${DESK_ID_SETTING}=${deskId.replace(/[\\ ]/g, (c) => `\\${c}`)}`;
 }
 
-export type TeamDatabaseErrorCode =
-  | 'TEAM_DB_UNREACHABLE'
-  | 'TEAM_DB_TIMEOUT'
-  | 'TEAM_DB_AUTH'
-  | 'TEAM_DB_NO_PASSWORD'
-  | 'TEAM_DB_TLS'
-  | 'TEAM_DB_CA_FILE'
-  | 'TEAM_DB_MISSING'
-  | 'TEAM_DB_PERMISSION'
-  | 'TEAM_DB_SCHEMA_NEWER'
-  | 'TEAM_DB_SCHEMA_OLD'
-  /** A LIVE desk connected as a role that may change the schema (team-stores.ts). */
-  | 'TEAM_DB_PRIVILEGED'
-  | 'TEAM_DB_BUSY'
-  | 'TEAM_DB_FAILED';
-
-export class TeamDatabaseError extends Error {
-  constructor(
-    readonly code: TeamDatabaseErrorCode,
-    message: string,
-    /** Worth trying again later without changing anything (server down, starting up, full). */
-    readonly retryable = false,
-  ) {
-    super(message);
-    this.name = 'TeamDatabaseError';
-  }
-}
+export { TeamDatabaseError, type TeamDatabaseErrorCode } from './team-database-error';
 
 /**
  * The pg pool settings of a team database. `ca` is the text of the profile's caFile (read by the

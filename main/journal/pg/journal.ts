@@ -41,12 +41,12 @@ import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
 import { deskActor } from '../actor';
 import { AuditKeyError, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, type AuditSigner, type NewAuditEntry } from '../audit-log';
-import { JournalError, totalsOf, type BatchCounts, type BatchInput } from '../journal';
+import { JournalError, totalsOf } from '../journal';
 import type { DeskJournal, ManifestRow, SendClaim } from '../port';
 import { Grouped } from './grouped';
 import { toBatch, toPayment } from '../rows';
 import type {
-  AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
   PaymentState, StatusEvent, StatusObservation,
 } from '../types';
 import { PAYMENT_STATES } from '../types';

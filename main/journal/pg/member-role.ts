@@ -17,7 +17,7 @@
 // the database's: so the group is made once per cluster, its rights once per team database.
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { escapeIdentifier, escapeLiteral, type Pool, type PoolClient } from 'pg';
-import type { TeamDatabaseErrorCode } from './connect';
+import type { TeamDatabaseErrorCode } from './team-database-error';
 import type { PgQueryable } from './history';
 import { PG_SCHEMA_VERSION } from './migrations';
 import { inTransaction } from './transaction';

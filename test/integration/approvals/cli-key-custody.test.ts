@@ -13,7 +13,8 @@ import { runCli } from '../../../main/cli';
 import { createAppContext } from '../../../main/context';
 import { dualControlService, type DualControlService } from '../../../main/desk/dual-control';
 import { createDeskEvents } from '../../../main/desk/events';
-import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
+import { composeDesk } from '../../../main/compose/desk';
+import type { DeskRuntime } from '../../../main/desk/runtime';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
 import type { KeyRecord } from '../../../main/profiles/profile-schema';
@@ -51,7 +52,7 @@ const keys = (profile = 'shop') => json<KeyRecord[]>('--profile', profile, 'keys
 /** The services over the same data folder and keychain, closed afterwards (as another window of the desk would). */
 async function withDesk<T>(work: (rt: DeskRuntime, svc: DualControlService) => Promise<T>): Promise<T> {
   const ctx = createAppContext({ home, keyStore });
-  const rt = createDeskRuntime({ ctx, events: createDeskEvents(), log: silentLogger });
+  const rt = composeDesk({ ctx, events: createDeskEvents(), log: silentLogger });
   try {
     return await work(rt, dualControlService(rt, { kdf: MIN_KDF }));
   } finally {

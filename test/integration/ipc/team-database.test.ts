@@ -12,11 +12,12 @@ import { createAppContext, type AppContext } from '../../../main/context';
 import { bindActiveProfile, createDeskServices } from '../../../main/desk';
 import type { DialogPort } from '../../../main/desk/dialogs';
 import { createDeskEvents } from '../../../main/desk/events';
-import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
+import { composeDesk } from '../../../main/compose/desk';
+import type { DeskRuntime } from '../../../main/desk/runtime';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { createCapturingLogger } from '../../../main/log';
-import { teamPasswordAccount } from '../../../main/profiles/team-password';
+import { teamPasswordAccount } from '../../../main/keys/team-password';
 import { callerOf } from './ipc-helpers';
 
 const PASSWORD = 'team-db-pass-Zq8!';
@@ -41,7 +42,7 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'desk-team-ipc-'));
   keyStore = new MemoryKeyStore();
   ctx = createAppContext({ home, keyStore, logger: log });
-  runtime = createDeskRuntime({ ctx, events: createDeskEvents(), log });
+  runtime = composeDesk({ ctx, events: createDeskEvents(), log });
   handlers = createIpcHandlers(bindActiveProfile(createDeskServices(runtime, { name: 'Payout Desk', version: 'test', platform: process.platform, demoAvailable: false, dialogs }, null), ctx), { log });
   await call('profiles:create', { name: 'Shop', baseUrl: 'http://127.0.0.1:9', merchantCode: 'M', environment: 'TEST' });
 });

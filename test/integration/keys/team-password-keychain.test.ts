@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../main/cli';
 import { KeytarKeyStore } from '../../../main/keys/key-store';
-import { teamPasswordAccount } from '../../../main/profiles/team-password';
+import { teamPasswordAccount } from '../../../main/keys/team-password';
 
 const run = promisify(execFile);
 const secretTool = async (...args: string[]) => (await run('secret-tool', args, { timeout: 10_000 })).stdout;

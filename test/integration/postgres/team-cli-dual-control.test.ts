@@ -9,7 +9,7 @@ import { runCli } from '../../../main/cli';
 import { createAppContext } from '../../../main/context';
 import { dualControlService } from '../../../main/desk/dual-control';
 import { createDeskEvents } from '../../../main/desk/events';
-import { createDeskRuntime } from '../../../main/desk/runtime';
+import { composeDesk } from '../../../main/compose/desk';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
 import { MIN_KDF } from '../../../main/people/person-key';
@@ -38,7 +38,7 @@ describe('profiles team with dual control', { timeout: 60_000 }, () => {
   it('sets up a profile with Ada (every role) and Bob (preparer)', async () => {
     expect((await cli('profiles', 'add', '--id', 'shop', '--name', 'Shop', '--base-url', 'http://127.0.0.1:9', '--merchant-code', 'M')).code).toBe(0);
     const ctx = createAppContext({ home, keyStore });
-    const rt = createDeskRuntime({ ctx, events: createDeskEvents(), log: silentLogger });
+    const rt = composeDesk({ ctx, events: createDeskEvents(), log: silentLogger });
     const svc = dualControlService(rt, { kdf: MIN_KDF });
     const added = await svc.addPerson('shop', { name: 'Ada', passphrase: env.ADA_PASS });
     const bob = await svc.enroll('shop', { name: 'Bob', passphrase: env.BOB_PASS });

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../../main/cli';
 import { PG_SCHEMA_VERSION } from '../../../main/journal/pg/migrations';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
-import { teamPasswordAccount } from '../../../main/profiles/team-password';
+import { teamPasswordAccount } from '../../../main/keys/team-password';
 import { freshDatabase } from './cluster';
 
 let dbUrl: string;

@@ -12,7 +12,7 @@ import { runCli } from '../../../main/cli';
 import { createAppContext } from '../../../main/context';
 import { dualControlService } from '../../../main/desk/dual-control';
 import { createDeskEvents } from '../../../main/desk/events';
-import { createDeskRuntime } from '../../../main/desk/runtime';
+import { composeDesk } from '../../../main/compose/desk';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
 import { MIN_KDF } from '../../../main/people/person-key';
@@ -49,7 +49,7 @@ describe('joining a team database keeps dual control on', { timeout: 120_000 }, 
   it('sets up a single desk with Ada (every role), Bob (approver) and a policy needing one approval from 1 EUR', async () => {
     expect((await cli('sandbox-setup', '--url', sandbox.url)).code).toBe(0);
     const ctx = createAppContext({ home, keyStore });
-    const rt = createDeskRuntime({ ctx, events: createDeskEvents(), log: silentLogger });
+    const rt = composeDesk({ ctx, events: createDeskEvents(), log: silentLogger });
     const svc = dualControlService(rt, { kdf: MIN_KDF });
     const profileId = ctx.profiles.currentId()!;
     const ada = await svc.addPerson(profileId, { name: 'Ada', passphrase: env.ADA_PASS });
@@ -102,7 +102,7 @@ describe('joining a team database keeps dual control on', { timeout: 120_000 }, 
     otherCtx.profiles.add({ id: 'sandbox', name: 'Other', baseUrl: sandbox.url, merchantCode: 'DEMO-MERCHANT' });
     expect(otherCtx.profiles.get('sandbox').environment).toBe('TEST');
     otherCtx.profiles.update('sandbox', { teamDatabase: { url: otherUrl, tls: 'disable', caFile: null } });
-    const otherRt = createDeskRuntime({ ctx: otherCtx, events: createDeskEvents(), log: silentLogger });
+    const otherRt = composeDesk({ ctx: otherCtx, events: createDeskEvents(), log: silentLogger });
     await dualControlService(otherRt, { kdf: MIN_KDF }).addPerson('sandbox', { name: 'Mallory', passphrase: 'mallory passphrase' });
     await otherRt.close();
     otherCtx.close();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
-import { openTeamDesk, type TeamDesk } from '../../../main/team/team-desk';
+import { openTeamDesk, type TeamDesk } from '../../../main/compose/team-desk';
 import type { SandboxHandle } from '../../../sandbox/index';
 import { createDesk, payoutRows, sandboxConfig, startSandbox, TEST_ENGINE_TIMINGS, until } from '../engine/setup';
 import { freshDatabase } from './cluster';

@@ -14,7 +14,8 @@ import { bindActiveProfile, createDeskServices } from '../../../main/desk';
 import type { DialogPort } from '../../../main/desk/dialogs';
 import { dualControlService, type DualControlService } from '../../../main/desk/dual-control';
 import { createDeskEvents } from '../../../main/desk/events';
-import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
+import { composeDesk } from '../../../main/compose/desk';
+import type { DeskRuntime } from '../../../main/desk/runtime';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
@@ -68,7 +69,7 @@ beforeAll(() => {
   ctx = createAppContext({ home, keyStore: new MemoryKeyStore() });
   ctx.profiles.add({ id: PROFILE, name: 'Shop', baseUrl: 'http://127.0.0.1:9', merchantCode: 'M1' });
   ctx.profiles.setCurrent(PROFILE);
-  rt = createDeskRuntime({ ctx, events: createDeskEvents(), log: silentLogger });
+  rt = composeDesk({ ctx, events: createDeskEvents(), log: silentLogger });
   svc = dualControlService(rt, { kdf: MIN_KDF });
   handlers = createIpcHandlers(bindActiveProfile(createDeskServices(rt, { name: 'Payout Desk', version: '0', platform: 'linux', demoAvailable: false, dialogs }, null), ctx));
 });

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import {
   auditSignerId, auditSigningText, canonicalJson, GENESIS_HASH, signedEntryHash, verifyAuditRows, type AuditRow, type RegisteredSigner,
 } from '../../../main/journal/audit-log';
-import { adminRegisteredDesks, admitSigners, deskKeyFingerprint } from '../../../main/team/team-audit';
+import { admitSigners, deskKeyFingerprint } from '../../../main/team/team-audit';
+import { adminRegisteredDesks } from '../../../main/trust/control-state';
 import type { RegisteredDesk } from '../../../main/trust/chain-state';
 import type { ControlState } from '../../../main/trust/control-state';
 

@@ -9,7 +9,8 @@ import type { Channel, IpcHandlerMap, Result } from '../../../preload/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { bindActiveProfile, createDeskServices } from '../../../main/desk';
 import { createDeskEvents } from '../../../main/desk/events';
-import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
+import { composeDesk } from '../../../main/compose/desk';
+import type { DeskRuntime } from '../../../main/desk/runtime';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
@@ -56,7 +57,7 @@ describe('a LIVE profile with a team database', () => {
   beforeAll(() => {
     home = mkdtempSync(join(tmpdir(), 'desk-live-tls-'));
     ctx = createAppContext({ home, keyStore: new MemoryKeyStore() });
-    rt = createDeskRuntime({ ctx, events: createDeskEvents(), log: silentLogger });
+    rt = composeDesk({ ctx, events: createDeskEvents(), log: silentLogger });
     handlers = createIpcHandlers(bindActiveProfile(createDeskServices(rt, { name: 'Payout Desk', version: '0', platform: 'linux', demoAvailable: false }, null), ctx));
   });
   afterAll(async () => {

@@ -10,7 +10,7 @@ import { describeTeamError, readTeamCa, teamPoolConfig, TEAM_APPLICATION_NAME } 
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { isLoopbackHost, TeamDatabaseSchema, teamUrlProblem, type TeamDatabase } from '../../../main/profiles/profile-schema';
 import { ProfileStore } from '../../../main/profiles/profile-store';
-import { TeamPasswords, teamPasswordAccount } from '../../../main/profiles/team-password';
+import { TeamPasswords, teamPasswordAccount } from '../../../main/keys/team-password';
 import type { SecurityAction } from '../../../main/domain/security-action';
 
 const file = () => join(mkdtempSync(join(tmpdir(), 'desk-team-')), 'desk.db');

@@ -2,8 +2,8 @@
 // the profile, a log, an error message, the audit log or an IPC answer. Only main reads it, to connect.
 //   profile:<profileId>:team-db-password   (next to profile:<id>:wrap-key and :deprecated-secret)
 import type { SecurityActionReporter } from '../domain/security-action';
-import type { KeyStore } from '../keys/key-store';
-import type { ProfileStore } from './profile-store';
+import type { KeyStore } from './key-store';
+import type { ProfileStore } from '../profiles/profile-store';
 
 export const teamPasswordAccount = (profileId: string) => `profile:${profileId}:team-db-password`;
 

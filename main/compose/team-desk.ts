@@ -5,12 +5,12 @@
 // left in flight for its own work; it is taken over as of unknown outcome once that life's lease has run out.
 import { createAppContext, type AppContext } from '../context';
 import { createDeskEvents } from '../desk/events';
-import { createDeskRuntime, type DeskRuntime } from '../desk/runtime';
+import { composeDesk } from './desk';
+import type { DeskRuntime } from '../desk/runtime';
 import type { PayoutEngine, PayoutEngineOptions } from '../engine';
 import type { DeskJournal } from '../journal';
 import type { KeyStore } from '../keys/key-store';
 import { silentLogger, type Logger } from '../log';
-import { openTeamStores } from './team-stores';
 
 export interface TeamDeskOptions {
   /** The desk's data folder (its profiles and sealed key files); the profile's team database holds the rest. */
@@ -45,18 +45,16 @@ export async function openTeamDesk(options: TeamDeskOptions): Promise<TeamDesk> 
   const ctx = createAppContext({
     home: options.home, fetchTimeoutMs: options.fetchTimeoutMs ?? 15_000, logger: log, ...(options.keyStore ? { keyStore: options.keyStore } : {}),
   });
-  const runtime = createDeskRuntime({
+  const runtime = composeDesk({
     ctx,
     events: createDeskEvents((error) => log.error('team desk event listener failed', { error })),
     log,
     engineOptions: () => options.engineOptions ?? {},
-    openTeamStores: (profile) =>
-      openTeamStores({
-        ctx, profile, log,
-        ...(options.deskName ? { deskName: options.deskName } : {}),
-        ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
-        ...(options.shareRateBudget === false ? { shareRateBudget: false } : {}),
-      }),
+    team: {
+      ...(options.deskName ? { deskName: options.deskName } : {}),
+      ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+      ...(options.shareRateBudget === false ? { shareRateBudget: false } : {}),
+    },
   });
   try {
     const stores = await runtime.storesFor(options.profileId);

@@ -1,0 +1,16 @@
+// The one place a desk is put together: the desk runtime (main/desk) with both storage back ends, a profile's
+// own SQLite journal or, for a profile that points at a team database, the team's stores (main/team). The app
+// (main/index.ts), the CLI (main/cli.ts) and `team send` (team-desk.ts here) all start here, so a desk behaves the same
+// whichever door it was opened through.
+import { createDeskRuntime, type DeskRuntime, type DeskRuntimeOptions } from '../desk/runtime';
+import { openTeamStores, type TeamStoresOptions } from '../team/team-stores';
+
+export interface ComposeOptions extends Omit<DeskRuntimeOptions, 'openTeamStores'> {
+  /** How this desk joins a team (its name, lease, budget); the defaults suit the app and the CLI. */
+  team?: Omit<TeamStoresOptions, 'ctx' | 'profile' | 'log'>;
+}
+
+export function composeDesk(options: ComposeOptions): DeskRuntime {
+  const { team, ...runtime } = options;
+  return createDeskRuntime({ ...runtime, openTeamStores: (profile) => openTeamStores({ ctx: options.ctx, profile, log: options.log, ...team }) });
+}
