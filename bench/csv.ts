@@ -20,7 +20,7 @@ import { createIpcHandlers } from '../main/ipc/handlers';
 import type { DeskRuntime } from '../main/desk/runtime';
 import { bindProfile } from '../main/desk/profile-binding';
 import type { Profile } from '../main/profiles/profile-schema';
-import { openJournal } from '../main/journal';
+import { openJournal } from '../main/store/sqlite';
 
 const ROWS = 100_000;
 const RUNS = 5;

@@ -4,7 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openJournal, type HistoryQuery, type NewPayment } from '../main/journal';
+import { type HistoryQuery, type NewPayment } from '../main/journal';
+import { openJournal } from '../main/store/sqlite';
 
 const rowsArg = process.argv.indexOf('--rows');
 const TOTAL = rowsArg > 0 ? Number(process.argv[rowsArg + 1]) : 100_000;

@@ -14,7 +14,8 @@ import { performance } from 'node:perf_hooks';
 import { chromium, type Page } from '@playwright/test';
 import type { IpcHandlerMap, ProfileView, Result } from '../preload/api';
 import { journalPath } from '../main/desk/profile-engine';
-import { openJournal, type HistoryFilter, type NewPayment } from '../main/journal';
+import { type HistoryFilter, type NewPayment } from '../main/journal';
+import { openJournal } from '../main/store/sqlite';
 import { APP_URL, bridgePage } from '../test/e2e/support/bridge-page';
 import { createDesk } from '../test/e2e/support/desk-bridge';
 

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openJournal } from '../main/journal';
+import { openJournal } from '../main/store/sqlite';
 import { UnlockedSession } from '../main/people/key-vault';
 import { generatePersonKey } from '../main/people/person-key';
 import type { Person } from '../main/people/roles';
@@ -17,7 +17,7 @@ import { signPayeeApproval } from '../main/payees/approval';
 import type { BookControl, BookReading } from '../main/payees/book';
 import { flagPayeeRows, type PayeeFlag, type PayeeRow } from '../main/payees/match';
 import { changeDigest, detailsOf, keysOf, type PayeeDetails, type PayeeVersion } from '../main/payees/payee';
-import { SqlitePayeeRepository } from '../main/payees/sqlite-repository';
+import { SqlitePayeeRepository } from '../main/store/sqlite/payees';
 
 const ROWS = 100_000;
 const BOOK = 10_000;

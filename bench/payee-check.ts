@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { importPayoutCsv } from '../main/csv/import';
-import { openJournal } from '../main/journal';
+import { openJournal } from '../main/store/sqlite';
 
 const ROWS = 100_000;
 const RUNS = 3;

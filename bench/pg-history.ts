@@ -10,10 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openJournal, type HistoryQuery } from '../main/journal';
-import { historyPaging } from '../main/journal/history';
-import { pgHistoryWhere, queryHistoryPg } from '../main/journal/pg/history';
-import { migratePg } from '../main/journal/pg/migrations';
+import { type HistoryQuery } from '../main/journal';
+import { openJournal } from '../main/store/sqlite';
+import { historyPaging } from '../main/store/history';
+import { pgHistoryWhere, queryHistoryPg } from '../main/store/postgres/history';
+import { migratePg } from '../main/store/postgres/migrations';
 import { startCluster } from '../test/integration/postgres/cluster';
 
 const arg = (name: string, fallback: number): number => {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { PgJournal } from '../main/journal/pg/journal';
+import { PgJournal } from '../main/store/postgres/journal';
 import type { NewPayment } from '../main/journal/types';
 import { freshDatabase, startCluster } from '../test/integration/postgres/cluster';
 

@@ -1,11 +1,11 @@
-// The team rate budget (main/journal/pg/rate-budget.ts) on a throwaway PostgreSQL: two desks (own pools)
+// The team rate budget (main/store/postgres/rate-budget.ts) on a throwaway PostgreSQL: two desks (own pools)
 // sending N requests between them to a local fake gateway with the sandbox's sliding window of 10/s, then a
 // desk crashing with slots in flight while the other carries on. Prints throughput at the gateway, the most
 // stamps in any 1000 ms, 429s, and how long the survivor waits for the dead desk's slots.
 // Run (as root or the postgres user, like the postgres tests): npx tsx bench/team-rate-budget.ts
 //   [--n 500] [--workers 12] [--leg-ms 0] [--jitter-ms 3] [--max-request-ms 5000] [--kill-every-ms 10000] [--own-floor-ms 0]
 import pg from 'pg';
-import { migratePg } from '../main/journal/pg/migrations';
+import { migratePg } from '../main/store/postgres/migrations';
 import { startCluster, freshDatabase } from '../test/integration/postgres/cluster';
 import { Desk, FakeGateway, killSessions, maxInAnyWindow } from '../test/integration/postgres/team-desks';
 

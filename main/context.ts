@@ -36,7 +36,7 @@ export interface AppContext {
   readonly home: string;
   readonly profiles: ProfileStore;
   readonly keys: KeyCustody;
-  /** The keychain: key custody's wrap keys, and each journal's audit key and head anchor (main/desk/audit-keys.ts). */
+  /** The keychain: key custody's wrap keys, and each journal's audit key and head anchor (main/store/sqlite/audit-seal.ts). */
   readonly keyStore: KeyStore;
   /** Security actions of key custody and the profile store on their way to the audit log. */
   readonly trail: SecurityTrail;

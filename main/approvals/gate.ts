@@ -16,16 +16,35 @@ import { payoutFieldsOf, type PayoutFields } from '../domain/payout';
 import { mayBeAtGateway } from '../domain/status';
 import type { JournalPort, PaymentRecord } from '../journal';
 import { heldRoleAt } from '../people/roles';
-import type { ControlState } from '../trust/control-state';
-import { withKeptRejections } from '../trust/kept-rejections';
+import type { Person } from '../people/roles';
+import { withKeptRejections } from './kept-rejections';
 import type { ApprovalRecord } from './approval';
 import { buildManifest, manifestDigests, manifestRowOf, parseDecimal, type Manifest, type ManifestRow, type ManifestSourceRow, type Subject } from './manifest';
 import type { ApprovalPolicy } from './policy';
 import { PREPARATION_VARIANT, preparationDigest, preparationSignatureValid, type PreparationRecord } from './preparation';
-import type { DualControlRepository } from './repository';
+import type { ApprovalStore } from './approval-store';
 import { verifyApprovals, type ApprovalCheck, type RefusalCode, type Verdict } from './verify';
 
-export type GateCode = RefusalCode | 'NOT_FOUND' | 'CHECK_FAILED' | 'NOT_PREPARED' | 'ROOT_UNCONFIRMED' | NonNullable<ControlState['problem']>['code'];
+/**
+ * What the gate reads of the control records as this desk verified them against its pin (trust/control-state.ts's
+ * ControlState is one): who is who, the policies, and why nothing may be sent now, if so.
+ */
+export interface GateControl {
+  enforced: boolean;
+  /** What approvals and policies are bound to: the chain's scope, else the profile id. */
+  scope: string;
+  people: Person[];
+  policy: ApprovalPolicy;
+  policies: ApprovalPolicy[];
+  defaultPolicy: ApprovalPolicy;
+  chain: { fingerprint: string } | null;
+  /** A chain that does not verify against the pin (its code: trust/control-state.ts TrustProblemCode). */
+  problem: { code: string; message: string } | null;
+  pin: { confirmed: boolean } | null;
+}
+
+/** The gate's own refusals, the approvals' (verify.ts), or a control problem's code (GateControl.problem). */
+export type GateCode = RefusalCode | 'NOT_FOUND' | 'CHECK_FAILED' | 'NOT_PREPARED' | 'ROOT_UNCONFIRMED' | (string & {});
 
 export interface GateDecision {
   ok: boolean;
@@ -75,7 +94,7 @@ export async function manifestFromJournal(journal: JournalPort, scope: string, s
  * Whether the preparer named by the manifest signed exactly this manifest (policy aside) while holding the
  * preparer role; null when so, else why not.
  */
-export function preparationProblem(manifest: Manifest, preparations: readonly PreparationRecord[], people: ControlState['people'], computed?: string): string | null {
+export function preparationProblem(manifest: Manifest, preparations: readonly PreparationRecord[], people: GateControl['people'], computed?: string): string | null {
   const what = `${manifest.subject.kind} ${manifest.subject.id}`;
   if (manifest.preparedBy === null) return `Nothing was sent: ${what} names no preparer, and with dual control on everything sent is prepared by a person who signs it`;
   const preparer = people.find((p) => p.id === manifest.preparedBy);
@@ -94,9 +113,9 @@ export function preparationProblem(manifest: Manifest, preparations: readonly Pr
 
 export interface GateDeps {
   journal: JournalPort;
-  repository: DualControlRepository;
+  repository: ApprovalStore;
   /** The control state as this desk may believe it (the chain checked against its pin). */
-  control: () => Promise<ControlState>;
+  control: () => Promise<GateControl>;
   /** Rows of the subject flagged as a new payee or changed bank details (the payee book). */
   newOrChangedPayees?: (manifest: Manifest) => Promise<number> | number;
   /** Synchronous marker of what newOrChangedPayees rests on (the payee book in force): part of the clearance. */
@@ -105,7 +124,7 @@ export interface GateDeps {
   requireConfirmedRoot?: () => boolean;
   /** Approvals ignored (forged, replayed): the caller raises the alarm and audits each once. */
   onIgnored?: (subject: Subject, ignored: readonly ApprovalCheck[]) => Promise<void> | void;
-  /** Rejections this desk signed, kept out of the store's reach (trust/kept-rejections.ts): a "no" deleted there still holds. */
+  /** Rejections this desk signed, kept out of the store's reach (approvals/kept-rejections.ts): a "no" deleted there still holds. */
   keptRejections?: (subject: Subject) => Promise<readonly ApprovalRecord[]>;
   now?: () => number;
 }
@@ -171,7 +190,7 @@ function withMissingNote(verdict: Verdict, missing: readonly ApprovalRecord[]): 
  * A row that may already be at the gateway is sent again under the policy its approvals were given under: the
  * first version named by the subject's approvals (older than today's) under which they reach its requirement.
  */
-function resendVerdict(manifest: Manifest, approvals: readonly ApprovalRecord[], state: ControlState, options: { now: number; newOrChangedPayees: number }): (Verdict & { policyVersion: number }) | null {
+function resendVerdict(manifest: Manifest, approvals: readonly ApprovalRecord[], state: GateControl, options: { now: number; newOrChangedPayees: number }): (Verdict & { policyVersion: number }) | null {
   const named = [...new Set(approvals.map((a) => a.policyVersion))].filter((v) => v !== state.policy.version).sort((a, b) => a - b);
   for (const version of named) {
     // Version 0 is the built-in policy, in force until the chain's first version.

@@ -1,11 +1,11 @@
 // CLI: `team desks` and `team register-desk <keyId>`: the desks whose keys sign the team's audit log
-// (main/team/team-audit.ts). Each desk adds its own key to audit_signers when it first opens the team
+// (main/store/postgres/audit-seal.ts). Each desk adds its own key to audit_signers when it first opens the team
 // database, which anyone who can write that database can do too; so with dual control on, a desk's entries
 // are the team's only once an admin registered its key in the control chain. The admin compares the key's
 // fingerprint with what `team desks` shows at that desk itself, out of band, then registers it.
 import type { Command } from 'commander';
 import { dualControlService } from '../desk/dual-control';
-import { TeamAuditSeal, type TeamSignerView } from '../team/team-audit';
+import { TeamAuditSeal, type TeamSignerView } from '../store/postgres/audit-seal';
 import { CliUsageError, type CliDeps } from './deps';
 import { actingOptions, unlockAs, type ActingOptions } from './dual-control';
 import { table } from './shared';

@@ -1,12 +1,12 @@
 // CLI: `profiles team init <profile> --owner-url postgres://owner@host/db --member <login role>` (issue 23,
 // least privilege): run once by the owner of the team database, and again after an upgrade. It migrates
 // the schema with the owner's credentials, gives the desks' group role (payout_desk_member) only the rights
-// desks need (main/journal/pg/member-role.ts), and makes the desk's login role a member of it, so desks never
+// desks need (main/store/postgres/member-role.ts), and makes the desk's login role a member of it, so desks never
 // connect as the owner. Passwords come from an environment variable or standard input, never from argv, and
 // are never printed; this desk keeps neither (the member's goes to each desk with `profiles team set`).
 import { type Command, InvalidArgumentError } from 'commander';
-import { openTeamPool, TeamDatabaseError, teamWhere } from '../journal/pg/connect';
-import { applyMemberRole, MEMBER_GROUP, type MemberRoleReport } from '../journal/pg/member-role';
+import { openTeamPool, TeamDatabaseError, teamWhere } from '../store/postgres/connect';
+import { applyMemberRole, MEMBER_GROUP, type MemberRoleReport } from '../store/postgres/member-role';
 import { profileRuleProblem, TEAM_TLS_MODES, TeamDatabaseSchema, teamDatabaseTarget, type TeamDatabase, type TeamTlsMode } from '../profiles/profile-schema';
 import { CliUsageError, type CliDeps } from './deps';
 

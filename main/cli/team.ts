@@ -4,7 +4,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { CliUsageError, type CliDeps } from './deps';
 import { assertKeychainReachable } from '../keys/key-store';
-import { openTeamPool, teamWhere } from '../journal/pg/connect';
+import { openTeamPool, teamWhere } from '../store/postgres/connect';
 import { TEAM_TLS_MODES, type Profile, type TeamDatabase, type TeamTlsMode } from '../profiles/profile-schema';
 import { TeamPasswords } from '../keys/team-password';
 import { registerTeamInitCommand } from './team-init';

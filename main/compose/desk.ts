@@ -3,7 +3,7 @@
 // (main/index.ts), the CLI (main/cli.ts) and `team send` (team-desk.ts here) all start here, so a desk behaves the same
 // whichever door it was opened through.
 import { createDeskRuntime, type DeskRuntime, type DeskRuntimeOptions } from '../desk/runtime';
-import { openTeamStores, type TeamStoresOptions } from '../team/team-stores';
+import { openTeamStores, type TeamStoresOptions } from '../store/postgres/profile-stores';
 
 export interface ComposeOptions extends Omit<DeskRuntimeOptions, 'openTeamStores'> {
   /** How this desk joins a team (its name, lease, budget); the defaults suit the app and the CLI. */

@@ -1,6 +1,6 @@
 // audit:* — the audit log belongs to a profile's journal; verify walks the sealed chain with the
-// keychain's audit key and checks it reaches the entry the keychain anchored (main/desk/audit-keys.ts).
-// A desk of a team has two logs: the team's (signed per desk, main/team/team-audit.ts) and its own, where
+// keychain's audit key and checks it reaches the entry the keychain anchored (main/store/sqlite/audit-seal.ts).
+// A desk of a team has two logs: the team's (signed per desk, main/store/postgres/audit-seal.ts) and its own, where
 // its own security actions are (runtime.ownLogFor); list and verify cover both.
 import type { AuditEntryView, AuditVerification, BadApproval, BadPolicy } from '../../preload/api';
 import { approvalSignatureValid } from '../approvals/approval';

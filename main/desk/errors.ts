@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { FieldIssue, IpcError } from '../../preload/api';
 import { isGatewayError } from '../gateway/errors';
-import { isConnectionError } from '../journal/pg/rate-budget';
+import { isConnectionError } from '../store/postgres/rate-budget';
 import { redactText } from '../log';
 import { DeskError } from './services';
 

@@ -12,7 +12,7 @@ import { actedBy, changeAdmin } from './keys';
 import { assertKeychainReachable } from '../keys/key-store';
 import { teamPasswordAccount } from '../keys/team-password';
 import { controlPinAccount } from '../trust/control-pin';
-import { forgetJournalPin } from './audit-keys';
+import { forgetJournalPin } from '../store/sqlite/audit-seal';
 
 async function activate(rt: DeskRuntime, profile: Profile): Promise<void> {
   rt.ctx.profiles.setCurrent(profile.id);

@@ -1,4 +1,4 @@
-// Another desk of the team changed something (main/team/team-changes.ts): the same events this desk's own
+// Another desk of the team changed something (main/store/postgres/change-feed.ts): the same events this desk's own
 // engine raises are emitted for it, read from the shared journal, so the screens refresh as they do for
 // this desk's work (the status of a payout another desk sent, a batch it paused, an approval it signed).
 // Nothing here asks the gateway: the desk that did the work already did.
@@ -6,7 +6,7 @@ import { batchProgress } from '../engine';
 import type { BatchLiveState } from '../domain/state-words';
 import type { Logger } from '../log';
 import type { DeskEvents } from './events';
-import type { ProfileStores, RemoteChange } from './profile-stores';
+import type { ProfileStores, RemoteChange } from '../store/profile-stores';
 
 /** A batch's progress is read again at most this often while another desk works through it. */
 export const BATCH_PROGRESS_EVERY_MS = 250;

@@ -4,11 +4,12 @@
 // is a normal state: journals answer history, batches and keys without the gateway; the engine
 // keeps queued work until the gateway answers again.
 import type { CallbackListenerStatus, ConnectionState, Environment, TeamDatabaseState } from '../../preload/api';
-import { teamWhere } from '../journal/pg/connect';
-import { isConnectionError } from '../journal/pg/rate-budget';
+import { teamWhere } from '../store/postgres/connect';
+import { isConnectionError } from '../store/postgres/rate-budget';
 import type { AppContext } from '../context';
 import { PayoutEngine, type PayoutEngineOptions } from '../engine';
-import { openJournal, type DeskJournal, type Journal, type NewAuditEntry } from '../journal';
+import { type DeskJournal, type NewAuditEntry } from '../journal';
+import { openJournal, type Journal } from '../store/sqlite';
 import type { SecurityAction } from '../domain/security-action';
 import { randomUUID } from 'node:crypto';
 import { journalApprovalGate, manifestDecimals } from '../approvals/gate';
@@ -16,8 +17,8 @@ import { buildManifest, subjectText, type ManifestSourceRow, type Subject } from
 import { signPreparation } from '../approvals/preparation';
 import type { ApprovalCheck } from '../approvals/verify';
 import { adminRegisteredDesks, ControlReader, type ControlState } from '../trust/control-state';
-import { keptRejections } from '../trust/kept-rejections';
-import type { DualControlRepository } from '../approvals/repository';
+import { keptRejections } from '../approvals/kept-rejections';
+import type { DualControlRepository } from '../trust/repository';
 import type { UnlockedSession } from '../people/key-vault';
 import { newOrChangedPayeeCount } from '../payees/match';
 import type { PayeeRepository } from '../payees/repository';
@@ -26,7 +27,8 @@ import { profileRuleProblem, type Profile } from '../profiles/profile-schema';
 import { ProfileError } from '../profiles/profile-store';
 import type { DeskEvents } from './events';
 import { engineOptionsFromProfile, gatewayPortFor, journalPath } from './profile-engine';
-import { sqliteStores, type DeskAuditSeal, type ProfileStores } from './profile-stores';
+import type { DeskAuditSeal, ProfileStores } from '../store/profile-stores';
+import { sqliteStores } from '../store/sqlite/profile-stores';
 import { followRemoteChanges } from './remote-changes';
 
 export interface DeskRuntimeOptions {

@@ -8,6 +8,7 @@ import { GatewayError, isGatewayError, SendCancelledError } from '../gateway/err
 import type { JournalPort, PaymentKind, PaymentRecord, SendClaim } from '../journal';
 import type { StatusSource } from '../domain/status';
 import type { StatusChangedEvent } from './events';
+import { statusObservation } from './observation';
 import type { GatewayStatusRead, PayoutGatewayPort, PayoutRequest } from './ports';
 import { backoffDelay, nextReadAt, sleep, type BackoffOptions } from './timing';
 
@@ -232,7 +233,9 @@ export class PayoutSender {
     const beforeSend = (): boolean => {
       const stillApproved = (): boolean => {
         if (!approved) return true;
-        const now = approved(row);
+        // The row as the journal holds it now where that can be read here (SQLite): one rewritten while this send
+        // waited for its slot is judged as it now is, never sent as it was read.
+        const now = approved(claim.current?.() ?? row);
         return now !== null && JSON.stringify(now) === bodyText;
       };
       if (signal?.aborted) given = 'aborted';
@@ -289,18 +292,12 @@ export class PayoutSender {
     const status = (read.status ?? 'ACCEPTED').toUpperCase();
     const final = isFinalStatus(status, this.deps.finalStatuses);
     const now = this.deps.now();
-    await journal.recordObservationSoon('payout', row.id, {
+    await journal.recordObservationSoon('payout', row.id, statusObservation(read, {
       status,
       source,
       isFinal: final,
-      feeMinor: read.feeMinor,
-      feeCurrencyCode: read.feeCurrencyCode,
-      failureReason: read.failureReason,
-      processedAt: read.processedAt,
-      isTest: read.isTest,
-      raw: read.raw,
       nextPollAt: nextReadAt({ status, final, now, ageMs: 0, finalAt: row.finalAt, baseMs: this.deps.pollIntervalMs }),
-    });
+    }));
     this.emit(row, status, source, final);
     return 'accepted';
   }

@@ -11,6 +11,7 @@ import { isFinalStatus, type StatusSource } from '../domain/status';
 import { isGatewayError } from '../gateway/errors';
 import type { JournalPort, PaymentKind, PaymentRecord } from '../journal';
 import type { StatusChangedEvent } from './events';
+import { statusObservation } from './observation';
 import type { GatewayStatusRead, PayoutGatewayPort } from './ports';
 import { nextReadAt, pollInterval } from './timing';
 
@@ -210,20 +211,14 @@ export class StatusPoller {
     const status = (read.status ?? before.gatewayStatus ?? 'ACCEPTED').toUpperCase();
     const final = isFinalStatus(status, this.deps.finalStatuses);
     const now = this.deps.now();
-    const { changed } = await journal.recordObservationSoon(kind, id, {
+    const { changed } = await journal.recordObservationSoon(kind, id, statusObservation(read, {
       status,
       source,
       isFinal: final,
-      feeMinor: read.feeMinor,
-      feeCurrencyCode: read.feeCurrencyCode,
-      failureReason: read.failureReason,
-      processedAt: read.processedAt,
-      isTest: read.isTest,
-      raw: read.raw,
       nextPollAt: kind === 'payout'
         ? nextReadAt({ status, final, now, ageMs: this.ageOf(before), finalAt: before.finalAt, baseMs: this.deps.pollIntervalMs })
         : final ? null : now + pollInterval(this.ageOf(before), this.deps.pollIntervalMs),
-    });
+    }));
     if (changed) {
       this.deps.onStatus({ kind, id, status, previousStatus: before.status, final, source, observedAt: now, batchId: before.batchId });
     }

@@ -3,13 +3,13 @@
 // entry that verifies. Rows written before keys existed (key_id NULL) keep the old unkeyed chain,
 // sha256(prevHash + canonical JSON); the first sealed entry after them is an `audit.rekeyed` entry that
 // commits to their head. The newest entry (seq and seal) is anchored in the keychain too
-// (main/desk/audit-keys.ts), so cutting the tail is detected; the copy of the head in the meta table
+// (main/store/sqlite/audit-seal.ts), so cutting the tail is detected; the copy of the head in the meta table
 // only catches an accidental truncation, as anyone who can write the file can rewrite it.
 // A team's log (PgJournal) is signed instead: each desk signs the entries it writes with an Ed25519 key of
 // its own keychain (a shared HMAC key would be a secret handed from desk to desk); its hash is the unkeyed
 // chain's, committing to the signer's key id too, and the public keys are registered in the team database.
 // With dual control on, a key is the team's only once an admin registered it in the control chain too
-// (main/team/team-audit.ts): anyone who can write the database can add a row to audit_signers.
+// (main/store/postgres/audit-seal.ts): anyone who can write the database can add a row to audit_signers.
 import { createHash, createHmac, verify as verifySignature, type KeyObject } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { deskActor } from './actor';
@@ -95,7 +95,7 @@ export type AuditProblemCode =
   | 'BAD_SIGNATURE' | 'UNKNOWN_SIGNER' | 'SIGNER_REPLACED' | 'SIGNER_AFTER_ANCHOR'
   // With dual control on: an entry whose actor names a registered desk but is signed by another desk's key.
   | 'ACTOR_NOT_SIGNER'
-  // A desk's own journal whose id is not the one pinned for its profile (main/desk/audit-keys.ts).
+  // A desk's own journal whose id is not the one pinned for its profile (main/store/sqlite/audit-seal.ts).
   | 'JOURNAL_REPLACED'
   // With dual control on: entries signed by a key no admin registered. Not the team's, but not proof of an
   // edit either (a desk that has just joined signs before an admin registers it): main/desk/audit.ts says so.

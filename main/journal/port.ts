@@ -30,6 +30,12 @@ export interface SendClaim {
   release(): Awaitable<void>;
   /** The payment as the claim itself found it, when the claim read it (the team journal's one-statement claim): saves a read. */
   readonly payment?: PaymentRecord;
+  /**
+   * The payment as the journal holds it at this moment, where it can be read synchronously (SQLite): checked once
+   * more right before the request leaves, so a row rewritten while the send waited for its rate slot is not sent
+   * as it was read before.
+   */
+  current?(): PaymentRecord | undefined;
 }
 
 /** A row as approvers sign it: the payout's id and its payee and money (no callback URL). */

@@ -43,7 +43,7 @@ export class TeamPasswords {
     return (await this.deps.keyStore.get(teamPasswordAccount(profileId))) !== null;
   }
 
-  /** For main's connection code only (main/journal/pg/connect.ts); never to a log, a message or the renderer. */
+  /** For main's connection code only (main/store/postgres/connect.ts); never to a log, a message or the renderer. */
   async reveal(profileId: string): Promise<string | null> {
     return this.deps.keyStore.get(teamPasswordAccount(profileId));
   }

@@ -1,6 +1,6 @@
 // Where the payee book of one profile lives: payee versions, the approvals of changes, and what the
 // profile paid before (to tell a new payee from a known one). Plain data behind a small async interface,
-// like the dual-control repository, so the journal's SQLite adapter (sqlite-repository.ts) and the
+// like the dual-control repository, so the journal's SQLite adapter (store/sqlite/payees.ts) and the
 // PostgreSQL one of the shared journal are a change of adapter, not of model. Versions are only added,
 // put in force once or closed once, never rewritten.
 import type { PayeeApprovalRecord } from './approval';

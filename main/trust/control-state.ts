@@ -12,9 +12,10 @@
 //   NOT_SEALED      people from before the chain wait for an admin to sign them into one (people seal)
 // A team profile's verified chain is mirrored into this desk's own journal, so a profile pointed at a new, empty
 // team database carries its chain there (finding: joining a team database switched dual control off).
-import type { ApprovalPolicy, PolicyEnvironment } from '../approvals/policy';
+import type { PolicyEnvironment } from '../approvals/policy';
 import { defaultPolicy } from '../approvals/policy';
-import type { DualControlRepository, LegacyControl } from '../approvals/repository';
+import type { GateControl } from '../approvals/gate';
+import type { DualControlRepository, LegacyControl } from './repository';
 import type { KeyStore } from '../keys/key-store';
 import type { Person } from '../people/roles';
 import { encodeChainRecord } from './chain-codec';
@@ -29,17 +30,9 @@ export interface TrustProblem {
   message: string;
 }
 
-export interface ControlState {
-  enforced: boolean;
-  /** What approvals and policies are bound to: the chain's scope, else the profile id. */
-  scope: string;
-  /** People as the verified chain establishes them (up to a failing record, if any). */
+/** The gate's view of the control records (approvals/gate.ts GateControl), with what the desk shows besides. */
+export interface ControlState extends GateControl {
   people: Person[];
-  /** The newest policy version of the chain, else the environment's default (version 0). */
-  policy: ApprovalPolicy;
-  policies: ApprovalPolicy[];
-  /** The environment's built-in policy (version 0), in force before the chain's first version. */
-  defaultPolicy: ApprovalPolicy;
   chain: ChainState | null;
   /** The verified records, in order. */
   records: readonly ChainRecord[];

@@ -4,7 +4,7 @@
 import { createServer } from 'node:net';
 import { startCluster, freshDatabase, type Cluster } from '../integration/postgres/cluster';
 import { teamPasswordAccount } from '../../main/keys/team-password';
-import { PG_SCHEMA_VERSION } from '../../main/journal/pg/migrations';
+import { PG_SCHEMA_VERSION } from '../../main/store/postgres/migrations';
 import { expect, openWithDemo, selectOption, shot, test } from './support/journey';
 
 let cluster: Cluster | undefined;

@@ -6,18 +6,19 @@
 import type { Clock } from '@sinonjs/fake-timers';
 import pg from 'pg';
 import type { ApprovalRecord } from '../../main/approvals/approval';
-import type { DualControlRepository } from '../../main/approvals/repository';
-import { SqliteDualControlRepository } from '../../main/approvals/sqlite-repository';
+import type { DualControlRepository } from '../../main/trust/repository';
+import { SqliteDualControlRepository } from '../../main/store/sqlite/dual-control';
 import type { AppContext } from '../../main/context';
 import { journalPath } from '../../main/desk/profile-engine';
 import type { DeskRuntime, DeskRuntimeOptions } from '../../main/desk/runtime';
-import { openJournal, type DeskJournal, type Journal } from '../../main/journal';
+import { type DeskJournal } from '../../main/journal';
+import { openJournal, type Journal } from '../../main/store/sqlite';
 import { GENESIS_HASH, verifyAuditRows, type AuditMark, type AuditVerifyResult } from '../../main/journal/audit-log';
-import { deskIdOption } from '../../main/journal/pg/connect';
-import { migratePg } from '../../main/journal/pg/migrations';
+import { deskIdOption } from '../../main/store/postgres/connect';
+import { migratePg } from '../../main/store/postgres/migrations';
 import { silentLogger } from '../../main/log';
-import { readAuditSigners, teamAuditRow } from '../../main/team/team-audit';
-import { openTeamStores } from '../../main/team/team-stores';
+import { readAuditSigners, teamAuditRow } from '../../main/store/postgres/audit-seal';
+import { openTeamStores } from '../../main/store/postgres/profile-stores';
 import { PgTraffic } from './pg-io';
 
 export const SIM_PROFILE = 'sim';

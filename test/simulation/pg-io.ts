@@ -155,7 +155,7 @@ export class PgTraffic {
 
   /**
    * A desk process crashed: every connection whose startup options begin with `optionsPrefix` (its desk id,
-   * main/journal/pg/connect.ts deskIdOption) is cut off from now on.
+   * main/store/postgres/connect.ts deskIdOption) is cut off from now on.
    */
   cut(optionsPrefix: string): void {
     this.cutPrefixes.push(optionsPrefix);

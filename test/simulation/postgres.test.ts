@@ -4,13 +4,13 @@
 // Fewer seeds than on SQLite (a history takes several times longer here); `npx tsx bench/simulate.ts
 // --adapter postgres` runs more. The cluster is the project's (globalSetup).
 import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { PgDualControlRepository } from '../../main/approvals/pg-repository';
+import { PgDualControlRepository } from '../../main/store/postgres/dual-control';
 import { payoutFieldsOf } from '../../main/domain/payout';
 import { mayBeAtGateway } from '../../main/domain/status';
 import { PayoutEngine, type ApprovalClearance } from '../../main/engine';
-import { PgJournal } from '../../main/journal/pg/journal';
-import { pgPaymentRow, type PgQueryable } from '../../main/journal/pg/history';
-import { toPayment } from '../../main/journal/rows';
+import { PgJournal } from '../../main/store/postgres/journal';
+import { pgPaymentRow, type PgQueryable } from '../../main/store/postgres/history';
+import { toPayment } from '../../main/store/rows';
 import type { PaymentKind, PaymentRecord } from '../../main/journal';
 import { dropTemplates, type Adapter } from './adapters';
 import { RECORDED_HISTORIES } from './regressions';

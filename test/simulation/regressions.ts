@@ -154,4 +154,18 @@ export const RECORDED_HISTORIES: readonly RecordedHistory[] = [
       { kind: 'approve', pick: 0.041, who: 0.949, after: 13_602 },
     ],
   },
+  {
+    name: 'an account rewritten in the journal while its approved batch waits for rate slots',
+    seed: 370,
+    dualControl: true,
+    before: 'invariant 2: the row read before the wait was sent (the approved account), while the journal said ATTACKER-1: the journal no longer told where the money went',
+    steps: [
+      { kind: 'batch', outcomes: ['pays', 'pays', 'pays', 'pays', 'fails', 'pays'], after: 697 },
+      { kind: 'single', outcome: 'fails', after: 884 },
+      { kind: 'rate-burst', ms: 4_771, after: 1_037 },
+      { kind: 'crash', after: 604 },
+      { kind: 'approve', pick: 0.654, who: 0.445, after: 730 },
+      { kind: 'tamper', act: 'edit-account', pick: 0.118, after: 732 },
+    ],
+  },
 ];

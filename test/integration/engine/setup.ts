@@ -10,7 +10,7 @@ import { createDeskEvents } from '../../../main/desk/events';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
 import type { PayoutEngine, PayoutEngineOptions } from '../../../main/engine';
-import { Journal, openJournal } from '../../../main/journal';
+import { Journal, openJournal } from '../../../main/store/sqlite';
 import { MemoryKeyStore, type KeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxConfigInput, type SandboxHandle } from '../../../sandbox/index';
 

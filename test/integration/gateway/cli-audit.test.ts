@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AuditEntryView, Page } from '../../../preload/api';
 import { runCli } from '../../../main/cli';
-import { auditAnchorAccount, auditKeyAccount } from '../../../main/desk/audit-keys';
+import { auditAnchorAccount, auditKeyAccount } from '../../../main/store/sqlite/audit-seal';
 import { journalPath } from '../../../main/desk/profile-engine';
-import { deskActor, openJournal } from '../../../main/journal';
+import { deskActor } from '../../../main/journal';
+import { openJournal } from '../../../main/store/sqlite';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 
 const home = mkdtempSync(join(tmpdir(), 'desk-cli-audit-'));

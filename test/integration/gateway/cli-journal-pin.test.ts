@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../main/cli';
-import { auditKeyAccount, journalPinAccount } from '../../../main/desk/audit-keys';
+import { auditKeyAccount, journalPinAccount } from '../../../main/store/sqlite/audit-seal';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { entryHash, GENESIS_HASH, type AuditRow } from '../../../main/journal/audit-log';
 import { MemoryKeyStore } from '../../../main/keys/key-store';

@@ -17,8 +17,8 @@ import { createIpcHandlers } from '../../../main/ipc/handlers';
 import type { DeskRuntime } from '../../../main/desk/runtime';
 import { bindProfile } from '../../../main/desk/profile-binding';
 import type { Profile } from '../../../main/profiles/profile-schema';
-import { openJournal, type Journal } from '../../../main/journal';
-import { SqlitePayeeRepository } from '../../../main/payees/sqlite-repository';
+import { openJournal, type Journal } from '../../../main/store/sqlite';
+import { SqlitePayeeRepository } from '../../../main/store/sqlite/payees';
 
 const fixture = (name: string): Buffer => readFileSync(fileURLToPath(new URL(`../../fixtures/csv/${name}`, import.meta.url)));
 

@@ -11,7 +11,7 @@ import type { AuditEntryView, IpcHandlerMap } from '../../../preload/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { DemoMode } from '../../../main/demo/demo-mode';
 import { bindActiveProfile, createDeskServices } from '../../../main/desk';
-import { auditAnchorAccount, auditKeyAccount } from '../../../main/desk/audit-keys';
+import { auditAnchorAccount, auditKeyAccount } from '../../../main/store/sqlite/audit-seal';
 import { createDeskEvents } from '../../../main/desk/events';
 import { journalPath } from '../../../main/desk/profile-engine';
 import type { DialogPort } from '../../../main/desk/dialogs';

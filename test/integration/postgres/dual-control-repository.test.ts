@@ -3,10 +3,10 @@
 // adds: one desk's write moves another desk's change marker, append-only tables, admins racing on the chain.
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { PgDualControlRepository } from '../../../main/approvals/pg-repository';
+import { PgDualControlRepository } from '../../../main/store/postgres/dual-control';
 import { signPolicy } from '../../../main/approvals/policy';
 import { signPreparation } from '../../../main/approvals/preparation';
-import { migratePg, PG_SCHEMA_VERSION } from '../../../main/journal/pg/migrations';
+import { migratePg, PG_SCHEMA_VERSION } from '../../../main/store/postgres/migrations';
 import { draftRecord, signRecord } from '../../../main/trust/chain-record';
 import { replayChain } from '../../../main/trust/chain-state';
 import { repositoryContract } from '../../unit/approvals/repository-contract';

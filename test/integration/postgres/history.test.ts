@@ -4,9 +4,9 @@
 // and every query of a matrix (filters × sort keys × directions × pages) must give equal pages.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { copyJournalToPg } from '../../../main/journal/pg/copy';
-import { iterateHistoryPg, paymentTimelinePg, queryHistoryPg, UnsafeIntegerError } from '../../../main/journal/pg/history';
-import { migratePg } from '../../../main/journal/pg/migrations';
+import { copyJournalToPg } from '../../../main/store/postgres/copy';
+import { iterateHistoryPg, paymentTimelinePg, queryHistoryPg, UnsafeIntegerError } from '../../../main/store/postgres/history';
+import { migratePg } from '../../../main/store/postgres/migrations';
 import { HISTORY_SORT_KEYS, type HistoryFilter, type HistoryQuery, type NewPayment, type PaymentRecord } from '../../../main/journal';
 import { payout, tempJournal, type TempJournal } from '../../unit/journal/helpers';
 import { freshDatabase } from './cluster';

@@ -4,10 +4,10 @@
 // handler (uncaught in main), and the desks keep following real changes afterwards.
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { PgDualControlRepository } from '../../../main/approvals/pg-repository';
-import type { RemoteChange } from '../../../main/desk/profile-stores';
-import { migratePg } from '../../../main/journal/pg/migrations';
-import { TeamChangeFeed } from '../../../main/team/team-changes';
+import { PgDualControlRepository } from '../../../main/store/postgres/dual-control';
+import type { RemoteChange } from '../../../main/store/profile-stores';
+import { migratePg } from '../../../main/store/postgres/migrations';
+import { TeamChangeFeed } from '../../../main/store/postgres/change-feed';
 import { approve, manifest, member, row } from '../../unit/approvals/helpers';
 import { freshDatabase } from './cluster';
 

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { paymentTimelinePg, UnsafeIntegerError } from '../../../main/journal/pg/history';
-import { PgJournal, type PgJournalOptions } from '../../../main/journal/pg/journal';
+import { paymentTimelinePg, UnsafeIntegerError } from '../../../main/store/postgres/history';
+import { PgJournal, type PgJournalOptions } from '../../../main/store/postgres/journal';
 import { payout } from '../../unit/journal/helpers';
 import { deskJournalContract } from '../../unit/journal/desk-contract';
 import { journalPortContract, T0 } from '../../unit/journal/port-contract';
@@ -272,7 +272,7 @@ describe('desks sharing the team journal', () => {
 
   it('claims, marks SENDING and records answers of many payouts at once from two desks: one claim each, every row its own fields and events', async () => {
     // Under load the team journal puts the claims, the SENDING writes and the observations that wait for a
-    // statement into one (main/journal/pg/grouped.ts); nothing of one payout may leak into another's row.
+    // statement into one (main/store/postgres/grouped.ts); nothing of one payout may leak into another's row.
     const url = await freshDatabase(inject('postgresUrl'));
     const { journal: a, pool } = await desk(url);
     const { journal: b } = await desk(url);

@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { PgJournal } from '../../../main/journal/pg/journal';
-import { migratePg } from '../../../main/journal/pg/migrations';
+import { PgJournal } from '../../../main/store/postgres/journal';
+import { migratePg } from '../../../main/store/postgres/migrations';
 import { PAYMENT_STATES } from '../../../main/journal/types';
-import { PgPayeeRepository } from '../../../main/payees/pg-repository';
+import { PgPayeeRepository } from '../../../main/store/postgres/payees';
 import { PayeeError, stateOf } from '../../../main/payees/payee';
 import { payout } from '../../unit/journal/helpers';
 import { T0, version } from '../../unit/payees/helpers';

@@ -3,7 +3,7 @@
 // sessions, and a desk that dies holding slots gives them back within the bound the rule promises.
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { migratePg } from '../../../main/journal/pg/migrations';
+import { migratePg } from '../../../main/store/postgres/migrations';
 import { freshDatabase } from './cluster';
 import { Desk, FakeGateway, killSessions, maxInAnyWindow } from './team-desks';
 

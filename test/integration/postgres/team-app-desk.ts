@@ -12,7 +12,7 @@ import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime'
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { createLogger, type Logger } from '../../../main/log';
-import { openTeamStores } from '../../../main/team/team-stores';
+import { openTeamStores } from '../../../main/store/postgres/profile-stores';
 import type { SandboxHandle } from '../../../sandbox/index';
 import { TEST_ENGINE_TIMINGS } from '../engine/setup';
 

@@ -1,6 +1,6 @@
 // Which desks sign for the team (issue 23, finding 10): any database writer can add a row to audit_signers, so
 // with dual control on a desk's key is the team's only once an admin registered it in the control chain, and an
-// entry whose actor names a registered desk must be signed by that desk's key (main/team/team-audit.ts). On a
+// entry whose actor names a registered desk must be signed by that desk's key (main/store/postgres/audit-seal.ts). On a
 // real PostgreSQL, with two desks as the app runs them and the CLI over one desk's data folder.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import pg from 'pg';
@@ -12,7 +12,7 @@ import { auditSignerId, auditSigningText, signedEntryHash, type AuditVerifyResul
 import { canonicalJson } from '../../../main/journal';
 import type { UnlockedSession } from '../../../main/people/key-vault';
 import { MIN_KDF } from '../../../main/people/person-key';
-import { TeamAuditSeal, type TeamSignerView } from '../../../main/team/team-audit';
+import { TeamAuditSeal, type TeamSignerView } from '../../../main/store/postgres/audit-seal';
 import { freshDatabase } from './cluster';
 import { openTeamAppDesk, TEAM_PROFILE, type TeamAppDesk } from './team-app-desk';
 

@@ -1,5 +1,5 @@
 // The team's audit log signed per desk, on a real PostgreSQL with real Ed25519 keys: each desk signs what it
-// writes with a key of its own keychain and pins what it has seen there (main/team/team-audit.ts). What
+// writes with a key of its own keychain and pins what it has seen there (main/store/postgres/audit-seal.ts). What
 // someone who can write the database does to the log (an entry edited, the chain recomputed, a key of their
 // own registered to re-sign history, the tail cut) is named by the desks whose anchors cover it.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
@@ -11,12 +11,12 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { AuditVerification } from '../../../preload/api';
 import { createAppContext } from '../../../main/context';
 import { auditSignerId, auditSigningText, entryHash, signedEntryHash, type AuditRow, type AuditVerifyResult, type EntryFields } from '../../../main/journal/audit-log';
-import { PgJournal } from '../../../main/journal/pg/journal';
+import { PgJournal } from '../../../main/store/postgres/journal';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
-import { readTeamAuditAnchor, readTeamId, TeamAuditSeal, teamAuditAnchorAccount, teamAuditSignerAccount } from '../../../main/team/team-audit';
-import { openTeamStores } from '../../../main/team/team-stores';
-import type { ProfileStores } from '../../../main/desk/profile-stores';
+import { readTeamAuditAnchor, readTeamId, TeamAuditSeal, teamAuditAnchorAccount, teamAuditSignerAccount } from '../../../main/store/postgres/audit-seal';
+import { openTeamStores } from '../../../main/store/postgres/profile-stores';
+import type { ProfileStores } from '../../../main/store/profile-stores';
 import { payout } from '../../unit/journal/helpers';
 import { freshDatabase } from './cluster';
 import { openTeamAppDesk, TEAM_PROFILE, type TeamAppDesk } from './team-app-desk';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../../main/cli';
-import { PG_SCHEMA_VERSION } from '../../../main/journal/pg/migrations';
+import { PG_SCHEMA_VERSION } from '../../../main/store/postgres/migrations';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { teamPasswordAccount } from '../../../main/keys/team-password';
 import { freshDatabase } from './cluster';

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../../main/cli';
 import type { PayoutDraft } from '../../../main/domain/payout';
-import { PgJournal } from '../../../main/journal/pg/journal';
+import { PgJournal } from '../../../main/store/postgres/journal';
 import type { SandboxHandle } from '../../../sandbox/index';
 import { FileKeyStore } from '../engine/fixtures/file-key-store';
 import { createDesk, payoutRows, sandboxConfig, startSandbox } from '../engine/setup';

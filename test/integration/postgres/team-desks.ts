@@ -3,7 +3,7 @@
 // pg.Pool, as separate machines) whose workers send their share of requests through TeamRateBudget.
 import pg from 'pg';
 import type { Lane } from '../../../main/gateway/rate-limiter';
-import { TeamRateBudget, type TeamRateBudgetOptions } from '../../../main/journal/pg/rate-budget';
+import { TeamRateBudget, type TeamRateBudgetOptions } from '../../../main/store/postgres/rate-budget';
 import { SlidingWindowLimiter } from '../../../sandbox/rate-limit';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -4,9 +4,9 @@
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { RateLimiter } from '../../../main/gateway/rate-limiter';
-import { migratePg } from '../../../main/journal/pg/migrations';
-import { TeamRateBudget } from '../../../main/journal/pg/rate-budget';
-import { TeamRateLimiter } from '../../../main/team/team-limiter';
+import { migratePg } from '../../../main/store/postgres/migrations';
+import { TeamRateBudget } from '../../../main/store/postgres/rate-budget';
+import { TeamRateLimiter } from '../../../main/store/postgres/team-limiter';
 import { freshDatabase } from './cluster';
 import { FakeGateway, maxInAnyWindow } from './team-desks';
 

@@ -9,9 +9,9 @@ import { sandboxConfig } from '../engine/setup';
 import { freshDatabase } from './cluster';
 import { startCutProxy } from './cut-proxy';
 import { journalPath } from '../../../main/desk/profile-engine';
-import { openJournal } from '../../../main/journal';
+import { openJournal } from '../../../main/store/sqlite';
 import { dualControlService } from '../../../main/desk/dual-control';
-import { TeamAuditSeal } from '../../../main/team/team-audit';
+import { TeamAuditSeal } from '../../../main/store/postgres/audit-seal';
 import { eventually, openTeamAppDesk, TEAM_PROFILE, teamCsv, type TeamAppDesk } from './team-app-desk';
 
 let sandbox: SandboxHandle;

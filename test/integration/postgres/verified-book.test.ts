@@ -3,11 +3,11 @@
 // writer marked in force with another account counts for nothing, and an approved change holds.
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { PgJournal } from '../../../main/journal/pg/journal';
-import { migratePg } from '../../../main/journal/pg/migrations';
+import { PgJournal } from '../../../main/store/postgres/journal';
+import { migratePg } from '../../../main/store/postgres/migrations';
 import { signPayeeApproval } from '../../../main/payees/approval';
 import { readBook, versionKey, type BookControl } from '../../../main/payees/book';
-import { PgPayeeRepository } from '../../../main/payees/pg-repository';
+import { PgPayeeRepository } from '../../../main/store/postgres/payees';
 import { member } from '../../unit/approvals/helpers';
 import { payout } from '../../unit/journal/helpers';
 import { details, T0, version } from '../../unit/payees/helpers';

@@ -7,7 +7,7 @@ import { manifestDecimals } from '../../../main/approvals/gate';
 import { buildManifest, type Manifest, type ManifestSourceRow, type Subject } from '../../../main/approvals/manifest';
 import type { PolicyRules } from '../../../main/approvals/policy';
 import { signPreparation } from '../../../main/approvals/preparation';
-import type { DualControlRepository } from '../../../main/approvals/repository';
+import type { DualControlRepository } from '../../../main/trust/repository';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { draftRecord, signRecord, type ChainBody, type ChainRecord } from '../../../main/trust/chain-record';
 import { ControlReader } from '../../../main/trust/control-state';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { approvalSignatureValid } from '../../../main/approvals/approval';
 import { signPreparation, preparationSignatureValid } from '../../../main/approvals/preparation';
-import type { DualControlRepository } from '../../../main/approvals/repository';
+import type { DualControlRepository } from '../../../main/trust/repository';
 import { verifyApprovals } from '../../../main/approvals/verify';
 import { heldRoleAt } from '../../../main/people/roles';
 import { draftRecord, signRecord } from '../../../main/trust/chain-record';

@@ -1,9 +1,9 @@
 // One contract (repository-contract.ts), two adapters here: the in-memory repository and the journal's
 // SQLite tables (migration 6); the PostgreSQL adapter keeps it in test/integration/postgres/.
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryDualControlRepository, type DualControlRepository } from '../../../main/approvals/repository';
+import { MemoryDualControlRepository, type DualControlRepository } from '../../../main/trust/repository';
 import { repositoryContract } from './repository-contract';
-import { SqliteDualControlRepository } from '../../../main/approvals/sqlite-repository';
+import { SqliteDualControlRepository } from '../../../main/store/sqlite/dual-control';
 import { signPolicy } from '../../../main/approvals/policy';
 import { signPreparation } from '../../../main/approvals/preparation';
 import type { NewPayment } from '../../../main/journal';
@@ -77,7 +77,7 @@ describe('the journal tables', () => {
 describe('migration 6', () => {
   it('brings a schema-5 journal forward with its payments and batches kept, nobody as their preparer', async () => {
     const { rollBackToSchema5 } = await import('../journal/helpers');
-    const { openJournal } = await import('../../../main/journal');
+    const { openJournal } = await import('../../../main/store/sqlite');
     const t = tempJournal();
     temps.push(t);
     t.journal.insertPayment('payout', payment('p1', 100));

@@ -8,7 +8,7 @@ import { journalApprovalGate, manifestFromJournal } from '../../../main/approval
 import type { Subject } from '../../../main/approvals/manifest';
 import type { PolicyRules } from '../../../main/approvals/policy';
 import { signPreparation } from '../../../main/approvals/preparation';
-import { SqliteDualControlRepository } from '../../../main/approvals/sqlite-repository';
+import { SqliteDualControlRepository } from '../../../main/store/sqlite/dual-control';
 import type { ApprovalCheck } from '../../../main/approvals/verify';
 import { payoutFieldsOf } from '../../../main/domain/payout';
 import type { Environment } from '../../../main/profiles/profile-schema';
@@ -331,17 +331,19 @@ describe('the approval gate in the engine', () => {
       expect([...f.gateway.createCalls.entries()].sort()).toEqual([['r1', 1], ['r2', 1]]);
     });
 
-    it('rows edited in the journal after the check: only what was approved leaves, and an edited row does not', async () => {
-      // One row at a time: r1 is on its way (its body built from the approved row before the edit), r2 is read after it.
+    it('rows edited in the journal after the check: none leaves, not even the one already waiting for its slot (simulation seed 370)', async () => {
+      // One row at a time: r1 waits for its slot with its body built from the approved row before the edit.
       const { batch, slots } = await approvedBatchWaiting(['r1', 'r2'], 1);
-      const approvedAccount = f.t.journal.getPayment('payout', 'r1')?.accountNumber;
       f.t.journal.db.prepare(`UPDATE payments SET account_number = 'GB33BUKB20201555555555' WHERE id IN ('r1', 'r2')`).run();
       slots.release('r1');
-      // r2 is not the row approved: nothing leaves for it, and the gate, asked again, finds the batch is not what its preparer signed.
+      // At its slot r1 is judged as the journal holds it now: not the row approved, so nothing leaves (before, the row
+      // read before the wait left, while the journal said another account). The gate, asked again, finds the batch
+      // is not what its preparer signed.
       expect(await f.engine.waitForBatch(batch.id)).toMatchObject({ state: 'PAUSED', pauseReason: expect.stringMatching(/is not what Paula prepared/) });
-      expect(f.gateway.stored.get('r1')?.request.accountNumber).toBe(approvedAccount);
+      expect(f.gateway.stored.has('r1')).toBe(false);
       expect(f.gateway.stored.has('r2')).toBe(false);
-      expect(slots.waiting.size).toBe(0);
+      expect(creates()).toBe(0);
+      expect(f.t.journal.batchCounts(batch.id).byState).toMatchObject({ QUEUED: 2, SENDING: 0 });
       expect(refusals().at(0)?.details).toMatchObject({ kind: 'batch', code: 'NOT_PREPARED' });
     });
 

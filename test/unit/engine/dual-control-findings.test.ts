@@ -5,14 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { signApproval, type ApprovalRecord } from '../../../main/approvals/approval';
 import { journalApprovalGate, manifestFromJournal } from '../../../main/approvals/gate';
 import type { Subject } from '../../../main/approvals/manifest';
-import { SqliteDualControlRepository } from '../../../main/approvals/sqlite-repository';
+import { SqliteDualControlRepository } from '../../../main/store/sqlite/dual-control';
 import type { ApprovalCheck } from '../../../main/approvals/verify';
 import { verifyApprovals } from '../../../main/approvals/verify';
 import { EngineError } from '../../../main/engine';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { UnlockedSession } from '../../../main/people/key-vault';
 import { generatePersonKey } from '../../../main/people/person-key';
-import { keepRejection, keptRejections, keptRejectionsAccount } from '../../../main/trust/kept-rejections';
+import { keepRejection, keptRejections, keptRejectionsAccount } from '../../../main/approvals/kept-rejections';
 import { appendRecord, chainOf, member, preparingAs, readerOf, type Member } from '../approvals/helpers';
 import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
 

@@ -1,12 +1,12 @@
 // A team's signed audit log with dual control on (issue 23, finding 10): a key is the team's only when the
-// verified control chain registers it (main/team/team-audit.ts admitSigners), entries of any other key read
+// verified control chain registers it (main/store/postgres/audit-seal.ts admitSigners), entries of any other key read
 // UNREGISTERED_SIGNER, and an entry whose actor names a registered desk must be signed by that desk's key.
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   auditSignerId, auditSigningText, canonicalJson, GENESIS_HASH, signedEntryHash, verifyAuditRows, type AuditRow, type RegisteredSigner,
 } from '../../../main/journal/audit-log';
-import { admitSigners, deskKeyFingerprint } from '../../../main/team/team-audit';
+import { admitSigners, deskKeyFingerprint } from '../../../main/store/postgres/audit-seal';
 import { adminRegisteredDesks } from '../../../main/trust/control-state';
 import type { RegisteredDesk } from '../../../main/trust/chain-state';
 import type { ControlState } from '../../../main/trust/control-state';

@@ -1,9 +1,9 @@
-// The keychain side of the sealed audit log (main/desk/audit-keys.ts): a log from before sealing
+// The keychain side of the sealed audit log (main/store/sqlite/audit-seal.ts): a log from before sealing
 // migrated through the keychain, an anchor lost from the keychain set again on record, and the anchor
 // that follows the log: coalesced, and never naming an entry whose transaction was rolled back.
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuditSeal, auditAnchorAccount, auditKeyAccount, readAuditAnchor } from '../../../main/desk/audit-keys';
-import { openJournal } from '../../../main/journal';
+import { AuditSeal, auditAnchorAccount, auditKeyAccount, readAuditAnchor } from '../../../main/store/sqlite/audit-seal';
+import { openJournal } from '../../../main/store/sqlite';
 import { MemoryKeyStore, type KeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
 import { rollBackToSchema3, tempJournal, type TempJournal } from './helpers';

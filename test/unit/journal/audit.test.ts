@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditKeyId, deskActor, openJournal, type AuditAnchor, type AuditKey, type AuditTrust } from '../../../main/journal';
+import { auditKeyId, deskActor, type AuditAnchor, type AuditKey, type AuditTrust } from '../../../main/journal';
+import { openJournal } from '../../../main/store/sqlite';
 import { rollBackToSchema3, tempJournal, type TempJournal } from './helpers';
 
 let t: TempJournal;

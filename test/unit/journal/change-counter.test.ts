@@ -1,11 +1,11 @@
-// The change marker of a team database counter (main/journal/pg/change-counter.ts), on a database played by
+// The change marker of a team database counter (main/store/postgres/change-counter.ts), on a database played by
 // the test: its counter, and when the reads of it answer. Any role connected to the team database can NOTIFY
 // the channel with any payload; the marker must move on every notification, never freeze on a forged value,
 // never throw in the notification handler, and come back to the counter read (the same on every desk).
 import { EventEmitter } from 'node:events';
 import type { Pool } from 'pg';
 import { describe, expect, it } from 'vitest';
-import { ChangeCounter } from '../../../main/journal/pg/change-counter';
+import { ChangeCounter } from '../../../main/store/postgres/change-counter';
 
 /** Lets the reads answered so far reach the counter (the microtask queue runs dry before setImmediate). */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -1,8 +1,8 @@
 // The team journal groups claims, SENDING writes and status observations that wait for one statement
-// (main/journal/pg/grouped.ts): each request must still get its own answer, in order, and a failed
+// (main/store/postgres/grouped.ts): each request must still get its own answer, in order, and a failed
 // statement must fail exactly the requests it carried.
 import { describe, expect, it, vi } from 'vitest';
-import { Grouped } from '../../../main/journal/pg/grouped';
+import { Grouped } from '../../../main/store/postgres/grouped';
 
 /** A statement runner whose statements finish only when the test says so. */
 function heldStatements() {

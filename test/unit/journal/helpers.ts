@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DeskRuntime } from '../../../main/desk/runtime';
-import { Journal, openJournal, type JournalOptions, type NewPayment } from '../../../main/journal';
+import { type NewPayment } from '../../../main/journal';
+import { Journal, openJournal, type JournalOptions } from '../../../main/store/sqlite';
 
 export interface TempJournal {
   journal: Journal;

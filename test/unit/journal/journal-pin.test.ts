@@ -1,12 +1,13 @@
-// The journal id pinned per profile in the keychain (main/desk/audit-keys.ts). The id is read from the file,
+// The journal id pinned per profile in the keychain (main/store/sqlite/audit-seal.ts). The id is read from the file,
 // which anyone who can write the file can change: a log rewritten without the audit key under a new id would
 // otherwise get a fresh key and anchor, an `audit.rekeyed` entry, and verify intact (issue 23, finding 9).
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuditSeal, auditAnchorAccount, auditKeyAccount, forgetJournalPin, journalPinAccount, readAuditAnchor } from '../../../main/desk/audit-keys';
-import { openJournal, type AuditVerifyResult } from '../../../main/journal';
+import { AuditSeal, auditAnchorAccount, auditKeyAccount, forgetJournalPin, journalPinAccount, readAuditAnchor } from '../../../main/store/sqlite/audit-seal';
+import { type AuditVerifyResult } from '../../../main/journal';
+import { openJournal } from '../../../main/store/sqlite';
 import { entryHash, GENESIS_HASH, type AuditRow } from '../../../main/journal/audit-log';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';

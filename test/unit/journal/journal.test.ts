@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JournalError, JournalVersionError, openJournal, SCHEMA_VERSION } from '../../../main/journal';
+import { JournalError } from '../../../main/journal';
+import { JournalVersionError, openJournal, SCHEMA_VERSION } from '../../../main/store/sqlite';
 import { payout, tempJournal, type TempJournal } from './helpers';
 
 let t: TempJournal;

@@ -1,7 +1,7 @@
 // The JournalPort and DeskJournal contracts on the SQLite journal of a single desk (the PostgreSQL run is in
 // test/integration/postgres/journal.test.ts).
 import { afterEach } from 'vitest';
-import { openJournal, type Journal } from '../../../main/journal';
+import { openJournal, type Journal } from '../../../main/store/sqlite';
 import { deskJournalContract } from './desk-contract';
 import { journalPortContract } from './port-contract';
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../main/journal/audit-log';
-import { JournalError } from '../../../main/journal/journal';
+import { JournalError } from '../../../main/journal/shared';
 import type { JournalPort, SendClaim } from '../../../main/journal/port';
 import type { PaymentKind, StatusObservation } from '../../../main/journal/types';
 import { payout } from './helpers';

@@ -2,7 +2,7 @@
 // SQLite tables (migration 7); the PostgreSQL adapter keeps it in test/integration/postgres/.
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryPayeeRepository, type PayeeRepository } from '../../../main/payees/repository';
-import { SqlitePayeeRepository } from '../../../main/payees/sqlite-repository';
+import { SqlitePayeeRepository } from '../../../main/store/sqlite/payees';
 import { payout, tempJournal, type TempJournal } from '../journal/helpers';
 import { T0, version } from './helpers';
 import { payeeRepositoryContract } from './repository-contract';

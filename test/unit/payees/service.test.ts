@@ -13,7 +13,7 @@ import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime'
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
 import { chainOf, member } from '../approvals/helpers';
-import type { Journal } from '../../../main/journal';
+import type { Journal } from '../../../main/store/sqlite';
 import { payout, sqliteJournalOf } from '../journal/helpers';
 
 const PROFILE = 'p1';

@@ -15,7 +15,7 @@ import { createDeskEvents } from '../../../main/desk/events';
 import { bookReading, payeeService, type PayeeService } from '../../../main/desk/payees';
 import { payeesIpcService } from '../../../main/desk/payees-ipc';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
-import type { Journal } from '../../../main/journal';
+import type { Journal } from '../../../main/store/sqlite';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
 import { newOrChangedPayeeCount } from '../../../main/payees/match';

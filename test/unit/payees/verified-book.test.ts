@@ -10,7 +10,7 @@ import { readBook, versionKey, type BookAuditEntry, type BookControl, type BookR
 import { flagPayeeRows, newOrChangedPayeeCount, type PayeeRow } from '../../../main/payees/match';
 import type { PayeeVersion } from '../../../main/payees/payee';
 import { MemoryPayeeRepository, type PaidAccount, type PayeeRepository } from '../../../main/payees/repository';
-import { SqlitePayeeRepository } from '../../../main/payees/sqlite-repository';
+import { SqlitePayeeRepository } from '../../../main/store/sqlite/payees';
 import { payeeKey } from '../../../main/domain/payee-key';
 import { member } from '../approvals/helpers';
 import { payout, tempJournal, type TempJournal } from '../journal/helpers';

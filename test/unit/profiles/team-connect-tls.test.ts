@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openTeamPool } from '../../../main/journal/pg/connect';
+import { openTeamPool } from '../../../main/store/postgres/connect';
 import type { TeamDatabase, TeamTlsMode } from '../../../main/profiles/profile-schema';
 
 const dir = mkdtempSync(join(tmpdir(), 'desk-team-tls-'));

@@ -4,7 +4,7 @@
 // Each fails with the words that say which, through the real pg client.
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTeamPool } from '../../../main/journal/pg/connect';
+import { openTeamPool } from '../../../main/store/postgres/connect';
 import type { TeamDatabase } from '../../../main/profiles/profile-schema';
 
 const servers: Server[] = [];

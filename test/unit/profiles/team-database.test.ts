@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeTeamError, readTeamCa, teamPoolConfig, TEAM_APPLICATION_NAME } from '../../../main/journal/pg/connect';
+import { describeTeamError, readTeamCa, teamPoolConfig, TEAM_APPLICATION_NAME } from '../../../main/store/postgres/connect';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { isLoopbackHost, TeamDatabaseSchema, teamUrlProblem, type TeamDatabase } from '../../../main/profiles/profile-schema';
 import { ProfileStore } from '../../../main/profiles/profile-store';

@@ -2,7 +2,7 @@
 // the channel with anything: a payload not shaped as the triggers write it names nothing and never throws
 // (it would throw inside pg's socket handler), and one payload names at most 1000 changes.
 import { describe, expect, it } from 'vitest';
-import { journalChanges } from '../../../main/team/team-changes';
+import { journalChanges } from '../../../main/store/postgres/change-feed';
 
 const ME = 'desk-me';
 const read = (payload: unknown): ReturnType<typeof journalChanges> => journalChanges(typeof payload === 'string' ? payload : JSON.stringify(payload), ME);

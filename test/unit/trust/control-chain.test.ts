@@ -2,7 +2,7 @@
 // entitled to make them say, and a desk believes a chain only as far as it holds against its keychain pin.
 // Each case is something a holder of the journal file or of the team database's password could do to the rows.
 import { describe, expect, it } from 'vitest';
-import { MemoryDualControlRepository } from '../../../main/approvals/repository';
+import { MemoryDualControlRepository } from '../../../main/trust/repository';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { currentRoles, heldRoleAt } from '../../../main/people/roles';
 import { draftRecord, recordHash, signRecord, type ChainRecord } from '../../../main/trust/chain-record';

@@ -1,6 +1,6 @@
 // Schema of the journal, applied in numbered steps. PRAGMA user_version holds the last step applied,
 // so an older journal file is brought forward on open and a newer one is refused rather than damaged.
-import { payeeKey } from '../domain/payee-key';
+import { payeeKey } from '../../domain/payee-key';
 import type Database from 'better-sqlite3';
 
 type Migration = (db: Database.Database) => void;

@@ -1,8 +1,8 @@
 // The rate limiter of a desk in a team: this desk's own limiter (lanes, creates before reads, the pacing the
-// poller reads) and then a slot of the merchant's budget in the team database (main/journal/pg/rate-budget.ts),
+// poller reads) and then a slot of the merchant's budget in the team database (main/store/postgres/rate-budget.ts),
 // so the gateway's 10 requests a second are shared by every desk of the team, not granted to each.
-import { RateLimiter, type Lane, type RateLimiterOptions, type SlotOutcome } from '../gateway/rate-limiter';
-import { isConnectionError, type TeamRateBudget } from '../journal/pg/rate-budget';
+import { RateLimiter, type Lane, type RateLimiterOptions, type SlotOutcome } from '../../gateway/rate-limiter';
+import { isConnectionError, type TeamRateBudget } from './rate-budget';
 
 export class TeamRateLimiter extends RateLimiter {
   constructor(

@@ -4,9 +4,9 @@
 // by rowid, pk or seq is spelled out here. BIGINTs become numbers through pgInteger (exact; unsafe refused).
 import type { QueryResultRow } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
-import { toBatch, toPayment, type BatchRow } from '../rows';
-import type { AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, PaymentRecord } from '../types';
-import { integerBound, pgInteger, pgPaymentRow, type PgQueryable } from './history';
+import { toBatch, type BatchRow } from '../rows';
+import type { AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, PaymentRecord } from '../../journal/types';
+import { integerBound, pgInteger, toPgPayment, type PgQueryable } from './history';
 
 export function pgBatchRow(r: QueryResultRow): BatchRow {
   return {
@@ -21,8 +21,6 @@ export function pgBatchRow(r: QueryResultRow): BatchRow {
     updated_at: pgInteger(r.updated_at, 'updated_at'),
   };
 }
-
-const toPgPayment = (r: QueryResultRow): PaymentRecord => toPayment(pgPaymentRow(r));
 
 /** A LIMIT as SQLite takes it: a negative one is no limit (PostgreSQL's LIMIT NULL; it refuses a negative one). */
 function rowLimit(limit: number): number | null {

@@ -5,8 +5,8 @@
 // verifies, like any other. One entry per rejected subject, small enough for every OS keychain:
 //   profile:<id>:rejections:<kind>:<subject id>  [approval record, ...]
 import { z } from 'zod';
-import type { ApprovalRecord } from '../approvals/approval';
-import type { Subject } from '../approvals/manifest';
+import type { ApprovalRecord } from './approval';
+import type { Subject } from './manifest';
 import { readKeychainJson, type KeyStore } from '../keys/key-store';
 
 /** A subject's rejections kept at most (the newest): a rejection is voided by a change of policy or manifest anyway. */

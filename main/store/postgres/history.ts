@@ -6,7 +6,7 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { historyPaging, historyTerms, likeEscape } from '../history';
 import { toPayment, toStatusEvent, type PaymentRow } from '../rows';
-import type { HistoryFilter, HistoryPage, HistoryQuery, PaymentKind, PaymentRecord, StatusEvent } from '../types';
+import type { HistoryFilter, HistoryPage, HistoryQuery, PaymentKind, PaymentRecord, StatusEvent } from '../../journal/types';
 
 /** A pool, or one client of it (inside a transaction). */
 export type PgQueryable = Pick<Pool, 'query'> | Pick<PoolClient, 'query'>;
@@ -74,6 +74,11 @@ export function pgPaymentRow(r: QueryResultRow): PaymentRow {
     not_found_since: pgIntegerOrNull(r.not_found_since, 'not_found_since'),
     not_found_reads: pgInteger(r.not_found_reads, 'not_found_reads'),
   };
+}
+
+/** A payments row read from PostgreSQL, as the payment record both journals answer with. */
+export function toPgPayment(r: QueryResultRow): PaymentRecord {
+  return toPayment(pgPaymentRow(r));
 }
 
 const SEARCHED = ['id', 'account_name', 'account_number', 'email_address', 'reference'] as const;
@@ -165,7 +170,7 @@ export async function queryHistoryPg(db: PgQueryable, query: HistoryQuery, optio
     db.query<{ n: string }>(countSql, where.params),
   ]);
   const total = pgInteger(count.rows[0]?.n, 'count');
-  const result: PgHistoryPage = { rows: rows.rows.map((r) => toPayment(pgPaymentRow(r))), total, page, pageSize };
+  const result: PgHistoryPage = { rows: rows.rows.map(toPgPayment), total, page, pageSize };
   if (limit !== null && total > limit) {
     result.total = limit;
     result.totalCapped = true;

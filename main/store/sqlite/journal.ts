@@ -1,39 +1,30 @@
 // The journal: one SQLite file per profile, the single source of truth for every payment, batch,
 // status observation, balance snapshot and audit entry. Every state change is committed before the
 // engine acts on it (DESIGN.md §4). No token, key or secret is ever written here.
-import { retryBatchSha256 } from './retry-digest';
-import { payeeKey } from '../domain/payee-key';
+import { planRetryBatch } from '../retry-plan';
+import { payeeKey } from '../../domain/payee-key';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { sumMinor } from '../domain/money';
-import { deskActor } from './actor';
+import { deskActor } from '../../journal/actor';
 import {
   appendAudit, AuditKeyError, auditHead, auditKeyIds, canonicalJson, firstSealedSeq, GENESIS_HASH, listAudit, startSealing, verifyAuditFrom,
   type AuditKey, type AuditMark, type AuditTrust, type AuditVerifyResult, type NewAuditEntry,
-} from './audit-log';
+} from '../../journal/audit-log';
 import {
   balanceSeries, iterateHistory, latestBalances, paymentTimeline, pendingPayoutTotals, queryHistory,
-} from './history';
+} from '../history';
 import { migrate } from './migrations';
-import { toBatch, toPayment, type BatchRow, type PaymentRow } from './rows';
-import type { DeskJournal, ManifestRow, SendClaim } from './port';
+import { toBatch, toPayment, type BatchRow, type PaymentRow } from '../rows';
+import type { DeskJournal, ManifestRow, SendClaim } from '../../journal/port';
 import type {
   AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
-} from './types';
-import { PAYMENT_STATES } from './types';
+} from '../../journal/types';
+import { PAYMENT_STATES } from '../../journal/types';
+import { JournalError, totalsOf } from '../../journal/shared';
 
-export class JournalError extends Error {
-  constructor(
-    readonly code: 'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'DATABASE_UNREACHABLE',
-    message: string,
-    readonly ids: string[] = [],
-  ) {
-    super(message);
-    this.name = 'JournalError';
-  }
-}
+
 
 export interface JournalOptions {
   now?: () => number;
@@ -55,8 +46,6 @@ interface PendingObservation {
   reject: (error: unknown) => void;
 }
 
-/** States of a payment the gateway may not have yet. */
-export const UNSENT_STATES: readonly PaymentState[] = ['QUEUED', 'SENDING', 'UNKNOWN'];
 const CHUNK = 500;
 
 export class Journal implements DeskJournal {
@@ -185,7 +174,7 @@ export class Journal implements DeskJournal {
    * then commits SENDING (markSending) right before the request leaves.
    */
   claimSend(kind: PaymentKind, id: string): SendClaim {
-    return { confirm: () => this.markSending(kind, id), release: () => undefined };
+    return { confirm: () => this.markSending(kind, id), release: () => undefined, current: () => this.getPayment(kind, id) };
   }
 
   /** Commits SENDING right before the HTTP call. False when the payment is no longer unsent. */
@@ -671,18 +660,7 @@ export class Journal implements DeskJournal {
     let created = '';
     this.durably(() => {
       const retryable = this.retryableAttempts(input.batchId, input.notPaid);
-      const reviewed = new Set(input.reviewedIds);
-      if (retryable.length === 0) throw new JournalError('NOTHING_TO_RETRY', 'No row of this batch can be retried now', []);
-      if (reviewed.size !== retryable.length || retryable.some((p) => !reviewed.has(p.id))) {
-        throw new JournalError('RETRY_ROWS_CHANGED', `The rows to retry changed since they were reviewed (${retryable.length} now, ${reviewed.size} reviewed)`, retryable.map((p) => p.id));
-      }
-      const rows: NewPayment[] = retryable.map((p) => ({
-        id: input.newId(), intentId: p.intentId ?? undefined, retryOf: p.id, amountMinor: p.amountMinor, currencyCode: p.currencyCode,
-        accountName: p.accountName, accountNumber: p.accountNumber, paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode,
-        emailAddress: p.emailAddress, callbackUrl: p.callbackUrl ?? undefined, reference: p.reference ?? undefined, rowNumber: p.rowNumber ?? undefined,
-        ...(p.details ? { details: p.details } : {}),
-      }));
-      const sha256 = retryBatchSha256(source.id, rows);
+      const { rows, sha256 } = planRetryBatch(source.id, retryable, input.reviewedIds, input.newId);
       created = this.insertBatch({ ...(input.id ? { id: input.id } : {}), fileName: input.fileName, sha256, rows, actor: input.actor, preparedBy: input.preparedBy });
     });
     return this.mustGetBatch(created);
@@ -800,17 +778,6 @@ export class Journal implements DeskJournal {
 }
 
 /** Amounts per currency of a batch's rows (its totals_json). */
-export function totalsOf(rows: NewPayment[]): CurrencyTotal[] {
-  const by = new Map<string, number[]>();
-  for (const r of rows) {
-    const list = by.get(r.currencyCode) ?? [];
-    list.push(r.amountMinor);
-    by.set(r.currencyCode, list);
-  }
-  return [...by.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([currencyCode, amounts]) => ({ currencyCode, amountMinor: sumMinor(amounts), count: amounts.length }));
-}
 
 export function openJournal(file: string, options?: JournalOptions): Journal {
   return new Journal(file, options);

@@ -1,12 +1,12 @@
 // What the other desks of a team change, as the team database announces it (LISTEN/NOTIFY): payments whose
 // state or status moved, batches stored or changed, dual-control records and the payee book. The desk runtime
 // turns these into the same events its own engine raises, so a screen shows another desk's work as it
-// happens, without asking the gateway itself. The triggers are in main/journal/pg/migrations.ts; a desk's
+// happens, without asking the gateway itself. The triggers are in main/store/postgres/migrations.ts; a desk's
 // own writes carry its desk id (set on each of its connections) and are not announced back to it.
 import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
-import type { RemoteChange } from '../desk/profile-stores';
-import { PAYMENT_ID_PATTERN } from '../domain/ids';
+import type { RemoteChange } from '../profile-stores';
+import { PAYMENT_ID_PATTERN } from '../../domain/ids';
 
 const CHANNELS = ['journal_changes', 'dual_control', 'payees'] as const;
 /** How soon a lost listening connection is tried again. */

@@ -3,15 +3,15 @@
 // for sealing. better-sqlite3 is synchronous; the interface is async so the team database's adapter fits the
 // same callers. Each write is one transaction.
 import type { Statement } from 'better-sqlite3';
-import type { Journal } from '../journal';
-import type { Person, Role, RoleGrant } from '../people/roles';
-import { decodeChainRecord, encodeChainRecord } from '../trust/chain-codec';
-import type { ChainRecord } from '../trust/chain-record';
-import type { ApprovalRecord } from './approval';
-import type { Subject } from './manifest';
-import type { ApprovalPolicy, PolicyRules } from './policy';
-import type { PreparationRecord } from './preparation';
-import { chainMovedMessage, RepositoryError, type DualControlRepository, type LegacyControl } from './repository';
+import type { Journal } from '.';
+import type { Person, Role, RoleGrant } from '../../people/roles';
+import { decodeChainRecord, encodeChainRecord } from '../../trust/chain-codec';
+import type { ChainRecord } from '../../trust/chain-record';
+import type { ApprovalRecord } from '../../approvals/approval';
+import type { Subject } from '../../approvals/manifest';
+import type { ApprovalPolicy, PolicyRules } from '../../approvals/policy';
+import type { PreparationRecord } from '../../approvals/preparation';
+import { chainMovedMessage, RepositoryError, type DualControlRepository, type LegacyControl } from '../../trust/repository';
 
 interface PersonRow {
   id: string;

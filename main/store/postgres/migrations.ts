@@ -3,7 +3,7 @@
 // So far: the dual-control records, the shared rate budget, and payments, batches and status events as
 // the read side (history) needs them, then intents, balances, the audit log, and the desks' leases and send
 // claims for the write side (PgJournal), the fair shares of the rate budget, the payee book
-// (main/payees/pg-repository.ts), the notifications that let other desks see changes live, and the signers
+// (main/store/postgres/payees.ts), the notifications that let other desks see changes live, and the signers
 // of the team's audit log.
 // Needs pg_trgm (PostgreSQL's contrib; a trusted extension) and a server built with ICU ("und-x-icu").
 import type { Pool, PoolClient } from 'pg';
@@ -14,7 +14,7 @@ const MIGRATION_LOCK = 0x70_64_65_73_6b; // "pdesk"
 const MIGRATIONS: readonly string[] = [
   // 1: dual control, as SQLite migration 6. Append-only approvals and policy versions (triggers refuse
   //    UPDATE and DELETE); every write bumps one counter and notifies 'dual_control' with it, so a desk's
-  //    change marker follows other desks' writes without polling (pg-repository.ts).
+  //    change marker follows other desks' writes without polling (store/postgres/dual-control.ts, payees.ts).
   `
   CREATE TABLE people (
     id TEXT PRIMARY KEY,
@@ -263,7 +263,7 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (budget_key, desk_id)
   );
   `,
-  // 6: the payee book, as SQLite migration 7 (main/payees/pg-repository.ts). A row is one version of a payee,
+  // 6: the payee book, as SQLite migration 7 (main/store/postgres/payees.ts). A row is one version of a payee,
   //    only added, then put in force (effective_at) or closed once, never rewritten or deleted (triggers, which
   //    also refuse TRUNCATE, as append_only() does not). One version in force and one waiting per payee, one
   //    payee in force per name key: partial unique indexes, named so the adapter words their refusals.
@@ -345,7 +345,7 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER payees_changed AFTER INSERT OR UPDATE OR DELETE ON payees FOR EACH STATEMENT EXECUTE FUNCTION payees_changed();
   CREATE TRIGGER payee_approvals_changed AFTER INSERT ON payee_approvals FOR EACH STATEMENT EXECUTE FUNCTION payees_changed();
   `,
-  // 7: other desks see changes live (main/team/team-changes.ts). Statement triggers notify 'journal_changes'
+  // 7: other desks see changes live (main/store/postgres/change-feed.ts). Statement triggers notify 'journal_changes'
   //    with JSON naming the desk that wrote (each desk's connections set payout_desk.desk_id, connect.ts) and
   //    what moved: up to 50 payments whose state, status or finality changed (or were stored), else only their
   //    batches (a 100,000-row batch stored is one message, not 100,000); and batches stored or changed state.
@@ -402,7 +402,7 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER batches_stored AFTER INSERT ON batches REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION journal_batches_changed();
   CREATE TRIGGER batches_moved AFTER UPDATE ON batches REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION journal_batches_changed();
   `,
-  // 8: the team's audit log signed per desk (main/team/team-audit.ts). The team's id (random, made here once)
+  // 8: the team's audit log signed per desk (main/store/postgres/audit-seal.ts). The team's id (random, made here once)
   //    names its keys in each desk's keychain, so a desk in two teams holds two keys. audit_signers holds each
   //    desk's Ed25519 public key (SPKI DER, base64) under its key id; audit_log.signature is the signature of
   //    the entry's hash by the key its key_id names. All three refuse rewrites and deletes, TRUNCATE too
@@ -489,7 +489,7 @@ export async function migratePg(pool: Pool): Promise<number> {
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     // A current schema is left alone: a desk connected as the member role may run no DDL, not even
-    // CREATE TABLE IF NOT EXISTS (main/journal/pg/member-role.ts).
+    // CREATE TABLE IF NOT EXISTS (main/store/postgres/member-role.ts).
     const known = (await client.query<{ found: boolean }>(`SELECT to_regclass('schema_version') IS NOT NULL AS found`)).rows[0]?.found;
     if (known) {
       const version = (await client.query<{ version: number }>('SELECT version FROM schema_version')).rows[0]?.version ?? 0;

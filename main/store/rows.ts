@@ -1,6 +1,6 @@
 // Mapping between SQLite rows (snake_case) and the journal's records.
 import type { StatusSource } from '../domain/status';
-import type { BatchRecord, BatchState, CurrencyTotal, PaymentKind, PaymentRecord, PaymentState, StatusEvent } from './types';
+import type { BatchRecord, BatchState, CurrencyTotal, PaymentKind, PaymentRecord, PaymentState, StatusEvent } from '../journal/types';
 
 export interface PaymentRow {
   pk: number;

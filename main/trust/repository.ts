@@ -1,16 +1,17 @@
 // Where the dual-control records of one profile live: the control chain (people, roles, revocations, policy
 // versions, registered desks: main/trust/), records waiting for a second admin's signature, approvals, the
 // preparers' signatures, and the rows from before the chain. Plain data behind a small async interface, so the
-// journal's SQLite adapter (sqlite-repository.ts) and the team database's (pg-repository.ts) are a change of
+// journal's SQLite adapter (store/sqlite/dual-control.ts) and the team database's (store/postgres/dual-control.ts) are a change of
 // adapter, not of model. Everything is only ever added. Nothing read here is trusted as it is: the chain is
 // replayed and checked against this desk's keychain pin (main/trust/control-state.ts), approvals and
 // preparations are checked against the people the chain establishes.
 import type { Person } from '../people/roles';
-import type { ChainRecord } from '../trust/chain-record';
-import type { ApprovalRecord } from './approval';
-import type { Subject } from './manifest';
-import type { ApprovalPolicy } from './policy';
-import type { PreparationRecord } from './preparation';
+import type { ChainRecord } from './chain-record';
+import type { ApprovalRecord } from '../approvals/approval';
+import type { ApprovalStore } from '../approvals/approval-store';
+import type { Subject } from '../approvals/manifest';
+import type { ApprovalPolicy } from '../approvals/policy';
+import type { PreparationRecord } from '../approvals/preparation';
 
 /** People and policy versions as rows written before the control chain existed (never trusted: an admin seals them). */
 export interface LegacyControl {
@@ -18,7 +19,7 @@ export interface LegacyControl {
   policies: ApprovalPolicy[];
 }
 
-export interface DualControlRepository {
+export interface DualControlRepository extends ApprovalStore {
   /** Every record of the control chain, in order, as stored (unchecked). */
   chain(): Promise<ChainRecord[]>;
   /**
@@ -33,21 +34,6 @@ export interface DualControlRepository {
   /** People and policies from before the chain; null when there are none. */
   legacy(): Promise<LegacyControl | null>;
 
-  addApproval(approval: ApprovalRecord): Promise<void>;
-  approvalsFor(subject: Subject): Promise<ApprovalRecord[]>;
-  /** Every approval or rejection, newest first (a queue, a person's history). */
-  listApprovals(limit?: number): Promise<ApprovalRecord[]>;
-
-  addPreparation(preparation: PreparationRecord): Promise<void>;
-  preparationsFor(subject: Subject): Promise<PreparationRecord[]>;
-
-  /**
-   * A cheap, synchronous marker of everything a verdict rests on (the chain, approvals, preparations): it
-   * differs after any write, by this desk or another process on the same store. The send path compares it
-   * right before a create leaves (it cannot wait on I/O there), so an adapter whose store is remote keeps it
-   * moving on every change notification (whatever the notification says: it is only a hint to look again).
-   */
-  changeMarker(): string;
 }
 
 export class RepositoryError extends Error {

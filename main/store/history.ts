@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import { toPayment, toStatusEvent, type PaymentRow, type StatusEventRow } from './rows';
 import type {
   BalanceSnapshot, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery, HistorySortKey, PaymentKind, StatusEvent,
-} from './types';
+} from '../journal/types';
 
 const SORT_COLUMNS: Record<HistorySortKey, string> = {
   createdAt: 'created_at',

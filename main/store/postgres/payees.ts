@@ -1,5 +1,5 @@
 // The team journal's (PostgreSQL) adapter of PayeeRepository: the same records and rules as the SQLite
-// adapter (sqlite-repository.ts), shared by every desk of a team. Tables: main/journal/pg/migrations.ts, 6.
+// adapter (store/sqlite/payees.ts), shared by every desk of a team. Tables: main/store/postgres/migrations.ts, 6.
 //
 // changeMarker() must answer synchronously (the approval gate's clearance rests on it right before a create
 // leaves). The database bumps one counter on every payee-book write and notifies 'payees' with it; this
@@ -11,11 +11,11 @@
 // Two desks: every write of versions first locks the counter's row, so one desk's check-then-write never
 // interleaves with another's (the unique indexes hold anyway; a violation is worded as a refusal).
 import type { Pool, PoolClient } from 'pg';
-import { ChangeCounter } from '../journal/pg/change-counter';
-import { inTransaction } from '../journal/pg/transaction';
-import type { PayeeApprovalRecord } from './approval';
-import { PayeeError, stateOf, type CloseReason, type PayeeSource, type PayeeVersion } from './payee';
-import type { PaidAccount, PayeeRepository } from './repository';
+import { ChangeCounter } from './change-counter';
+import { inTransaction } from './transaction';
+import type { PayeeApprovalRecord } from '../../payees/approval';
+import { PayeeError, stateOf, type CloseReason, type PayeeSource, type PayeeVersion } from '../../payees/payee';
+import type { PaidAccount, PayeeRepository } from '../../payees/repository';
 
 type Row = Record<string, unknown>;
 const num = (v: unknown): number => Number(v);

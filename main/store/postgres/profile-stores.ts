@@ -7,18 +7,18 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Pool } from 'pg';
-import { PgDualControlRepository } from '../approvals/pg-repository';
-import type { AppContext } from '../context';
-import type { ProfileStores } from '../desk/profile-stores';
-import { openTeamPool, TeamDatabaseError, teamWhere } from '../journal/pg/connect';
-import { PgJournal } from '../journal/pg/journal';
-import { TeamRateBudget } from '../journal/pg/rate-budget';
-import type { Logger } from '../log';
-import { PgPayeeRepository } from '../payees/pg-repository';
-import type { Profile } from '../profiles/profile-schema';
-import { TeamPasswords } from '../keys/team-password';
-import { TeamAuditSeal } from './team-audit';
-import { TeamChangeFeed } from './team-changes';
+import { PgDualControlRepository } from './dual-control';
+import type { AppContext } from '../../context';
+import type { ProfileStores } from '../profile-stores';
+import { openTeamPool, TeamDatabaseError, teamWhere } from './connect';
+import { PgJournal } from './journal';
+import { TeamRateBudget } from './rate-budget';
+import type { Logger } from '../../log';
+import { PgPayeeRepository } from './payees';
+import type { Profile } from '../../profiles/profile-schema';
+import { TeamPasswords } from '../../keys/team-password';
+import { TeamAuditSeal } from './audit-seal';
+import { TeamChangeFeed } from './change-feed';
 import { TeamRateLimiter } from './team-limiter';
 
 export interface TeamStoresOptions {

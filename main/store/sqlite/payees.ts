@@ -1,9 +1,9 @@
 // The payee book in the profile's journal (migration 7): tables payees (versions) and payee_approvals;
 // "paid before" reads the journal's payouts by payee_name_key / payee_email_key (migration 5).
-import type { Journal } from '../journal';
-import type { PayeeApprovalRecord } from './approval';
-import { PayeeError, type CloseReason, type PayeeSource, type PayeeVersion } from './payee';
-import type { PaidAccount, PayeeRepository } from './repository';
+import type { Journal } from '.';
+import type { PayeeApprovalRecord } from '../../payees/approval';
+import { PayeeError, type CloseReason, type PayeeSource, type PayeeVersion } from '../../payees/payee';
+import type { PaidAccount, PayeeRepository } from '../../payees/repository';
 
 interface PayeeRow {
   payee_id: string;

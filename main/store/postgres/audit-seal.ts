@@ -15,7 +15,7 @@
 // pinned at all cannot have signed entries up to the anchor. So history rewritten below a desk's anchor and
 // signed with a key added since is caught at that desk, and so is any change of the anchored entry.
 //
-// Anchor rule (as main/desk/audit-keys.ts): after each of this desk's audit entries commits, and after a
+// Anchor rule (as main/store/sqlite/audit-seal.ts): after each of this desk's audit entries commits, and after a
 // verification that finds the log intact, the anchor moves to that entry; keychain writes are coalesced,
 // one at a time, and close() waits for them (the runtime flushes first).
 //
@@ -32,14 +32,14 @@ import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
 import {
   auditSignerId, GENESIS_HASH, verifyAuditRows, type AuditProblem, type AuditRow, type AuditSigner, type AuditVerifyResult, type RegisteredSigner,
-} from '../journal/audit-log';
-import { pgInteger, type PgQueryable } from '../journal/pg/history';
-import type { AuditWritten, PgJournal } from '../journal/pg/journal';
-import { inTransaction } from '../journal/pg/transaction';
-import { readKeychainJson, type KeyStore } from '../keys/key-store';
-import type { Logger } from '../log';
-import type { DeskAuditSeal } from '../desk/profile-stores';
-import type { RegisteredDesk } from '../trust/chain-state';
+} from '../../journal/audit-log';
+import { pgInteger, type PgQueryable } from './history';
+import type { AuditWritten, PgJournal } from './journal';
+import { inTransaction } from './transaction';
+import { readKeychainJson, type KeyStore } from '../../keys/key-store';
+import type { Logger } from '../../log';
+import type { DeskAuditSeal } from '../profile-stores';
+import type { RegisteredDesk } from '../../trust/chain-state';
 
 export const teamAuditSignerAccount = (teamId: string) => `team:${teamId}:audit-signer`;
 export const teamAuditAnchorAccount = (teamId: string) => `team:${teamId}:audit-head`;

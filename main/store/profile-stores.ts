@@ -1,17 +1,14 @@
-// Where one profile's records live, as the desk services see them: the journal, the dual-control records
-// and the payee book, with what seals its audit log. A single desk keeps them in the profile's own SQLite
-// journal (built here); a desk of a team keeps them in the team database (main/team/team-stores.ts). The
-// services await every call, so they run unchanged on either (issue "Team desk").
-import type { DualControlRepository } from '../approvals/repository';
-import { SqliteDualControlRepository } from '../approvals/sqlite-repository';
-import type { AuditVerifyResult, DeskJournal, Journal } from '../journal';
+// Where one profile's records live, as the desk services see them (the port of main/store): the journal, the
+// dual-control records and the payee book, with what seals its audit log. A single desk keeps them in the
+// profile's own SQLite journal (store/sqlite/profile-stores.ts); a desk of a team keeps them in the team
+// database (store/postgres/profile-stores.ts). The services await every call, so they run unchanged on either.
+import type { DualControlRepository } from '../trust/repository';
+import type { AuditVerifyResult, DeskJournal } from '../journal';
 import type { KeyStore } from '../keys/key-store';
 import type { Logger } from '../log';
 import type { PayeeRepository } from '../payees/repository';
-import { SqlitePayeeRepository } from '../payees/sqlite-repository';
 import type { RateLimiter } from '../gateway/rate-limiter';
 import type { RegisteredDesk } from '../trust/chain-state';
-import { AuditSeal } from './audit-keys';
 
 /** What keeps a profile's audit log honest: verify() walks it with what this desk's keychain holds. */
 export interface DeskAuditSeal {
@@ -23,9 +20,9 @@ export interface DeskAuditSeal {
 
 /** What a seal is opened for. */
 export interface SealContext {
-  /** The profile: a desk journal's id is pinned in the keychain under it (main/desk/audit-keys.ts). */
+  /** The profile: a desk journal's id is pinned in the keychain under it (main/store/sqlite/audit-seal.ts). */
   profileId: string;
-  /** A team's log: the desks an admin registered in the verified control chain, null while dual control is off (main/team/team-audit.ts). */
+  /** A team's log: the desks an admin registered in the verified control chain, null while dual control is off (main/store/postgres/audit-seal.ts). */
   registeredDesks?: () => Promise<readonly RegisteredDesk[] | null>;
 }
 
@@ -60,25 +57,9 @@ export interface ProfileStores {
   close(): Promise<void>;
 }
 
-/** A change another desk of the team made, as the database announced it (main/team/team-stores.ts). */
+/** A change another desk of the team made, as the database announced it (main/store/postgres/profile-stores.ts). */
 export type RemoteChange =
   | { kind: 'payment'; paymentKind: 'payout' | 'payin'; id: string; batchId: string | null }
   | { kind: 'batch'; id: string }
   | { kind: 'dual-control' }
   | { kind: 'payees' };
-
-/** A single desk's stores: everything in the profile's own SQLite journal. */
-export function sqliteStores(journal: Journal): ProfileStores {
-  journal.requireAuditKey();
-  return {
-    journal,
-    dualControl: new SqliteDualControlRepository(journal),
-    payees: new SqlitePayeeRepository(journal),
-    team: null,
-    openSeal: (keyStore, log, context) => AuditSeal.open(journal, keyStore, log, context.profileId),
-    sealFailed: (reason) => journal.requireAuditKey(reason),
-    async close() {
-      journal.close();
-    },
-  };
-}

@@ -34,22 +34,22 @@
 // this desk holds is null until then), read the payment back after claimSend (a taken-over payment comes
 // back UNKNOWN and must be read with GET first), and take a null claim as "not now" (another desk may be
 // sending it, or this desk's lease is not alive), not as "nothing left to send".
-import { retryBatchSha256 } from '../retry-digest';
+import { planRetryBatch } from '../retry-plan';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
-import { deskActor } from '../actor';
-import { AuditKeyError, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, type AuditSigner, type NewAuditEntry } from '../audit-log';
-import { JournalError, totalsOf } from '../journal';
-import type { DeskJournal, ManifestRow, SendClaim } from '../port';
+import { deskActor } from '../../journal/actor';
+import { AuditKeyError, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, type AuditSigner, type NewAuditEntry } from '../../journal/audit-log';
+import { JournalError, totalsOf } from '../../journal/shared';
+import type { DeskJournal, ManifestRow, SendClaim } from '../../journal/port';
 import { Grouped } from './grouped';
-import { toBatch, toPayment } from '../rows';
+import { toBatch } from '../rows';
 import type {
   AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
   PaymentState, StatusEvent, StatusObservation,
-} from '../types';
-import { PAYMENT_STATES } from '../types';
+} from '../../journal/types';
+import { PAYMENT_STATES } from '../../journal/types';
 import {
   balanceSeriesPg, batchFileSubmittedPg, batchPaymentsPg, existingPayoutIdsPg, intentAttemptsPg, knownBeneficiaryAccountsPg, latestBalancesPg,
   listAuditPg, listBatchesPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg, batchRetriesPg,
@@ -57,7 +57,7 @@ import {
 import { migratePg } from './migrations';
 import { isConnectionError } from './rate-budget';
 import { inTransaction } from './transaction';
-import { iterateHistoryPg, paymentTimelinePg, pgInteger, pgPaymentRow, queryHistoryPg, type PgHistoryPage, type PgQueryable } from './history';
+import { iterateHistoryPg, paymentTimelinePg, pgInteger, queryHistoryPg, toPgPayment, type PgHistoryPage, type PgQueryable } from './history';
 
 /** Key of the advisory lock that keeps the audit chain linear across desks (held to the end of a transaction). */
 const AUDIT_LOCK = 0x70_61_75_64_69_74; // "paudit"
@@ -100,7 +100,7 @@ export interface PgJournalOptions {
   /** A write started by confirm() failed (the claim still fences the payment); default: console.error. */
   onBackgroundError?: (error: unknown) => void;
   /**
-   * This desk's key for the team's audit log (main/team/team-audit.ts): every entry is signed with it. Without
+   * This desk's key for the team's audit log (main/store/postgres/audit-seal.ts): every entry is signed with it. Without
    * one (tools, tests) entries are written unsigned while the log has no signed entry, and refused after.
    */
   auditSigner?: AuditSigner;
@@ -119,8 +119,6 @@ const UNSENT = `('QUEUED', 'SENDING', 'UNKNOWN')`;
 
 /** The SQL of "the desk named by p.claimed_by holds no live lease". */
 const CLAIM_DEAD = `NOT EXISTS (SELECT 1 FROM desk_leases l WHERE l.desk_id = p.claimed_by AND l.lease_until > clock_timestamp())`;
-
-const toPgPayment = (r: QueryResultRow): PaymentRecord => toPayment(pgPaymentRow(r));
 
 export class PgJournal implements DeskJournal {
   private readonly now: () => number;
@@ -315,7 +313,7 @@ export class PgJournal implements DeskJournal {
 
   /**
    * Appends an audit entry inside the caller's transaction, under an advisory lock held to its end so the
-   * chain stays linear across desks. Signed by this desk (main/team/team-audit.ts): hash = sha256(prev_hash +
+   * chain stays linear across desks. Signed by this desk (main/store/postgres/audit-seal.ts): hash = sha256(prev_hash +
    * canonical JSON with the signer's key id), signature = Ed25519 of it by that key. Without a signer the
    * unkeyed chain of the SQLite journal (audit-log.ts) is written, but only while no entry is signed: after
    * one, an unsigned entry would read as forged, so it is refused, as it is while this desk's key is being
@@ -1050,18 +1048,7 @@ export class PgJournal implements DeskJournal {
       const source = (await client.query('SELECT id FROM batches WHERE id = $1 FOR UPDATE', [input.batchId])).rows[0] as { id: string } | undefined;
       if (!source) throw new JournalError('NOT_FOUND', `no batch with id ${input.batchId} in the journal`, [input.batchId]);
       const retryable = await this.retryableIn(client, input.batchId, input.notPaid);
-      const reviewed = new Set(input.reviewedIds);
-      if (retryable.length === 0) throw new JournalError('NOTHING_TO_RETRY', 'No row of this batch can be retried now', []);
-      if (reviewed.size !== retryable.length || retryable.some((p) => !reviewed.has(p.id))) {
-        throw new JournalError('RETRY_ROWS_CHANGED', `The rows to retry changed since they were reviewed (${retryable.length} now, ${reviewed.size} reviewed)`, retryable.map((p) => p.id));
-      }
-      const rows: NewPayment[] = retryable.map((p) => ({
-        id: input.newId(), intentId: p.intentId ?? undefined, retryOf: p.id, amountMinor: p.amountMinor, currencyCode: p.currencyCode,
-        accountName: p.accountName, accountNumber: p.accountNumber, paymentOperatorCode: p.paymentOperatorCode, paymentMethodCode: p.paymentMethodCode,
-        emailAddress: p.emailAddress, callbackUrl: p.callbackUrl ?? undefined, reference: p.reference ?? undefined, rowNumber: p.rowNumber ?? undefined,
-        ...(p.details ? { details: p.details } : {}),
-      }));
-      const sha256 = retryBatchSha256(source.id, rows);
+      const { rows, sha256 } = planRetryBatch(source.id, retryable, input.reviewedIds, input.newId);
       return this.insertBatch(client, { ...(input.id ? { id: input.id } : {}), fileName: input.fileName, sha256, rows, actor: input.actor, preparedBy: input.preparedBy });
     });
     return this.mustGetBatch(created);

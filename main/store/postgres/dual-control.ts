@@ -1,21 +1,21 @@
 // The team database's (PostgreSQL) adapter of DualControlRepository: the same records and rules as the SQLite
-// adapter (sqlite-repository.ts), shared by every desk of a team. Tables: main/journal/pg/migrations.ts (1, 9).
+// adapter (store/sqlite/dual-control.ts), shared by every desk of a team. Tables: main/store/postgres/migrations.ts (1, 9).
 //
 // changeMarker() must answer synchronously (the sender asks it once its rate slot is taken, right before
-// a create leaves): main/journal/pg/change-counter.ts moves it on every notification of the dual-control
+// a create leaves): main/store/postgres/change-counter.ts moves it on every notification of the dual-control
 // channel and after this desk's own writes. While its listening connection is down, no yes of the gate holds,
 // so every send asks the gate again (which reads the database or refuses), until a new connection listens.
 import type { Pool, PoolClient } from 'pg';
-import { ChangeCounter } from '../journal/pg/change-counter';
-import { inTransaction } from '../journal/pg/transaction';
-import type { Person, Role, RoleGrant } from '../people/roles';
-import { decodeChainRecord, encodeChainRecord } from '../trust/chain-codec';
-import type { ChainRecord } from '../trust/chain-record';
-import type { ApprovalRecord } from './approval';
-import type { Subject } from './manifest';
-import type { ApprovalPolicy, PolicyRules } from './policy';
-import type { PreparationRecord } from './preparation';
-import { chainMovedMessage, RepositoryError, type DualControlRepository, type LegacyControl } from './repository';
+import { ChangeCounter } from './change-counter';
+import { inTransaction } from './transaction';
+import type { Person, Role, RoleGrant } from '../../people/roles';
+import { decodeChainRecord, encodeChainRecord } from '../../trust/chain-codec';
+import type { ChainRecord } from '../../trust/chain-record';
+import type { ApprovalRecord } from '../../approvals/approval';
+import type { Subject } from '../../approvals/manifest';
+import type { ApprovalPolicy, PolicyRules } from '../../approvals/policy';
+import type { PreparationRecord } from '../../approvals/preparation';
+import { chainMovedMessage, RepositoryError, type DualControlRepository, type LegacyControl } from '../../trust/repository';
 
 type Row = Record<string, unknown>;
 /** Key of the advisory lock held (to the end of the transaction) by a desk appending to the control chain. */

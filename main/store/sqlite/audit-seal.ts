@@ -20,9 +20,10 @@
 // stays the evidence of what the profile's journal held). No new key is made for the id the file says.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { auditKeyId, type AuditAnchor, type AuditProblem, type AuditVerifyResult, type Journal } from '../journal';
-import { readKeychainJson, type KeyStore } from '../keys/key-store';
-import type { Logger } from '../log';
+import { auditKeyId, type AuditAnchor, type AuditProblem, type AuditVerifyResult } from '../../journal';
+import { type Journal } from '.';
+import { readKeychainJson, type KeyStore } from '../../keys/key-store';
+import type { Logger } from '../../log';
 
 export const auditKeyAccount = (journalId: string) => `journal:${journalId}:audit-key`;
 export const auditAnchorAccount = (journalId: string) => `journal:${journalId}:audit-head`;
