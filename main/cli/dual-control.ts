@@ -1,14 +1,18 @@
 // CLI: `people add|enroll|list|roles|revoke|unlock|control|cosign|seal|trust`, `approvals list|show|approve|reject`,
-// `policy show|set`:
-// dual control over the same services the screens will use (main/desk/dual-control.ts). Whoever acts
-// names themselves with --as and gives their passphrase from a file or an environment variable, never
-// from the command line; each command unlocks for itself and locks again when it ends.
+// `policy show|set`: dual control through the handlers the screens call (people:*, approvals:*), with the same
+// guard, schema and error mapping (cli/desk.ts). Whoever acts names themselves with --as and gives their
+// passphrase from a file or an environment variable, never from the command line; each command unlocks them
+// at its desk (people:unlock, as the screen's Unlock) and locks again when it ends.
+// What the contract has no verb for stays on the dual-control service: the list of signed approvals
+// (`approvals list`), a subject's manifest with its payee flags and verdict checks (`approvals show`: the
+// screen's approvals:show answers another shape), and an approval with a note (approvals:approve takes none).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { ApprovalRecord } from '../approvals/approval';
+import type { ControlInfo, ControlProposalInfo, PersonInfo, PolicyRulesView, PolicyView, RoleName } from '../../preload/api';
+import type { ApprovalRecord, Decision } from '../approvals/approval';
 import type { Subject } from '../approvals/manifest';
 import type { PolicyRules } from '../approvals/policy';
-import { dualControlService, type ControlView, type DualControlService, type PersonView, type ProposalView, type SubjectView } from '../desk/dual-control';
+import { dualControlService, type DualControlService, type SubjectView } from '../desk/dual-control';
 import type { UnlockedSession } from '../people/key-vault';
 import { CliUsageError, type CliDeps } from './deps';
 import { intOption, readSecretInput } from './shared';
@@ -25,11 +29,11 @@ export const actingOptions = (command: Command): Command =>
     .option('--passphrase-env <name>', 'environment variable holding the passphrase of --as')
     .option('--passphrase-file <file>', 'file whose first line is the passphrase of --as');
 
-function proposalLines(p: ProposalView): string[] {
+function proposalLines(p: ControlProposalInfo): string[] {
   return [`Waiting for a second admin: ${p.what} (signed by ${p.signedBy.join(', ')}, needs ${p.needs})`, `  a second admin signs it with: people cosign ${p.hash} --as <admin> --passphrase-env <VAR>`];
 }
 
-export function controlLines(c: ControlView): string[] {
+export function controlLines(c: ControlInfo): string[] {
   if (!c.enforced) return ['Dual control is not set up on this profile (people add)'];
   return [
     `Root fingerprint ${c.fingerprint ?? '(none yet)'}${c.fingerprint ? (c.confirmed ? ' (confirmed at this desk)' : ' (not confirmed at this desk: compare it with your admin, then people trust <fingerprint>)') : ''}`,
@@ -39,7 +43,7 @@ export function controlLines(c: ControlView): string[] {
   ];
 }
 
-function personLine(p: PersonView): string {
+function personLine(p: PersonInfo): string {
   const state = p.revokedAt ? `REVOKED ${p.revokedAt} (${p.revokeReason ?? ''})` : p.roles.join(', ');
   return `${p.id}  ${p.name}  [${state}]  key ${p.fingerprint}${p.keyOnThisMachine ? '' : '  (key not on this machine)'}`;
 }
@@ -47,8 +51,8 @@ function personLine(p: PersonView): string {
 /** A person as a reader knows them: name and id (an id alone for someone no longer on the list). */
 type NameOf = (personId: string) => string;
 
-async function namesOf(svc: DualControlService, profileId: string): Promise<NameOf> {
-  const names = new Map((await svc.listPeople(profileId)).map((p) => [p.id, p.name]));
+function namesOf(people: readonly { id: string; name: string }[]): NameOf {
+  const names = new Map(people.map((p) => [p.id, p.name]));
   return (id) => (names.has(id) ? `${names.get(id)} (${id})` : id);
 }
 
@@ -72,13 +76,12 @@ function subjectOf(kind: string, id: string): Subject {
   return { kind, id };
 }
 
-function roleList(text: string): string[] {
-  return text.split(',').map((r) => r.trim()).filter(Boolean);
+function roleList(text: string): RoleName[] {
+  return text.split(',').map((r) => r.trim()).filter(Boolean) as RoleName[];
 }
 
-/** The person named by id or by name (ignoring case); a clear error for none or several. */
-async function findPerson(svc: DualControlService, profileId: string, named: string): Promise<PersonView> {
-  const people = await svc.listPeople(profileId);
+/** The person named by id or by name (ignoring case) among `people`; a clear error for none or several. */
+function personNamed<P extends { id: string; name: string }>(people: readonly P[], named: string): P {
   const byId = people.find((p) => p.id === named);
   if (byId) return byId;
   const byName = people.filter((p) => p.name.toLowerCase() === named.trim().toLowerCase());
@@ -86,39 +89,88 @@ async function findPerson(svc: DualControlService, profileId: string, named: str
   throw new CliUsageError(byName.length > 1 ? `Several people are named "${named}"; give the id (people list)` : `No person "${named}" on this profile (people list)`);
 }
 
+/** The people of the profile, as the screen lists them (people:list). */
+const peopleOf = (deps: CliDeps): Promise<PersonInfo[]> => deps.desk().call('people', 'list', undefined);
+
+/** The person named by id or by name (people:list); a clear error for none or several. */
+const findPerson = async (deps: CliDeps, named: string): Promise<PersonInfo> => personNamed(await peopleOf(deps), named);
+
+/**
+ * Unlocks the person --as names for `svc` and returns their session, for commands on a desk of their own (team
+ * desks): the passphrase from --passphrase-env or --passphrase-file.
+ */
 export async function unlockAs(deps: CliDeps, svc: DualControlService, o: ActingOptions): Promise<UnlockedSession> {
   if (!o.as) throw new CliUsageError('Say who acts: --as <person> with --passphrase-env or --passphrase-file');
   const passphrase = await readSecretInput(deps, { file: o.passphraseFile, env: o.passphraseEnv }, 'passphrase');
   if (passphrase === undefined) throw new CliUsageError('Give the passphrase of --as with --passphrase-env or --passphrase-file');
   const profileId = deps.profile().id;
-  const person = await findPerson(svc, profileId, o.as);
+  const person = personNamed(await svc.listPeople(profileId), o.as);
   return svc.unlock(profileId, person.id, passphrase);
+}
+
+/** Who acts, unlocked at the CLI's desk: their passphrase is asked again by the verbs that sign (approve). */
+export interface ActingPerson {
+  personId: string;
+  name: string;
+  passphrase: string;
+}
+
+/** The person --as names, unlocked at the CLI's desk through people:unlock (what the screen's Unlock calls). */
+async function unlockAtDesk(deps: CliDeps, o: ActingOptions): Promise<ActingPerson> {
+  if (!o.as) throw new CliUsageError('Say who acts: --as <person> with --passphrase-env or --passphrase-file');
+  const passphrase = await readSecretInput(deps, { file: o.passphraseFile, env: o.passphraseEnv }, 'passphrase');
+  if (passphrase === undefined) throw new CliUsageError('Give the passphrase of --as with --passphrase-env or --passphrase-file');
+  const person = await findPerson(deps, o.as);
+  await deps.desk().call('people', 'unlock', { personId: person.id, passphrase });
+  return { personId: person.id, name: person.name, passphrase };
+}
+
+/** Forgets whoever is unlocked at the CLI's desk (as when the command ends: not audited as a Lock). */
+const lockDesk = (deps: CliDeps): void => {
+  const desk = deps.desk();
+  desk.runtime.setSession(desk.profile.id, null);
+};
+
+/** `work` with the person --as names unlocked at the CLI's desk (people:unlock), locked again when it ends. */
+export async function actingAs<T>(deps: CliDeps, o: ActingOptions, work: (who: ActingPerson) => Promise<T>): Promise<T> {
+  const who = await unlockAtDesk(deps, o);
+  try {
+    return await work(who);
+  } finally {
+    lockDesk(deps);
+  }
 }
 
 /**
  * For commands that prepare or send payouts (payouts create|release, batch submit|resume|retry-failed): with --as, that
- * person is unlocked as the one working on the profile for this command (the runtime locks them when the
- * command ends). Without --as nothing is unlocked, which is enough until the profile has people.
+ * person is unlocked at the CLI's desk (people:unlock) as the one working on the profile for this command (the
+ * runtime locks them when the command ends). Without --as nothing is unlocked, which is enough until the profile has
+ * people.
  */
 export async function workAs(deps: CliDeps, o: ActingOptions): Promise<void> {
   if (!o.as) return;
-  const session = await unlockAs(deps, dualControlService(deps.runtime()), o);
-  deps.runtime().setSession(deps.profile().id, session);
+  await unlockAtDesk(deps, o);
 }
 
+/** The policy as `policy show|set` have always printed it in JSON: the record's fields (setBy an id, setAt in ms). */
+const policyData = (profileId: string, v: PolicyView) => ({
+  profileId, version: v.version, rules: v.rules, setBy: v.setBy?.id ?? null, setAt: v.setAt === null ? 0 : Date.parse(v.setAt),
+});
+
 export function registerDualControlCommands(program: Command, deps: CliDeps): void {
+  // For what the contract has no verb for (see the head of this file).
   let service: DualControlService | undefined;
   const svc = (): DualControlService => (service ??= dualControlService(deps.runtime()));
   const profileId = () => deps.profile().id;
+  const desk = () => deps.desk();
 
-  const resolvePerson = (named: string) => findPerson(svc(), profileId(), named);
-  const withSession = async <T>(o: ActingOptions, work: (s: UnlockedSession) => Promise<T>): Promise<T> => {
-    const session = await unlockAs(deps, svc(), o);
-    try {
-      return await work(session);
-    } finally {
-      session.lock();
-    }
+  /** The approval or rejection `personId` just signed on `subject` (the contract answers the subject, not the record). */
+  const decisionOf = async (subject: Subject, personId: string, decision: Decision, manifestDigest: string): Promise<ApprovalRecord> => {
+    const signed = (await (await deps.runtime().dualControlFor(profileId())).approvalsFor(subject))
+      .filter((a) => a.signerId === personId && a.decision === decision && a.manifestDigest === manifestDigest)
+      .sort((a, b) => b.signedAt - a.signedAt)[0];
+    if (!signed) throw new Error(`the ${decision === 'approve' ? 'approval' : 'rejection'} of ${subject.kind} ${subject.id} just signed is not in the journal`);
+    return signed;
   };
 
   // ---- people ----
@@ -133,9 +185,15 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .action(async (o: { name: string; newPassphraseEnv?: string; newPassphraseFile?: string }) => {
       const passphrase = await readSecretInput(deps, { file: o.newPassphraseFile, env: o.newPassphraseEnv }, 'new passphrase');
       if (passphrase === undefined) throw new CliUsageError("Give the new person's passphrase with --new-passphrase-env or --new-passphrase-file");
-      const { person, warning, session } = await svc().addPerson(profileId(), { name: o.name, passphrase });
-      session.lock();
-      const control = await svc().control(profileId());
+      let added: { person: PersonInfo; warning: string | null };
+      try {
+        // They are unlocked at the desk once added (as on the screen); this command is over once they are.
+        added = await desk().call('people', 'add', { name: o.name, passphrase });
+      } finally {
+        lockDesk(deps);
+      }
+      const { person, warning } = added;
+      const control = await desk().call('people', 'control', undefined);
       deps.print([`Added ${personLine(person)}`, `Root fingerprint of this profile's dual control: ${control.fingerprint ?? '?'} (other desks compare it with you when they join)`, ...(warning ? [`warning: ${warning}`] : [])], { person, warning, control });
     });
 
@@ -148,8 +206,15 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .action(async (o: { name: string; newPassphraseEnv?: string; newPassphraseFile?: string }) => {
       const passphrase = await readSecretInput(deps, { file: o.newPassphraseFile, env: o.newPassphraseEnv }, 'new passphrase');
       if (passphrase === undefined) throw new CliUsageError('Give your new passphrase with --new-passphrase-env or --new-passphrase-file');
-      const { person, session } = await svc().enroll(profileId(), { name: o.name, passphrase });
-      session.lock();
+      let personId: string | undefined;
+      try {
+        // The answer is who is unlocked at the desk now: the person just enrolled.
+        personId = (await desk().call('people', 'enroll', { name: o.name, passphrase })).unlocked?.personId;
+      } finally {
+        lockDesk(deps);
+      }
+      const person = (await peopleOf(deps)).find((p) => p.id === personId);
+      if (!person) throw new Error(`${o.name} was enrolled but is not on the list of people`);
       deps.print([`Enrolled ${personLine(person)}`, `Read your key's fingerprint to an admin, who grants your roles: ${person.fingerprint}`], { person });
     });
 
@@ -157,21 +222,21 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .command('list')
     .description('everyone on this profile, with their roles now')
     .action(async () => {
-      const all = await svc().listPeople(profileId());
+      const all = await peopleOf(deps);
       deps.print(all.length === 0 ? ['Nobody yet: dual control is not set up (people add)'] : all.map(personLine), all);
     });
 
   actingOptions(people.command('roles <person>').description("change a person's roles (an admin, --as)").requiredOption('--roles <roles>', 'comma-separated roles'))
     .action(async (named: string, o: ActingOptions & { roles: string }) => {
-      const target = await resolvePerson(named);
-      const result = await withSession(o, (s) => svc().setRoles(profileId(), target.id, roleList(o.roles), s));
+      const target = await findPerson(deps, named);
+      const result = await actingAs(deps, o, () => desk().call('people', 'setRoles', { personId: target.id, roles: roleList(o.roles) }));
       deps.print(result.proposal ? proposalLines(result.proposal) : [`Roles changed: ${personLine(result.person)}`], result);
     });
 
   actingOptions(people.command('revoke <person>').description('revoke a person (an admin, --as): their approvals of anything not yet sent die with it').requiredOption('--reason <text>', 'why'))
     .action(async (named: string, o: ActingOptions & { reason: string }) => {
-      const target = await resolvePerson(named);
-      const result = await withSession(o, (s) => svc().revokePerson(profileId(), target.id, o.reason, s));
+      const target = await findPerson(deps, named);
+      const result = await actingAs(deps, o, () => desk().call('people', 'revoke', { personId: target.id, reason: o.reason }));
       deps.print(result.proposal ? proposalLines(result.proposal) : [`Revoked ${personLine(result.person)}`, `${result.approvalsVoided} approval(s) of payouts not yet sent are void`], result);
     });
 
@@ -179,19 +244,27 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .command('control')
     .description("the control records (people, roles, policy) as this desk verified them: root fingerprint, problems, changes waiting for a second admin")
     .action(async () => {
-      const c = await svc().control(profileId());
+      const c = await desk().call('people', 'control', undefined);
       deps.print(controlLines(c), c);
     });
 
   actingOptions(people.command('cosign <change>').description('add your signature (a second admin, --as) to a change waiting for it (see people control)'))
-    .action(async (hash: string, o: ActingOptions) => {
-      const { proposal, added } = await withSession(o, (s) => svc().cosign(profileId(), hash.trim().toLowerCase(), s));
+    .action(async (change: string, o: ActingOptions) => {
+      const hash = change.trim().toLowerCase();
+      const { proposal, added } = await actingAs(deps, o, async (who): Promise<{ proposal: ControlProposalInfo; added: boolean }> => {
+        const before = (await desk().call('people', 'control', undefined)).proposals.find((p) => p.hash === hash);
+        const after = await desk().call('people', 'cosign', { hash });
+        // Still waiting: it needs yet another signature; gone from the waiting changes: it is in the control records.
+        const waiting = after.proposals.find((p) => p.hash === hash);
+        if (waiting) return { proposal: waiting, added: false };
+        return { proposal: { hash, seq: before?.seq ?? after.records, what: before?.what ?? hash, signedBy: [...(before?.signedBy ?? []), who.name], needs: before?.needs ?? 0 }, added: true };
+      });
       deps.print(added ? `Signed and in force: ${proposal.what}` : proposalLines(proposal), { proposal, added });
     });
 
   actingOptions(people.command('seal').description('sign the people and policy from before this version into the control records (an admin among them, --as); nothing is sent until then'))
     .action(async (o: ActingOptions) => {
-      const c = await withSession(o, (s) => svc().seal(profileId(), s));
+      const c = await actingAs(deps, o, () => desk().call('people', 'seal', undefined));
       deps.print([`The people and policy are signed into the control records`, ...controlLines(c)], c);
     });
 
@@ -199,7 +272,7 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .command('trust <fingerprint>')
     .description("confirm the team's root fingerprint after comparing it with the team's admin (a LIVE sender desk sends only then)")
     .action(async (fingerprint: string) => {
-      const c = await svc().confirmRoot(profileId(), fingerprint);
+      const c = await desk().call('people', 'confirmRoot', { fingerprint });
       deps.print([`Root ${c.fingerprint ?? ''} confirmed at this desk`, ...controlLines(c)], c);
     });
 
@@ -209,8 +282,8 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .option('--passphrase-env <name>', 'environment variable holding the passphrase')
     .option('--passphrase-file <file>', 'file whose first line is the passphrase')
     .action(async (named: string, o: ActingOptions) => {
-      const person = await resolvePerson(named);
-      await withSession({ ...o, as: person.id }, async () => undefined);
+      const person = await findPerson(deps, named);
+      await actingAs(deps, { ...o, as: person.id }, async () => undefined);
       deps.print(`${person.name}'s signing key opens with this passphrase`, { personId: person.id, unlocked: true });
     });
 
@@ -222,8 +295,9 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .description('approvals and rejections, newest first')
     .option('--limit <n>', 'at most this many', intOption('limit'), 50)
     .action(async (o: { limit: number }) => {
+      // No verb lists the signed records (approvals:queue is what waits): the dual-control service's list.
       const all = await svc().listApprovals(profileId(), o.limit);
-      const nameOf = await namesOf(svc(), profileId());
+      const nameOf = namesOf(await peopleOf(deps));
       deps.print(all.length === 0 ? ['No approvals yet'] : all.map((a) => approvalLine(a, nameOf)), all);
     });
 
@@ -231,8 +305,10 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .command('show <kind> <id>')
     .description('what would be signed for a batch or payout (its manifest digest and totals) and whether it may be sent')
     .action(async (kind: string, id: string) => {
+      // The subject as the dual-control service reads it (payee flags with why, each check of the verdict):
+      // approvals:show answers the screen's shape, which carries neither.
       const view = await svc().show(profileId(), subjectOf(kind, id));
-      deps.print(subjectLines(view, await namesOf(svc(), profileId())), view);
+      deps.print(subjectLines(view, namesOf(await peopleOf(deps))), view);
     });
 
   for (const decision of ['approve', 'reject'] as const) {
@@ -241,8 +317,20 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     else command.option('--reason <text>', 'a note');
     command.action(async (kind: string, id: string, o: ActingOptions & { reason?: string }) => {
       const subject = subjectOf(kind, id);
-      const { approval, view } = await withSession(o, (s) => svc().decide(profileId(), subject, decision, o.reason ?? null, s));
-      deps.print([`${decision === 'approve' ? 'Approved' : 'Rejected'} ${kind} ${id} (manifest SHA-256 ${approval.manifestDigest})`, ...subjectLines(view, await namesOf(svc(), profileId()))], { approval, view });
+      const { approval, view } = await actingAs(deps, o, async (who) => {
+        if (decision === 'approve' && o.reason !== undefined) {
+          // approvals:approve takes no note: an approval with one is signed by the dual-control service itself.
+          const session = desk().runtime.sessionFor(profileId());
+          if (!session) throw new Error(`${who.name} is not unlocked at this desk`);
+          return svc().decide(profileId(), subject, decision, o.reason, session);
+        }
+        // approvals:approve asks for the passphrase again, as the screen does: a desk left unlocked does not approve on its own.
+        const detail = decision === 'approve'
+          ? await desk().call('approvals', 'approve', { ...subject, passphrase: who.passphrase })
+          : await desk().call('approvals', 'reject', { ...subject, reason: o.reason ?? '' });
+        return { approval: await decisionOf(subject, who.personId, decision, detail.manifestDigest), view: await svc().show(profileId(), subject) };
+      });
+      deps.print([`${decision === 'approve' ? 'Approved' : 'Rejected'} ${kind} ${id} (manifest SHA-256 ${approval.manifestDigest})`, ...subjectLines(view, namesOf(await peopleOf(deps)))], { approval, view });
     });
   }
 
@@ -253,15 +341,15 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .command('show')
     .description('the policy in force: approvals needed by amount band per currency, and for new or changed payees')
     .action(async () => {
-      const { policy: p, isDefault, enforced } = await svc().policy(profileId());
+      const p = await desk().call('approvals', 'policy', undefined);
       const bands = Object.entries(p.rules.bands).flatMap(([currency, list]) => list.map((b) => `  ${currency} from ${b.atLeast}: ${b.approvals} approval(s)`));
       deps.print(
         [
-          `Policy version ${p.version}${isDefault ? ' (the built-in default)' : ` set by ${p.setBy} at ${new Date(p.setAt).toISOString()}`}${enforced ? '' : '; not enforced: nobody on this desk yet'}`,
+          `Policy version ${p.version}${p.isDefault ? ' (the built-in default)' : ` set by ${String(p.setBy?.id ?? null)} at ${String(p.setAt)}`}${p.enforced ? '' : '; not enforced: nobody on this desk yet'}`,
           ...(bands.length > 0 ? bands : ['  no approval needed at any amount']),
           `  new or changed payee: +${p.rules.newOrChangedPayee}`,
         ],
-        { policy: p, isDefault, enforced },
+        { policy: policyData(profileId(), p), isDefault: p.isDefault, enforced: p.enforced },
       );
     });
 
@@ -281,7 +369,8 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
           throw new CliUsageError('Each band is {"atLeast": "<amount as a string>", "approvals": <0-3>}');
         }
       }
-      const { policy: p, proposal } = await withSession(o, (s) => svc().setPolicy(profileId(), rules, s));
-      deps.print(proposal ? proposalLines(proposal) : `Policy version ${p.version} is in force; approvals given under earlier versions are void`, { policy: p, proposal });
+      const p = await actingAs(deps, o, () => desk().call('approvals', 'setPolicy', { rules: rules as PolicyRulesView }));
+      const proposal = p.proposal ?? null;
+      deps.print(proposal ? proposalLines(proposal) : `Policy version ${p.version} is in force; approvals given under earlier versions are void`, { policy: policyData(profileId(), p), proposal });
     });
 }

@@ -1,16 +1,19 @@
-// CLI: `payees list|show|add|edit|approve|reject|withdraw|import|export`: the payee book over the same services
-// the screens will use (main/desk/payees.ts). Whoever acts names themselves with --as and gives their
-// passphrase from a file or an environment variable, as the dual-control commands do; each command
-// unlocks for itself and locks again when it ends. Without --as nothing is unlocked, which is enough until
-// the profile has people.
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+// CLI: `payees list|show|add|edit|approve|reject|withdraw|import|export`: the payee book through the handlers the
+// screens call (payees:*, with the same guard, schema and error mapping: cli/desk.ts). Whoever acts names themselves
+// with --as and gives their passphrase from a file or an environment variable, as the dual-control commands do; each
+// command unlocks them at its desk (people:unlock) and locks again when it ends. Without --as nothing is unlocked,
+// which is enough until the profile has people.
+// The contract's answers mask account numbers (the screen needs only the ending); this command line prints them
+// whole, so what it shows (`payees list|show`, and a payee after a change) it reads from the payee service that the
+// handlers use, as it does to find a payee by name. An approval with a note stays on that service too
+// (payees:approve takes none).
+import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { dualControlService } from '../desk/dual-control';
-import { payeeService, type PayeeInput, type PayeeService, type PayeeView } from '../desk/payees';
-import type { UnlockedSession } from '../people/key-vault';
+import type { PayeeChangeOutcome, PayeeInputView } from '../../preload/api';
+import { payeeService, type PayeeChangeResult, type PayeeService, type PayeeView } from '../desk/payees';
 import { maskAccount } from '../payees/match';
-import { actingOptions, unlockAs, type ActingOptions } from './dual-control';
+import { actingAs, actingOptions, type ActingOptions, type ActingPerson } from './dual-control';
 import { CliUsageError, type CliDeps } from './deps';
 import { writeOut } from './shared';
 
@@ -44,7 +47,7 @@ const detailOptions = (command: Command): Command =>
     .option('--email <address>', "the payee's e-mail address")
     .option('--reference <text>', 'the reference new payouts to this payee start with ("" for none)');
 
-const inputOf = (o: DetailOptions): PayeeInput => ({
+const inputOf = (o: DetailOptions): PayeeInputView => ({
   ...(o.name !== undefined ? { name: o.name } : {}),
   ...(o.account !== undefined ? { accountNumber: o.account } : {}),
   ...(o.operator !== undefined ? { operatorCode: o.operator } : {}),
@@ -56,17 +59,13 @@ export function registerPayeeCommands(program: Command, deps: CliDeps): void {
   let service: PayeeService | undefined;
   const svc = (): PayeeService => (service ??= payeeService(deps.runtime()));
   const profileId = () => deps.profile().id;
+  const desk = () => deps.desk();
 
-  /** With --as, unlocks that person for this command; without, nobody (enough before the profile has people). */
-  const maybeAs = async <T>(o: ActingOptions, work: (s: UnlockedSession | null) => Promise<T>): Promise<T> => {
-    if (!o.as) return work(null);
-    const session = await unlockAs(deps, dualControlService(deps.runtime()), o);
-    try {
-      return await work(session);
-    } finally {
-      session.lock();
-    }
-  };
+  /** With --as, that person unlocked at the desk for this command (people:unlock); without, nobody (enough before the profile has people). */
+  const maybeAs = <T>(o: ActingOptions, work: (who: ActingPerson | null) => Promise<T>): Promise<T> => (o.as ? actingAs(deps, o, work) : work(null));
+
+  /** A change's outcome with the payee as this command line shows it (account numbers whole). */
+  const shown = async (outcome: PayeeChangeOutcome): Promise<PayeeChangeResult> => ({ payee: await svc().find(profileId(), outcome.payee.id), inForce: outcome.inForce, message: outcome.message });
 
   const payees = program.command('payees').description('the payee book: saved payees, changes of bank details under dual control, CSV import and export');
 
@@ -100,7 +99,14 @@ export function registerPayeeCommands(program: Command, deps: CliDeps): void {
     .action(async (o: ActingOptions & DetailOptions & { fromPayout?: string }) => {
       const input = inputOf(o);
       if (o.fromPayout && Object.keys(input).length > 0) throw new CliUsageError('--from-payout takes every detail from the payout: give no --name, --account, --operator, --email or --reference with it');
-      const result = await maybeAs(o, (s) => (o.fromPayout ? svc().addFromPayout(profileId(), o.fromPayout, s) : svc().add(profileId(), input, s)));
+      const fromPayout = o.fromPayout;
+      const outcome = await maybeAs(o, () =>
+        fromPayout
+          ? desk().call('payees', 'addFromPayout', { idPayout: fromPayout })
+          // A detail not given goes as an empty field, as the screen's form sends it: the payee book says it is required.
+          : desk().call('payees', 'add', { ...input, name: input.name ?? '', accountNumber: input.accountNumber ?? '', operatorCode: input.operatorCode ?? '', emailAddress: input.emailAddress ?? '' }),
+      );
+      const result = await shown(outcome);
       deps.print([`Added ${payeeLine(result.payee)}`, result.message], result);
       if (!result.inForce) deps.setExitCode(3);
     });
@@ -110,7 +116,7 @@ export function registerPayeeCommands(program: Command, deps: CliDeps): void {
       const input = inputOf(o);
       if (Object.keys(input).length === 0) throw new CliUsageError('Say what changes: --name, --account, --operator, --email or --reference');
       const target = await svc().find(profileId(), named);
-      const result = await maybeAs(o, (s) => svc().edit(profileId(), target.id, input, s));
+      const result = await shown(await maybeAs(o, () => desk().call('payees', 'edit', { payeeId: target.id, ...input })));
       deps.print([`Changed ${payeeLine(result.payee)}`, ...waitingLines(result.payee), result.message], result);
       if (!result.inForce) deps.setExitCode(3);
     });
@@ -122,7 +128,18 @@ export function registerPayeeCommands(program: Command, deps: CliDeps): void {
     command.action(async (named: string, o: ActingOptions & { reason?: string }) => {
       if (!o.as) throw new CliUsageError('Say who decides: --as <person> with --passphrase-env or --passphrase-file');
       const target = await svc().find(profileId(), named);
-      const result = await maybeAs(o, (s) => svc().decide(profileId(), target.id, decision, o.reason ?? null, s!));
+      const result = await actingAs(deps, o, async (who) => {
+        if (decision === 'approve' && o.reason !== undefined) {
+          // payees:approve takes no note: an approval with one is signed by the payee service itself.
+          const session = desk().runtime.sessionFor(profileId());
+          if (!session) throw new Error(`${who.name} is not unlocked at this desk`);
+          return svc().decide(profileId(), target.id, decision, o.reason, session);
+        }
+        // payees:approve asks for the passphrase again, as the screen does: a desk left unlocked does not approve on its own.
+        return shown(decision === 'approve'
+          ? await desk().call('payees', 'approve', { payeeId: target.id, passphrase: who.passphrase })
+          : await desk().call('payees', 'reject', { payeeId: target.id, reason: o.reason ?? '' }));
+      });
       deps.print([result.message, payeeLine(result.payee), ...waitingLines(result.payee)], result);
     });
   }
@@ -130,19 +147,20 @@ export function registerPayeeCommands(program: Command, deps: CliDeps): void {
   actingOptions(payees.command('withdraw <payee>').description('take back the change of a payee awaiting approval (a preparer, --as); the details in force stay'))
     .action(async (named: string, o: ActingOptions) => {
       const target = await svc().find(profileId(), named);
-      const result = await maybeAs(o, (s) => svc().withdraw(profileId(), target.id, s));
+      const result = await shown(await maybeAs(o, () => desk().call('payees', 'withdraw', { payeeId: target.id })));
       deps.print([result.message, payeeLine(result.payee)], result);
     });
 
   actingOptions(payees.command('import <file>').description('payees from a CSV file (the payout CSV columns: accountName, accountNumber, paymentOperatorCode, emailAddress, reference); nothing is imported when any row is bad'))
     .action(async (file: string, o: ActingOptions) => {
-      let bytes: Buffer;
       try {
-        bytes = await readFile(file);
+        await (await open(file, 'r')).close();
       } catch (e) {
         throw new CliUsageError(`Cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
       }
-      const result = await maybeAs(o, (s) => svc().importCsv(profileId(), bytes, basename(file), s));
+      // Handed over like a dropped file: payees:import reads only files main granted.
+      const granted = await desk().call('app', 'fileDropped', { purpose: 'csv', path: resolve(file) });
+      const { fileName: _fileName, ...result } = await maybeAs(o, () => desk().call('payees', 'import', { source: { kind: 'granted', token: granted.token } }));
       if (!result.imported) {
         deps.print([`Nothing was imported: ${result.errors.length} problem(s)`, ...result.errors.map((e) => `  row ${e.rowNumber}${e.column ? ` (${e.column})` : ''}: ${e.message}`)], result);
         deps.setExitCode(1);
@@ -161,7 +179,7 @@ export function registerPayeeCommands(program: Command, deps: CliDeps): void {
     .option('--out <file>', 'write to this file instead of standard output')
     .option('--force', 'overwrite the --out file if it exists')
     .action(async (o: { out?: string; force?: boolean }) => {
-      const file = await svc().exportCsv(profileId());
+      const file = await desk().call('payees', 'export', undefined);
       await writeOut(deps, o.out, o.force, file, { fileName: file.fileName, rows: file.rows });
     });
 }
