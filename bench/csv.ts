@@ -77,7 +77,7 @@ async function watched<T>(work: () => Promise<T>): Promise<Watched<T>> {
 }
 
 /**
- * The IPC path: the handler map main/ipc.ts registers (argument guard → schema → batches service), with
+ * The IPC path: the handler map main/ipc/register.ts registers (argument guard → schema → batches service), with
  * the real batches service over a real SQLite journal, bound to a fixed profile, and a fake runtime for
  * the rest (operator list and currencies answered at once, no gateway, no engine). Both sources the contract takes:
  * bytes (what the renderer sends) and base64 (checked and decoded by the service in slices).

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `payout-desk` command: runs main/cli.ts under tsx (TypeScript without a build step), passing
+// The `payout-desk` command: runs main/cli/index.ts under tsx (TypeScript without a build step), passing
 // arguments, stdio and the exit code straight through.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Resolved from this file, so the command works from any working directory.
 const tsx = import.meta.resolve('tsx');
-const child = spawn(process.execPath, ['--import', tsx, join(root, 'main', 'cli.ts'), ...process.argv.slice(2)], {
+const child = spawn(process.execPath, ['--import', tsx, join(root, 'main', 'cli', 'index.ts'), ...process.argv.slice(2)], {
   cwd: process.cwd(),
   stdio: 'inherit',
   env: { ...process.env, NODE_OPTIONS: [process.env.NODE_OPTIONS, '--no-warnings'].filter(Boolean).join(' ') },

@@ -6,7 +6,7 @@ import electronLog from 'electron-log/main';
 import { EVENT_CHANNELS, type MenuCommand } from '../preload/api';
 import { createAppContext } from './context';
 import { DemoMode } from './demo/demo-mode';
-import { forwardEventsToWindow, registerIpcHandlers, type SenderTrust } from './ipc';
+import { forwardEventsToWindow, registerIpcHandlers, type SenderTrust } from './ipc/register';
 import { bindActiveProfile, createDeskServices } from './desk';
 import { createDeskEvents } from './desk/events';
 import { createIpcHandlers } from './ipc/handlers';

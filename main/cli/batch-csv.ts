@@ -1,4 +1,4 @@
-// CLI: `batch template` and `batch validate <file>`. main/cli.ts creates the `batch` command and calls
+// CLI: `batch template` and `batch validate <file>`. main/cli/index.ts creates the `batch` command and calls
 // registerBatchCsvCommands(batch, deps). With a profile (--profile or the current one) validate runs the
 // very validation `batch submit` runs (the batches service: the gateway's currencies and operators, the
 // per-payout ceiling, the journal's ids and bank details, the balances); without one it checks the file

@@ -1,4 +1,4 @@
-// What main/cli.ts hands every command module (main/cli/<area>.ts). Kept apart from main/cli.ts so
+// What main/cli/index.ts hands every command module (main/cli/<area>.ts). Kept apart from main/cli/index.ts so
 // the command modules never import the entry file that imports them.
 import type { Area, Verb } from '../../preload/api';
 import type { AppContext } from '../context';

@@ -1,5 +1,5 @@
 // Typed events from the services to the renderer (batch progress, status changes, connection,
-// notifications, menu commands). main/ipc.ts forwards them to the window; the Playwright harness
+// notifications, menu commands). main/ipc/register.ts forwards them to the window; the Playwright harness
 // forwards them to the page; services only ever see this emitter.
 import { EventEmitter } from 'node:events';
 import type { EventContract, EventName, Unsubscribe } from '../../preload/api';

@@ -1,5 +1,5 @@
 // createIpcHandlers: channel → (args: unknown) => Promise<Result>. No electron import, so
-// main/ipc.ts, the Playwright harness and the tests use the very same functions. Each call runs
+// main/ipc/register.ts, the Playwright harness and the tests use the very same functions. Each call runs
 // the stages in order, and any stage can end it with a typed error:
 //   structural guard → schema → service (or NOT_AVAILABLE) → error mapping.
 // A handler never throws and never returns a secret it was not built to return.

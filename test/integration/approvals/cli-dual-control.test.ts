@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntryView, BatchView, Page } from '../../../preload/api';
 import { approvalSignatureValid } from '../../../main/approvals/approval';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { restoreCell } from '../../../main/csv/formula';
 import { createAppContext } from '../../../main/context';
 import { journalPath } from '../../../main/desk/profile-engine';

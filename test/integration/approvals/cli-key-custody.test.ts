@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AuditEntryView, Page } from '../../../preload/api';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { dualControlService, type DualControlService } from '../../../main/desk/dual-control';
 import { createDeskEvents } from '../../../main/desk/events';

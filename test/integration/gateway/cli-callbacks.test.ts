@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 
 const home = mkdtempSync(join(tmpdir(), 'desk-cli-callbacks-'));

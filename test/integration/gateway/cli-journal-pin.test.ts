@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { auditKeyAccount, journalPinAccount } from '../../../main/store/sqlite/audit-seal';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { entryHash, GENESIS_HASH, type AuditRow } from '../../../main/journal/audit-log';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchView, Page, HistoryRow, PaymentDetail, PayinView } from '../../../preload/api';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { MemoryKeyStore } from '../../../main/keys/key-store';

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, runCli, type CliIo } from '../../../main/cli';
+import { buildProgram, runCli, type CliIo } from '../../../main/cli/index';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 

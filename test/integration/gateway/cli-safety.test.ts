@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchResultRow, BatchView, Page, PaymentDetail } from '../../../preload/api';
-import { runCli, type CliIo } from '../../../main/cli';
+import { runCli, type CliIo } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram, runCli, type CliIo } from '../../../main/cli';
+import { buildProgram, runCli, type CliIo } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';

@@ -1,4 +1,4 @@
-// batches:validateFile through the handler map main/ipc.ts registers (argument guard → schema → service),
+// batches:validateFile through the handler map main/ipc/register.ts registers (argument guard → schema → service),
 // with the real batches service, CSV importer and SQLite journal; the runtime around them is a small fake
 // (one profile, operators and currencies answered at once, no gateway, no engine). Covers the base64 source,
 // which the service checks and decodes in slices (the schema checks only its length), against raw bytes.

@@ -1,6 +1,6 @@
 // The IPC handlers over the real services: profile store, key custody (in-memory key store), SQLite
 // journal, engine, CSV importer and the sandbox started by demo mode on loopback. The same calls the
-// renderer makes, through the same handler map main/ipc.ts registers.
+// renderer makes, through the same handler map main/ipc/register.ts registers.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -20,7 +20,7 @@ function cliWithoutBus(home: string, busAddress: string | undefined, ...args: st
 function cli(home: string, baseEnv: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   const env: NodeJS.ProcessEnv = { ...baseEnv, PAYOUT_DESK_HOME: home };
   return new Promise((resolve) => {
-    execFile(join(root, 'node_modules/.bin/tsx'), ['main/cli.ts', ...args], { cwd: root, env, timeout: 60_000 }, (error, out, err) => {
+    execFile(join(root, 'node_modules/.bin/tsx'), ['main/cli/index.ts', ...args], { cwd: root, env, timeout: 60_000 }, (error, out, err) => {
       resolve({ code: typeof error?.code === 'number' ? error.code : error ? 1 : 0, out, err });
     });
   });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { KeytarKeyStore } from '../../../main/keys/key-store';
 import { teamPasswordAccount } from '../../../main/keys/team-password';
 

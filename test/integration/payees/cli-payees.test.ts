@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntryView, BatchView, Page } from '../../../preload/api';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import type { SubjectView } from '../../../main/desk/dual-control';
 import type { PayeeView } from '../../../main/desk/payees';

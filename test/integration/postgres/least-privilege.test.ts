@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import type { BatchValidation, BatchView } from '../../../preload/api';
 import { PgDualControlRepository } from '../../../main/store/postgres/dual-control';
 import { signPreparation } from '../../../main/approvals/preparation';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { silentLogger } from '../../../main/log';
 import { openTeamStores } from '../../../main/store/postgres/profile-stores';

@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { dualControlService } from '../../../main/desk/dual-control';
 import { createDeskEvents } from '../../../main/desk/events';

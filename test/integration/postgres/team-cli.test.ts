@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { PG_SCHEMA_VERSION } from '../../../main/store/postgres/migrations';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { teamPasswordAccount } from '../../../main/keys/team-password';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import type { PayoutDraft } from '../../../main/domain/payout';
 import { PgJournal } from '../../../main/store/postgres/journal';
 import type { SandboxHandle } from '../../../sandbox/index';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { dualControlService } from '../../../main/desk/dual-control';
 import { createDeskEvents } from '../../../main/desk/events';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCli } from '../../../main/cli';
+import { runCli } from '../../../main/cli/index';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import type { SandboxHandle } from '../../../sandbox/index';
 import { sandboxConfig, startSandbox } from '../engine/setup';

@@ -1,4 +1,4 @@
-// `batch template` and `batch validate` through commander, as main/cli.ts wires them.
+// `batch template` and `batch validate` through commander, as main/cli/index.ts wires them.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

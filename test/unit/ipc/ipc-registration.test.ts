@@ -1,4 +1,4 @@
-// main/ipc.ts: one ipcMain handler per channel, each behind the sender check.
+// main/ipc/register.ts: one ipcMain handler per channel, each behind the sender check.
 import { describe, expect, it, vi } from 'vitest';
 import { EVENT_CHANNELS, IPC_CHANNELS } from '../../../preload/api';
 import { createDeskEvents } from '../../../main/desk/events';
@@ -8,7 +8,7 @@ import { recordingServices } from './fake-services';
 import { VALID_ARGS } from './valid-args';
 
 vi.mock('electron', () => ({ ipcMain: { handle: () => undefined, removeHandler: () => undefined } }));
-const { FORBIDDEN_SENDER, forwardEventsToWindow, registerIpcHandlers } = await import('../../../main/ipc');
+const { FORBIDDEN_SENDER, forwardEventsToWindow, registerIpcHandlers } = await import('../../../main/ipc/register');
 
 type Listener = (event: unknown, args: unknown) => Promise<unknown>;
 

@@ -1,10 +1,10 @@
 // The only file that touches ipcMain. It registers one handler per contract channel, checks every
 // sender before the handler runs, and forwards service events to the app's own window.
 import { ipcMain, type IpcMain, type WebContents } from 'electron';
-import { EVENT_CHANNELS, IPC_CHANNELS, type IpcError, type IpcHandlerMap, type Result, type Unsubscribe } from '../preload/api';
-import type { Logger } from './log';
-import type { DeskEvents } from './desk/events';
-import { checkIpcSender, type IpcEventLike } from './shell/ipc-sender';
+import { EVENT_CHANNELS, IPC_CHANNELS, type IpcError, type IpcHandlerMap, type Result, type Unsubscribe } from '../../preload/api';
+import type { Logger } from '../log';
+import type { DeskEvents } from '../desk/events';
+import { checkIpcSender, type IpcEventLike } from '../shell/ipc-sender';
 
 export interface SenderTrust {
   origins: readonly string[];
