@@ -1,7 +1,7 @@
 // The one place a desk is put together: the desk runtime (main/desk) with both storage back ends, a profile's
-// own SQLite journal or, for a profile that points at a team database, the team's stores (main/team). The app
-// (main/index.ts), the CLI (main/cli/index.ts) and `team send` (team-desk.ts here) all start here, so a desk behaves the same
-// whichever door it was opened through.
+// own SQLite journal or, for a profile that points at a team database, the team's stores (main/store/postgres).
+// The app (main/index.ts), the CLI (main/cli/index.ts) and `team send` (team-desk.ts here) all start here, so a
+// desk behaves the same whichever door it was opened through.
 import { createDeskRuntime, type DeskRuntime, type DeskRuntimeOptions } from '../desk/runtime';
 import { openTeamStores, type TeamStoresOptions } from '../store/postgres/profile-stores';
 
