@@ -74,6 +74,12 @@ describe('dual control and crashes on the team database', () => {
 
 describe('histories found on the code before the fix, on the team database', () => {
   for (const history of RECORDED_HISTORIES) {
+    if (history.sqliteOnly) {
+      // Said in the output, not only here: which history is not replayed on the team database, and why.
+      console.log(`skipped on the team database: "${history.name}": ${history.sqliteOnly}`);
+      it.skip(`${history.name} (SQLite only: ${history.sqliteOnly})`, () => undefined);
+      continue;
+    }
     it(`${history.name} (before: ${history.before})`, async () => {
       const result = await runHistory(history.seed, history.steps, history.dualControl, postgres);
       expect(result.violations, report(result)).toEqual([]);

@@ -9,6 +9,8 @@ export interface RecordedHistory {
   before: string;
   /** Replayed on a desk with dual control set up (people, policy), as even seeds are. */
   dualControl?: boolean;
+  /** Replayed on SQLite only, and why: the fix holds there and not (yet) on a team database. */
+  sqliteOnly?: string;
   steps: Step[];
 }
 
@@ -159,6 +161,8 @@ export const RECORDED_HISTORIES: readonly RecordedHistory[] = [
     seed: 370,
     dualControl: true,
     before: 'invariant 2: the row read before the wait was sent (the approved account), while the journal said ATTACKER-1: the journal no longer told where the money went',
+    sqliteOnly:
+      "a team desk cannot read its row synchronously at the slot (SendClaim.current is SQLite's): on a team database, a row the database's owner rewrites while its send waits for a rate slot still leaves as read before the wait, to the approved account (docs/threat-model.md)",
     steps: [
       { kind: 'batch', outcomes: ['pays', 'pays', 'pays', 'pays', 'fails', 'pays'], after: 697 },
       { kind: 'single', outcome: 'fails', after: 884 },
