@@ -39,7 +39,7 @@ export interface DeskRuntimeOptions {
   openJournal?: (profileId: string) => Journal;
   /**
    * Opens the stores of a profile that points at a team database (profile.teamDatabase); without it, such
-   * a profile cannot be opened here (main/compose.ts passes main/team's openTeamStores).
+   * a profile cannot be opened here (main/compose/desk.ts passes store/postgres's openTeamStores).
    */
   openTeamStores?: (profile: Profile) => Promise<ProfileStores>;
   /** Extra engine options for a profile (tests, benches, the simulation), applied over the profile's own. */
@@ -166,7 +166,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   const open = options.openJournal ?? ((profileId: string) => openJournal(journalPath(ctx.home, profileId)));
   const openTeam =
     options.openTeamStores ??
-    ((profile: Profile): Promise<ProfileStores> => Promise.reject(new Error(`Profile "${profile.name}" points at a team database, and this desk was put together without one (use main/compose.ts)`)));
+    ((profile: Profile): Promise<ProfileStores> => Promise.reject(new Error(`Profile "${profile.name}" points at a team database, and this desk was put together without one (use main/compose/desk.ts)`)));
   const stores = new Map<string, Promise<ProfileStores>>();
   /** Per profile on a team database: stops following the other desks' changes and the database's reachability. */
   const teamWatches = new Map<string, () => void>();
