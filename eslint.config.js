@@ -37,7 +37,7 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
     rules: noElectron,
   },
-  { files: ['sandbox/**/*.ts', 'main/domain/**/*.ts', 'main/csv/**/*.ts', 'bench/**/*.ts'], rules: noElectron },
+  { files: ['contract/**/*.ts', 'sandbox/**/*.ts', 'main/domain/**/*.ts', 'main/csv/**/*.ts', 'bench/**/*.ts'], rules: noElectron },
   {
     // Inside main/, only the shell files touch electron; services stay runnable under plain Node.
     files: ['main/**/*.ts'],

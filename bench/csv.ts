@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { serialize } from 'node:v8';
 import { parse as parseSync } from 'csv-parse/sync';
-import type { BatchFileSource, BatchValidation } from '../preload/api';
+import type { BatchFileSource, BatchValidation } from '../contract/api';
 import { exportBatchResultsCsvAsync } from '../main/csv/export';
 import { importPayoutCsv } from '../main/csv/import';
 import type { CsvImportOptions } from '../main/csv/types';

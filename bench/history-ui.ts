@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { chromium, type Page } from '@playwright/test';
-import type { IpcHandlerMap, ProfileView, Result } from '../preload/api';
+import type { IpcHandlerMap, ProfileView, Result } from '../contract/api';
 import { journalPath } from '../main/desk/profile-engine';
 import { type HistoryFilter, type NewPayment } from '../main/journal';
 import { openJournal } from '../main/store/sqlite';

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { app, BrowserWindow, dialog, Menu, Notification, powerMonitor, protocol, session, shell } from 'electron';
 import electronLog from 'electron-log/main';
-import { EVENT_CHANNELS, type MenuCommand } from '../preload/api';
+import { EVENT_CHANNELS, type MenuCommand } from '../contract/api';
 import { createAppContext } from './context';
 import { DemoMode } from './demo/demo-mode';
 import { forwardEventsToWindow, registerIpcHandlers, type SenderTrust } from './ipc/register';

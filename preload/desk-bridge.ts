@@ -1,7 +1,7 @@
 // Builds the `window.desk` object from the contract's channel lists. No electron import: the
 // preload passes ipcRenderer-backed functions in, tests and the Playwright harness pass their own.
 // The renderer only ever receives named functions; there is no generic invoke or send.
-import { EVENT_CHANNELS, IPC_METHODS, type Area, type DeskApi, type EventChannel, type EventName, type Result, type Unsubscribe } from './api';
+import { EVENT_CHANNELS, IPC_METHODS, type Area, type DeskApi, type EventChannel, type EventName, type Result, type Unsubscribe } from '../contract/api';
 
 export type Invoke = (channel: string, args: unknown) => Promise<unknown>;
 export type Subscribe = (channel: EventChannel, listener: (payload: unknown) => void) => Unsubscribe;

@@ -1,5 +1,5 @@
-// window.desk is the only door to main; its type is derived from the one contract in preload/api.ts.
-import type { DeskApi } from '../preload/api';
+// window.desk is the only door to main; its type is derived from the one contract in contract/api.ts.
+import type { DeskApi } from '../contract/api';
 
 declare global {
   interface Window {

@@ -3,7 +3,7 @@
 // main/store/sqlite/audit-seal.ts): verify names the first bad entry and exits 1; a log that cannot be checked
 // on this desk (key or anchor not in this keychain) also exits 1 and says so.
 import type { Command } from 'commander';
-import type { AuditEntryView } from '../../preload/api';
+import type { AuditEntryView } from '../../contract/api';
 import type { CliDeps } from './deps';
 import { intOption, table } from './shared';
 

@@ -5,7 +5,7 @@
 // alone and lists the checks it skipped, so "all valid" is never claimed for checks that did not run.
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { BatchValidation } from '../../preload/api';
+import type { BatchValidation } from '../../contract/api';
 import { currencyDecimals } from '../domain/currencies';
 import { formatMinor } from '../domain/money';
 import { importPayoutCsvFile } from '../csv/import';

@@ -8,12 +8,12 @@
 // retry-failed with no terminal and no --yes); 3 stopped waiting (--no-wait, timeout, Ctrl-C, paused):
 // the batch is journalled and `batch resume <id>` carries on.
 import { type Command } from 'commander';
-import type { BatchResultRow, BatchView } from '../../preload/api';
+import type { BatchResultRow, BatchView } from '../../contract/api';
 import { actingOptions, workAs, type ActingOptions } from './dual-control';
 import { fileSubmitOptions, submitValidated, validateFile, type FileSubmitOptions } from './submit-file';
 import { CliUsageError, type CliDeps, type CliDesk } from './deps';
 import { DeskError } from '../desk/services';
-import { batchStateLine } from '../domain/state-words';
+import { batchStateLine } from '../../contract/state-words';
 import { PENDING_EXIT, askYesNo, interrupted, intOption, sleep, statusWord, table, totalsByCurrency, writeOut } from './shared';
 
 const STOPPED_STATES = new Set(['CANCELLED', 'PAUSED', 'FAILED']);

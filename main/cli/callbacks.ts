@@ -2,7 +2,7 @@
 // service (main/desk/settings.ts), so the same schema checks the values and the same rules apply:
 // loopback only unless a public URL is set, the path secret added to whatever URL the gateway is given.
 import type { Command } from 'commander';
-import type { CallbackSettings, SettingsView } from '../../preload/api';
+import type { CallbackSettings, SettingsView } from '../../contract/api';
 import { announcedCallbackUrl } from '../desk/profile-engine';
 import { callbackPath } from '../engine/callback-listener';
 import type { Profile } from '../profiles/profile-schema';

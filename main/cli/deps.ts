@@ -1,6 +1,6 @@
 // What main/cli/index.ts hands every command module (main/cli/<area>.ts). Kept apart from main/cli/index.ts so
 // the command modules never import the entry file that imports them.
-import type { Area, Verb } from '../../preload/api';
+import type { Area, Verb } from '../../contract/api';
 import type { AppContext } from '../context';
 import type { DeskEvents } from '../desk/events';
 import type { DeskRuntime } from '../desk/runtime';

@@ -1,7 +1,7 @@
 // The CLI's desk: the UI's own services over a desk runtime, called through the very handlers the app
 // registers (same guard, schema and error mapping as over IPC). Every command that acts on a profile goes
 // through one of these, `team send` included (on its team desk's runtime).
-import type { Channel } from '../../preload/api';
+import type { Channel } from '../../contract/api';
 import type { AppContext } from '../context';
 import { bindProfile, createDeskServices } from '../desk';
 import type { DeskRuntime } from '../desk/runtime';

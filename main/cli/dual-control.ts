@@ -8,7 +8,7 @@
 // screen's approvals:show answers another shape), and an approval with a note (approvals:approve takes none).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { ControlInfo, ControlProposalInfo, PersonInfo, PolicyRulesView, PolicyView, RoleName } from '../../preload/api';
+import type { ControlInfo, ControlProposalInfo, PersonInfo, PolicyRulesView, PolicyView, RoleName } from '../../contract/api';
 import type { ApprovalRecord, Decision } from '../approvals/approval';
 import type { Subject } from '../approvals/manifest';
 import type { PolicyRules } from '../approvals/policy';

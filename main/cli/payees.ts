@@ -10,7 +10,7 @@
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { PayeeChangeOutcome, PayeeInputView } from '../../preload/api';
+import type { PayeeChangeOutcome, PayeeInputView } from '../../contract/api';
 import { payeeService, type PayeeChangeResult, type PayeeService, type PayeeView } from '../desk/payees';
 import { maskAccount } from '../payees/match';
 import { actingAs, actingOptions, type ActingOptions, type ActingPerson } from './dual-control';

@@ -3,7 +3,7 @@
 // `share-token` prints the one token the design lets out: limited to PAYIN_INFO for one payin id,
 // created on this explicit command, printed once, never stored or logged.
 import type { Command } from 'commander';
-import type { JsonValue, PayinInput, PayinView } from '../../preload/api';
+import type { JsonValue, PayinInput, PayinView } from '../../contract/api';
 import type { CliDeps } from './deps';
 import { currencyCode, intOption, table } from './shared';
 

@@ -9,9 +9,9 @@
 // is journalled, run again with --id; 4 HELD: nothing was sent, a person must release or discard it.
 // On a LIVE profile `create` asks for a confirmation first (--yes skips it; with no terminal and no
 // --yes it refuses, exit 2): real money leaves the account.
-import { paymentStateText } from '../domain/state-words';
+import { paymentStateText } from '../../contract/state-words';
 import { type Command } from 'commander';
-import type { PaymentDetail, PayoutInput, PayoutPreview } from '../../preload/api';
+import type { PaymentDetail, PayoutInput, PayoutPreview } from '../../contract/api';
 import { CliHeldError, CliUsageError, type CliDeps, type CliDesk } from './deps';
 import { actingOptions, workAs, type ActingOptions } from './dual-control';
 import { parseMinor } from '../domain/money';

@@ -1,10 +1,10 @@
 // Helpers several CLI command modules share: option parsers, the history filter options, tables,
 // waiting, and writing a file result.
-import { paymentStatusWord } from '../domain/state-words';
+import { paymentStatusWord } from '../../contract/state-words';
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import type { HistoryFilters } from '../../preload/api';
+import type { HistoryFilters } from '../../contract/api';
 import { DeskError } from '../desk/services';
 import { CliUsageError, type CliDeps } from './deps';
 

@@ -4,7 +4,7 @@
 // warning (duplicate rows, file already submitted, bank details changed) is not confirmed, then submitted.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { BatchValidation, BatchView, CsvIssueView } from '../../preload/api';
+import type { BatchValidation, BatchView, CsvIssueView } from '../../contract/api';
 import { DeskError } from '../desk/services';
 import type { CliDeps, CliDesk } from './deps';
 import { currencyCode } from './shared';

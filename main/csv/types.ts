@@ -154,4 +154,4 @@ export class CsvFileError extends Error {
 }
 
 export const MAX_CSV_ROWS = 100_000;
-export const MAX_CSV_BYTES = 50 * 1024 * 1024;
+export { MAX_CSV_BYTES } from '../../contract/limits';

@@ -1,6 +1,6 @@
 // app:* — app info, connection state, rate budget, the data folder, and the files a person hands
 // the desk (main's open dialog, or a drop the preload resolved to a path).
-import type { AppInfo } from '../../preload/api';
+import type { AppInfo } from '../../contract/api';
 import type { DialogPort } from './dialogs';
 import { FILE_EXTENSIONS, type FileGrants } from './file-grants';
 import type { ProfileAreaService } from './profile-binding';

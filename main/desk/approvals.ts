@@ -4,7 +4,7 @@
 // Everything is worked out from the journal by the dual-control service the CLI uses too.
 import type {
   ApprovalDecisionView, ApprovalDetail, ApprovalItem, ApprovalRowView, ApprovalState, ApprovalStatusView, ApprovalSubjectRef, PersonRef, PolicyView,
-} from '../../preload/api';
+} from '../../contract/api';
 import type { ApprovalRecord } from '../approvals/approval';
 import { manifestFromJournal } from '../approvals/gate';
 import type { Subject } from '../approvals/manifest';

@@ -2,7 +2,7 @@
 // keychain's audit key and checks it reaches the entry the keychain anchored (main/store/sqlite/audit-seal.ts).
 // A desk of a team has two logs: the team's (signed per desk, main/store/postgres/audit-seal.ts) and its own, where
 // its own security actions are (runtime.ownLogFor); list and verify cover both.
-import type { AuditEntryView, AuditVerification, BadApproval, BadPolicy } from '../../preload/api';
+import type { AuditEntryView, AuditVerification, BadApproval, BadPolicy } from '../../contract/api';
 import { approvalSignatureValid } from '../approvals/approval';
 import { subjectText } from '../approvals/manifest';
 import type { AuditEntry, AuditProblemCode, AuditVerifyResult } from '../journal';

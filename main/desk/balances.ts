@@ -1,5 +1,5 @@
 // balances:* — the last snapshots and payouts still pending from the journal; refresh asks the gateway.
-import type { BalanceView } from '../../preload/api';
+import type { BalanceView } from '../../contract/api';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { NOT_SENDER_MESSAGE } from '../engine/payout-engine';

@@ -2,7 +2,7 @@
 // submission through the engine, control of running batches and their results.
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView } from '../../preload/api';
+import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView } from '../../contract/api';
 import { decodeBase64InSlices } from '../csv/base64';
 import { exportApprovalsCsv, exportBatchResultsCsvAsync } from '../csv/export';
 import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../csv/import';

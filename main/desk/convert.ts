@@ -1,6 +1,6 @@
 // Conversions from service records to the contract's shapes: minor units become decimal strings
 // with their currency, epoch milliseconds become ISO text, raw gateway JSON becomes JsonValue.
-import type { HistoryRow, JsonValue, Money, PaymentDetail, StatusEventView } from '../../preload/api';
+import type { HistoryRow, JsonValue, Money, PaymentDetail, StatusEventView } from '../../contract/api';
 import { currencyDecimals } from '../domain/currencies';
 import { formatMinor, parseMinor, MoneyError } from '../domain/money';
 import type { DeskJournal, PaymentRecord, StatusEvent } from '../journal';

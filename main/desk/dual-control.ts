@@ -8,7 +8,7 @@
 // Every change is audited with the person who made it as actor.
 // Rule: passphrases and private keys are never audited, logged or returned.
 import { randomUUID } from 'node:crypto';
-import type { ControlInfo, ControlProposalInfo } from '../../preload/api';
+import type { ControlInfo, ControlProposalInfo } from '../../contract/api';
 import { approvalSignatureValid, signApproval, type ApprovalRecord, type Decision } from '../approvals/approval';
 import type { ApprovalExportRow } from '../csv/export';
 import { manifestFromJournal, preparationProblem } from '../approvals/gate';

@@ -1,7 +1,7 @@
 // Turns anything a handler can throw into the contract's { code, message, retryable }. Messages go
 // through the log redaction, so even a careless service error cannot carry a key or token out.
 import { z } from 'zod';
-import type { FieldIssue, IpcError } from '../../preload/api';
+import type { FieldIssue, IpcError } from '../../contract/api';
 import { isGatewayError } from '../gateway/errors';
 import { isConnectionError } from '../store/postgres/rate-budget';
 import { redactText } from '../log';

@@ -2,7 +2,7 @@
 // notifications, menu commands). main/ipc/register.ts forwards them to the window; the Playwright harness
 // forwards them to the page; services only ever see this emitter.
 import { EventEmitter } from 'node:events';
-import type { EventContract, EventName, Unsubscribe } from '../../preload/api';
+import type { EventContract, EventName, Unsubscribe } from '../../contract/api';
 
 export interface DeskEvents {
   emit<E extends EventName>(name: E, payload: EventContract[E]): void;

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { basename, extname, isAbsolute } from 'node:path';
-import type { FileGrant, FilePurpose } from '../../preload/api';
+import type { FileGrant, FilePurpose } from '../../contract/api';
 import { DeskError } from './services';
 
 /** Extensions main accepts per purpose (the open dialog filters with the same list). */

@@ -1,7 +1,7 @@
 // The funding rule batches and single payouts share: the amount to send per currency against the last
 // known available balance of that currency (in its own minor units). A currency with no balance
 // snapshot is not known, and so not blocked: the gateway still refuses what it cannot cover.
-import type { CurrencyFunding } from '../../preload/api';
+import type { CurrencyFunding } from '../../contract/api';
 import type { DeskRuntime } from './runtime';
 import { money, type DecimalsOf } from './convert';
 

@@ -1,5 +1,5 @@
 // history:* — reads from the journal, so they work offline; exports are written in time slices.
-import type { HistoryFilters, HistoryQuery as ContractQuery } from '../../preload/api';
+import type { HistoryFilters, HistoryQuery as ContractQuery } from '../../contract/api';
 import { exportHistoryCsvAsync, type HistoryExportRow } from '../csv/export';
 import { TimeSlicer, yieldToEventLoop } from '../csv/time-slice';
 import type { HistoryFilter, HistoryQuery, HistorySortKey, PaymentRecord } from '../journal';

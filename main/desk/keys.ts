@@ -5,7 +5,7 @@
 // Once dual control is on, every change of key custody needs an unlocked admin, who is named in its audit
 // entry, and a key export needs a second person too (guardedKeys, the one path the CLI takes as well).
 import { open, writeFile } from 'node:fs/promises';
-import type { KeyView } from '../../preload/api';
+import type { KeyView } from '../../contract/api';
 import type { SecurityAction, SecurityActionReporter } from '../domain/security-action';
 import { KeyCustody, type AddKeyOptions } from '../keys/key-custody';
 import { heldRoleAt, type Person } from '../people/roles';

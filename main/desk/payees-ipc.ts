@@ -8,7 +8,7 @@
 // force for the gate: until the contract names that state ('not verified'), it goes out as awaiting approval,
 // never as in force.
 import { readFile, stat } from 'node:fs/promises';
-import type { PayeeChangeItem, PayeeChangeOutcome, PayeeDetailsView, PayeeItem, PayeeVersionItem, PersonRef } from '../../preload/api';
+import type { PayeeChangeItem, PayeeChangeOutcome, PayeeDetailsView, PayeeItem, PayeeVersionItem, PersonRef } from '../../contract/api';
 import { maskAccount } from '../payees/match';
 import { stateOf, type PayeeDetails } from '../payees/payee';
 import type { DualControlService, PersonView } from './dual-control';

@@ -2,7 +2,7 @@
 // reference and expiry are read from the gateway's own response stored in the status history, so
 // the payin screen works offline too. The share token is the one token that crosses IPC: limited
 // to PAYIN_INFO for one payin id, created only on this explicit call, never stored or logged.
-import type { Money, PayinView } from '../../preload/api';
+import type { Money, PayinView } from '../../contract/api';
 import { minorFromGatewayNumber } from '../domain/money';
 import { newPaymentId } from '../domain/ids';
 import { isFinalStatus } from '../domain/status';

@@ -1,5 +1,5 @@
 // payouts:* — validate, create (journalled, sent once by the engine), read, code lists.
-import type { FieldIssue, PayoutInput, PayoutPreview } from '../../preload/api';
+import type { FieldIssue, PayoutInput, PayoutPreview } from '../../contract/api';
 import { DEFAULT_PAYMENT_METHOD, payoutFieldsOf, validatePayout, type PayoutDraft } from '../domain/payout';
 import { newPaymentId } from '../domain/ids';
 import { MoneyError, parseMinor } from '../domain/money';
@@ -70,7 +70,7 @@ async function fundingIssue(rt: DeskRuntime, profile: Profile, draft: PayoutDraf
 
 function preview(draft: PayoutDraft, decimalsOf: DecimalsOf): PayoutPreview {
   const { amountMinor, currencyCode, callbackUrl, ...payee } = payoutFieldsOf(draft);
-  // PayoutPreview is written by hand in preload/api.ts (which imports nothing from main); this fails to
+  // PayoutPreview is written by hand in contract/api.ts (which imports nothing from main); this fails to
   // compile if it loses one of PayoutFields' payee fields or types one differently.
   const shown: Pick<PayoutPreview, keyof typeof payee> = payee;
   return {

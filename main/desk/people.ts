@@ -3,7 +3,7 @@
 // the control records (their root fingerprint, changes waiting for a second admin, sealing the people from
 // before them). Main holds the unlocked key (runtime.setSession); the page learns only who is unlocked and
 // until when. The passphrase crosses IPC on unlock, add and enrol, and is never returned, logged or audited.
-import type { ControlInfo, ControlProposalInfo, DeskSessionView, PersonInfo, RoleName } from '../../preload/api';
+import type { ControlInfo, ControlProposalInfo, DeskSessionView, PersonInfo, RoleName } from '../../contract/api';
 import type { UnlockedSession } from '../people/key-vault';
 import type { ControlView, DualControlService, PersonView, ProposalView } from './dual-control';
 import type { ProfileAreaService } from './profile-binding';

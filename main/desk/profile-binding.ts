@@ -1,7 +1,7 @@
 // Binds the profile a contract method acts on. The services take it explicitly; the renderer never
 // sends one (a few methods take an optional profileId), so the IPC adapter binds the active profile
 // and the CLI the one chosen with --profile.
-import type { Area, Verb } from '../../preload/api';
+import type { Area, Verb } from '../../contract/api';
 import type { AppContext } from '../context';
 import type { Profile } from '../profiles/profile-schema';
 import type { AreaArgs, AreaResult, DeskServices } from './services';

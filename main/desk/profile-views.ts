@@ -1,5 +1,5 @@
 // Profile and settings as the renderer sees them, shared by the profiles, keys and settings services.
-import type { CallbackListenerStatus, ProfileView, SettingsView } from '../../preload/api';
+import type { CallbackListenerStatus, ProfileView, SettingsView } from '../../contract/api';
 import type { Profile } from '../profiles/profile-schema';
 import type { DeskRuntime } from './runtime';
 

@@ -3,7 +3,7 @@
 // this desk's work (the status of a payout another desk sent, a batch it paused, an approval it signed).
 // Nothing here asks the gateway: the desk that did the work already did.
 import { batchProgress } from '../engine';
-import type { BatchLiveState } from '../domain/state-words';
+import type { BatchLiveState } from '../../contract/state-words';
 import type { Logger } from '../log';
 import type { DeskEvents } from './events';
 import type { ProfileStores, RemoteChange } from '../store/profile-stores';

@@ -3,7 +3,7 @@
 // or add engine options), engine events turned into contract events, and the visible connection state. Offline
 // is a normal state: journals answer history, batches and keys without the gateway; the engine
 // keeps queued work until the gateway answers again.
-import type { CallbackListenerStatus, ConnectionState, Environment, TeamDatabaseState } from '../../preload/api';
+import type { CallbackListenerStatus, ConnectionState, Environment, TeamDatabaseState } from '../../contract/api';
 import { teamWhere } from '../store/postgres/connect';
 import { isConnectionError } from '../store/postgres/rate-budget';
 import type { AppContext } from '../context';

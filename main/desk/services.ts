@@ -1,10 +1,9 @@
 // The port between the IPC handlers and the services: one function per contract method, taking
 // arguments that have already passed their schema. Adapters in ./areas build it from the real
 // services; a method that is absent answers NOT_AVAILABLE instead of pretending to work.
-import type { Area, FieldIssue, IpcContract, Verb } from '../../preload/api';
+import type { Area, AreaArgs, AreaResult, FieldIssue, Verb } from '../../contract/api';
 
-export type AreaArgs<A extends Area, V extends Verb<A>> = IpcContract[A][V] extends { args: infer X } ? X : never;
-export type AreaResult<A extends Area, V extends Verb<A>> = IpcContract[A][V] extends { result: infer R } ? R : never;
+export type { AreaArgs, AreaResult };
 
 export type AreaService<A extends Area> = {
   [V in Verb<A>]: [AreaArgs<A, V>] extends [void] ? () => Promise<AreaResult<A, V>> : (args: AreaArgs<A, V>) => Promise<AreaResult<A, V>>;

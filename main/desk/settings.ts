@@ -2,7 +2,7 @@
 // team database (issue 15): URL, TLS mode and CA file in the profile; the password, sent once by the
 // page, in this desk's keychain, never answered back (only whether one is stored). Once dual control is on,
 // pointing the profile at another team database (or back at its own journal) needs an unlocked admin.
-import type { TeamDatabaseView } from '../../preload/api';
+import type { TeamDatabaseView } from '../../contract/api';
 import { openTeamPool, teamWhere } from '../store/postgres/connect';
 import { assertKeychainReachable } from '../keys/key-store';
 import { profileRuleProblem, type Profile, type ProfilePatch, type TeamDatabase } from '../profiles/profile-schema';

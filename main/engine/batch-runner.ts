@@ -4,7 +4,7 @@
 // a crash, a quit or a lost network is resumed from there with the same ids.
 import type { BatchCounts, JournalPort } from '../journal';
 import type { BatchRecord, PaymentRecord } from '../journal/types';
-import { batchStateWords, type BatchLiveState } from '../domain/state-words';
+import { batchStateWords, type BatchLiveState } from '../../contract/state-words';
 import { mayBeAtGateway } from '../domain/status';
 import type { BatchProgressEvent } from './events';
 import type { ApprovalClearance } from './ports';

@@ -1,7 +1,7 @@
 // Events the engine emits; the IPC layer forwards them to the renderer, the CLI prints them.
 import type { StatusSource } from '../domain/status';
 import type { BatchCounts } from '../journal';
-import type { BatchState, PaymentKind } from '../journal/types';
+import type { StoredBatchState, PaymentKind } from '../journal/types';
 
 export interface StatusChangedEvent {
   kind: PaymentKind;
@@ -16,7 +16,7 @@ export interface StatusChangedEvent {
 
 export interface BatchProgressEvent {
   batchId: string;
-  state: BatchState;
+  state: StoredBatchState;
   total: number;
   counts: BatchCounts;
   /** Accepted by the gateway so far. */
@@ -29,7 +29,7 @@ export interface BatchProgressEvent {
   ratePerSec: number;
   /** Time left to send the rest at the current rate; null when unknown. */
   etaSeconds: number | null;
-  /** What a person reads for the state (main/domain/state-words.ts): SENT, WAITING, STOPPED… */
+  /** What a person reads for the state (contract/state-words.ts): SENT, WAITING, STOPPED… */
   stateWord: string;
   /** Why it stopped or waits, when it did; else null. */
   stateReason: string | null;

@@ -12,7 +12,7 @@ import { retryBatchSha256 } from '../journal/retry-digest';
 import { BalanceWatcher } from './balance-watcher';
 import { BatchRun, batchProgress } from './batch-runner';
 import { CallbackListener, isLoopbackHost, publicCallbackUrl, type CallbackListenerState } from './callback-listener';
-import type { BatchLiveState } from '../domain/state-words';
+import type { BatchLiveState } from '../../contract/state-words';
 import type { BatchProgressEvent, ConnectionEvent, EngineEvents } from './events';
 import { EngineHaltError, PayoutSender, type SendOutcome } from './payout-sender';
 import type { ApprovalClearance, ApprovalGatePort, PayoutGatewayPort } from './ports';

@@ -1,7 +1,7 @@
 // A structural check of every incoming IPC argument, run before its schema: bounded depth, bounded
 // size, plain data only, and no keys that could poison an object prototype. The schema then checks
 // the exact shape; this guard makes sure nothing odd even reaches the schema library.
-import { MAX_LIST_ITEMS } from '../../preload/api';
+import { MAX_LIST_ITEMS } from '../../contract/limits';
 
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 export const MAX_DEPTH = 8;

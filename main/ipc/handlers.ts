@@ -4,11 +4,11 @@
 //   structural guard → schema → service (or NOT_AVAILABLE) → error mapping.
 // A handler never throws and never returns a secret it was not built to return.
 import type { z } from 'zod';
-import { IPC_METHODS, type Area, type Channel, type IpcHandlerMap, type Result } from '../../preload/api';
+import { IPC_METHODS, type Area, type Channel, type IpcHandlerMap, type Result } from '../../contract/api';
 import type { Logger } from '../log';
 import { guardArgument } from './argument-guard';
 import { invalidArgument, issuesFromZod, notAvailable, toIpcError } from '../desk/errors';
-import { ARG_SCHEMAS } from '../desk/schemas';
+import { ARG_SCHEMAS } from '../../contract/schemas';
 import type { DeskServices } from '../desk/services';
 
 export interface IpcHandlerOptions {

@@ -1,7 +1,7 @@
 // The only file that touches ipcMain. It registers one handler per contract channel, checks every
 // sender before the handler runs, and forwards service events to the app's own window.
 import { ipcMain, type IpcMain, type WebContents } from 'electron';
-import { EVENT_CHANNELS, IPC_CHANNELS, type IpcError, type IpcHandlerMap, type Result, type Unsubscribe } from '../../preload/api';
+import { EVENT_CHANNELS, IPC_CHANNELS, type IpcError, type IpcHandlerMap, type Result, type Unsubscribe } from '../../contract/api';
 import type { Logger } from '../log';
 import type { DeskEvents } from '../desk/events';
 import { checkIpcSender, type IpcEventLike } from '../shell/ipc-sender';

@@ -5,7 +5,7 @@
 import type { PayoutFields } from '../domain/payout';
 import type { NewAuditEntry } from './audit-log';
 import type {
-  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind,
   PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from './types';
 
@@ -85,8 +85,8 @@ export interface JournalPort {
 
   // ---- batches ----
   getBatch(id: string): Awaitable<BatchRecord | undefined>;
-  batchesIn(states: BatchState[]): Awaitable<BatchRecord[]>;
-  setBatchState(id: string, state: BatchState, reason?: string | null, actor?: string): Awaitable<BatchRecord>;
+  batchesIn(states: StoredBatchState[]): Awaitable<BatchRecord[]>;
+  setBatchState(id: string, state: StoredBatchState, reason?: string | null, actor?: string): Awaitable<BatchRecord>;
   batchCounts(id: string): Awaitable<BatchCounts>;
   preparation(kind: 'payout' | 'batch', id: string): Awaitable<{ preparedBy: string | null; preparedAt: number } | undefined>;
   manifestRows(kind: 'payout' | 'batch', id: string): Awaitable<ManifestRow[]>;

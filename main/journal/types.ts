@@ -100,9 +100,11 @@ export interface StatusEvent {
   raw: unknown;
 }
 
-/** RUNNING: rows are being sent (or will be on resume after a crash). COMPLETED: nothing left to send. */
+/**
+ * What the journal stores for a batch; the screens add QUEUED, CANCELLING and FAILED (contract/api.ts BatchState).
+ * RUNNING: rows are being sent (or will be on resume after a crash). COMPLETED: nothing left to send. */
 export const BATCH_STATES = ['RUNNING', 'PAUSED', 'CANCELLED', 'COMPLETED'] as const;
-export type BatchState = (typeof BATCH_STATES)[number];
+export type StoredBatchState = (typeof BATCH_STATES)[number];
 
 export interface CurrencyTotal {
   currencyCode: string;
@@ -116,7 +118,7 @@ export interface BatchRecord {
   sha256: string;
   rowCount: number;
   totals: CurrencyTotal[];
-  state: BatchState;
+  state: StoredBatchState;
   pauseReason: string | null;
   createdAt: number;
   updatedAt: number;

@@ -1,7 +1,7 @@
 // The application menu. Menu items only *tell the renderer* what the user chose (menuCommand
 // event); the renderer runs the same flow as its own buttons, so there is one code path per action.
 import type { MenuItemConstructorOptions } from 'electron';
-import type { MenuCommand } from '../../preload/api';
+import type { MenuCommand } from '../../contract/api';
 
 export interface MenuOptions {
   appName: string;

@@ -1,6 +1,6 @@
 // Desktop notifications raised by main (never by web content: its permission requests are denied).
 // Which events deserve one is a pure decision, tested without Electron.
-import type { BatchProgress, DeskNotification, PaymentStatusChanged } from '../../preload/api';
+import type { BatchProgress, DeskNotification, PaymentStatusChanged } from '../../contract/api';
 
 const FAILURE_STATUSES = new Set(['FAILED', 'REJECTED', 'CANCELLED', 'EXPIRED', 'RETURNED']);
 

@@ -1,6 +1,7 @@
 // Read-side queries the UI and the CLI need: filtered, sorted, paged history; one payment's
 // timeline; balance series; pending outgoing totals. All filters are bound parameters.
 import type Database from 'better-sqlite3';
+import { MAX_PAGE_SIZE } from '../../contract/limits';
 import { toPayment, toStatusEvent, type PaymentRow, type StatusEventRow } from './rows';
 import type {
   BalanceSnapshot, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery, HistorySortKey, PaymentKind, StatusEvent,
@@ -15,7 +16,6 @@ const SORT_COLUMNS: Record<HistorySortKey, string> = {
   id: 'id',
 };
 
-export const MAX_PAGE_SIZE = 1000;
 
 /**
  * Page, size and order of a history query, clamped (shared by the SQLite and PostgreSQL adapters):

@@ -1,6 +1,6 @@
 // Mapping between SQLite rows (snake_case) and the journal's records.
 import type { StatusSource } from '../domain/status';
-import type { BatchRecord, BatchState, CurrencyTotal, PaymentKind, PaymentRecord, PaymentState, StatusEvent } from '../journal/types';
+import type { BatchRecord, StoredBatchState, CurrencyTotal, PaymentKind, PaymentRecord, PaymentState, StatusEvent } from '../journal/types';
 
 export interface PaymentRow {
   pk: number;
@@ -109,7 +109,7 @@ export interface BatchRow {
   sha256: string;
   row_count: number;
   totals_json: string;
-  state: BatchState;
+  state: StoredBatchState;
   pause_reason: string | null;
   created_at: number;
   updated_at: number;

@@ -3,7 +3,7 @@
 // With `latest`, a new call is not refused but replaces the one in flight: only the latest call's answer
 // (and error) counts, an older one that lands later is dropped (renderer/lib/latest-request.ts).
 import { ref, type Ref } from 'vue';
-import type { Result } from '../../preload/api';
+import type { Result } from '../../contract/api';
 import { describeError, errorFromException, type DeskError } from '../lib/errors';
 import { latestRequests } from '../lib/latest-request';
 import { useNotifyStore } from '../stores/notify';

@@ -1,7 +1,7 @@
 // Where batches and payouts stand with dual control ("waiting for approval (1 of 2)"), asked of main for
 // the subjects a screen shows, and again whenever approvals change.
 import { ref, watch } from 'vue';
-import type { ApprovalStatusView, ApprovalSubjectRef } from '../../preload/api';
+import type { ApprovalStatusView, ApprovalSubjectRef } from '../../contract/api';
 import { desk } from '../desk';
 import { latestRequests } from '../lib/latest-request';
 import { useDualControlStore } from '../stores/dual-control';

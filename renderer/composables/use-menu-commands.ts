@@ -2,7 +2,7 @@
 // renderer that acts on it, through the same stores and calls as the screens' own buttons.
 import { onBeforeUnmount, onMounted, ref } from 'vue';
 import { useRouter } from 'vue-router';
-import type { AppInfo, FileGrant, MenuCommand, Unsubscribe } from '../../preload/api';
+import type { AppInfo, FileGrant, MenuCommand, Unsubscribe } from '../../contract/api';
 import { desk } from '../desk';
 import { saveFile } from '../lib/save-file';
 import { useBatchesStore } from '../stores/batches';

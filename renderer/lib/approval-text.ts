@@ -1,6 +1,6 @@
 // How a batch or payout stands with dual control, in the words the screens use. "waiting for approval
 // (1 of 2)" names the approval it waits for, of those required: the first of two while none is given.
-import type { ApprovalStatusView } from '../../preload/api';
+import type { ApprovalStatusView } from '../../contract/api';
 
 export type ApprovalStatusLike = Pick<ApprovalStatusView, 'state' | 'required' | 'approvedBy' | 'rejectedBy'>;
 

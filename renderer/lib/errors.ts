@@ -1,6 +1,6 @@
 // The one error helper: turns an error code from main into a message a finance user can act on.
 // Unknown codes fall back to main's own message, which is already specific (it never carries secrets).
-import type { IpcError } from '../../preload/api';
+import type { IpcError } from '../../contract/api';
 
 export type DeskError = IpcError;
 

@@ -1,8 +1,8 @@
 // The desk's own words for where a payment stands. Main's `localState` is one of the journal's states
 // (QUEUED, SENDING, UNKNOWN, ACCEPTED, HELD, DISCARDED, MISSING, REJECTED, CANCELLED, MISMATCH); a person
 // reads a sentence, never the internal word in brackets.
-import type { PaymentDetail } from '../../preload/api';
-import { paymentStateText } from '../../main/domain/state-words';
+import type { PaymentDetail } from '../../contract/api';
+import { paymentStateText } from '../../contract/state-words';
 
 /** The states that wait for a person or for the desk, with the banner the detail shows for each. */
 export interface Attention {
@@ -21,7 +21,7 @@ export function attentionOf(detail: Pick<PaymentDetail, 'localState'>): Attentio
   return ATTENTION[detail.localState.toUpperCase()] ?? null;
 }
 
-/** The "Desk state" line of the detail: the shared vocabulary's sentence (main/domain/state-words.ts, the CLI says the same). */
+/** The "Desk state" line of the detail: the shared vocabulary's sentence (contract/state-words.ts, the CLI says the same). */
 export const deskStateText = paymentStateText;
 
 /** True for a payout a person can release or discard. */

@@ -1,6 +1,6 @@
 // Saves text handed back by main (exports, templates, key letters) through the browser's download path,
 // which Electron turns into a native save dialog.
-import type { FileContent } from '../../preload/api';
+import type { FileContent } from '../../contract/api';
 
 export function saveFile(file: FileContent): void {
   const blob = new Blob([file.content], { type: file.mimeType });

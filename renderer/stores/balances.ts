@@ -1,7 +1,7 @@
 // Balances of the active profile: the latest snapshot per currency and the history behind the chart.
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { BalanceView } from '../../preload/api';
+import type { BalanceView } from '../../contract/api';
 import type { ChartPoint } from '../components/BalanceChart.vue';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';

@@ -1,7 +1,7 @@
 // Batch payouts: the validated file, the warnings confirmed, the running batch's progress and past batches.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { BatchFileSource, BatchProgress, FileGrant, BatchResultRow, BatchValidation, BatchView, CsvIssueView, Unsubscribe } from '../../preload/api';
+import type { BatchFileSource, BatchProgress, FileGrant, BatchResultRow, BatchValidation, BatchView, CsvIssueView, Unsubscribe } from '../../contract/api';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
 import { latestRequests } from '../lib/latest-request';

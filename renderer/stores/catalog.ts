@@ -1,7 +1,7 @@
 // Code lists from the gateway (currencies, payout operators), cached per profile.
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { CurrencyView, OperatorView } from '../../preload/api';
+import type { CurrencyView, OperatorView } from '../../contract/api';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
 import { registerAreaStore } from './session';

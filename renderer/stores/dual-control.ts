@@ -6,7 +6,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type {
   ApprovalDetail, ApprovalItem, ApprovalSubjectRef, ControlInfo, DeskSessionView, PersonInfo, PolicyRulesView, PolicyView, Result, RoleName, Unsubscribe,
-} from '../../preload/api';
+} from '../../contract/api';
 import { desk } from '../desk';
 import { registerAreaStore, useSessionStore } from './session';
 

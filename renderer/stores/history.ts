@@ -2,7 +2,7 @@
 // table is looking, so 100,000 payments cost what one screenful costs.
 import { defineStore } from 'pinia';
 import { ref, shallowRef, triggerRef } from 'vue';
-import type { HistoryFilters, HistoryQuery, HistoryRow, HistorySortField, Unsubscribe } from '../../preload/api';
+import type { HistoryFilters, HistoryQuery, HistoryRow, HistorySortField, Unsubscribe } from '../../contract/api';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
 import { latestRequests, type IsLatest } from '../lib/latest-request';

@@ -1,7 +1,7 @@
 // Keys of the active profile. Only public material ever reaches this store.
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { KeyView } from '../../preload/api';
+import type { KeyView } from '../../contract/api';
 import { desk } from '../desk';
 import { registerAreaStore } from './session';
 

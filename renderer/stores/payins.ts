@@ -1,7 +1,7 @@
 // Payins: the payment options for an amount, the payin on screen and its customer account data.
 import { defineStore } from 'pinia';
 import { ref, shallowRef } from 'vue';
-import type { HistoryRow, JsonValue, PayinInput, PayinView, PaymentOptionView, Unsubscribe } from '../../preload/api';
+import type { HistoryRow, JsonValue, PayinInput, PayinView, PaymentOptionView, Unsubscribe } from '../../contract/api';
 import { desk } from '../desk';
 import { errorFromException, type DeskError } from '../lib/errors';
 import { latestRequests } from '../lib/latest-request';

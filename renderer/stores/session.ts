@@ -11,7 +11,7 @@ import type {
   SettingsUpdate,
   RateBudgetUsage,
   Unsubscribe,
-} from '../../preload/api';
+} from '../../contract/api';
 import { desk } from '../desk';
 import { describeError } from '../lib/errors';
 import { useNotifyStore } from './notify';

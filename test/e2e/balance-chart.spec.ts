@@ -1,4 +1,4 @@
-import type { BalanceView, PayoutValidation } from '../../preload/api';
+import type { BalanceView, PayoutValidation } from '../../contract/api';
 import { germanIban } from './support/csv-fixtures';
 import { call, expect, openWithDemo, shot, test } from './support/journey';
 

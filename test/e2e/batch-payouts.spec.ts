@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
-import type { PaymentDetail, PayoutValidation } from '../../preload/api';
+import type { PaymentDetail, PayoutValidation } from '../../contract/api';
 import { BROKEN_ROWS, germanIban, payoutCsv } from './support/csv-fixtures';
 import { call, expect, openWithDemo, shot, test } from './support/journey';
 

@@ -1,7 +1,7 @@
 // "Retry failed rows" offers exactly the rows main marks retryable (main decides, per intent), the
 // results link each retried row to its retry and back, and a payout's detail lists every attempt.
 import type { Page } from '@playwright/test';
-import type { BatchResultRow, BatchView, Page as ResultPage } from '../../preload/api';
+import type { BatchResultRow, BatchView, Page as ResultPage } from '../../contract/api';
 import { germanIban, payoutCsv } from './support/csv-fixtures';
 import { call, expect, openWithDemo, shot, test } from './support/journey';
 import type { DeskHarness } from './support/desk-bridge';

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import type { PersonInfo } from '../../preload/api';
+import type { PersonInfo } from '../../contract/api';
 import { payoutCsv } from './support/csv-fixtures';
 import { APP_URL } from './support/bridge-page';
 import { call, expect, openWithDemo, selectOption, shot, test } from './support/journey';

@@ -1,5 +1,5 @@
 import { call, expect, openWithDemo, shot, test } from './support/journey';
-import type { PaymentDetail } from '../../preload/api';
+import type { PaymentDetail } from '../../contract/api';
 
 test("a failing payout's reason is shown in History", async ({ page, desk }) => {
   await openWithDemo(page, desk, 'balances');

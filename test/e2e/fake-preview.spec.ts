@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import type { Channel, IpcHandlerMap } from '../../preload/api';
+import type { Channel, IpcHandlerMap } from '../../contract/api';
 import { APP_URL, bridgePage } from './support/bridge-page';
 import { createFakeDesk } from './support/fake-desk';
 

@@ -1,4 +1,4 @@
-import type { ProfileList, ProfileView } from '../../preload/api';
+import type { ProfileList, ProfileView } from '../../contract/api';
 import { call, expect, openWithDemo, selectOption, test } from './support/journey';
 
 test('a payout above the available balance is refused on the New payout screen and cannot be reviewed', async ({ page, desk }) => {

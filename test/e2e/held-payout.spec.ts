@@ -2,7 +2,7 @@
 // person's back: the desk says why, and a person releases it after the fix or discards it.
 // The refusal is the realistic one: the signing key is rotated, and the gateway has not processed the
 // new key letter yet (the harness holds back the registration), so the token request fails with 401.
-import type { PaymentDetail, PayoutInput, PayoutValidation, Result } from '../../preload/api';
+import type { PaymentDetail, PayoutInput, PayoutValidation, Result } from '../../contract/api';
 import { call, expect, openWithDemo, selectOption, shot, test } from './support/journey';
 import type { DeskHarness } from './support/desk-bridge';
 

@@ -1,4 +1,4 @@
-import type { BatchValidation, BatchView, PaymentDetail, PayoutValidation } from '../../preload/api';
+import type { BatchValidation, BatchView, PaymentDetail, PayoutValidation } from '../../contract/api';
 import { germanIban, payoutCsv } from './support/csv-fixtures';
 import { call, expect, openWithDemo, shot, test } from './support/journey';
 import type { DeskHarness } from './support/desk-bridge';

@@ -2,7 +2,7 @@
 // the app forwards to its window, and the renderer must act on it.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileChoice, PaymentDetail, PayoutValidation } from '../../preload/api';
+import type { FileChoice, PaymentDetail, PayoutValidation } from '../../contract/api';
 import { payoutCsv } from './support/csv-fixtures';
 import { call, expect, openWithDemo, test } from './support/journey';
 

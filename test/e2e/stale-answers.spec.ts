@@ -3,7 +3,7 @@
 // file chosen last, the search typed last. Found on a fresh machine as batch-funding.spec.ts seeing
 // "0 valid" from the file chosen before (its re-read landed last, or the new file was not read at all).
 import { expect, test, type Page } from '@playwright/test';
-import type { Channel, IpcHandlerMap, PaymentDetail, PayoutValidation, Result } from '../../preload/api';
+import type { Channel, IpcHandlerMap, PaymentDetail, PayoutValidation, Result } from '../../contract/api';
 import { germanIban } from './support/csv-fixtures';
 import { APP_URL, bridgePage } from './support/bridge-page';
 import { createDesk } from './support/desk-bridge';

@@ -2,7 +2,7 @@
 // click, one payout to its final status. Each test starts the app on a fresh data folder.
 // Where Electron cannot run here, every test is skipped with the reason (printed by global-setup.ts).
 import { expect, test as base } from '@playwright/test';
-import { IPC_METHODS } from '../../preload/api';
+import { IPC_METHODS } from '../../contract/api';
 import { electronRequired, launchDesk, selectOption, whyNotRunnable, type LaunchedDesk } from './support/electron-app';
 
 const notRunnable = whyNotRunnable();

@@ -16,7 +16,7 @@ import type { PaymentRecord } from '../../main/journal';
 import { UnlockedSession } from '../../main/people/key-vault';
 import { encodeChainRecord } from '../../main/trust/chain-codec';
 import { draftRecord, recordHash, signRecord, type ChainRecord } from '../../main/trust/chain-record';
-import type { Result } from '../../preload/api';
+import type { Result } from '../../contract/api';
 import { SIM_PROFILE, type SimJournal } from './adapters';
 import { adversaryPublicKey, adversarySession, trustedControl } from './dual-control';
 import { payoutsOf } from './invariants';

@@ -7,7 +7,7 @@ import type { Clock } from '@sinonjs/fake-timers';
 import { PAYOUT_CSV_FIELDS } from '../../main/csv/headers';
 import { createIpcHandlers } from '../../main/ipc/handlers';
 import type { MemoryKeyStore } from '../../main/keys/key-store';
-import type { BatchResultRow, IpcHandlerMap, Result } from '../../preload/api';
+import type { BatchResultRow, IpcHandlerMap, Result } from '../../contract/api';
 import type { GatewayModel, GatewayStatus, StoredPayout } from './gateway-model';
 import type { Intent, Person } from './person';
 import type { Subject } from '../../main/approvals/manifest';

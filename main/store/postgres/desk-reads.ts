@@ -5,7 +5,7 @@
 import type { QueryResultRow } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
 import { toBatch, type BatchRow } from '../rows';
-import type { AuditEntry, BalanceSnapshot, BatchRecord, BatchState, CurrencyTotal, PaymentRecord } from '../../journal/types';
+import type { AuditEntry, BalanceSnapshot, BatchRecord, StoredBatchState, CurrencyTotal, PaymentRecord } from '../../journal/types';
 import { integerBound, pgInteger, toPgPayment, type PgQueryable } from './history';
 
 export function pgBatchRow(r: QueryResultRow): BatchRow {
@@ -15,7 +15,7 @@ export function pgBatchRow(r: QueryResultRow): BatchRow {
     sha256: r.sha256 as string,
     row_count: pgInteger(r.row_count, 'row_count'),
     totals_json: r.totals_json as string,
-    state: r.state as BatchState,
+    state: r.state as StoredBatchState,
     pause_reason: r.pause_reason as string | null,
     created_at: pgInteger(r.created_at, 'created_at'),
     updated_at: pgInteger(r.updated_at, 'updated_at'),

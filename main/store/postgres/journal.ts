@@ -46,7 +46,7 @@ import type { DeskJournal, ManifestRow, SendClaim } from '../../journal/port';
 import { Grouped } from './grouped';
 import { toBatch } from '../rows';
 import type {
-  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
   PaymentState, StatusEvent, StatusObservation,
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
@@ -964,15 +964,15 @@ export class PgJournal implements DeskJournal {
     return b;
   }
 
-  async batchesIn(states: BatchState[]): Promise<BatchRecord[]> {
+  async batchesIn(states: StoredBatchState[]): Promise<BatchRecord[]> {
     if (states.length === 0) return [];
     return (await this.pool.query('SELECT * FROM batches WHERE state = ANY($1::text[]) ORDER BY created_at, id', [states])).rows.map((r) => toBatch(pgBatchRow(r)));
   }
 
-  async setBatchState(id: string, state: BatchState, reason: string | null = null, actor = 'engine'): Promise<BatchRecord> {
+  async setBatchState(id: string, state: StoredBatchState, reason: string | null = null, actor = 'engine'): Promise<BatchRecord> {
     const at = this.now();
     await this.transaction(async (client) => {
-      const before = (await client.query('SELECT state, pause_reason FROM batches WHERE id = $1 FOR UPDATE', [id])).rows[0] as { state: BatchState; pause_reason: string | null } | undefined;
+      const before = (await client.query('SELECT state, pause_reason FROM batches WHERE id = $1 FOR UPDATE', [id])).rows[0] as { state: StoredBatchState; pause_reason: string | null } | undefined;
       if (!before) throw new JournalError('NOT_FOUND', `no batch with id ${id} in the journal`, [id]);
       if (before.state === state && before.pause_reason === reason) return;
       await client.query('UPDATE batches SET state = $1, pause_reason = $2, updated_at = $3 WHERE id = $4', [state, reason, at, id]);

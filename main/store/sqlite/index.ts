@@ -2,4 +2,4 @@
 // the dual-control records, the payee book and the audit seal beside it.
 export { Journal, openJournal, type JournalOptions } from './journal';
 export { SCHEMA_VERSION, JournalVersionError } from './migrations';
-export { MAX_PAGE_SIZE } from '../history';
+export { MAX_PAGE_SIZE } from '../../../contract/limits';

@@ -18,7 +18,7 @@ import { migrate } from './migrations';
 import { toBatch, toPayment, type BatchRow, type PaymentRow } from '../rows';
 import type { DeskJournal, ManifestRow, SendClaim } from '../../journal/port';
 import type {
-  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, BatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
@@ -544,7 +544,7 @@ export class Journal implements DeskJournal {
     return b;
   }
 
-  batchesIn(states: BatchState[]): BatchRecord[] {
+  batchesIn(states: StoredBatchState[]): BatchRecord[] {
     if (states.length === 0) return [];
     return (this.db.prepare(`SELECT * FROM batches WHERE state IN (${states.map(() => '?').join(', ')}) ORDER BY created_at`).all(...states) as BatchRow[]).map(toBatch);
   }
@@ -553,7 +553,7 @@ export class Journal implements DeskJournal {
     return (this.stmt('SELECT * FROM batches ORDER BY created_at DESC LIMIT ?').all(limit) as BatchRow[]).map(toBatch);
   }
 
-  setBatchState(id: string, state: BatchState, reason: string | null = null, actor = 'engine'): BatchRecord {
+  setBatchState(id: string, state: StoredBatchState, reason: string | null = null, actor = 'engine'): BatchRecord {
     const at = this.now();
     this.db.transaction(() => {
       const before = this.mustGetBatch(id);

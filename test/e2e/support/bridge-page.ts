@@ -2,7 +2,7 @@
 // preload connects the real window to ipcMain: `window.desk` gets one named function per contract
 // method (built from the same channel lists), and service events are pushed into the page.
 import type { Page } from '@playwright/test';
-import { EVENT_CHANNELS, IPC_METHODS, type Channel, type EventName, type IpcHandlerMap, type Unsubscribe } from '../../../preload/api';
+import { EVENT_CHANNELS, IPC_METHODS, type Channel, type EventName, type IpcHandlerMap, type Unsubscribe } from '../../../contract/api';
 import { RENDERER_ORIGIN, serveRenderer } from './serve-renderer';
 
 export interface EventSource {

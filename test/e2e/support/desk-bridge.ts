@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import type { IpcHandlerMap, OperatorView, Result } from '../../../preload/api';
+import type { IpcHandlerMap, OperatorView, Result } from '../../../contract/api';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
 import { DemoMode } from '../../../main/demo/demo-mode';
 import { createAppContext } from '../../../main/context';

@@ -2,7 +2,7 @@
 // services are unavailable (and to show an error state on purpose). The journeys run against the real
 // services through desk-bridge.ts; nothing here is asserted as gateway behaviour.
 import { randomUUID } from 'node:crypto';
-import { IPC_CHANNELS, type Channel, type HistoryRow, type IpcHandlerMap, type PaymentDetail, type ProfileView, type Result } from '../../../preload/api';
+import { IPC_CHANNELS, type Channel, type HistoryRow, type IpcHandlerMap, type PaymentDetail, type ProfileView, type Result } from '../../../contract/api';
 
 type Handler = (args: unknown) => Promise<Result<unknown>>;
 const ok = <T>(data: T): Promise<Result<T>> => Promise.resolve({ ok: true, data });

@@ -1,7 +1,7 @@
 // Shared steps of the journeys: a fresh desk per test, the Demo profile, screenshots for the guide.
 import { mkdir } from 'node:fs/promises';
 import { expect, test as base, type Page } from '@playwright/test';
-import type { Channel, IpcHandlerMap, Result } from '../../../preload/api';
+import type { Channel, IpcHandlerMap, Result } from '../../../contract/api';
 import { APP_URL } from './bridge-page';
 import { startDesk, type DeskHarness } from './desk-bridge';
 

@@ -2,7 +2,7 @@
 // control records); everyone else enrols at the desk, reads their key's fingerprint to the admin, and the
 // admin compares it and grants their roles. Through the screens, or through the real handlers for set-up.
 import { expect, type Page } from '@playwright/test';
-import type { IpcHandlerMap, PersonInfo, RoleName } from '../../../preload/api';
+import type { IpcHandlerMap, PersonInfo, RoleName } from '../../../contract/api';
 import { call, selectOption } from './journey';
 
 /** A person's key is sealed and opened under scrypt (128 MiB): a few tenths of a second, much more on a busy machine. */

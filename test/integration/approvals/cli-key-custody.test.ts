@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AuditEntryView, Page } from '../../../preload/api';
+import type { AuditEntryView, Page } from '../../../contract/api';
 import { runCli } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { dualControlService, type DualControlService } from '../../../main/desk/dual-control';

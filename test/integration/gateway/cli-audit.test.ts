@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AuditEntryView, Page } from '../../../preload/api';
+import type { AuditEntryView, Page } from '../../../contract/api';
 import { runCli } from '../../../main/cli/index';
 import { auditAnchorAccount, auditKeyAccount } from '../../../main/store/sqlite/audit-seal';
 import { journalPath } from '../../../main/desk/profile-engine';

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchView, Page, HistoryRow, PaymentDetail, PayinView } from '../../../preload/api';
+import type { BatchView, Page, HistoryRow, PaymentDetail, PayinView } from '../../../contract/api';
 import { runCli } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { journalPath } from '../../../main/desk/profile-engine';
@@ -81,7 +81,7 @@ describe('payouts', () => {
     const r = await cli('payouts', 'get', id);
     expect(r.code).toBe(0);
     expect(r.out).toContain(`Payout ${id}  SUCCESS (final)`);
-    // The same sentence as the desk's detail panel (main/domain/state-words.ts), not "local state ACCEPTED".
+    // The same sentence as the desk's detail panel (contract/state-words.ts), not "local state ACCEPTED".
     expect(r.out).toContain('  State:      Sent — the gateway reports SUCCESS\n');
     expect(r.out).toMatch(/Status history:\n.*QUEUED\s+local\n.*ACCEPTED\s+create\n(.*(PENDING|PROCESSING)\s+poll\n)*.*SUCCESS\s+poll\n$/);
     const detail = await json<PaymentDetail>('payouts', 'get', id, '--refresh');

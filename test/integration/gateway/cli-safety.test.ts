@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchResultRow, BatchView, Page, PaymentDetail } from '../../../preload/api';
+import type { BatchResultRow, BatchView, Page, PaymentDetail } from '../../../contract/api';
 import { runCli, type CliIo } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { MemoryKeyStore } from '../../../main/keys/key-store';

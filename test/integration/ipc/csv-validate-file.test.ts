@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArgsOf, IpcHandlerMap, ResultOf } from '../../../preload/api';
+import type { ArgsOf, IpcHandlerMap, ResultOf } from '../../../contract/api';
 import { MAX_CSV_BYTES } from '../../../main/csv/types';
 import { batchesService } from '../../../main/desk/batches';
 import { createFileGrants, type FileGrants } from '../../../main/desk/file-grants';

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArgsOf, BatchProgress, IpcHandlerMap, PaymentDetail } from '../../../preload/api';
+import type { ArgsOf, BatchProgress, IpcHandlerMap, PaymentDetail } from '../../../contract/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { DemoMode } from '../../../main/demo/demo-mode';
 import { bindActiveProfile, createDeskServices } from '../../../main/desk';

@@ -1,5 +1,5 @@
 // Helpers of the IPC integration tests: call a handler and unwrap its result, and poll until a read is done.
-import type { ArgsOf, Channel, IpcHandlerMap, ResultOf } from '../../../preload/api';
+import type { ArgsOf, Channel, IpcHandlerMap, ResultOf } from '../../../contract/api';
 
 /** A caller over one handler map: the data of an ok result, or an error naming the channel, code and message. */
 export function callerOf(handlers: () => IpcHandlerMap) {

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IpcHandlerMap } from '../../../preload/api';
+import type { IpcHandlerMap } from '../../../contract/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { bindActiveProfile, createDeskServices, type DialogPort } from '../../../main/desk';
 import { createDeskEvents } from '../../../main/desk/events';

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArgsOf, ConnectionState, IpcHandlerMap, PaymentDetail } from '../../../preload/api';
+import type { ArgsOf, ConnectionState, IpcHandlerMap, PaymentDetail } from '../../../contract/api';
 import { startSandbox, type SandboxHandle } from '../../../sandbox';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { DemoMode } from '../../../main/demo/demo-mode';

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntryView, IpcHandlerMap } from '../../../preload/api';
+import type { AuditEntryView, IpcHandlerMap } from '../../../contract/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { DemoMode } from '../../../main/demo/demo-mode';
 import { bindActiveProfile, createDeskServices } from '../../../main/desk';

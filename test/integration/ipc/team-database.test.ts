@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IpcHandlerMap } from '../../../preload/api';
+import type { IpcHandlerMap } from '../../../contract/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { bindActiveProfile, createDeskServices } from '../../../main/desk';
 import type { DialogPort } from '../../../main/desk/dialogs';

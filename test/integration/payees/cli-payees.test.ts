@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntryView, BatchView, Page } from '../../../preload/api';
+import type { AuditEntryView, BatchView, Page } from '../../../contract/api';
 import { runCli } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import type { SubjectView } from '../../../main/desk/dual-control';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { BatchValidation, BatchView } from '../../../preload/api';
+import type { BatchValidation, BatchView } from '../../../contract/api';
 import { PgDualControlRepository } from '../../../main/store/postgres/dual-control';
 import { signPreparation } from '../../../main/approvals/preparation';
 import { runCli } from '../../../main/cli/index';

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Channel, EventContract, EventName, IpcHandlerMap, Result } from '../../../preload/api';
+import type { Channel, EventContract, EventName, IpcHandlerMap, Result } from '../../../contract/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { bindActiveProfile, createDeskServices } from '../../../main/desk';
 import { createDeskEvents, type DeskEvents } from '../../../main/desk/events';

@@ -5,7 +5,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { AuditVerification } from '../../../preload/api';
+import type { AuditVerification } from '../../../contract/api';
 import { runCli } from '../../../main/cli/index';
 import { dualControlService, type DualControlService } from '../../../main/desk/dual-control';
 import { auditSignerId, auditSigningText, signedEntryHash, type AuditVerifyResult } from '../../../main/journal/audit-log';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { AuditVerification } from '../../../preload/api';
+import type { AuditVerification } from '../../../contract/api';
 import { createAppContext } from '../../../main/context';
 import { auditSignerId, auditSigningText, entryHash, signedEntryHash, type AuditRow, type AuditVerifyResult, type EntryFields } from '../../../main/journal/audit-log';
 import { PgJournal } from '../../../main/store/postgres/journal';

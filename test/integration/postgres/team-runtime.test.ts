@@ -3,7 +3,7 @@
 // other's work as it happens (LISTEN/NOTIFY), without asking the gateway itself. Dual control spans the
 // desks: people enrol at their own desk, an admin grants roles from another, approvals are shared.
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { ApprovalItem, AuditEntryView, AuditVerification, BatchValidation, BatchView, ConnectionState, ControlInfo, DeskSessionView, HistoryRow, Page, PaymentDetail, PersonInfo } from '../../../preload/api';
+import type { ApprovalItem, AuditEntryView, AuditVerification, BatchValidation, BatchView, ConnectionState, ControlInfo, DeskSessionView, HistoryRow, Page, PaymentDetail, PersonInfo } from '../../../contract/api';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
 import { sandboxConfig } from '../engine/setup';
 import { freshDatabase } from './cluster';

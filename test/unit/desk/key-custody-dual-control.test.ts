@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntryView, Channel, IpcHandlerMap, KeyView, Page, Result } from '../../../preload/api';
+import type { AuditEntryView, Channel, IpcHandlerMap, KeyView, Page, Result } from '../../../contract/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { bindActiveProfile, createDeskServices } from '../../../main/desk';
 import type { DialogPort } from '../../../main/desk/dialogs';

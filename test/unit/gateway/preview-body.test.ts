@@ -2,7 +2,7 @@
 // byte the body the gateway client sends with POST /payouts/{id} when that payout is created, because
 // both come from the one builder (main/gateway/payment-body.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PayoutInput } from '../../../preload/api';
+import type { PayoutInput } from '../../../contract/api';
 import { createCurrencyCache } from '../../../main/desk/currency-cache';
 import { createDeskEvents } from '../../../main/desk/events';
 import { payoutsService } from '../../../main/desk/payouts';

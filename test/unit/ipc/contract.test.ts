@@ -8,7 +8,7 @@ import {
   type Money,
   type Result,
   type ResultOf,
-} from '../../../preload/api';
+} from '../../../contract/api';
 
 describe('IPC contract', () => {
   it('names every channel area:verb, unique, with no collision with event channels', () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Channel, EventContract, IpcHandlerMap, Result } from '../../../preload/api';
+import type { Channel, EventContract, IpcHandlerMap, Result } from '../../../contract/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { bindActiveProfile, createDeskServices } from '../../../main/desk';
 import { createDeskEvents } from '../../../main/desk/events';

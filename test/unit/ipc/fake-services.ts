@@ -1,6 +1,6 @@
 // A DeskServices whose every method records that it was reached and answers a marker, so tests can
 // prove what does (and does not) get past the argument checks.
-import { IPC_METHODS, type Area } from '../../../preload/api';
+import { IPC_METHODS, type Area } from '../../../contract/api';
 import type { DeskServices } from '../../../main/desk/services';
 
 export interface RecordingServices {

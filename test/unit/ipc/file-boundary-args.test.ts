@@ -1,7 +1,7 @@
 // The page can name no file: every way it could try to pass a path or key text is refused by the
 // schema, before any service is reached (the services themselves are tested in test/integration/ipc).
 import { describe, expect, it } from 'vitest';
-import type { Channel } from '../../../preload/api';
+import type { Channel } from '../../../contract/api';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { recordingServices } from './fake-services';
 

@@ -1,12 +1,12 @@
 // Every contract method has a handler, a schema and a real service; nothing exists without a
 // contract method. A missing or extra one fails here.
 import { describe, expect, it } from 'vitest';
-import { IPC_CHANNELS, IPC_METHODS, type Area } from '../../../preload/api';
+import { IPC_CHANNELS, IPC_METHODS, type Area } from '../../../contract/api';
 import { createDeskServices } from '../../../main/desk';
 import { createDeskEvents } from '../../../main/desk/events';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import type { DeskRuntime } from '../../../main/desk/runtime';
-import { ARG_SCHEMAS } from '../../../main/desk/schemas';
+import { ARG_SCHEMAS } from '../../../contract/schemas';
 import { recordingServices } from './fake-services';
 
 const sorted = (xs: Iterable<string>) => [...xs].sort();

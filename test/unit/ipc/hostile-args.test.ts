@@ -3,7 +3,7 @@
 // handler never throws and the service is never reached. Valid arguments do reach it, so the
 // refusals below are the checks working, not a handler that refuses everything.
 import { describe, expect, it } from 'vitest';
-import { IPC_CHANNELS, type Channel, type Result } from '../../../preload/api';
+import { IPC_CHANNELS, type Channel, type Result } from '../../../contract/api';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { recordingServices } from './fake-services';
 import { VALID_ARGS } from './valid-args';

@@ -1,6 +1,6 @@
 // main/ipc/register.ts: one ipcMain handler per channel, each behind the sender check.
 import { describe, expect, it, vi } from 'vitest';
-import { EVENT_CHANNELS, IPC_CHANNELS } from '../../../preload/api';
+import { EVENT_CHANNELS, IPC_CHANNELS } from '../../../contract/api';
 import { createDeskEvents } from '../../../main/desk/events';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { createCapturingLogger } from '../../../main/log';

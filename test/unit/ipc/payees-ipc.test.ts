@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Channel, IpcHandlerMap, PayeeChangeOutcome, PayeeImportOutcome, PayeeItem, Result } from '../../../preload/api';
+import type { Channel, IpcHandlerMap, PayeeChangeOutcome, PayeeImportOutcome, PayeeItem, Result } from '../../../contract/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { bindActiveProfile, createDeskServices, createFileGrants, type FileGrants } from '../../../main/desk';
 import { createDeskEvents } from '../../../main/desk/events';

@@ -1,6 +1,6 @@
 // One valid argument per channel, typed by the contract, so a contract change breaks this file
 // instead of silently weakening the hostile-argument tests built on it.
-import type { ArgsOf, Channel } from '../../../preload/api';
+import type { ArgsOf, Channel } from '../../../contract/api';
 
 export const VALID_ARGS: { [C in Channel]: ArgsOf<C> } = {
   'profiles:list': undefined,

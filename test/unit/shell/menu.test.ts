@@ -2,7 +2,7 @@
 // the platform decides where About and Quit live, and developer tools exist only in development.
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it } from 'vitest';
-import { MENU_COMMANDS, type MenuCommand } from '../../../preload/api';
+import { MENU_COMMANDS, type MenuCommand } from '../../../contract/api';
 import { buildMenuTemplate } from '../../../main/shell/menu';
 
 type Item = MenuItemConstructorOptions;

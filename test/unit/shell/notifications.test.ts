@@ -1,7 +1,7 @@
 // Desktop notifications: one when a batch finishes, one when a payment (not in a batch) fails, none
 // for anything else. The pure policy first, then the policy fed with what the real engine emits.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BatchProgress, DeskNotification, PaymentStatusChanged } from '../../../preload/api';
+import type { BatchProgress, DeskNotification, PaymentStatusChanged } from '../../../contract/api';
 import { createNotificationPolicy, notificationForBatch, notificationForPayment } from '../../../main/shell/notifications';
 import { draft, engineFixture, until, type EngineFixture } from '../engine/engine-helpers';
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventContract } from '../../../preload/api';
+import type { EventContract } from '../../../contract/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { createDeskEvents } from '../../../main/desk/events';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';

@@ -1,7 +1,7 @@
 // The preload exposes exactly window.desk: one frozen object per contract area holding named
 // functions, plus event subscriptions. No ipcRenderer, no generic invoke/send reaches the page.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { EVENT_CHANNELS, IPC_METHODS, type DeskApi } from '../../../preload/api';
+import { EVENT_CHANNELS, IPC_METHODS, type DeskApi } from '../../../contract/api';
 
 const exposed = new Map<string, unknown>();
 const invoke = vi.fn(async (..._args: unknown[]) => ({ ok: true, data: null }));

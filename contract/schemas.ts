@@ -2,10 +2,9 @@
 // has a length limit, every number a range. The types are checked against the contract, so a
 // schema cannot drift from what the renderer is allowed to send.
 import { z } from 'zod';
-import { MAX_LIST_ITEMS, type Area, type Verb } from '../../preload/api';
-import type { AreaArgs } from './services';
+import type { Area, AreaArgs, Verb } from './api';
+import { MAX_CSV_BYTES, MAX_LIST_ITEMS, MAX_PAGE_SIZE } from './limits';
 
-const MAX_CSV_BYTES = 50 * 1024 * 1024;
 const listOf = <T extends z.ZodType>(item: T, max = MAX_LIST_ITEMS) => z.array(item).max(max, `at most ${max.toLocaleString('en')} items`);
 /** A token main issued for a file the user chose or dropped (main/desk/file-grants.ts). */
 const fileToken = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'is not a file token');
@@ -26,7 +25,7 @@ const isoTime = z.string().max(40).refine((t) => !Number.isNaN(Date.parse(t)), '
 const environment = z.enum(['TEST', 'LIVE']);
 const statusText = z.string().regex(/^[A-Za-z_]{1,40}$/, 'is not a status');
 const money = z.strictObject({ amount: decimalText, currencyCode });
-const page = { offset: z.number().int().min(0).max(10_000_000).optional(), limit: z.number().int().min(1).max(1000).optional() };
+const page = { offset: z.number().int().min(0).max(10_000_000).optional(), limit: z.number().int().min(1).max(MAX_PAGE_SIZE).optional() };
 const none = z.undefined();
 const byKey = z.strictObject({ keyId, profileId: profileId.optional() });
 const byBatch = z.strictObject({ batchId });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { payeeKey } from '../../../main/domain/payee-key';
 import { withCurrenciesHint } from '../../../main/cli/submit-file';
-import { batchStateLine, batchStateWords, clockTime, paymentStateText, paymentStatusWord, unreachableReason } from '../../../main/domain/state-words';
+import { batchStateLine, batchStateWords, clockTime, paymentStateText, paymentStatusWord, unreachableReason } from '../../../contract/state-words';
 
 const counts = (state: string, pending: number, total = 20) => ({ state, total, pending, failed: 0 });
 

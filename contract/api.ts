@@ -1,5 +1,6 @@
-// The IPC contract between the renderer and main (DESIGN.md §2). One file, types plus the channel
-// list; it imports nothing, so main, preload, the renderer and the Playwright harness all share it.
+// The IPC contract between the renderer and main (DESIGN.md §2): types plus the channel list. It sits
+// in contract/ with its schemas (schemas.ts), its sizes (limits.ts) and the words a person reads
+// (state-words.ts); it imports nothing, so main, preload, the renderer and the Playwright harness share it.
 //
 // Rules kept by every method:
 // - one argument object (or none), checked by a schema in main before any service sees it;
@@ -361,7 +362,7 @@ export interface BatchProgress {
   sent: number;
   ratePerSec: number;
   etaSeconds: number | null;
-  /** The state as a person reads it (main/domain/state-words.ts): SENT while final statuses are awaited, WAITING, STOPPED… */
+  /** The state as a person reads it (contract/state-words.ts): SENT while final statuses are awaited, WAITING, STOPPED… */
   stateWord: string;
   /** Why the batch stopped or waits (e.g. "gateway unreachable since 10:42 (ECONNREFUSED)"); null when nothing needs saying. */
   stateReason: string | null;
@@ -1061,12 +1062,6 @@ export interface IpcContract {
 }
 
 /** Every invokable method, by area. Main registers `area:verb` for each; preload builds window.desk from it. */
-/**
- * The longest list any method takes (the payout ids of a retry, the confirmed rows of a 100,000-row batch).
- * Main's schemas use this very constant, and its argument guard derives its value count from it.
- */
-export const MAX_LIST_ITEMS = 100_000;
-
 export const IPC_METHODS = {
   profiles: ['list', 'create', 'createDemo', 'use', 'update', 'remove', 'testConnection'],
   keys: ['list', 'generate', 'import', 'exportPublic', 'letter', 'rotate', 'retire', 'backup', 'setSecret', 'clearSecret'],
@@ -1086,6 +1081,9 @@ export const IPC_METHODS = {
 export type Area = keyof IpcContract;
 export type Verb<A extends Area> = keyof IpcContract[A] & string;
 export type Channel = { [A in Area]: `${A}:${Verb<A>}` }[Area];
+/** The arguments and the result of one method, by area and verb. */
+export type AreaArgs<A extends Area, V extends Verb<A>> = IpcContract[A][V] extends { args: infer X } ? X : never;
+export type AreaResult<A extends Area, V extends Verb<A>> = IpcContract[A][V] extends { result: infer R } ? R : never;
 
 type SplitChannel<C extends Channel> = C extends `${infer A}:${infer V}`
   ? A extends Area
