@@ -11,7 +11,7 @@ import { KeytarKeyStore, type KeyStore } from './keys/key-store';
 import { silentLogger, type Logger } from './log';
 import { profileRuleProblem, type Profile } from './profiles/profile-schema';
 import { ProfileError, ProfileStore } from './profiles/profile-store';
-import { SecurityTrail } from './security-trail';
+import { SecurityTrail } from './audit/security-trail';
 
 /** A gateway request is aborted after this long unless the context says otherwise. */
 export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;

@@ -5,7 +5,8 @@
 import type { AuditEntryView, AuditVerification, BadApproval, BadPolicy } from '../../contract/api';
 import { approvalSignatureValid } from '../approvals/approval';
 import { subjectText } from '../approvals/manifest';
-import type { AuditEntry, AuditProblemCode, AuditVerifyResult } from '../journal';
+import type { AuditEntry } from '../journal';
+import type { AuditProblemCode, AuditVerifyResult } from '../audit/chain';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { iso, toJson } from './convert';

@@ -6,7 +6,7 @@
 // entry, and a key export needs a second person too (guardedKeys, the one path the CLI takes as well).
 import { open, writeFile } from 'node:fs/promises';
 import type { KeyView } from '../../contract/api';
-import type { SecurityAction, SecurityActionReporter } from '../domain/security-action';
+import type { SecurityAction, SecurityActionReporter } from '../audit/security-action';
 import { KeyCustody, type AddKeyOptions } from '../keys/key-custody';
 import { heldRoleAt, type Person } from '../people/roles';
 import type { KeyRecord, Profile } from '../profiles/profile-schema';

@@ -3,7 +3,7 @@
 // (pg/journal.ts, answers with promises). The engine awaits every call, so it runs unchanged on both;
 // what a single desk does is not changed by the port (issue "Team desk").
 import type { PayoutFields } from '../domain/payout';
-import type { NewAuditEntry } from './audit-log';
+import type { NewAuditEntry } from '../audit/chain';
 import type {
   AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind,
   PaymentRecord, PaymentState, StatusEvent, StatusObservation,

@@ -3,6 +3,8 @@
 import type { PayoutFields } from '../domain/payout';
 import type { StatusSource } from '../domain/status';
 
+export type { AuditEntry } from '../audit/chain';
+
 export const PAYMENT_KINDS = ['payout', 'payin'] as const;
 export type PaymentKind = (typeof PAYMENT_KINDS)[number];
 
@@ -131,16 +133,6 @@ export interface BalanceSnapshot {
   observedAt: number;
 }
 
-export interface AuditEntry {
-  seq: number;
-  at: number;
-  actor: string;
-  action: string;
-  subject: string | null;
-  details: unknown;
-  prevHash: string;
-  hash: string;
-}
 
 export const HISTORY_SORT_KEYS = ['createdAt', 'updatedAt', 'amountMinor', 'status', 'currencyCode', 'id'] as const;
 export type HistorySortKey = (typeof HISTORY_SORT_KEYS)[number];

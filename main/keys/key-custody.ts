@@ -7,7 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import type { KeyRecord, KeySource, Profile } from '../profiles/profile-schema';
 import type { ProfileStore } from '../profiles/profile-store';
-import type { SecurityAction, SecurityActionReporter } from '../domain/security-action';
+import type { SecurityAction, SecurityActionReporter } from '../audit/security-action';
 import type { KeyStore } from './key-store';
 import { keyLetterText } from './key-letter';
 import {

@@ -1,7 +1,7 @@
 // The team database password of a profile: in this desk's keychain (each desk keeps its own), never in
 // the profile, a log, an error message, the audit log or an IPC answer. Only main reads it, to connect.
 //   profile:<profileId>:team-db-password   (next to profile:<id>:wrap-key and :deprecated-secret)
-import type { SecurityActionReporter } from '../domain/security-action';
+import type { SecurityActionReporter } from '../audit/security-action';
 import type { KeyStore } from './key-store';
 import type { ProfileStore } from '../profiles/profile-store';
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import type { SecurityActionReporter } from '../domain/security-action';
+import type { SecurityActionReporter } from '../audit/security-action';
 import {
   ProfileInputSchema,
   profileRuleProblem,

@@ -3,20 +3,14 @@
 // profile's own SQLite journal (store/sqlite/profile-stores.ts); a desk of a team keeps them in the team
 // database (store/postgres/profile-stores.ts). The services await every call, so they run unchanged on either.
 import type { DualControlRepository } from '../trust/repository';
-import type { AuditVerifyResult, DeskJournal } from '../journal';
+import type { DeskJournal } from '../journal';
+import type { DeskAuditSeal } from '../audit/seal';
 import type { KeyStore } from '../keys/key-store';
 import type { Logger } from '../log';
 import type { PayeeRepository } from '../payees/repository';
 import type { RateLimiter } from '../gateway/rate-limiter';
 import type { RegisteredDesk } from '../trust/chain-state';
 
-/** What keeps a profile's audit log honest: verify() walks it with what this desk's keychain holds. */
-export interface DeskAuditSeal {
-  verify(): Promise<AuditVerifyResult>;
-  /** Waits until the keychain's anchor names the newest entry written so far. */
-  flush(): Promise<void>;
-  close(): void;
-}
 
 /** What a seal is opened for. */
 export interface SealContext {

@@ -13,7 +13,7 @@ import { journalPath } from '../../main/desk/profile-engine';
 import type { DeskRuntime, DeskRuntimeOptions } from '../../main/desk/runtime';
 import { type DeskJournal } from '../../main/journal';
 import { openJournal, type Journal } from '../../main/store/sqlite';
-import { GENESIS_HASH, verifyAuditRows, type AuditMark, type AuditVerifyResult } from '../../main/journal/audit-log';
+import { GENESIS_HASH, verifyAuditRows, type AuditMark, type AuditVerifyResult } from '../../main/audit/chain';
 import { deskIdOption } from '../../main/store/postgres/connect';
 import { migratePg } from '../../main/store/postgres/migrations';
 import { silentLogger } from '../../main/log';

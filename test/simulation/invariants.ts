@@ -14,7 +14,7 @@
 //   the control records, the approvals or the notifications since; what a desk user with nobody unlocked
 //   tries that needs an admin is refused; and every payout or batch the desk holds back says why (quiescence).
 import type { BatchRecord, DeskJournal, PaymentRecord } from '../../main/journal';
-import { GENESIS_HASH, type AuditMark } from '../../main/journal/audit-log';
+import { GENESIS_HASH, type AuditMark } from '../../main/audit/chain';
 import type { SimJournal } from './adapters';
 import { MAY_PAY, type GatewayModel } from './gateway-model';
 import { approvalBreach, bodyBreach, journalledManifest, trustedControl } from './dual-control';

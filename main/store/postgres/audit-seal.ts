@@ -32,14 +32,15 @@ import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
 import {
   auditSignerId, GENESIS_HASH, verifyAuditRows, type AuditProblem, type AuditRow, type AuditSigner, type AuditVerifyResult, type RegisteredSigner,
-} from '../../journal/audit-log';
+} from '../../audit/chain';
 import { pgInteger, type PgQueryable } from './history';
 import type { AuditWritten, PgJournal } from './journal';
 import { inTransaction } from './transaction';
 import { readKeychainJson, type KeyStore } from '../../keys/key-store';
 import type { Logger } from '../../log';
-import type { DeskAuditSeal } from '../profile-stores';
+import type { DeskAuditSeal } from '../../audit/seal';
 import type { RegisteredDesk } from '../../trust/chain-state';
+import { AnchorWriter } from '../../audit/anchor-writer';
 
 export const teamAuditSignerAccount = (teamId: string) => `team:${teamId}:audit-signer`;
 export const teamAuditAnchorAccount = (teamId: string) => `team:${teamId}:audit-head`;
@@ -205,8 +206,7 @@ export class TeamAuditSeal implements DeskAuditSeal {
   /** The newest entry waiting to be anchored. */
   private target: AuditWritten | null = null;
   private anchorSeq: number;
-  private dirty = false;
-  private writing: Promise<void> = Promise.resolve();
+  private readonly anchors = new AnchorWriter(() => this.writeAnchor());
   private readonly detach: () => void;
 
   private constructor(
@@ -345,9 +345,8 @@ export class TeamAuditSeal implements DeskAuditSeal {
   }
 
   /** Waits until the anchor names the newest entry written (or verified) so far. */
-  async flush(): Promise<void> {
-    while (this.dirty) await this.writing;
-    await this.writing;
+  flush(): Promise<void> {
+    return this.anchors.flush();
   }
 
   close(): void {
@@ -356,14 +355,10 @@ export class TeamAuditSeal implements DeskAuditSeal {
 
   private schedule(entry: AuditWritten): void {
     if (!this.target || entry.seq > this.target.seq) this.target = entry;
-    if (this.dirty) return;
-    this.dirty = true;
-    // One keychain write at a time; the next takes the newest entry by then.
-    this.writing = this.writing.then(() => this.writeAnchor());
+    this.anchors.request();
   }
 
   private async writeAnchor(): Promise<void> {
-    this.dirty = false;
     const target = this.target;
     this.target = null;
     if (!target || target.seq <= this.anchorSeq) return;

@@ -20,10 +20,12 @@
 // stays the evidence of what the profile's journal held). No new key is made for the id the file says.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { auditKeyId, type AuditAnchor, type AuditProblem, type AuditVerifyResult } from '../../journal';
+import { auditKeyId, type AuditAnchor, type AuditProblem, type AuditVerifyResult } from '../../audit/chain';
 import { type Journal } from '.';
 import { readKeychainJson, type KeyStore } from '../../keys/key-store';
 import type { Logger } from '../../log';
+import { AnchorWriter } from '../../audit/anchor-writer';
+import type { DeskAuditSeal } from '../../audit/seal';
 
 export const auditKeyAccount = (journalId: string) => `journal:${journalId}:audit-key`;
 export const auditAnchorAccount = (journalId: string) => `journal:${journalId}:audit-head`;
@@ -59,11 +61,10 @@ export function readAuditAnchor(keyStore: KeyStore, journalId: string): Promise<
 }
 
 /** One journal's audit key in use, and the anchor kept up to date behind it. */
-export class AuditSeal {
+export class AuditSeal implements DeskAuditSeal {
   private anchorSeq: number;
   private readonly sealedFrom: number;
-  private dirty = false;
-  private writing: Promise<void> = Promise.resolve();
+  private readonly anchors = new AnchorWriter(() => this.writeAnchor());
   private readonly detach: () => void;
 
   private constructor(
@@ -142,9 +143,8 @@ export class AuditSeal {
   }
 
   /** Waits until the anchor names the newest entry written so far. */
-  async flush(): Promise<void> {
-    while (this.dirty) await this.writing;
-    await this.writing;
+  flush(): Promise<void> {
+    return this.anchors.flush();
   }
 
   close(): void {
@@ -152,15 +152,10 @@ export class AuditSeal {
   }
 
   private schedule(): void {
-    if (this.dirty) return;
-    this.dirty = true;
-    // Chained: one keychain write at a time. It runs after the current synchronous work, so the entry
-    // that asked for it is committed (or rolled back) by then and the head read is the committed one.
-    this.writing = this.writing.then(() => this.writeAnchor());
+    this.anchors.request();
   }
 
   private async writeAnchor(): Promise<void> {
-    this.dirty = false;
     if (!this.journal.db.open) return;
     // A file that is not the profile's journal (another id) never moves the profile's anchor onto itself.
     if (this.journal.journalId() !== this.journalId) return;

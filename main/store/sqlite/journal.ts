@@ -6,11 +6,11 @@ import { payeeKey } from '../../domain/payee-key';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { deskActor } from '../../journal/actor';
+import { deskActor } from '../../audit/actor';
 import {
-  appendAudit, AuditKeyError, auditHead, auditKeyIds, canonicalJson, firstSealedSeq, GENESIS_HASH, listAudit, startSealing, verifyAuditFrom,
-  type AuditKey, type AuditMark, type AuditTrust, type AuditVerifyResult, type NewAuditEntry,
-} from '../../journal/audit-log';
+  AuditKeyError, canonicalJson, GENESIS_HASH, type AuditKey, type AuditMark, type AuditTrust, type AuditVerifyResult, type NewAuditEntry,
+} from '../../audit/chain';
+import { appendAudit, auditHead, auditKeyIds, firstSealedSeq, listAudit, startSealing, verifyAuditFrom } from './audit-log';
 import {
   balanceSeries, iterateHistory, latestBalances, paymentTimeline, pendingPayoutTotals, queryHistory,
 } from '../history';

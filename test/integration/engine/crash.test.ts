@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { auditKeyAccount, readAuditAnchor } from '../../../main/store/sqlite/audit-seal';
-import { auditKeyId } from '../../../main/journal';
+import { auditKeyId } from '../../../main/audit/chain';
 import { openJournal } from '../../../main/store/sqlite';
 import type { SandboxHandle } from '../../../sandbox/index';
 import { FileKeyStore } from './fixtures/file-key-store';

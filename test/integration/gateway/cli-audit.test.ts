@@ -11,7 +11,7 @@ import type { AuditEntryView, Page } from '../../../contract/api';
 import { runCli } from '../../../main/cli/index';
 import { auditAnchorAccount, auditKeyAccount } from '../../../main/store/sqlite/audit-seal';
 import { journalPath } from '../../../main/desk/profile-engine';
-import { deskActor } from '../../../main/journal';
+import { deskActor } from '../../../main/audit/actor';
 import { openJournal } from '../../../main/store/sqlite';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../main/cli/index';
 import { auditKeyAccount, journalPinAccount } from '../../../main/store/sqlite/audit-seal';
 import { journalPath } from '../../../main/desk/profile-engine';
-import { entryHash, GENESIS_HASH, type AuditRow } from '../../../main/journal/audit-log';
+import { entryHash, GENESIS_HASH, type AuditRow } from '../../../main/audit/chain';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 
 const home = mkdtempSync(join(tmpdir(), 'desk-cli-pin-'));

@@ -17,7 +17,7 @@ import { journalPath } from '../../../main/desk/profile-engine';
 import type { DialogPort } from '../../../main/desk/dialogs';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
-import { deskActor } from '../../../main/journal';
+import { deskActor } from '../../../main/audit/actor';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { createCapturingLogger } from '../../../main/log';
 import { callerOf } from './ipc-helpers';

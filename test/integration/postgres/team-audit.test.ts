@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { AuditVerification } from '../../../contract/api';
 import { createAppContext } from '../../../main/context';
-import { auditSignerId, auditSigningText, entryHash, signedEntryHash, type AuditRow, type AuditVerifyResult, type EntryFields } from '../../../main/journal/audit-log';
+import { auditSignerId, auditSigningText, entryHash, signedEntryHash, type AuditRow, type AuditVerifyResult, type EntryFields } from '../../../main/audit/chain';
 import { PgJournal } from '../../../main/store/postgres/journal';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';

@@ -5,7 +5,7 @@ import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   auditSignerId, auditSigningText, canonicalJson, GENESIS_HASH, signedEntryHash, verifyAuditRows, type AuditRow, type RegisteredSigner,
-} from '../../../main/journal/audit-log';
+} from '../../../main/audit/chain';
 import { admitSigners, deskKeyFingerprint } from '../../../main/store/postgres/audit-seal';
 import { adminRegisteredDesks } from '../../../main/trust/control-state';
 import type { RegisteredDesk } from '../../../main/trust/chain-state';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   auditSignerId, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, verifyAuditRows, type AuditAnchor, type AuditRow,
   type RegisteredSigner,
-} from '../../../main/journal/audit-log';
+} from '../../../main/audit/chain';
 
 interface Key {
   id: string;

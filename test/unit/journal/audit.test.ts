@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditKeyId, deskActor, type AuditAnchor, type AuditKey, type AuditTrust } from '../../../main/journal';
+import { auditKeyId, type AuditAnchor, type AuditKey, type AuditTrust } from '../../../main/audit/chain';
+import { deskActor } from '../../../main/audit/actor';
 import { openJournal } from '../../../main/store/sqlite';
 import { rollBackToSchema3, tempJournal, type TempJournal } from './helpers';
 

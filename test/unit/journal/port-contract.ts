@@ -5,7 +5,7 @@
 // Every call is awaited, as the engine awaits the port.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../main/journal/audit-log';
+import { canonicalJson } from '../../../main/audit/chain';
 import { JournalError } from '../../../main/journal/shared';
 import type { JournalPort, SendClaim } from '../../../main/journal/port';
 import type { PaymentKind, StatusObservation } from '../../../main/journal/types';

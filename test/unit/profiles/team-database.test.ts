@@ -11,7 +11,7 @@ import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { isLoopbackHost, TeamDatabaseSchema, teamUrlProblem, type TeamDatabase } from '../../../main/profiles/profile-schema';
 import { ProfileStore } from '../../../main/profiles/profile-store';
 import { TeamPasswords, teamPasswordAccount } from '../../../main/keys/team-password';
-import type { SecurityAction } from '../../../main/domain/security-action';
+import type { SecurityAction } from '../../../main/audit/security-action';
 
 const file = () => join(mkdtempSync(join(tmpdir(), 'desk-team-')), 'desk.db');
 const team = (over: Partial<TeamDatabase> = {}): TeamDatabase => ({ url: 'postgres://desk@db.example.com:5433/payouts', tls: 'verify-full', caFile: null, ...over });

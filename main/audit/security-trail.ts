@@ -2,7 +2,7 @@
 // (main/keys, main/profiles), so they report to this trail, and the desk runtime that owns the
 // journals writes each action into its profile's audit log (DeskRuntime.audit). Without a runtime (a
 // bare AppContext in a unit test of the gateway client) there is no journal and nothing is written.
-import type { SecurityAction, SecurityActionReporter, SecurityActionSink } from './domain/security-action';
+import type { SecurityAction, SecurityActionReporter, SecurityActionSink } from './security-action';
 
 export class SecurityTrail implements SecurityActionReporter {
   private writer: SecurityActionSink | null = null;
