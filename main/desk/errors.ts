@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { FieldIssue, IpcError } from '../../contract/api';
 import { isGatewayError } from '../gateway/errors';
-import { isConnectionError } from '../store/postgres/rate-budget';
+import { isConnectionError } from '../store/postgres/connection-error';
 import { redactText } from '../log';
 import { DeskError } from './services';
 

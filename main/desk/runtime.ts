@@ -5,7 +5,7 @@
 // keeps queued work until the gateway answers again.
 import type { CallbackListenerStatus, ConnectionState, Environment, TeamDatabaseState } from '../../contract/api';
 import { teamWhere } from '../store/postgres/connect';
-import { isConnectionError } from '../store/postgres/rate-budget';
+import { isConnectionError } from '../store/postgres/connection-error';
 import type { AppContext } from '../context';
 import { PayoutEngine, type PayoutEngineOptions } from '../engine';
 import { type DeskJournal } from '../journal';

@@ -55,7 +55,7 @@ import {
   listAuditPg, listBatchesPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg, batchRetriesPg,
 } from './desk-reads';
 import { migratePg } from './migrations';
-import { isConnectionError } from './rate-budget';
+import { isConnectionError } from './connection-error';
 import { inTransaction } from './transaction';
 import { iterateHistoryPg, paymentTimelinePg, pgInteger, queryHistoryPg, toPgPayment, type PgHistoryPage, type PgQueryable } from './history';
 

@@ -2,7 +2,8 @@
 // poller reads) and then a slot of the merchant's budget in the team database (main/store/postgres/rate-budget.ts),
 // so the gateway's 10 requests a second are shared by every desk of the team, not granted to each.
 import { RateLimiter, type Lane, type RateLimiterOptions, type SlotOutcome } from '../../gateway/rate-limiter';
-import { isConnectionError, type TeamRateBudget } from './rate-budget';
+import { isConnectionError } from './connection-error';
+import type { TeamRateBudget } from './rate-budget';
 
 export class TeamRateLimiter extends RateLimiter {
   constructor(

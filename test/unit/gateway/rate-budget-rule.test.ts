@@ -3,7 +3,8 @@
 // in [reserved, ended] the gateway stamps each request.
 import { describe, expect, it } from 'vitest';
 import type { Lane } from '../../../main/gateway/rate-limiter';
-import { budgetKey, decide, endedLifeMs, inFlightLifeMs, isConnectionError, laneAllowance, liveUntil, type BudgetRules, type LiveSlot } from '../../../main/store/postgres/rate-budget';
+import { budgetKey, decide, endedLifeMs, inFlightLifeMs, laneAllowance, liveUntil, type BudgetRules, type LiveSlot } from '../../../main/gateway/rate-budget-rule';
+import { isConnectionError } from '../../../main/store/postgres/connection-error';
 
 const rules: BudgetRules = { limit: 10, windowMs: 1000, marginMs: 5, maxRequestMs: 2000, readHeadroom: 2 };
 
