@@ -21,6 +21,7 @@ import type { DeskRuntime } from '../main/desk/runtime';
 import { bindProfile } from '../main/desk/profile-binding';
 import type { Profile } from '../main/profiles/profile-schema';
 import { openJournal } from '../main/store/sqlite';
+import { SqlitePayeeRepository } from '../main/store/sqlite/payees';
 
 const ROWS = 100_000;
 const RUNS = 5;
@@ -79,7 +80,8 @@ async function watched<T>(work: () => Promise<T>): Promise<Watched<T>> {
 /**
  * The IPC path: the handler map main/ipc/register.ts registers (argument guard → schema → batches service), with
  * the real batches service over a real SQLite journal, bound to a fixed profile, and a fake runtime for
- * the rest (operator list and currencies answered at once, no gateway, no engine). Both sources the contract takes:
+ * the rest (operator list and currencies answered at once, no gateway, no engine; the journal's own payee book, empty,
+ * with dual control off). Both sources the contract takes:
  * bytes (what the renderer sends) and base64 (checked and decoded by the service in slices).
  */
 async function ipcValidateFile(bytes: Uint8Array): Promise<void> {
@@ -90,6 +92,10 @@ async function ipcValidateFile(bytes: Uint8Array): Promise<void> {
       journalFor: () => journal,
       ctx: { gatewayFor: () => ({ paymentOperators: () => Promise.resolve([{ code: 'EU_SEPA', paymentMethodCode: 'BANK_TRANSFER', currencyCodes: ['EUR'] }]) }) },
       engineFor: () => Promise.resolve({ refreshBalances: () => Promise.resolve([]) }),
+      // validateFile reads the payee book (its details in force stand in for what its payees were paid to in the
+      // "bank details changed" warning): the journal's own book, empty here, read under dual control off.
+      payeesFor: () => new SqlitePayeeRepository(journal),
+      controlFor: () => Promise.resolve({ enforced: false, problem: null, people: [], policies: [], records: [], chain: null, legacy: null, pin: null, scope: 'bench' }),
     } as unknown as DeskRuntime;
     const profile = { id: 'bench', maxAmountMinor: 100_000_000 } as Profile;
     const decimals = new Map([['EUR', 2]]);

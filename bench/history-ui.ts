@@ -15,7 +15,10 @@ import { chromium, type Page } from '@playwright/test';
 import type { IpcHandlerMap, ProfileView, Result } from '../contract/api';
 import { journalPath } from '../main/desk/profile-engine';
 import { type HistoryFilter, type NewPayment } from '../main/journal';
+import type { KeyStore } from '../main/keys/key-store';
+import type { Logger } from '../main/log';
 import { openJournal } from '../main/store/sqlite';
+import { AuditSeal } from '../main/store/sqlite/audit-seal';
 import { APP_URL, bridgePage } from '../test/e2e/support/bridge-page';
 import { createDesk } from '../test/e2e/support/desk-bridge';
 
@@ -75,8 +78,13 @@ function payment(n: number, prefix: string): NewPayment {
   };
 }
 
-/** Seeds through the journal's own writes (rows, FTS index, status events, audit chain), a year back from now. */
-function seedJournal(file: string): { seconds: number; batches: number } {
+/**
+ * Seeds through the journal's own writes (rows, FTS index, status events, audit chain), a year back from now.
+ * The Demo profile's journal is the desk's, whose audit log is sealed with the key the desk keeps in its key
+ * store under the profile's pinned journal id: this second connection loads that key the way the desk does
+ * (AuditSeal.open), so every entry it writes is sealed and anchored as the desk's own would be.
+ */
+async function seedJournal(file: string, sealing: { keyStore: KeyStore; log: Logger; profileId: string }): Promise<{ seconds: number; batches: number }> {
   const realNow = Date.now();
   const start = realNow - 365 * DAY;
   const span = (365 * DAY - 3_600_000) / CHUNKS;
@@ -84,6 +92,7 @@ function seedJournal(file: string): { seconds: number; batches: number } {
   // FULL here only so the journal's own durable writes can nest in one transaction per chunk (one fsync
   // each); the desk opens the file afterwards with its usual settings.
   const journal = openJournal(file, { now: () => clock, synchronous: 'FULL' });
+  const seal = await AuditSeal.open(journal, sealing.keyStore, sealing.log, sealing.profileId);
   const started = performance.now();
   let n = 0;
   const settle = (kind: 'payout' | 'payin', p: NewPayment, recent: boolean): void => {
@@ -122,6 +131,8 @@ function seedJournal(file: string): { seconds: number; batches: number } {
   const seconds = (performance.now() - started) / 1000;
   const count = (journal.db.prepare('SELECT COUNT(*) AS n FROM payments').get() as { n: number }).n;
   if (count !== TOTAL) throw new Error(`seeded ${count} payments, expected ${TOTAL}`);
+  await seal.flush(); // the keychain's anchor names the newest entry before the desk reads the log
+  seal.close();
   journal.close();
   return { seconds, batches: CHUNKS };
 }
@@ -271,7 +282,10 @@ async function main(): Promise<void> {
     const demo = (await desk.handlers['profiles:createDemo'](undefined)) as Result<ProfileView>;
     if (!demo.ok) throw new Error(`profiles:createDemo: ${demo.error.message}`);
     const file = journalPath(desk.home, demo.data.id);
-    const seeded = seedJournal(file);
+    const seeded = await seedJournal(file, { keyStore: desk.runtime.ctx.keyStore, log: desk.runtime.log, profileId: demo.data.id });
+    // The desk must find its log intact (a broken one would be a different screen state, and a wrong bench).
+    const audit = await (await desk.runtime.auditSeal(demo.data.id)).verify();
+    if (!audit.ok) throw new Error(`the seeded journal's audit log does not verify: ${audit.problems.map((p) => p.message).join('; ')}`);
 
     const journal = await desk.runtime.journalFor(demo.data.id); // the journal the IPC handlers read
     const expect = async (filter: HistoryFilter): Promise<{ total: number; firstId: string }> => {
@@ -466,6 +480,10 @@ async function collect(page: Page, log: Invocation[]): Promise<Measure> {
 }
 
 function report(name: string, results: Measure[], target: number | null, note = ''): void {
+  if (results.length === 0) {
+    console.log(`  ${name}: not measured (--runs ${RUNS})`);
+    return;
+  }
   const at = (f: (m: Measure) => number): string => ms(median(results.map(f)));
   const drawn = results.map((r) => r.drawn);
   const flicker = results.filter((r) => r.stable - r.drawn > 1).length;

@@ -5,6 +5,7 @@ import type { UnlockedSession } from '../people/key-vault';
 import { publicKeyObject } from '../people/person-key';
 import { canonicalBytes } from './canonical';
 import { manifestDigest, type Manifest, type Subject } from './manifest';
+import { CodedError } from '../domain/coded-error';
 
 export type Decision = 'approve' | 'reject';
 
@@ -25,15 +26,7 @@ export interface ApprovalRecord {
   recordedAt?: number;
 }
 
-export class ApprovalError extends Error {
-  constructor(
-    readonly code: 'REASON_REQUIRED' | 'NOT_ALLOWED' | 'NOT_FOUND' | 'ALREADY_DECIDED' | 'POLICY_INVALID',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ApprovalError';
-  }
-}
+export class ApprovalError extends CodedError<'REASON_REQUIRED' | 'NOT_ALLOWED' | 'NOT_FOUND' | 'ALREADY_DECIDED' | 'POLICY_INVALID'> {}
 
 export function approvalSigningBytes(a: Omit<ApprovalRecord, 'signature'>): Buffer {
   return canonicalBytes({

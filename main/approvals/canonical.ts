@@ -4,11 +4,11 @@
 // recompute a digest byte for byte. Anything outside the subset is refused rather than guessed at:
 // a float, NaN, undefined in an array, a Date or a Map would each serialise differently elsewhere.
 import { createHash } from 'node:crypto';
+import { CodedError } from '../domain/coded-error';
 
-export class CanonicalError extends Error {
+export class CanonicalError extends CodedError<'NOT_CANONICAL'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'CanonicalError';
+    super('NOT_CANONICAL', message);
   }
 }
 

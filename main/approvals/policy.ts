@@ -9,6 +9,7 @@ import { publicKeyObject } from '../people/person-key';
 import type { UnlockedSession } from '../people/key-vault';
 import { canonicalBytes } from './canonical';
 import { compareDecimal, type Manifest } from './manifest';
+import { CodedError } from '../domain/coded-error';
 
 export const MAX_APPROVALS = 3;
 /** A profile's environment (the profile schema's, restated: approvals import only domain, keys, journal, people). */
@@ -47,10 +48,9 @@ export interface ApprovalPolicy {
   signature: string | null;
 }
 
-export class PolicyError extends Error {
+export class PolicyError extends CodedError<'POLICY_INVALID'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'PolicyError';
+    super('POLICY_INVALID', message);
   }
 }
 

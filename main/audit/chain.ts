@@ -11,6 +11,7 @@
 // With dual control on, a key is the team's only once an admin registered it in the control chain too
 // (main/store/postgres/audit-seal.ts): anyone who can write the database can add a row to audit_signers.
 import { createHash, createHmac, verify as verifySignature, type KeyObject } from 'node:crypto';
+import { CodedError } from '../domain/coded-error';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -123,11 +124,9 @@ export interface AuditVerifyResult {
   problems: AuditProblem[];
 }
 
-export class AuditKeyError extends Error {
-  readonly code = 'AUDIT_KEY_NEEDED';
+export class AuditKeyError extends CodedError<'AUDIT_KEY_NEEDED'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'AuditKeyError';
+    super('AUDIT_KEY_NEEDED', message);
   }
 }
 

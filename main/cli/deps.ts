@@ -6,6 +6,7 @@ import type { DeskEvents } from '../desk/events';
 import type { DeskRuntime } from '../desk/runtime';
 import type { AreaArgs, AreaResult, DeskServices } from '../desk/services';
 import type { Profile } from '../profiles/profile-schema';
+import { CodedError } from '../domain/coded-error';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -50,10 +51,9 @@ export interface CliDeps {
   io: CliIo;
 }
 
-export class CliUsageError extends Error {
+export class CliUsageError extends CodedError<'USAGE'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'CliUsageError';
+    super('USAGE', message);
   }
 }
 
@@ -61,14 +61,12 @@ export class CliUsageError extends Error {
  * A payout that could not be sent for a reason a person must fix: it is kept HELD under its id and
  * is not sent until released (or it is discarded). Printed with what to do next; exit code HELD_EXIT.
  */
-export class CliHeldError extends Error {
-  readonly code = 'PAYOUT_HELD';
+export class CliHeldError extends CodedError<'PAYOUT_HELD'> {
   constructor(
     message: string,
     readonly idPayout: string,
     readonly hints: string[],
   ) {
-    super(message);
-    this.name = 'CliHeldError';
+    super('PAYOUT_HELD', message);
   }
 }

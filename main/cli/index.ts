@@ -15,7 +15,7 @@ import { composeDesk } from '../compose/desk';
 import type { DeskRuntime } from '../desk/runtime';
 import { KeytarKeyStore, type KeyStore } from '../keys/key-store';
 import { createLogger, redactText, silentLogger, type Logger } from '../log';
-import { ProfileError } from '../profiles/profile-store';
+import { CodedError } from '../domain/coded-error';
 import { CliHeldError, CliUsageError, type CliDeps, type CliDesk, type CliIo } from './deps';
 import { HELD_EXIT } from './shared';
 import { openCliDesk } from './desk';
@@ -176,9 +176,9 @@ export function describeError(e: unknown): { code: string; message: string } {
     const status = e.status !== undefined ? `HTTP ${e.status}, ` : '';
     return { code: e.code, message: `gateway ${e.kind} (${status}${e.code}): ${e.message}` };
   }
-  if (e instanceof ProfileError) return { code: e.code, message: e.message };
-  if (e instanceof CliUsageError) return { code: 'USAGE', message: e.message };
+  if (e instanceof CodedError) return { code: e.code, message: redactText(e.message) };
   if (e instanceof Error) {
+    // Not ours (a library's, node's): its own code when it has one (ENOENT…), else its class.
     const code = typeof (e as { code?: unknown }).code === 'string' ? String((e as { code?: unknown }).code) : e.name.toUpperCase();
     return { code, message: redactText(e.message) };
   }

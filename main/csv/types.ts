@@ -1,5 +1,6 @@
 // Shapes shared by the CSV importer, its callers (engine, IPC, CLI) and the exporter.
 import type { PayoutDraft } from '../domain/payout';
+import { CodedError } from '../domain/coded-error';
 
 /** What the journal can tell the importer (implemented by main/journal). */
 /** What the import asks the journal; answered now (a single desk's SQLite) or later (the team database). */
@@ -141,15 +142,14 @@ export const CSV_FILE_ERROR_CODES = [
 export type CsvFileErrorCode = (typeof CSV_FILE_ERROR_CODES)[number];
 
 /** The whole file cannot be imported. Row problems are never thrown: they are CsvIssues in the result. */
-export class CsvFileError extends Error {
+export class CsvFileError extends CodedError<CsvFileErrorCode> {
   constructor(
-    readonly code: CsvFileErrorCode,
+    code: CsvFileErrorCode,
     message: string,
     readonly rowNumber: number | null = null,
     readonly columns: readonly string[] = [],
   ) {
-    super(message);
-    this.name = 'CsvFileError';
+    super(code, message);
   }
 }
 

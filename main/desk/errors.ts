@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { FieldIssue, IpcError } from '../../contract/api';
 import { isGatewayError } from '../gateway/errors';
 import { isConnectionError } from '../store/postgres/connection-error';
+import { KeyStoreError } from '../keys/key-store';
 import { redactText } from '../log';
 import { DeskError } from './services';
 
@@ -49,7 +50,7 @@ export function toIpcError(error: unknown): IpcError {
     return { code: error.code, message: clean(error.message), retryable: error.retryable, ...(issues.length > 0 ? { issues } : {}) };
   }
   if (error instanceof z.ZodError) return invalidArgument('the request is not valid', issuesFromZod(error));
-  if (error instanceof Error && error.name === 'KeyStoreError') {
+  if (error instanceof KeyStoreError) {
     return { code: 'KEYCHAIN_UNAVAILABLE', message: clean(`the system keychain is not available: ${error.message}`), retryable: true };
   }
   // A desk of a team that lost its database mid-request: said in its words, not the driver's code.

@@ -5,6 +5,7 @@ import type { Area, Verb } from '../../contract/api';
 import type { AppContext } from '../context';
 import type { Profile } from '../profiles/profile-schema';
 import type { AreaArgs, AreaResult, DeskServices } from './services';
+import { CodedError } from '../domain/coded-error';
 
 /** Methods that act on no profile. */
 export const PROFILE_FREE = {
@@ -28,11 +29,9 @@ export type ProfileMethod<A extends Area, V extends Verb<A>> = V extends Listed<
 export type ProfileAreaService<A extends Area> = { [V in Verb<A>]: ProfileMethod<A, V> };
 export type ProfileServices = { [A in Area]: Partial<ProfileAreaService<A>> };
 
-export class NoProfileError extends Error {
-  readonly code = 'NO_PROFILE';
+export class NoProfileError extends CodedError<'NO_PROFILE'> {
   constructor() {
-    super('No profile is selected: create a Demo profile or add a real one first.');
-    this.name = 'NoProfileError';
+    super('NO_PROFILE', 'No profile is selected: create a Demo profile or add a real one first.');
   }
 }
 

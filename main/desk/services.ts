@@ -2,6 +2,7 @@
 // arguments that have already passed their schema. Adapters in ./areas build it from the real
 // services; a method that is absent answers NOT_AVAILABLE instead of pretending to work.
 import type { Area, AreaArgs, AreaResult, FieldIssue, Verb } from '../../contract/api';
+import { CodedError } from '../domain/coded-error';
 
 export type { AreaArgs, AreaResult };
 
@@ -12,14 +13,13 @@ export type AreaService<A extends Area> = {
 export type DeskServices = { [A in Area]: Partial<AreaService<A>> };
 
 /** A coded failure a service raises on purpose; its message is shown to the user as is. */
-export class DeskError extends Error {
+export class DeskError extends CodedError<string> {
   constructor(
-    readonly code: string,
+    code: string,
     message: string,
     readonly retryable = false,
     readonly issues: FieldIssue[] = [],
   ) {
-    super(message);
-    this.name = 'DeskError';
+    super(code, message);
   }
 }

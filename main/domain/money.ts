@@ -1,5 +1,6 @@
 // Money is exact: amounts live as integer minor units (safe integers) and cross boundaries as
 // decimal strings. No floating-point arithmetic is ever done on an amount.
+import { CodedError } from './coded-error';
 
 export interface Money {
   /** Decimal string in major units, e.g. "1250.50". */
@@ -7,15 +8,7 @@ export interface Money {
   currencyCode: string;
 }
 
-export class MoneyError extends Error {
-  constructor(
-    readonly code: 'AMOUNT_FORMAT' | 'AMOUNT_PRECISION' | 'AMOUNT_RANGE',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'MoneyError';
-  }
-}
+export class MoneyError extends CodedError<'AMOUNT_FORMAT' | 'AMOUNT_PRECISION' | 'AMOUNT_RANGE'> {}
 
 const PLAIN_DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 

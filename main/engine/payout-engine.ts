@@ -19,6 +19,7 @@ import { EngineHaltError, PayoutSender, type SendOutcome } from './payout-sender
 import type { ApprovalClearance, ApprovalGatePort, PayoutGatewayPort } from './ports';
 import { StatusPoller } from './status-poller';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './timing';
+import { CodedError } from '../domain/coded-error';
 
 /** `J`: the journal the engine runs on, SQLite (a single desk, the default) or the team's on PostgreSQL. */
 export interface PayoutEngineOptions<J extends JournalPort = Journal> {
@@ -74,14 +75,13 @@ export type EngineErrorCode = 'VALIDATION' | 'NOT_FOUND' | 'BAD_STATE' | 'PAYOUT
 
 export const NOT_SENDER_MESSAGE = "This desk does not talk to the gateway: the merchant's key is not on it. The team's sender desks send, read statuses and balances; what they see is shown here";
 
-export class EngineError extends Error {
+export class EngineError extends CodedError<EngineErrorCode> {
   constructor(
-    readonly code: EngineErrorCode,
+    code: EngineErrorCode,
     message: string,
     readonly problems: { rowNumber: number | null; problems: FieldProblem[] }[] = [],
   ) {
-    super(message);
-    this.name = 'EngineError';
+    super(code, message);
   }
 }
 

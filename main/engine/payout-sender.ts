@@ -11,6 +11,7 @@ import type { StatusChangedEvent } from './events';
 import { statusObservation } from './observation';
 import type { GatewayStatusRead, PayoutGatewayPort, PayoutRequest } from './ports';
 import { backoffDelay, nextReadAt, sleep, type BackoffOptions } from './timing';
+import { CodedError } from '../domain/coded-error';
 
 /**
  * 'unapproved': a first create was not sent because its approval no longer holds; ask the gate again.
@@ -32,13 +33,12 @@ export interface SendOptions {
  * or the desk itself cannot send (no key, keychain locked, profile misconfigured). `reason` is what the
  * person is shown.
  */
-export class EngineHaltError extends Error {
+export class EngineHaltError extends CodedError<'ENGINE_HALTED'> {
   constructor(
     readonly reason: string,
     readonly gatewayError: GatewayError | null = null,
   ) {
-    super(`sending stopped: ${reason}`);
-    this.name = 'EngineHaltError';
+    super('ENGINE_HALTED', `sending stopped: ${reason}`);
   }
 }
 

@@ -1,6 +1,7 @@
 // Typed gateway errors. Every failure of a gateway call becomes one of these, carrying the HTTP
 // status (when there was one), the gateway's error code and message, and whether a retry with the
 // same request may succeed. Messages never contain a token, key or secret.
+import { CodedError } from '../domain/coded-error';
 
 export const GATEWAY_ERROR_KINDS = [
   'unsupported-version', // 404 on a versioned route: X-API-Version missing or not supported
@@ -19,22 +20,19 @@ export type GatewayErrorKind = (typeof GATEWAY_ERROR_KINDS)[number];
 
 const RETRYABLE: ReadonlySet<GatewayErrorKind> = new Set(['rate-limited', 'server', 'timeout', 'network']);
 
-export class GatewayError extends Error {
+/** Its code: the gateway's own error code when it gave one, else the kind in capitals (RATE_LIMITED, TIMEOUT…). */
+export class GatewayError extends CodedError {
   readonly retryable: boolean;
   constructor(
     readonly kind: GatewayErrorKind,
     message: string,
     readonly details: { status?: number; code?: string; retryAfterMs?: number; operation?: string } = {},
   ) {
-    super(message);
-    this.name = 'GatewayError';
+    super(details.code ?? kind.toUpperCase().replace(/-/g, '_'), message);
     this.retryable = RETRYABLE.has(kind);
   }
   get status(): number | undefined {
     return this.details.status;
-  }
-  get code(): string {
-    return this.details.code ?? this.kind.toUpperCase().replace(/-/g, '_');
   }
 }
 
@@ -46,9 +44,8 @@ export function isGatewayError(e: unknown, kind?: GatewayErrorKind): e is Gatewa
  * A request given up by its own `beforeSend` (see GatewayRequest): it never left this machine. Not a
  * GatewayError, so nothing retries it.
  */
-export class SendCancelledError extends Error {
+export class SendCancelledError extends CodedError<'SEND_CANCELLED'> {
   constructor(operation: string) {
-    super(`${operation}: not sent (cancelled before sending)`);
-    this.name = 'SendCancelledError';
+    super('SEND_CANCELLED', `${operation}: not sent (cancelled before sending)`);
   }
 }

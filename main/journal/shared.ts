@@ -2,15 +2,15 @@
 // their error, which states the gateway may not have yet, and the per-currency totals of new rows.
 import { sumMinor } from '../domain/money';
 import type { CurrencyTotal, NewPayment, PaymentState } from './types';
+import { CodedError } from '../domain/coded-error';
 
-export class JournalError extends Error {
+export class JournalError extends CodedError<'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'DATABASE_UNREACHABLE'> {
   constructor(
-    readonly code: 'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'DATABASE_UNREACHABLE',
+    code: 'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'DATABASE_UNREACHABLE',
     message: string,
     readonly ids: string[] = [],
   ) {
-    super(message);
-    this.name = 'JournalError';
+    super(code, message);
   }
 }
 

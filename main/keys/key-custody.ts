@@ -23,16 +23,9 @@ import {
   signSha256WithRsa,
 } from './rsa';
 import { SealedKeyError, newWrapKey, parseWrapKey, readSealedKey, writeSealedKey } from './sealed-key-file';
+import { CodedError } from '../domain/coded-error';
 
-export class KeyCustodyError extends Error {
-  constructor(
-    readonly code: 'NO_ACTIVE_KEY' | 'WRAP_KEY_MISSING' | 'KEY_DUPLICATE' | 'NO_SECRET' | 'SECRET_INVALID',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'KeyCustodyError';
-  }
-}
+export class KeyCustodyError extends CodedError<'NO_ACTIVE_KEY' | 'WRAP_KEY_MISSING' | 'KEY_DUPLICATE' | 'NO_SECRET' | 'SECRET_INVALID'> {}
 
 /** What the gateway client gets: a way to sign, never the key itself. */
 export interface RequestSigner {

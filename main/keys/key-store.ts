@@ -4,6 +4,7 @@
 // Rule: values read from a KeyStore never go to a log, an error message or across IPC.
 
 import type { ZodType } from 'zod';
+import { CodedError } from '../domain/coded-error';
 
 export const DEFAULT_KEYCHAIN_SERVICE = 'payout-desk';
 
@@ -16,10 +17,9 @@ export interface KeyStore {
   delete(account: string): Promise<boolean>;
 }
 
-export class KeyStoreError extends Error {
+export class KeyStoreError extends CodedError<'KEYCHAIN_UNAVAILABLE'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'KeyStoreError';
+    super('KEYCHAIN_UNAVAILABLE', message);
   }
 }
 

@@ -10,28 +10,14 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { promisify } from 'node:util';
+import { CodedError } from '../domain/coded-error';
 
 export const RSA_KEY_SIZES = [2048, 3072, 4096] as const;
 export type RsaKeySize = (typeof RSA_KEY_SIZES)[number];
 export const DEFAULT_RSA_BITS: RsaKeySize = 3072;
 export const MIN_RSA_BITS = 2048;
 
-export class KeyMaterialError extends Error {
-  constructor(
-    readonly code:
-      | 'KEY_FORMAT'
-      | 'KEY_PASSPHRASE'
-      | 'KEY_NOT_RSA'
-      | 'KEY_TOO_SMALL'
-      | 'KEY_SIZE'
-      | 'BACKUP_NOT_CONFIRMED'
-      | 'BACKUP_PASSPHRASE',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'KeyMaterialError';
-  }
-}
+export class KeyMaterialError extends CodedError<'KEY_FORMAT' | 'KEY_PASSPHRASE' | 'KEY_NOT_RSA' | 'KEY_TOO_SMALL' | 'KEY_SIZE' | 'BACKUP_NOT_CONFIRMED' | 'BACKUP_PASSPHRASE'> {}
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 

@@ -5,6 +5,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { CodedError } from '../domain/coded-error';
 
 const FORMAT = 'payout-desk-sealed-key';
 
@@ -19,15 +20,7 @@ const SealedFileSchema = z.object({
   ciphertext: z.string(),
 });
 
-export class SealedKeyError extends Error {
-  constructor(
-    readonly code: 'SEALED_FILE_MISSING' | 'SEALED_FILE_DAMAGED' | 'SEALED_FILE_MISMATCH' | 'WRAP_KEY_INVALID',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SealedKeyError';
-  }
-}
+export class SealedKeyError extends CodedError<'SEALED_FILE_MISSING' | 'SEALED_FILE_DAMAGED' | 'SEALED_FILE_MISMATCH' | 'WRAP_KEY_INVALID'> {}
 
 export function associatedData(profileId: string, keyId: string): Buffer {
   return Buffer.from(`payout-desk/v1/${profileId}/${keyId}`, 'utf8');

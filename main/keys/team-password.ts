@@ -4,14 +4,13 @@
 import type { SecurityActionReporter } from '../audit/security-action';
 import type { KeyStore } from './key-store';
 import type { ProfileStore } from '../profiles/profile-store';
+import { CodedError } from '../domain/coded-error';
 
 export const teamPasswordAccount = (profileId: string) => `profile:${profileId}:team-db-password`;
 
-export class TeamPasswordError extends Error {
-  readonly code = 'TEAM_PASSWORD_INVALID';
+export class TeamPasswordError extends CodedError<'TEAM_PASSWORD_INVALID'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'TeamPasswordError';
+    super('TEAM_PASSWORD_INVALID', message);
   }
 }
 

@@ -7,6 +7,7 @@ import { canonicalJson, sha256Hex } from '../approvals/canonical';
 import { compactIban, hasValidIbanChecksum, looksLikeIban } from '../domain/iban';
 import { payeeKey } from '../domain/payee-key';
 import { isEmailAddress } from '../domain/payout';
+import { CodedError } from '../domain/coded-error';
 
 export type PayeeSource = 'hand' | 'payout' | 'import';
 export type CloseReason = 'superseded' | 'rejected' | 'withdrawn';
@@ -52,15 +53,7 @@ export function stateOf(v: Pick<PayeeVersion, 'effectiveAt' | 'closedAt' | 'clos
   return v.effectiveAt === null ? 'awaiting approval' : 'in force';
 }
 
-export class PayeeError extends Error {
-  constructor(
-    readonly code: 'NOT_FOUND' | 'DUPLICATE' | 'CHANGE_WAITING' | 'NOT_WAITING',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'PayeeError';
-  }
-}
+export class PayeeError extends CodedError<'NOT_FOUND' | 'DUPLICATE' | 'CHANGE_WAITING' | 'NOT_WAITING'> {}
 
 export interface PayeeIssue {
   field: keyof PayeeDetails;

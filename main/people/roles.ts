@@ -1,6 +1,7 @@
 // People of a desk and their roles, as plain data. A role is held through grants with a start and an
 // optional end, never by a flag that is overwritten, so "did this person hold the approver role when
 // they signed?" has an answer years later. Pure: no I/O, no keys.
+import { CodedError } from '../domain/coded-error';
 
 export const ROLES = ['preparer', 'approver', 'sender', 'viewer', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -53,17 +54,7 @@ export function isRevokedAt(person: PersonRecord, at: number): boolean {
   return person.revokedAt !== null && person.revokedAt <= at;
 }
 
-export class PeopleError extends Error {
-  constructor(
-    readonly code:
-      | 'INVALID_NAME' | 'INVALID_ROLES' | 'PERSON_NOT_FOUND' | 'PERSON_REVOKED' | 'NOT_ALLOWED' | 'LAST_ADMIN'
-      | 'WEAK_PASSPHRASE' | 'WRONG_PASSPHRASE' | 'KEY_MISSING' | 'KEY_DAMAGED' | 'KEY_ELSEWHERE' | 'KEY_MISMATCH' | 'LOCKED' | 'THROTTLED',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'PeopleError';
-  }
-}
+export class PeopleError extends CodedError<'INVALID_NAME' | 'INVALID_ROLES' | 'PERSON_NOT_FOUND' | 'PERSON_REVOKED' | 'NOT_ALLOWED' | 'LAST_ADMIN' | 'WEAK_PASSPHRASE' | 'WRONG_PASSPHRASE' | 'KEY_MISSING' | 'KEY_DAMAGED' | 'KEY_ELSEWHERE' | 'KEY_MISMATCH' | 'LOCKED' | 'THROTTLED'> {}
 
 /** Checks a name and a set of roles for a new or changed person; returns them cleaned (trimmed, deduplicated, ordered). */
 export function checkPersonInput(name: string, roles: readonly string[]): { name: string; roles: Role[] } {

@@ -19,16 +19,9 @@ import {
   type ProfileInput,
   type ProfilePatch,
 } from './profile-schema';
+import { CodedError } from '../domain/coded-error';
 
-export class ProfileError extends Error {
-  constructor(
-    readonly code: 'PROFILE_INVALID' | 'PROFILE_NOT_FOUND' | 'PROFILE_EXISTS' | 'KEY_NOT_FOUND' | 'KEY_STATE' | 'ENVIRONMENT_FIXED',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ProfileError';
-  }
-}
+export class ProfileError extends CodedError<'PROFILE_INVALID' | 'PROFILE_NOT_FOUND' | 'PROFILE_EXISTS' | 'KEY_NOT_FOUND' | 'KEY_STATE' | 'ENVIRONMENT_FIXED'> {}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS profiles (

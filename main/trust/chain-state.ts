@@ -14,6 +14,7 @@
 import { checkRules, type ApprovalPolicy, type PolicyRules } from '../approvals/policy';
 import { checkPersonInput, heldRoleAt, type Person, type Role, type RoleGrant } from '../people/roles';
 import { CHAIN_START, recordHash, rootFingerprint, signatureValid, type ChainBody, type ChainRecord } from './chain-record';
+import { CodedError } from '../domain/coded-error';
 
 export type ChainProblemCode = 'MALFORMED' | 'BROKEN_LINK' | 'BAD_HASH' | 'BAD_SIGNATURE' | 'NOT_ALLOWED' | 'OUT_OF_TIME';
 
@@ -60,14 +61,7 @@ export function activeAdminsAt(people: readonly Person[], at: number): Person[] 
   return people.filter((p) => (p.revokedAt === null || p.revokedAt > at) && heldRoleAt(p, 'admin', at));
 }
 
-class Refused extends Error {
-  constructor(
-    readonly code: ChainProblemCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+class Refused extends CodedError<ChainProblemCode> {}
 
 /** The chain so far, extended one record at a time. */
 export class ChainReplay {
@@ -302,10 +296,9 @@ export class ChainReplay {
   }
 }
 
-export class ChainRecordError extends Error {
+export class ChainRecordError extends CodedError<ChainProblemCode> {
   constructor(readonly problem: ChainProblem) {
-    super(problem.message);
-    this.name = 'ChainRecordError';
+    super(problem.code, problem.message);
   }
 }
 

@@ -12,6 +12,7 @@ import type { ApprovalStore } from '../approvals/approval-store';
 import type { Subject } from '../approvals/manifest';
 import type { ApprovalPolicy } from '../approvals/policy';
 import type { PreparationRecord } from '../approvals/preparation';
+import { CodedError } from '../domain/coded-error';
 
 /** People and policy versions as rows written before the control chain existed (never trusted: an admin seals them). */
 export interface LegacyControl {
@@ -36,15 +37,7 @@ export interface DualControlRepository extends ApprovalStore {
 
 }
 
-export class RepositoryError extends Error {
-  constructor(
-    readonly code: 'NOT_FOUND' | 'DUPLICATE' | 'CHAIN_MOVED',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RepositoryError';
-  }
-}
+export class RepositoryError extends CodedError<'NOT_FOUND' | 'DUPLICATE' | 'CHAIN_MOVED'> {}
 
 export const chainMovedMessage = (seq: number): string =>
   `the control records changed meanwhile (another admin, or another desk): record ${seq} was not added; try again`;

@@ -7,14 +7,14 @@ import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { historyPaging, historyTerms, likeEscape } from '../history';
 import { toPayment, toStatusEvent, type PaymentRow } from '../rows';
 import type { HistoryFilter, HistoryPage, HistoryQuery, PaymentKind, PaymentRecord, StatusEvent } from '../../journal/types';
+import { CodedError } from '../../domain/coded-error';
 
 /** A pool, or one client of it (inside a transaction). */
 export type PgQueryable = Pick<Pool, 'query'> | Pick<PoolClient, 'query'>;
 
-export class UnsafeIntegerError extends Error {
+export class UnsafeIntegerError extends CodedError<'UNSAFE_INTEGER'> {
   constructor(column: string, value: unknown) {
-    super(`${column} holds ${String(value)}, beyond the integers a number keeps exactly (Number.MAX_SAFE_INTEGER)`);
-    this.name = 'UnsafeIntegerError';
+    super('UNSAFE_INTEGER', `${column} holds ${String(value)}, beyond the integers a number keeps exactly (Number.MAX_SAFE_INTEGER)`);
   }
 }
 

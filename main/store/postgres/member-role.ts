@@ -21,6 +21,7 @@ import type { TeamDatabaseErrorCode } from './team-database-error';
 import type { PgQueryable } from './history';
 import { PG_SCHEMA_VERSION } from './migrations';
 import { inTransaction } from './transaction';
+import { CodedError } from '../../domain/coded-error';
 
 /** The group role holding the desks' rights; each desk's login role is made a member of it. */
 export const MEMBER_GROUP = 'payout_desk_member';
@@ -178,15 +179,7 @@ export interface MemberRoleOptions {
 }
 
 /** A refusal of applyMemberRole, in the words and codes of the team database's errors (connect.ts). */
-export class MemberRoleError extends Error {
-  constructor(
-    readonly code: TeamDatabaseErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'MemberRoleError';
-  }
-}
+export class MemberRoleError extends CodedError<TeamDatabaseErrorCode> {}
 
 /** What applyMemberRole did, for `profiles team init` to print. */
 export interface MemberRoleReport {

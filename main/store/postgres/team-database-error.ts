@@ -1,4 +1,5 @@
 // What goes wrong with a team database, in codes a desk can act on (connect.ts words each for people).
+import { CodedError } from '../../domain/coded-error';
 export type TeamDatabaseErrorCode =
   | 'TEAM_DB_UNREACHABLE'
   | 'TEAM_DB_TIMEOUT'
@@ -15,14 +16,13 @@ export type TeamDatabaseErrorCode =
   | 'TEAM_DB_BUSY'
   | 'TEAM_DB_FAILED';
 
-export class TeamDatabaseError extends Error {
+export class TeamDatabaseError extends CodedError<TeamDatabaseErrorCode> {
   constructor(
-    readonly code: TeamDatabaseErrorCode,
+    code: TeamDatabaseErrorCode,
     message: string,
     /** Worth trying again later without changing anything (server down, starting up, full). */
     readonly retryable = false,
   ) {
-    super(message);
-    this.name = 'TeamDatabaseError';
+    super(code, message);
   }
 }

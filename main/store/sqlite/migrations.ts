@@ -2,6 +2,7 @@
 // so an older journal file is brought forward on open and a newer one is refused rather than damaged.
 import { payeeKey } from '../../domain/payee-key';
 import type Database from 'better-sqlite3';
+import { CodedError } from '../../domain/coded-error';
 
 type Migration = (db: Database.Database) => void;
 
@@ -391,10 +392,9 @@ const MIGRATIONS: readonly Migration[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-export class JournalVersionError extends Error {
+export class JournalVersionError extends CodedError<'JOURNAL_TOO_NEW'> {
   constructor(found: number) {
-    super(`journal schema version ${found} is newer than this app understands (${SCHEMA_VERSION}); update the app`);
-    this.name = 'JournalVersionError';
+    super('JOURNAL_TOO_NEW', `journal schema version ${found} is newer than this app understands (${SCHEMA_VERSION}); update the app`);
   }
 }
 

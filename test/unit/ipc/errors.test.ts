@@ -7,6 +7,9 @@ import { GatewayError } from '../../../main/gateway/errors';
 import { KeyStoreError } from '../../../main/keys/key-store';
 import { ProfileError } from '../../../main/profiles/profile-store';
 import { createCapturingLogger } from '../../../main/log';
+import { PolicyError } from '../../../main/approvals/policy';
+import { JournalVersionError } from '../../../main/store/sqlite/migrations';
+import { PayeeError } from '../../../main/payees/payee';
 import { recordingServices } from './fake-services';
 
 const PEM = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----';
@@ -25,6 +28,14 @@ describe('toIpcError', () => {
     expect(toIpcError(new DeskError('VALIDATION', 'bad', false, [{ field: 'amount', code: 'AMOUNT_FORMAT', message: 'not a number' }]))).toMatchObject({
       issues: [{ field: 'amount', code: 'AMOUNT_FORMAT' }],
     });
+  });
+
+  it('shows the desk\'s own errors that once had no code in their own words, each under its class name', () => {
+    // These read as INTERNAL before they shared the coded base: a person saw no reason for a refused policy.
+    expect(toIpcError(new PolicyError('a band needs at least one approval'))).toEqual({ code: 'POLICY_INVALID', message: 'a band needs at least one approval', retryable: false });
+    expect(toIpcError(new JournalVersionError(99))).toMatchObject({ code: 'JOURNAL_TOO_NEW', message: expect.stringContaining('update the app') });
+    const payee = new PayeeError('NOT_FOUND', 'no payee g');
+    expect([payee.name, payee.code, payee instanceof Error]).toEqual(['PayeeError', 'NOT_FOUND', true]);
   });
 
   it('removes key material and tokens from every message', () => {
