@@ -1,12 +1,15 @@
 // What both journals (the single desk's SQLite file and the team's PostgreSQL) share beyond the port's types:
-// their error, which states the gateway may not have yet, and the per-currency totals of new rows.
+// their error, which states the gateway may not have yet, the per-currency totals of new rows, and what a new
+// batch must be before either stores it.
 import { sumMinor } from '../domain/money';
-import type { CurrencyTotal, NewPayment, PaymentState } from './types';
+import type { BatchInput, CurrencyTotal, NewPayment, PaymentState } from './types';
 import { CodedError } from '../domain/coded-error';
 
-export class JournalError extends CodedError<'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'DATABASE_UNREACHABLE'> {
+export type JournalErrorCode = 'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'DATABASE_UNREACHABLE';
+
+export class JournalError extends CodedError<JournalErrorCode> {
   constructor(
-    code: 'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'DATABASE_UNREACHABLE',
+    code: JournalErrorCode,
     message: string,
     readonly ids: string[] = [],
   ) {
@@ -27,4 +30,17 @@ export function totalsOf(rows: NewPayment[]): CurrencyTotal[] {
   return [...by.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([currencyCode, amounts]) => ({ currencyCode, amountMinor: sumMinor(amounts), count: amounts.length }));
+}
+
+/**
+ * A new batch as either journal stores it: refused when it is empty or repeats a payout id within itself
+ * (ids already in the journal are the store's check); its payout ids and per-currency totals.
+ */
+export function checkedBatch(input: BatchInput): { ids: string[]; totals: CurrencyTotal[] } {
+  if (input.rows.length === 0) throw new JournalError('EMPTY_BATCH', 'a batch needs at least one payout');
+  const ids = input.rows.map((r) => r.id);
+  const seen = new Set<string>();
+  const repeated = ids.filter((x) => (seen.has(x) ? true : (seen.add(x), false)));
+  if (repeated.length > 0) throw new JournalError('DUPLICATE_ID', `the batch repeats payout ids: ${repeated.slice(0, 5).join(', ')}`, repeated);
+  return { ids, totals: totalsOf(input.rows) };
 }

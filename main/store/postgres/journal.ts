@@ -41,7 +41,7 @@ import type { Pool, PoolClient } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
 import { deskActor } from '../../audit/actor';
 import { AuditKeyError, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, type AuditSigner, type NewAuditEntry } from '../../audit/chain';
-import { JournalError, totalsOf } from '../../journal/shared';
+import { checkedBatch, JournalError } from '../../journal/shared';
 import type { DeskJournal, ManifestRow, SendClaim } from '../../journal/port';
 import { Grouped } from './grouped';
 import { toBatch } from '../rows';
@@ -465,14 +465,9 @@ export class PgJournal implements DeskJournal {
   }
 
   private async insertBatch(client: PoolClient, input: BatchInput): Promise<string> {
-    if (input.rows.length === 0) throw new JournalError('EMPTY_BATCH', 'a batch needs at least one payout');
+    const { ids, totals } = checkedBatch(input);
     const id = input.id ?? randomUUID();
     const at = this.now();
-    const totals = totalsOf(input.rows);
-    const ids = input.rows.map((r) => r.id);
-    const seen = new Set<string>();
-    const repeated = ids.filter((x) => (seen.has(x) ? true : (seen.add(x), false)));
-    if (repeated.length > 0) throw new JournalError('DUPLICATE_ID', `the batch repeats payout ids: ${repeated.slice(0, 5).join(', ')}`, repeated);
     await this.refuseExisting(client, 'payout', ids);
     await client.query(
       `INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at, prepared_by) VALUES ($1, $2, $3, $4, $5, 'RUNNING', $6, $6, $7)`,

@@ -22,7 +22,7 @@ import type {
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
-import { JournalError, totalsOf } from '../../journal/shared';
+import { checkedBatch, JournalError } from '../../journal/shared';
 
 
 
@@ -150,14 +150,9 @@ export class Journal implements DeskJournal {
 
   /** The body of createBatch, for use inside a transaction that is already open. */
   private insertBatch(input: BatchInput): string {
-    if (input.rows.length === 0) throw new JournalError('EMPTY_BATCH', 'a batch needs at least one payout');
+    const { ids, totals } = checkedBatch(input);
     const id = input.id ?? globalThis.crypto.randomUUID();
     const at = this.now();
-    const totals = totalsOf(input.rows);
-    const ids = input.rows.map((r) => r.id);
-    const seen = new Set<string>();
-    const repeated = ids.filter((x) => (seen.has(x) ? true : (seen.add(x), false)));
-    if (repeated.length > 0) throw new JournalError('DUPLICATE_ID', `the batch repeats payout ids: ${repeated.slice(0, 5).join(', ')}`, repeated);
     this.refuseExisting('payout', ids);
     this.stmt(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at, prepared_by) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?)`)
       .run(id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, at, input.preparedBy ?? null);
