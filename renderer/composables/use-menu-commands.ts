@@ -5,7 +5,8 @@ import { useRouter } from 'vue-router';
 import type { AppInfo, FileGrant, MenuCommand, Unsubscribe } from '../../contract/api';
 import { desk } from '../desk';
 import { saveFile } from '../lib/save-file';
-import { useBatchesStore } from '../stores/batches';
+import { useBatchDraftStore } from '../stores/batch-draft';
+import { useBatchRunStore } from '../stores/batch-run';
 import { useHistoryStore } from '../stores/history';
 import { useNotifyStore } from '../stores/notify';
 import { useSessionStore } from '../stores/session';
@@ -15,7 +16,8 @@ export function useMenuCommands() {
   const router = useRouter();
   const notify = useNotifyStore();
   const session = useSessionStore();
-  const batches = useBatchesStore();
+  const batchDraft = useBatchDraftStore();
+  const batchRun = useBatchRunStore();
   const history = useHistoryStore();
   const aboutOpen = ref(false);
   const about = ref<AppInfo | null>(null);
@@ -24,7 +26,7 @@ export function useMenuCommands() {
   const exportBatch = useAction((batchId: string) => desk().batches.exportResults({ batchId }));
   const openDataFolder = useAction(() => desk().app.openDataFolder());
   const loadInfo = useAction(() => desk().app.info());
-  const validateChosen = useAction((file: FileGrant) => batches.validateFile(file), { latest: true });
+  const validateChosen = useAction((file: FileGrant) => batchDraft.validateFile(file), { latest: true });
 
   /** `file`: main already asked the user for the file (its own dialog); otherwise the page's picker opens. */
   async function importCsv(file?: FileGrant): Promise<void> {
@@ -33,8 +35,11 @@ export function useMenuCommands() {
       return;
     }
     // Like "New batch": the open batch keeps running and stays under "Past batches".
-    if (batches.current) batches.reset();
-    if (!file) batches.requestPicker();
+    if (batchRun.current) {
+      batchDraft.reset();
+      batchRun.reset();
+    }
+    if (!file) batchDraft.requestPicker();
     if (router.currentRoute.value.name !== 'batches') await router.push({ name: 'batches' });
     if (file) await validateChosen.run(file);
   }
@@ -51,7 +56,7 @@ export function useMenuCommands() {
       return;
     }
     if (screen === 'batches' && session.activeProfile) {
-      const batchId = batches.current?.id;
+      const batchId = batchRun.current?.id;
       if (!batchId) {
         notify.push('info', 'Open a batch (under "Past batches") to export its results.');
         return;

@@ -1,17 +1,13 @@
-// Batch payouts: the validated file, the warnings confirmed, the running batch's progress and past batches.
+// The batch before it is sent: the file chosen, its validation, the decimal separator, the warnings
+// confirmed and the funded currencies; submitting hands it to the run store (batch-run.ts), which holds
+// the batch once it is sent.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { BatchFileSource, BatchProgress, FileGrant, BatchResultRow, BatchValidation, BatchView, CsvIssueView, Unsubscribe } from '../../contract/api';
+import type { BatchFileSource, FileGrant, BatchValidation, CsvIssueView } from '../../contract/api';
 import { desk } from '../desk';
-import type { DeskError } from '../lib/errors';
 import { latestRequests } from '../lib/latest-request';
+import { useBatchRunStore } from './batch-run';
 import { registerAreaStore } from './session';
-
-const FINISHED: ReadonlySet<string> = new Set(['COMPLETED', 'CANCELLED', 'FAILED']);
-
-export function isBatchFinished(state: string): boolean {
-  return FINISHED.has(state);
-}
 
 /**
  * How amounts in the file are read: 'auto' lets main decide (decimal comma when the file is separated
@@ -23,14 +19,13 @@ export function decimalCommaOf(mode: DecimalMode): boolean | undefined {
   return mode === 'comma' ? true : mode === 'point' ? false : undefined;
 }
 
+/** A file from the page's own picker or drop (its bytes are sent), or one main chose in its dialog (a token). */
+export type BatchInput = File | FileGrant;
+
 /**
  * The file as it goes to main: its raw bytes. Reading a Blob into an ArrayBuffer happens off the UI
  * thread, and the bytes cross IPC as a structured clone, so even a 50 MB file builds no string here.
  */
-/** A file dropped or picked in the page, or one chosen in main's open dialog (menu: Import CSV). */
-/** A file from the page's own picker or drop (its bytes are sent), or one main chose in its dialog (a token). */
-export type BatchInput = File | FileGrant;
-
 export async function fileSource(file: Blob & { name: string }): Promise<BatchFileSource> {
   return { kind: 'bytes', fileName: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
 }
@@ -40,10 +35,10 @@ export function warningKey(w: Pick<CsvIssueView, 'rowNumber' | 'code'>): string 
   return `${w.rowNumber}:${w.code}`;
 }
 
-export const useBatchesStore = defineStore('batches', () => {
+export const useBatchDraftStore = defineStore('batch-draft', () => {
+  const run = useBatchRunStore();
   const validation = ref<BatchValidation | null>(null);
-  /** The file behind `validation`, kept so a change of the decimal separator can read it again. */
-  /** What the validation on screen was read from: a dropped or picked file, or a path chosen in main's dialog. */
+  /** What the validation on screen was read from, kept so a change of the decimal separator can read it again. */
   const file = shallowRef<BatchInput | null>(null);
   /** The user's choice of decimal separator; stays for the next file. */
   const decimalMode = ref<DecimalMode>('auto');
@@ -54,26 +49,9 @@ export const useBatchesStore = defineStore('batches', () => {
   /** Set by the menu's "Import CSV batch…"; the upload card opens its file picker when it sees it. */
   const pickerRequested = ref(false);
   const onlyFunded = ref(false);
-  const current = ref<BatchView | null>(null);
-  const results = ref<BatchResultRow[]>([]);
-  const past = ref<BatchView[]>([]);
-  const pastLoading = ref(false);
-  const pastError = ref<DeskError | null>(null);
-  let unsubscribe: Unsubscribe | undefined;
-  let unsubscribeStatus: Unsubscribe | undefined;
-  let refreshTimer: ReturnType<typeof setTimeout> | undefined;
-  // One ticket office per kind of answer: only the latest request of each kind reaches the screen.
+  // Only the latest validation's answer reaches the screen.
   const validations = latestRequests();
-  const opens = latestRequests();
-  const pastLoads = latestRequests();
-  const resultLoads = latestRequests();
 
-  /**
-   * The rows "retry failed rows" would send again, as the results show them now. Main decides, per
-   * intent (`row.retryable`): a row already retried, or one still moving, is not offered. The renderer
-   * keeps no rule of its own, so what the dialog lists is what main will accept.
-   */
-  const retryRows = computed(() => results.value.filter((r) => r.retryable));
   const shortfalls = computed(() => validation.value?.funding.filter((f) => f.shortfall !== null) ?? []);
   const fundedCurrencies = computed(
     () => validation.value?.funding.filter((f) => f.shortfall === null).map((f) => f.currencyCode) ?? [],
@@ -111,36 +89,13 @@ export const useBatchesStore = defineStore('batches', () => {
     return v.rows.filter((r) => funded.has(r.money.currencyCode));
   });
 
-  /** Status changes of the open batch's payouts: re-read its counts and results, at most twice a second. */
-  function scheduleRefresh(batchId: string): void {
-    if (refreshTimer) return;
-    refreshTimer = setTimeout(async () => {
-      refreshTimer = undefined;
-      if (current.value?.id !== batchId) return;
-      const r = await desk().batches.get({ batchId });
-      if (!r.ok || current.value?.id !== batchId) return;
-      current.value = r.data;
-      if (isBatchFinished(r.data.progress.state)) await loadResults(batchId);
-    }, 500);
+  /** The file leaves the screen (submitted, or a past batch opened); a validation still on its way is dropped. */
+  function discard(): void {
+    validations.dropAll();
+    validation.value = null;
+    file.value = null;
   }
-
-  function listen(): void {
-    if (!unsubscribeStatus) {
-      unsubscribeStatus = desk().events.paymentStatusChanged((e) => {
-        if (e.batchId && e.batchId === current.value?.id) scheduleRefresh(e.batchId);
-      });
-    }
-    if (unsubscribe) return;
-    unsubscribe = desk().events.batchProgress((p: BatchProgress) => {
-      if (current.value && current.value.id === p.batchId) current.value = { ...current.value, progress: p };
-      const i = past.value.findIndex((b) => b.id === p.batchId);
-      const existing = past.value[i];
-      if (existing) past.value.splice(i, 1, { ...existing, progress: p });
-      // A batch this screen has not listed yet: another desk of the team stored it.
-      else if (!pastLoading.value) void loadPast();
-      if (current.value?.id === p.batchId && isBatchFinished(p.state)) void loadResults(p.batchId);
-    });
-  }
+  run.onOpened(discard);
 
   /**
    * Reads a file (or the same one with another decimal separator). Only the latest request's answer is
@@ -158,8 +113,7 @@ export const useBatchesStore = defineStore('batches', () => {
       validatedDecimalMode.value = mode;
       confirmedWarnings.value = new Set();
       onlyFunded.value = false;
-      current.value = null;
-      results.value = [];
+      run.close();
     }
     return r;
   }
@@ -195,111 +149,32 @@ export const useBatchesStore = defineStore('batches', () => {
   async function submit() {
     const v = validation.value;
     if (!v) throw new Error('nothing to submit');
-    listen();
+    run.listen();
     const r = await desk().batches.submit({
       validationId: v.validationId,
       confirmedWarningRows: confirmedRows.value,
       ...(onlyFunded.value ? { currencyCodes: fundedCurrencies.value } : {}),
     });
     if (r.ok) {
-      validations.dropAll();
-      opens.dropAll();
-      current.value = r.data;
-      validation.value = null;
-      file.value = null;
-      void loadPast();
+      discard();
+      run.started(r.data);
     }
     return r;
-  }
-
-  async function control(kind: 'pause' | 'resume' | 'cancel') {
-    const id = current.value?.id;
-    if (!id) throw new Error('no batch');
-    const r = await desk().batches[kind]({ batchId: id });
-    if (r.ok && current.value?.id === id) {
-      current.value = r.data;
-      // A cancel returns once the unsent rows are CANCELLED: show them now.
-      if (isBatchFinished(r.data.progress.state)) await loadResults(id);
-    }
-    return r;
-  }
-
-  async function loadResults(batchId: string): Promise<void> {
-    const isLatest = resultLoads.begin();
-    const r = await desk().batches.results({ batchId });
-    if (r.ok && isLatest() && current.value?.id === batchId) results.value = r.data;
-  }
-
-  async function open(batchId: string) {
-    listen();
-    const isLatest = opens.begin();
-    const r = await desk().batches.get({ batchId });
-    if (r.ok && isLatest()) {
-      validations.dropAll();
-      current.value = r.data;
-      validation.value = null;
-      file.value = null;
-      results.value = [];
-      if (isBatchFinished(r.data.progress.state)) await loadResults(batchId);
-    }
-    return r;
-  }
-
-  async function retryFailed() {
-    const id = current.value?.id;
-    if (!id) throw new Error('no batch');
-    // The rows the dialog listed, so main sends exactly those or nothing.
-    const r = await desk().batches.retryFailed({ batchId: id, idPayouts: retryRows.value.map((row) => row.idPayout) });
-    if (r.ok) {
-      current.value = r.data;
-      results.value = [];
-      void loadPast();
-    }
-    return r;
-  }
-
-  async function loadPast(): Promise<void> {
-    const isLatest = pastLoads.begin();
-    pastLoading.value = true;
-    const r = await desk().batches.list({ limit: 200 });
-    if (!isLatest()) return;
-    pastLoading.value = false;
-    if (r.ok) {
-      past.value = r.data.items;
-      pastError.value = null;
-    } else pastError.value = r.error;
   }
 
   function reset(): void {
-    // Answers still on their way belong to what is being cleared: none of them may land on the empty screen.
-    validations.dropAll();
-    opens.dropAll();
-    resultLoads.dropAll();
-    validation.value = null;
-    file.value = null;
-    current.value = null;
-    results.value = [];
+    // An answer still on its way belongs to what is being cleared: it may not land on the empty screen.
+    discard();
     confirmedWarnings.value = new Set();
     onlyFunded.value = false;
   }
 
-  async function hydrate(): Promise<void> {
-    listen();
-    await loadPast();
-  }
+  /** Nothing to load: a draft starts empty. */
+  function hydrate(): void {}
 
   function dehydrate(): void {
-    unsubscribe?.();
-    unsubscribe = undefined;
-    unsubscribeStatus?.();
-    unsubscribeStatus = undefined;
-    clearTimeout(refreshTimer);
-    refreshTimer = undefined;
     reset();
     decimalMode.value = 'auto';
-    pastLoads.dropAll();
-    pastLoading.value = false;
-    past.value = [];
   }
 
   return {
@@ -309,12 +184,6 @@ export const useBatchesStore = defineStore('batches', () => {
     validatedDecimalMode,
     confirmedWarnings,
     onlyFunded,
-    current,
-    results,
-    past,
-    pastLoading,
-    pastError,
-    retryRows,
     shortfalls,
     fundedCurrencies,
     warningRows,
@@ -330,15 +199,10 @@ export const useBatchesStore = defineStore('batches', () => {
     requestPicker,
     takePickerRequest,
     submit,
-    control,
-    open,
-    retryFailed,
-    loadPast,
-    loadResults,
     reset,
     hydrate,
     dehydrate,
   };
 });
 
-registerAreaStore(useBatchesStore);
+registerAreaStore(useBatchDraftStore);
