@@ -1,5 +1,5 @@
 // CLI: `audit verify|list` over the UI's audit service (main/desk/audit.ts). The audit log is sealed
-// with a key from the OS keychain and its newest entry anchored there (main/journal/audit-log.ts,
+// with a key from the OS keychain and its newest entry anchored there (main/audit/chain.ts,
 // main/store/sqlite/audit-seal.ts): verify names the first bad entry and exits 1; a log that cannot be checked
 // on this desk (key or anchor not in this keychain) also exits 1 and says so.
 import type { Command } from 'commander';

@@ -69,7 +69,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
 
   let ctx: AppContext | undefined;
   // Made with the context: key and profile commands act on the context directly, and the runtime is
-  // what writes their audit entries into the profile's journal (main/security-trail.ts).
+  // what writes their audit entries into the profile's journal (main/audit/security-trail.ts).
   let runtime: DeskRuntime | undefined;
   let desk: CliDesk | undefined;
   // A command that completes but must still exit non-zero (e.g. `batch validate` with invalid rows).

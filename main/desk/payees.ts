@@ -1,4 +1,4 @@
-// The payee book as application services, shared by the CLI now and the IPC handlers and screens later:
+// The payee book as application services, behind the IPC handlers (payees-ipc.ts) the screens and the CLI call:
 // list, add (by hand or from a payout, which is also how a CSV batch row becomes a payee: each row is a
 // payout), edit, approve or reject a change of bank details, import and export as CSV, and the flags of a
 // payout's or batch's rows (new payee, changed bank details) that count toward the approval policy.

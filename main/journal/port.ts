@@ -1,6 +1,6 @@
 // What the engine (and the approval gate) need from a journal, behind one port with two adapters: the
-// SQLite journal of a single desk (journal.ts, answers synchronously) and the team journal on PostgreSQL
-// (pg/journal.ts, answers with promises). The engine awaits every call, so it runs unchanged on both;
+// SQLite journal of a single desk (store/sqlite/journal.ts, answers synchronously) and the team journal on
+// PostgreSQL (store/postgres/journal.ts, answers with promises). The engine awaits every call, so it runs unchanged on both;
 // what a single desk does is not changed by the port (issue "Team desk").
 import type { PayoutFields } from '../domain/payout';
 import type { NewAuditEntry } from '../audit/chain';

@@ -45,7 +45,7 @@ export const secretAccount = (profileId: string) => `profile:${profileId}:deprec
 
 export class KeyCustody {
   constructor(
-    /** `audit` hears every key and secret action (see main/security-trail.ts); never the key or secret itself. */
+    /** `audit` hears every key and secret action (see main/audit/security-trail.ts); never the key or secret itself. */
     private readonly deps: { home: string; keyStore: KeyStore; profiles: ProfileStore; audit?: SecurityActionReporter },
   ) {}
 

@@ -77,7 +77,7 @@ export class ProfileStore {
   /** Parsed profiles by id, with the stored text they came from. */
   private readonly parsed = new Map<string, { data: string; profile: Profile }>();
 
-  /** `audit` hears every profile added, changed or removed (see main/security-trail.ts). */
+  /** `audit` hears every profile added, changed or removed (see main/audit/security-trail.ts). */
   constructor(file: string, private readonly audit?: SecurityActionReporter) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);

@@ -1,8 +1,8 @@
-// The team journal on PostgreSQL: the adapter of DeskJournal (port.ts) that lets the desks of a finance team
-// share one database (issue "Team desk"): the engine's JournalPort here, the screens' reads in pg/history.ts
-// and pg/desk-reads.ts. Each method behaves as the SQLite journal's (journal.ts): the same
+// The team journal on PostgreSQL: the adapter of DeskJournal (main/journal/port.ts) that lets the desks of a
+// finance team share one database: the engine's JournalPort here, the screens' reads in history.ts and
+// desk-reads.ts beside it. Each method behaves as the SQLite journal's (store/sqlite/journal.ts): the same
 // state transitions, guards, status events and audit entries, written in one transaction where SQLite
-// writes one. Tables: pg/migrations.ts (3: payments, batches, status events; 4: the write side).
+// writes one. Tables: migrations.ts (3: payments, batches, status events; 4: the write side).
 //
 // Exactly one desk sends a given payment. Each PgJournal is one desk process with a unique deskId; it keeps
 // a lease in desk_leases on the database's clock (heartbeat every leaseMs/3) and claims a payment before
@@ -10,24 +10,13 @@
 // out, any desk may take the payment over, and then treats it as of unknown outcome first (UNKNOWN, read
 // with GET before any re-send with the same id), never as new work.
 //
-// Why a desk whose lease ran out cannot still be sending: it lets a request leave (SendClaim.confirm) only
-// while `performance.now() <= validUntil - maxRequestMs`, where validUntil = (when the last successful
-// heartbeat was sent) + leaseMs - marginMs. The database stamped that lease at or after the send, so its
-// lease_until is later than validUntil in elapsed time (marginMs covers the two clocks' rates differing);
-// and the engine aborts every request by maxRequestMs after it left. So every request this desk sent has
-// ended before its lease_until, and a desk taking over after lease_until meets no request in flight.
-// The writes that follow a takeover are fenced too: SENDING is written only while the claim is still ours,
-// and a claim taken before this desk's lease ran out here stays void even once a heartbeat renews it.
+// Why a desk whose lease ran out cannot still be sending, and the lease's timings: desk-lease.ts.
 //
 // What is durable before a request leaves is the claim (committed before the rate slot), not SENDING:
 // confirm() answers synchronously and only starts the SENDING write. So a stopped desk's claimed payments
 // are taken over as UNKNOWN in any unsent state (QUEUED included), as are SENDING ones nobody claims.
 // This desk's own writes to one payment are chained in the order they were started (serial()), and its
 // reads of a payment wait for that chain, so the engine reads back what it wrote.
-//
-// Defaults: leaseMs 60 000, maxRequestMs 30 000, marginMs 2 000. A confirm is possible while
-// maxRequestMs + marginMs < leaseMs - (time since the last heartbeat), so with heartbeats every 20 s a
-// request may always leave; a desk that stops is taken over at most leaseMs after its last heartbeat.
 //
 // What the engine must do on this adapter: abort every gateway request by maxRequestMs after confirm()
 // (pass the transport's time-out here), release() every claim it took (a second claimSend of a payment
@@ -36,7 +25,6 @@
 // sending it, or this desk's lease is not alive), not as "nothing left to send".
 import { planRetryBatch } from '../retry-plan';
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { Pool, PoolClient } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
 import { deskActor } from '../../audit/actor';
@@ -57,6 +45,7 @@ import {
 import { migratePg } from './migrations';
 import { isConnectionError } from './connection-error';
 import { inTransaction } from './transaction';
+import { DeskLease } from './desk-lease';
 import { iterateHistoryPg, paymentTimelinePg, pgInteger, queryHistoryPg, toPgPayment, type PgHistoryPage, type PgQueryable } from './history';
 
 /** Key of the advisory lock that keeps the audit chain linear across desks (held to the end of a transaction). */
@@ -127,17 +116,8 @@ export class PgJournal implements DeskJournal {
   private readonly maxRequestMs: number;
   private readonly pollTakeMs: number;
   private readonly onBackgroundError: (error: unknown) => void;
-  /** performance.now() until which this desk's lease is surely alive on the database (0: never held). */
-  private validUntil = 0;
-  /**
-   * Bumped when a heartbeat renews a lease that had already run out here: claims taken before then are
-   * void (another desk may have taken their payments over meanwhile), even once the lease is alive again.
-   */
-  private leaseEpoch = 0;
-  private heartbeatTimer: NodeJS.Timeout | null = null;
-  private heartbeatRunning: Promise<void> | null = null;
+  private readonly lease: DeskLease;
   private closed = false;
-  private heartbeatStopped = false;
   /** Payments this desk holds a claim on and has not given back: a second claim of one is refused. */
   private readonly held = new Set<string>();
   /** Claims of this desk whose payment was cancelled meanwhile: their confirm() is false. */
@@ -165,10 +145,7 @@ export class PgJournal implements DeskJournal {
     this.pollTakeMs = options.pollTakeMs ?? 30_000;
     this.onBackgroundError = options.onBackgroundError ?? ((error) => console.error('team journal: a write after confirm() failed', error));
     this.auditSigner = options.auditSigner ?? null;
-    // Right before a heartbeat (every leaseMs/3) a request must still be able to leave.
-    if (!((this.leaseMs * 2) / 3 > this.maxRequestMs + this.marginMs)) {
-      throw new Error(`two thirds of leaseMs (${this.leaseMs}) must exceed maxRequestMs + marginMs (${this.maxRequestMs + this.marginMs}), or requests could not leave between heartbeats`);
-    }
+    this.lease = new DeskLease(pool, deskId, { leaseMs: this.leaseMs, marginMs: this.marginMs, maxRequestMs: this.maxRequestMs }, () => this.takeOverExpiredClaims());
   }
 
   /** Migrates the team database, takes this desk's lease and keeps it alive until close(). */
@@ -176,8 +153,7 @@ export class PgJournal implements DeskJournal {
     if (!options.deskId) throw new Error('a team desk needs a deskId');
     await migratePg(pool);
     const journal = new PgJournal(pool, options.deskId, options);
-    await journal.heartbeat();
-    journal.scheduleHeartbeat();
+    await journal.lease.start();
     return journal;
   }
 
@@ -189,10 +165,7 @@ export class PgJournal implements DeskJournal {
   async close(options: { releaseClaims?: boolean } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
-    this.heartbeatTimer = null;
-    await this.heartbeatRunning?.catch(() => undefined);
-    this.validUntil = 0;
+    await this.lease.end();
     if (options.releaseClaims === false) return;
     await this.allSettled();
     await this.pool.query('UPDATE payments SET claimed_by = NULL WHERE claimed_by = $1', [this.deskId]);
@@ -201,48 +174,14 @@ export class PgJournal implements DeskJournal {
 
   // ---- lease ----
 
-  private scheduleHeartbeat(): void {
-    if (this.closed || this.heartbeatStopped) return;
-    this.heartbeatTimer = setTimeout(() => {
-      this.heartbeatRunning = this.heartbeat()
-        .then(() => this.takeOverExpiredClaims())
-        .then(() => undefined, () => undefined) // a failed beat leaves validUntil where it was: claims stop when it passes
-        .finally(() => {
-          this.heartbeatRunning = null;
-          this.scheduleHeartbeat();
-        });
-    }, Math.max(1, Math.floor(this.leaseMs / 3)));
-    this.heartbeatTimer.unref();
-  }
-
-  /** Renews this desk's lease; validUntil moves only once the database has it. */
-  private async heartbeat(): Promise<void> {
-    const sentAt = performance.now();
-    await this.pool.query(
-      `INSERT INTO desk_leases (desk_id, lease_until) VALUES ($1, clock_timestamp() + make_interval(secs => $2::double precision / 1000))
-       ON CONFLICT (desk_id) DO UPDATE SET lease_until = EXCLUDED.lease_until`,
-      [this.deskId, this.leaseMs],
-    );
-    if (this.closed) return;
-    if (performance.now() > this.validUntil) this.leaseEpoch++;
-    this.validUntil = Math.max(this.validUntil, sentAt + this.leaseMs - this.marginMs);
-  }
-
   /** Renews the lease now (the heartbeat does so every leaseMs/3). */
   renewLease(): Promise<void> {
-    return this.heartbeat();
+    return this.lease.renew();
   }
 
   /** Stops renewing the lease while the desk keeps running: a desk that hangs or lost its network (tests). */
   stopHeartbeat(): void {
-    if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
-    this.heartbeatTimer = null;
-    this.heartbeatStopped = true;
-  }
-
-  /** Whether this desk's lease is surely alive now (and for `aheadMs` more). */
-  private leaseHeld(aheadMs = 0): boolean {
-    return !this.closed && performance.now() + aheadMs <= this.validUntil;
+    this.lease.stopRenewing();
   }
 
   // ---- plumbing ----
@@ -489,8 +428,8 @@ export class PgJournal implements DeskJournal {
    */
   async claimSend(kind: PaymentKind, id: string): Promise<SendClaim | null> {
     const key = `${kind}:${id}`;
-    if (!this.leaseHeld() || this.held.has(key)) return null;
-    const epoch = this.leaseEpoch;
+    if (!this.lease.held() || this.held.has(key)) return null;
+    const epoch = this.lease.epoch;
     this.held.add(key);
     this.voided.delete(key);
     this.givenBack.delete(key);
@@ -559,7 +498,7 @@ export class PgJournal implements DeskJournal {
    * desk to the payment, and a no-op if the claim was taken over meanwhile).
    */
   private confirmSend(kind: PaymentKind, id: string, epoch: number): boolean {
-    if (epoch !== this.leaseEpoch || this.voided.has(`${kind}:${id}`) || !this.leaseHeld(this.maxRequestMs)) return false;
+    if (epoch !== this.lease.epoch || this.voided.has(`${kind}:${id}`) || !this.lease.held(this.maxRequestMs)) return false;
     const at = this.now();
     this.serial(kind, id, () => this.sendingWrites.add({ kind, id, at })).catch((error: unknown) => this.onBackgroundError(error));
     return true;

@@ -211,7 +211,7 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX status_events_payment ON status_events (kind, id, seq);
   `,
-  // 4: the journal's write side (pg/journal.ts, PgJournal): intents, balance snapshots and the audit log as
+  // 4: the journal's write side (store/postgres/journal.ts, PgJournal): intents, balance snapshots and the audit log as
   //    SQLite has them (migrations 1, 3, 4 there), and what only a team needs: each desk process's lease
   //    (desk_leases, on the database's clock) and the desk holding the right to send a payment
   //    (payments.claimed_by, a desk_id; no foreign key: a claim outlives its lease row until taken over).
