@@ -4,7 +4,7 @@
 // at any moment (quit or crash) loses nothing and pays nothing twice: start() picks up from there.
 import { EventEmitter } from 'node:events';
 import { newPaymentId } from '../domain/ids';
-import { DEFAULT_FINAL_STATUSES, mayBeAtGateway, NOT_PAID_STATUSES } from '../domain/status';
+import { DEFAULT_FINAL_STATUSES, NOT_PAID_STATUSES } from '../domain/status';
 import { payoutFieldsOf, validatePayout, type FieldProblem, type PayoutDraft } from '../domain/payout';
 import { JournalError, type BalanceSnapshot, type BatchRecord, type JournalPort, type ManifestRow, type NewPayment, type PaymentKind, type PaymentRecord } from '../journal';
 import { deskActor } from '../audit/actor';
@@ -16,8 +16,9 @@ import { CallbackListener, isLoopbackHost, publicCallbackUrl, type CallbackListe
 import type { BatchLiveState } from '../../contract/state-words';
 import type { BatchProgressEvent, ConnectionEvent, EngineEvents } from './events';
 import { EngineHaltError, PayoutSender, type SendOutcome } from './payout-sender';
-import type { ApprovalClearance, ApprovalGatePort, PayoutGatewayPort } from './ports';
+import type { ApprovalGatePort, PayoutGatewayPort } from './ports';
 import { StatusPoller } from './status-poller';
+import { ApprovedSends } from './approved-sends';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './timing';
 import { CodedError } from '../domain/coded-error';
 
@@ -100,6 +101,8 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   readonly journal: J;
   private readonly gateway: PayoutGatewayPort;
   private readonly sender: PayoutSender;
+  /** Dual control's checks at the moment a create would leave; null without an approval gate. */
+  private readonly approved: ApprovedSends<J> | null;
   private readonly poller: StatusPoller;
   private readonly balances: BalanceWatcher;
   private readonly listener: CallbackListener;
@@ -143,6 +146,9 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       onConnection: (state, message) => this.setConnection(state, message),
       ...(options.random ? { random: options.random } : {}),
     });
+    this.approved = options.approvalGate
+      ? new ApprovedSends({ journal: this.journal, gate: options.approvalGate, sender: this.sender, now: this.now, onStatus: (e) => this.emit('status-changed', e) })
+      : null;
     this.poller = new StatusPoller({
       journal: this.journal, gateway: this.gateway, finalStatuses, pollIntervalMs, now: this.now, onStatus, onError,
       onConnection: (state, message) => this.setConnection(state, message),
@@ -457,6 +463,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     if (!this.sends) return;
     if (this.runs.get(batchId) && !this.runs.get(batchId)?.stopping) return;
     const limit = this.gateway.limiter.usage().limit;
+    const approved = this.approved;
     const run = new BatchRun(batchId, {
       journal: this.journal,
       sender: this.sender,
@@ -465,7 +472,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       onProgress: (e) => this.emit('batch-progress', e),
       live: (id) => this.batchLive(id),
       onError: (e) => this.emit('background-error', e),
-      ...(this.options.approvalGate ? { gate: (id: string, need: 'first' | 'resend') => this.batchApproved(id, need) } : {}),
+      ...(approved ? { gate: (id: string, need: 'first' | 'resend') => approved.batchClearance(id, need) } : {}),
     });
     this.runs.set(batchId, run);
     void run.done
@@ -521,80 +528,13 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     const existing = this.singles.get(id);
     if (existing) return existing;
     const signal = this.singlesAbort.signal;
-    const send = this.options.approvalGate ? this.sendApproved(id, signal) : this.sender.send(id, signal);
+    const send = this.approved ? this.approved.sendPayout(id, signal) : this.sender.send(id, signal);
     const work = send.finally(() => this.singles.delete(id));
     this.singles.set(id, work);
     work.catch((e: unknown) => {
       if (!(e instanceof EngineHaltError)) this.emit('background-error', e instanceof Error ? e : new Error(String(e)));
     });
     return work;
-  }
-
-  /**
-   * Dual control for a single payout about to be created: a first send (QUEUED, no try of unknown outcome) under
-   * today's policy, a re-send of an unknown outcome under the policy its approvals were given under. On a
-   * refusal nothing is sent and the refusal is audited: a first send is HELD with the reason; a payout that may
-   * already be at the gateway is not sent again (it stays UNKNOWN, read with GET, the reason shown). Tries the
-   * gateway certainly did not store (refused credentials, 429, never connected) do not count: the send that may
-   * store it is checked against the approvals and policy of its moment, not of the first failed try (the
-   * simulation found a payout approved under policy 1, refused at its token, released under policy 2 and sent
-   * without a new approval).
-   */
-  private async payoutApproved(id: string): Promise<ApprovalClearance | 'refused' | 'not-asked'> {
-    const gate = this.options.approvalGate;
-    const row = await this.journal.getPayment('payout', id);
-    if (!gate || !row || row.batchId !== null || !['QUEUED', 'SENDING', 'UNKNOWN'].includes(row.state)) return 'not-asked';
-    const resend = mayBeAtGateway(row);
-    const decision = await gate.check({ kind: 'payout', id }, resend ? 'resend' : 'first');
-    if (decision.ok && decision.clearance) return decision.clearance;
-    await this.auditRefusal('payout', id, decision);
-    const reason = decision.ok ? 'the approval gate gave no clearance' : decision.message;
-    if (resend) {
-      await this.journal.markUnknown('payout', id, `not sent again: ${reason}; it may be at the gateway already, so it is read with GET until the gateway answers`, this.now(), true);
-    } else if (await this.journal.markHeld('payout', id, reason, 'approvals')) {
-      this.emit('status-changed', { kind: 'payout', id, status: 'HELD', previousStatus: row.status, final: false, source: 'local', observedAt: this.now(), batchId: null });
-    }
-    return 'refused';
-  }
-
-  /**
-   * A single payout under dual control: the gate's yes is asked again at the moment the create would
-   * leave (ApprovalClearance); when it no longer holds, nothing was sent and the gate is asked anew, so
-   * the payout goes under the approvals and policy of its send, or is held. A yes that does not cover the row
-   * three times in a row (its rows and the journal disagree) holds it too: never a loop that sends nothing.
-   */
-  private async sendApproved(id: string, signal: AbortSignal): Promise<SendOutcome> {
-    for (let uncovered = 0; ; ) {
-      const clearance = await this.payoutApproved(id);
-      if (clearance === 'refused') return 'not-unsent';
-      if (clearance === 'not-asked') return this.sender.send(id, signal);
-      const outcome = await this.sender.send(id, signal, { approved: (row) => (clearance.stillValid() ? clearance.bodyFor(row) : null) });
-      if (outcome !== 'unapproved') return outcome;
-      if (clearance.stillValid() && ++uncovered >= 3) {
-        const reason = 'Nothing was sent: the approvals cover another payout than the one in the journal now';
-        if (!(await this.journal.markHeld('payout', id, reason, 'approvals'))) await this.journal.markUnknown('payout', id, `not sent again: ${reason}`, this.now(), true);
-        return 'not-unsent';
-      }
-    }
-  }
-
-  /** Dual control for a batch run about to create rows (first sends, or only re-sends): its clearance, or why not. */
-  private async batchApproved(batchId: string, need: 'first' | 'resend'): Promise<{ refusal: string } | { refusal: null; clearance: ApprovalClearance | null }> {
-    const gate = this.options.approvalGate;
-    if (!gate) return { refusal: null, clearance: null };
-    const decision = await gate.check({ kind: 'batch', id: batchId }, need);
-    if (decision.ok && decision.clearance) return { refusal: null, clearance: decision.clearance };
-    await this.auditRefusal('batch', batchId, decision);
-    return { refusal: decision.ok ? 'the approval gate gave no clearance' : decision.message };
-  }
-
-  private async auditRefusal(kind: 'payout' | 'batch', id: string, decision: Awaited<ReturnType<ApprovalGatePort['check']>>): Promise<void> {
-    await this.journal.audit({
-      actor: 'approvals',
-      action: 'approval.refused',
-      subject: id,
-      details: { kind, code: decision.code, message: decision.message, required: decision.verdict?.requirement.required ?? null, approvedBy: decision.verdict?.approvedBy ?? [] },
-    });
   }
 
   /** Whether a run sends this batch now, and since when the gateway is unreachable: the reason a batch waits or stopped. */
