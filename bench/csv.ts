@@ -1,6 +1,6 @@
 // Batch CSV import speed: 100,000 rows parsed and validated, against bare csv-parse on the same bytes,
 // and the longest event-loop stall while importing, and while the IPC handler batches:validateFile takes
-// the same file (as bytes, what the renderer sends, and as base64). Run: npx tsx bench/csv.ts
+// the same file (as bytes, what the renderer sends, and as base64). Run: npx tsx bench/csv.ts [--rows 100000] [--runs 5]
 // Targets (issue 5): import < 1.5 s; within 2x of the bare parser; no event-loop stall > 50 ms.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,9 +22,10 @@ import { bindProfile } from '../main/desk/profile-binding';
 import type { Profile } from '../main/profiles/profile-schema';
 import { openJournal } from '../main/store/sqlite';
 import { SqlitePayeeRepository } from '../main/store/sqlite/payees';
+import { numberArg } from './args';
 
-const ROWS = 100_000;
-const RUNS = 5;
+const ROWS = numberArg('rows', 100_000);
+const RUNS = numberArg('runs', 5);
 const IBANS = [
   'DE89370400440532013000', 'FR1420041010050500013M02606', 'ES9121000418450200051332', 'NL91ABNA0417164300',
   'IT60X0542811101000000123456', 'AT611904300234573201', 'BE68539007547034', 'CH9300762011623852957',

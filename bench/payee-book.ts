@@ -4,7 +4,7 @@
 // longest stall of the event loop meanwhile (the gate runs in the app's main process). Measured without dual
 // control (the book is its columns) and with it (each version in force is checked when read, book.ts): first
 // with the 10,000 first versions, then with 1,000 of them changed to another account by an approved change.
-// Run: npx tsx bench/payee-book.ts
+// Run: npx tsx bench/payee-book.ts [--rows 100000] [--runs 3]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,11 +18,13 @@ import type { BookControl, BookReading } from '../main/payees/book';
 import { flagPayeeRows, type PayeeFlag, type PayeeRow } from '../main/payees/match';
 import { changeDigest, detailsOf, keysOf, type PayeeDetails, type PayeeVersion } from '../main/payees/payee';
 import { SqlitePayeeRepository } from '../main/store/sqlite/payees';
+import { numberArg } from './args';
 
-const ROWS = 100_000;
-const BOOK = 10_000;
-const RUNS = 3;
-const CHANGED = 1_000;
+const ROWS = numberArg('rows', 100_000);
+/** The book is a tenth of the batch, and a tenth of it changed, whatever the size. */
+const BOOK = Math.max(10, Math.floor(ROWS / 10));
+const RUNS = numberArg('runs', 3);
+const CHANGED = Math.max(1, Math.floor(BOOK / 10));
 const IBANS = ['DE89370400440532013000', 'FR1420041010050500013M02606', 'ES9121000418450200051332', 'NL91ABNA0417164300'];
 const nameOf = (i: number) => (i % 10 === 0 ? `Müller, Jürgen ${i}` : `Beneficiary ${i}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;

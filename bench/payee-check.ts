@@ -1,16 +1,17 @@
 // The "bank details changed" check at scale: a 100,000-row file whose every payee the journal already knows
 // (100,000 earlier payouts, one in ten with an accented name), imported against that journal. Reports the
 // import time with the journal and without it, so the cost of the payee lookups shows on its own.
-// Run: npx tsx bench/payee-check.ts
+// Run: npx tsx bench/payee-check.ts [--rows 100000] [--runs 3]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { importPayoutCsv } from '../main/csv/import';
 import { openJournal } from '../main/store/sqlite';
+import { numberArg } from './args';
 
-const ROWS = 100_000;
-const RUNS = 3;
+const ROWS = numberArg('rows', 100_000);
+const RUNS = numberArg('runs', 3);
 const IBANS = ['DE89370400440532013000', 'FR1420041010050500013M02606', 'ES9121000418450200051332', 'NL91ABNA0417164300'];
 const nameOf = (i: number) => (i % 10 === 0 ? `Müller, Jürgen ${i}` : `Beneficiary ${i}`);
 

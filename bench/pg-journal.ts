@@ -2,19 +2,22 @@
 // of 300, 10,000 and 100,000 payouts (each one transaction: rows, intents and QUEUED events by unnest, the
 // audit entry), and one payout's send as the engine drives it (claimSend, confirm, the create's answer,
 // release): the round trips a team desk adds per payout. Prints figures; there is no target to pass yet.
-// Run: npx tsx bench/pg-journal.ts [--sends 200]
+// Run: npx tsx bench/pg-journal.ts [--sends 200] [--max-batch 100000]
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { PgJournal } from '../main/store/postgres/journal';
 import type { NewPayment } from '../main/journal/types';
 import { freshDatabase, startCluster } from '../test/integration/postgres/cluster';
+import { numberArg } from './args';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(name);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const SENDS = arg('--sends', 200);
+/** The largest batch created (the suite's smoke run keeps it small). */
+const MAX_BATCH = numberArg('max-batch', 100_000);
 
 const payout = (id: string, i: number): NewPayment => ({
   id, amountMinor: 100 + i, currencyCode: i % 3 ? 'EUR' : 'USD', accountName: `Beneficiary ${i}`, accountNumber: `DE89${String(i).padStart(18, '0')}`,
@@ -33,7 +36,7 @@ try {
   });
   const journal = await PgJournal.open(pool, { deskId: `bench:${randomUUID()}` });
   try {
-    for (const size of [300, 10_000, 100_000]) {
+    for (const size of new Set([300, 10_000, 100_000].map((n) => Math.min(n, MAX_BATCH)))) {
       const rows = Array.from({ length: size }, (_, i) => payout(`b${size}-${i}`, i));
       const t0 = performance.now();
       await journal.createBatch({ fileName: `${size}.csv`, sha256: `h${size}`, rows });

@@ -33,6 +33,8 @@ stage electron-launch npx playwright test -c playwright.electron.config.ts
 stage vitest npx vitest run --project unit --project integration --project postgres --reporter=default --reporter=json --outputFile.json=reports/vitest.json
 # The simulation runs on its own afterwards: it keeps both cores busy, and the integration tests run on real time.
 stage simulation npx vitest run --project simulation --reporter=default --reporter=json --outputFile.json=reports/simulation.json
+# Every bench, run small: a bench that no longer runs fails the suite (figures are not judged on a CI machine).
+stage benches npx tsx scripts/bench-smoke.ts
 
 node scripts/summary.mjs reports/vitest.json reports/simulation.json reports/e2e.json reports/electron.json -- "${failed_stages[@]}"
 [[ ${#failed_stages[@]} -eq 0 ]]
