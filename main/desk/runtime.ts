@@ -32,6 +32,9 @@ import type { DeskAuditSeal } from '../audit/seal';
 import type { ProfileStores } from '../store/profile-stores';
 import { sqliteStores } from '../store/sqlite/profile-stores';
 import { followRemoteChanges } from './remote-changes';
+import { realTimers, UnlockedSessions, type IdleTimers } from './sessions';
+
+export type { IdleTimers };
 
 export interface DeskRuntimeOptions {
   ctx: AppContext;
@@ -54,22 +57,6 @@ export interface DeskRuntimeOptions {
    */
   idleLockMs?: (profileId: string) => number | null;
 }
-
-export interface IdleTimers {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realTimers: IdleTimers = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 export interface DeskRuntime {
   readonly ctx: AppContext;
@@ -267,56 +254,15 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     await closeOwnJournal(profileId);
   };
 
-  const sessions = new Map<string, UnlockedSession>();
   const timers = options.idleTimers ?? realTimers;
   const idleMsOf = options.idleLockMs ?? ((profileId: string) => ctx.profiles.get(profileId).idleLockMinutes * 60_000);
-  /** Per profile: when the unlocked person last acted, how long they may idle, and the pending check. */
-  const idle = new Map<string, { lastUsed: number; ms: number; timer: unknown }>();
-  const stopIdle = (profileId: string) => {
-    const entry = idle.get(profileId);
-    if (entry) timers.clearTimeout(entry.timer);
-    idle.delete(profileId);
-  };
-  /** Forgets the unlocked person now; resolves once the lock is audited (true), or false when nobody was unlocked. */
-  const lockNow = async (profileId: string, reason: 'idle' | 'lock' | 'os-lock' | 'suspend'): Promise<boolean> => {
-    const session = sessions.get(profileId);
-    const wasUnlocked = session !== undefined && !session.locked;
-    setSession(profileId, null);
-    if (!session || !wasUnlocked) return false;
+  const sessions = new UnlockedSessions(timers, idleMsOf, async (profileId, session, reason) => {
     // The screens learn it at once (their "unlocked as" chip and the actions that need someone).
     events.emit('sessionChanged', { profileId, unlocked: false, reason });
     await audit(profileId, { actor: `person:${session.personId}`, action: 'person.locked', subject: session.personId, details: { reason } }).catch((error: unknown) =>
       log.error('person.locked not audited', { profileId, error }),
     );
-    return true;
-  };
-  /** Fires when the idle time may be over: locks if it is, else waits for the rest. */
-  const idleCheck = (profileId: string) => {
-    const entry = idle.get(profileId);
-    if (!entry) return;
-    const left = entry.lastUsed + entry.ms - timers.now();
-    if (left <= 0) void lockNow(profileId, 'idle');
-    else entry.timer = timers.setTimeout(() => idleCheck(profileId), left);
-  };
-  const touch = (profileId: string) => {
-    const entry = idle.get(profileId);
-    if (entry) entry.lastUsed = timers.now();
-  };
-  const setSession = (profileId: string, session: UnlockedSession | null): void => {
-    const before = sessions.get(profileId);
-    if (before && before !== session) before.lock();
-    stopIdle(profileId);
-    if (session) {
-      sessions.set(profileId, session);
-      let ms: number | null = null;
-      try {
-        ms = idleMsOf(profileId);
-      } catch {
-        ms = null; // a profile not in the store (tests of a bare journal): nothing to read the setting from
-      }
-      if (ms !== null) idle.set(profileId, { lastUsed: timers.now(), ms, timer: timers.setTimeout(() => idleCheck(profileId), ms) });
-    } else sessions.delete(profileId);
-  };
+  });
 
   /** Per profile: what reads its control chain against this desk's pin (kept with the stores: it remembers what it verified). */
   const readers = new Map<string, Promise<ControlReader>>();
@@ -355,7 +301,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     if (!state.enforced) return;
     if (state.problem) throw new Error(state.problem.message);
     const session = sessions.get(profileId);
-    if (!session || session.locked || session.personId !== preparedBy) throw new Error('the preparer is not unlocked at this desk to sign it');
+    if (!session || session.personId !== preparedBy) throw new Error('the preparer is not unlocked at this desk to sign it');
     const manifest = buildManifest({ profileId: state.scope, subject, preparedBy, preparedAt: 0, fileSha256: content.fileSha256, rows: content.rows, decimalsOf: manifestDecimals, policyVersion: 0 });
     await (await dualControlFor(profileId)).addPreparation(signPreparation(session, { id: randomUUID(), manifest, signedAt: timers.now() }));
   };
@@ -503,29 +449,16 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     controlFor,
     controlReaderFor,
     payeesFor,
-    sessionFor: (profileId) => {
-      const session = sessions.get(profileId);
-      if (!session || session.locked) return null;
-      touch(profileId);
-      return session;
-    },
-    setSession,
-    touchSession: touch,
-    lock: (profileId) => lockNow(profileId, 'lock'),
-    peekSession(profileId) {
-      const session = sessions.get(profileId);
-      return session && !session.locked ? session : null;
-    },
+    sessionFor: (profileId) => sessions.get(profileId, true),
+    setSession: (profileId, session) => sessions.set(profileId, session),
+    touchSession: (profileId) => sessions.touch(profileId),
+    lock: (profileId) => sessions.lock(profileId, 'lock'),
+    peekSession: (profileId) => sessions.get(profileId),
     async lockAll(reason) {
-      const locked = await Promise.all([...sessions.keys()].map((id) => lockNow(id, reason)));
+      const locked = await Promise.all(sessions.profiles().map((id) => sessions.lock(id, reason)));
       return locked.filter(Boolean).length;
     },
-    sessionLocksAt(profileId) {
-      const session = sessions.get(profileId);
-      const entry = idle.get(profileId);
-      if (!session || session.locked || !entry) return null;
-      return entry.lastUsed + entry.ms;
-    },
+    sessionLocksAt: (profileId) => sessions.locksAt(profileId),
     engineFor(profileId) {
       let engine = engines.get(profileId);
       if (!engine) {
@@ -566,7 +499,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       await closeStores(profileId);
     },
     async forget(profileId) {
-      setSession(profileId, null);
+      sessions.set(profileId, null);
       await this.reset(profileId);
       await closeStores(profileId);
       if (connection.profileId === profileId) {
@@ -577,7 +510,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     connection: () => withQueued(connection),
     setConnection,
     async close() {
-      for (const id of [...sessions.keys()]) setSession(id, null);
+      for (const id of sessions.profiles()) sessions.set(id, null);
       for (const id of [...engines.keys()]) await this.reset(id);
       // Security actions on their way to the log, then each journal's anchor brought up to its newest entry.
       detachTrail();
