@@ -1,8 +1,7 @@
 // An approval (or a rejection) is a person's Ed25519 signature over the manifest's digest, the subject,
 // the policy version and their decision: plain data, every field but the signature itself is signed.
-import { verify as edVerify } from 'node:crypto';
 import type { UnlockedSession } from '../people/key-vault';
-import { publicKeyObject } from '../people/person-key';
+import { personSignatureValid } from '../people/person-key';
 import { canonicalBytes } from './canonical';
 import { manifestDigest, type Manifest, type Subject } from './manifest';
 import { CodedError } from '../domain/coded-error';
@@ -52,9 +51,5 @@ export function signApproval(session: UnlockedSession, input: { id: string; mani
 
 /** True when the signature is the named signer's, over exactly these fields. */
 export function approvalSignatureValid(a: ApprovalRecord, publicKeySpki: string): boolean {
-  try {
-    return edVerify(null, approvalSigningBytes(a), publicKeyObject(publicKeySpki), Buffer.from(a.signature, 'base64'));
-  } catch {
-    return false;
-  }
+  return personSignatureValid(approvalSigningBytes(a), a.signature, publicKeySpki);
 }

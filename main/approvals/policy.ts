@@ -3,9 +3,8 @@
 // counts), plus N when a row pays a new payee or one whose bank details changed. Versioned: each change
 // is a new version, signed by an admin; approvals name the version they were given under, so a change of
 // policy voids them. Version 0 is the built-in default and is unsigned.
-import { verify as edVerify } from 'node:crypto';
 import { heldRoleAt, type Person } from '../people/roles';
-import { publicKeyObject } from '../people/person-key';
+import { personSignatureValid } from '../people/person-key';
 import type { UnlockedSession } from '../people/key-vault';
 import { canonicalBytes } from './canonical';
 import { compareDecimal, type Manifest } from './manifest';
@@ -121,13 +120,7 @@ export function policyProblem(policy: ApprovalPolicy, people: ReadonlyMap<string
   if (!policy.setBy || !policy.signature) return `policy version ${policy.version} carries no admin signature`;
   const admin = people.get(policy.setBy);
   if (!admin) return `policy version ${policy.version} is signed by no person of this desk`;
-  let valid = false;
-  try {
-    valid = edVerify(null, policySigningBytes(policy), publicKeyObject(admin.publicKey), Buffer.from(policy.signature, 'base64'));
-  } catch {
-    valid = false;
-  }
-  if (!valid) return `the signature on policy version ${policy.version} does not verify (the policy was altered or forged)`;
+  if (!personSignatureValid(policySigningBytes(policy), policy.signature, admin.publicKey)) return `the signature on policy version ${policy.version} does not verify (the policy was altered or forged)`;
   if (admin.revokedAt !== null && admin.revokedAt <= policy.setAt) return `policy version ${policy.version} was signed by ${admin.name} after their revocation`;
   if (!heldRoleAt(admin, 'admin', policy.setAt)) return `policy version ${policy.version} was signed by ${admin.name}, who was not an admin then`;
   return null;

@@ -5,9 +5,8 @@
 // The digest signed is the manifest's with policy version 0 and preparation time 0: the preparer signs what is
 // sent, not a policy, and signs it before it is stored (so no desk of a team finds it unsigned), when the time the
 // journal will write is not known yet. That time guards approvals (none signed before it counts), not this.
-import { verify as edVerify } from 'node:crypto';
 import type { UnlockedSession } from '../people/key-vault';
-import { publicKeyObject } from '../people/person-key';
+import { personSignatureValid } from '../people/person-key';
 import { canonicalBytes } from './canonical';
 import { manifestDigest, type Manifest, type Subject } from './manifest';
 
@@ -45,9 +44,5 @@ export function signPreparation(session: UnlockedSession, input: { id: string; m
 }
 
 export function preparationSignatureValid(p: PreparationRecord, publicKeySpki: string): boolean {
-  try {
-    return edVerify(null, preparationSigningBytes(p), publicKeyObject(publicKeySpki), Buffer.from(p.signature, 'base64'));
-  } catch {
-    return false;
-  }
+  return personSignatureValid(preparationSigningBytes(p), p.signature, publicKeySpki);
 }

@@ -6,11 +6,11 @@
 // How many: on a desk with dual control, the policy's newOrChangedPayee, at least 1; without dual
 // control, none (the change is in force at once). Who: a person holding the approver role when signing,
 // not revoked, not the one who made the change. A valid rejection by an approver closes the change.
-import { createHash, verify as edVerify } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { canonicalBytes } from '../approvals/canonical';
 import type { ApprovalPolicy } from '../approvals/policy';
 import type { UnlockedSession } from '../people/key-vault';
-import { publicKeyObject } from '../people/person-key';
+import { personSignatureValid } from '../people/person-key';
 import { heldRoleAt, type Person } from '../people/roles';
 import type { PayeeVersion } from './payee';
 
@@ -77,12 +77,7 @@ function signatureHolds(a: PayeeApprovalRecord, publicKey: string): boolean {
   const key = createHash('sha256').update(publicKey).update('\n').update(a.signature).update('\n').update(bytes).digest('base64');
   const known = checkedSignatures.get(key);
   if (known !== undefined) return known;
-  let valid = false;
-  try {
-    valid = edVerify(null, bytes, publicKeyObject(publicKey), Buffer.from(a.signature, 'base64'));
-  } catch {
-    valid = false;
-  }
+  const valid = personSignatureValid(bytes, a.signature, publicKey);
   if (checkedSignatures.size >= CHECKED_MAX) checkedSignatures.clear();
   checkedSignatures.set(key, valid);
   return valid;

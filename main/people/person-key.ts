@@ -5,7 +5,7 @@
 // The person id, the public key and the KDF parameters are bound in as associated data on both layers,
 // so a blob moved to another person, or its parameters lowered, fails to open.
 // Rule: the private key and the passphrase never go to a log, an error message, the journal or IPC.
-import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, scrypt, createHash, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, scrypt, createHash, verify, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { PeopleError } from './roles';
 
@@ -51,6 +51,18 @@ export function publicKeyObject(spkiBase64: string): KeyObject {
   const key = createPublicKey({ key: Buffer.from(spkiBase64, 'base64'), format: 'der', type: 'spki' });
   if (key.asymmetricKeyType !== 'ed25519') throw new PeopleError('KEY_DAMAGED', 'The stored public key is not an Ed25519 key');
   return key;
+}
+
+/**
+ * Whether `signatureBase64` is the Ed25519 signature of the person whose stored public key is `spkiBase64` over
+ * exactly `bytes`. A damaged key or signature is simply not valid: the caller says what failed to verify.
+ */
+export function personSignatureValid(bytes: Buffer, signatureBase64: string, spkiBase64: string): boolean {
+  try {
+    return verify(null, bytes, publicKeyObject(spkiBase64), Buffer.from(signatureBase64, 'base64'));
+  } catch {
+    return false;
+  }
 }
 
 /** Short hex fingerprint of a public key, for people to compare by eye. */

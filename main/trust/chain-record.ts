@@ -10,11 +10,11 @@
 // admin adds their signature, when the policy asks for two (chain-state.ts counts distinct admins' signatures:
 // one taken away leaves too few, one added by a non-admin fails the record).
 // Rule: nothing here reads a clock or a store; chain-state.ts replays and judges.
-import { createHash, verify as edVerify } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { canonicalJson } from '../approvals/canonical';
 import type { PolicyRules } from '../approvals/policy';
 import type { UnlockedSession } from '../people/key-vault';
-import { publicKeyObject } from '../people/person-key';
+import { personSignatureValid } from '../people/person-key';
 import type { Role } from '../people/roles';
 
 export const CHAIN_FORMAT = 'payout-desk/control-chain/v1';
@@ -86,11 +86,7 @@ export function signRecord(record: ChainRecord, session: UnlockedSession): Chain
 }
 
 export function signatureValid(hash: string, signature: string, publicKeySpki: string): boolean {
-  try {
-    return edVerify(null, Buffer.from(hash, 'utf8'), publicKeyObject(publicKeySpki), Buffer.from(signature, 'base64'));
-  } catch {
-    return false;
-  }
+  return personSignatureValid(Buffer.from(hash, 'utf8'), signature, publicKeySpki);
 }
 
 /** The short fingerprint people compare out of band: of the root person's public key and the chain's first record. */
