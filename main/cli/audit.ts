@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { AuditEntryView } from '../../contract/api';
 import type { CliDeps } from './deps';
-import { intOption, table } from './shared';
+import { intOption, plural, table } from './shared';
 
 const entryText = (e: AuditEntryView) => `#${e.seq} ${e.action}${e.subject ? ` ${e.subject}` : ''} at ${e.at}`;
 
@@ -29,8 +29,9 @@ export function registerAuditCommands(program: Command, deps: CliDeps): void {
         ...result.policies.bad.map((b) => `  BAD POLICY version ${b.version}: ${b.problem}`),
       ];
       if (badApprovals.length > 0 && result.firstBrokenSeq === null && !/Cannot check/.test(result.message)) {
-        const what = [result.approvals.bad.length > 0 ? `${result.approvals.bad.length} approval(s)` : '', result.policies.bad.length > 0 ? `${result.policies.bad.length} policy version(s)` : ''].filter(Boolean);
-        deps.print([`Audit log intact, but ${what.join(' and ')} do not verify`, ...badApprovals], result);
+        const what = [result.approvals.bad.length > 0 ? plural(result.approvals.bad.length, 'approval') : '', result.policies.bad.length > 0 ? plural(result.policies.bad.length, 'policy version') : ''].filter(Boolean);
+        const one = result.approvals.bad.length + result.policies.bad.length === 1;
+        deps.print([`Audit log intact, but ${what.join(' and ')} ${one ? 'does' : 'do'} not verify`, ...badApprovals], result);
         return;
       }
       if (result.firstBrokenSeq === null) {

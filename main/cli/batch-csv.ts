@@ -11,6 +11,7 @@ import { formatMinor } from '../domain/money';
 import { importPayoutCsvFile } from '../csv/import';
 import { payoutCsvTemplate } from '../csv/template';
 import { CSV_FILE_ERROR_CODES, CsvFileError, type CsvImportOptions, type CsvImportResult, type CsvIssue } from '../csv/types';
+import { plural } from './shared';
 
 export type BatchCsvProfileOptions = Omit<CsvImportOptions, 'fileName' | 'decimalComma'>;
 
@@ -46,10 +47,6 @@ const ENCODING_LABELS: Record<CsvImportResult['encoding'], string> = {
   'utf-16be': 'UTF-16 BE',
   'windows-1252': 'Windows-1252',
 };
-
-function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
-}
 
 function describeIssue(issue: CsvIssue): string {
   const where = issue.rowNumber === 0 ? 'file' : `row ${issue.rowNumber}`;

@@ -14,7 +14,7 @@ import { fileSubmitOptions, submitValidated, validateFile, type FileSubmitOption
 import { CliUsageError, type CliDeps, type CliDesk } from './deps';
 import { DeskError } from '../desk/services';
 import { batchStateLine } from '../../contract/state-words';
-import { PENDING_EXIT, askYesNo, interrupted, intOption, sleep, statusWord, table, totalsByCurrency, writeOut } from './shared';
+import { PENDING_EXIT, askYesNo, interrupted, intOption, plural, sleep, statusWord, table, totalsByCurrency, writeOut } from './shared';
 
 const STOPPED_STATES = new Set(['CANCELLED', 'PAUSED', 'FAILED']);
 
@@ -24,12 +24,12 @@ function progressLine(v: BatchView): string {
   return `  ${new Date().toISOString().slice(11, 19)}  ${p.stateWord.padEnd(10)} sent ${p.sent}/${p.total}, final ${p.done}, failed ${p.failed}, pending ${p.pending}${p.ratePerSec ? `, ${p.ratePerSec}/s` : ''}${eta}`;
 }
 
-function summaryLines(v: BatchView): string[] {
+export function summaryLines(v: BatchView): string[] {
   return [
     `Batch ${v.id}  ${v.fileName}  ${batchStateLine({ word: v.progress.stateWord, reason: v.progress.stateReason })}`,
     `  created ${v.createdAt}${v.finishedAt ? `, ended ${v.finishedAt}` : ''}; file SHA-256 ${v.sha256}`,
-    ...v.totals.map((t) => `  ${t.money.currencyCode} ${t.money.amount.padStart(18)}  (${t.count} payout${t.count === 1 ? '' : 's'})`),
-    `  ${v.progress.total} rows: ${v.progress.sent} sent, ${v.progress.done} final, ${v.progress.failed} failed, ${v.progress.pending} pending`,
+    ...v.totals.map((t) => `  ${t.money.currencyCode} ${t.money.amount.padStart(18)}  (${plural(t.count, 'payout')})`),
+    `  ${plural(v.progress.total, 'row')}: ${v.progress.sent} sent, ${v.progress.done} final, ${v.progress.failed} failed, ${v.progress.pending} pending`,
   ];
 }
 
@@ -65,13 +65,13 @@ async function retryLines(desk: CliDesk, batchId: string, rows: BatchResultRow[]
   const lines: string[] = [];
   if (counts.retries > 0) {
     const from = await batchOf(desk, rows.find((r) => r.retryOf)?.retryOf);
-    lines.push(`  retry of: ${counts.retries} row${counts.retries === 1 ? '' : 's'} sent again from ${from ? `batch ${from}` : 'an earlier batch'} (same intents, new ids)`);
+    lines.push(`  retry of: ${plural(counts.retries, 'row')} sent again from ${from ? `batch ${from}` : 'an earlier batch'} (same intents, new ids)`);
   }
   if (counts.retried > 0) {
     const into = [...new Set(await Promise.all(rows.filter((r) => r.retriedAs).map((r) => batchOf(desk, r.retriedAs))))].filter((b): b is string => b !== null);
-    lines.push(`  retried: ${counts.retried} row${counts.retried === 1 ? '' : 's'} sent again${into.length > 0 ? ` in batch ${into.join(', ')}` : ''}`);
+    lines.push(`  retried: ${plural(counts.retried, 'row')} sent again${into.length > 0 ? ` in batch ${into.join(', ')}` : ''}`);
   }
-  if (counts.retryable > 0) lines.push(`  retryable now: ${counts.retryable} row${counts.retryable === 1 ? '' : 's'}; review and send them again with "batch retry-failed ${batchId}"`);
+  if (counts.retryable > 0) lines.push(`  retryable now: ${plural(counts.retryable, 'row')}; review and send them again with "batch retry-failed ${batchId}"`);
   return lines;
 }
 
@@ -104,23 +104,24 @@ async function follow(deps: CliDeps, desk: CliDesk, view: BatchView, timeoutSecs
   return view;
 }
 
-async function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, waited: boolean): Promise<string[]> {
+/** What became of the batch, with the exit code it gives; `desk` is read only for a paused batch's reason. */
+export async function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, waited: boolean): Promise<string[]> {
   const p = view.progress;
-  if (p.pending === 0 && p.failed === 0) return [`Done: all ${p.total} payouts final and successful.`];
+  if (p.pending === 0 && p.failed === 0) return [`Done: ${p.total === 1 ? '1 payout, final' : `all ${p.total} payouts final`} and successful.`];
   if (p.pending === 0) {
     deps.setExitCode(1);
-    return [`Done: ${p.failed} of ${p.total} payouts failed or were refused; see "batch export ${view.id}".`];
+    return [`Done: ${p.failed} of ${plural(p.total, 'payout')} failed or ${p.failed === 1 ? 'was' : 'were'} refused; see "batch export ${view.id}".`];
   }
   deps.setExitCode(PENDING_EXIT);
   if (p.state === 'PAUSED') {
     const reason = (await (await desk.runtime.journalFor(desk.profile.id)).getBatch(view.id))?.pauseReason;
     return [`Paused${reason ? `: ${reason}` : ''}. Continue with "batch resume ${view.id}".`];
   }
-  if (p.state === 'CANCELLED') return [`Cancelled: ${p.pending} payouts already at the gateway are still tracked.`];
+  if (p.state === 'CANCELLED') return [`Cancelled: ${plural(p.pending, 'payout')} already at the gateway ${p.pending === 1 ? 'is' : 'are'} still tracked.`];
   // Why it is not final yet: the gateway unreachable since…, nothing sending it, or the time given ran out.
   const why = p.stateReason ?? (waited ? 'the --timeout ran out or the wait was interrupted' : null);
   return [
-    waited ? `Stopped waiting with ${p.pending} payouts not final${why ? `: ${why}` : ''}.` : `Stored; ${p.pending} payouts not final yet${p.stateReason ? ` (${p.stateReason})` : ''}.`,
+    waited ? `Stopped waiting with ${plural(p.pending, 'payout')} not final${why ? `: ${why}` : ''}.` : `Stored; ${plural(p.pending, 'payout')} not final yet${p.stateReason ? ` (${p.stateReason})` : ''}.`,
     `Sending and tracking go on while the desk app has this profile open, or with "batch resume ${view.id}".`,
   ];
 }
@@ -236,23 +237,23 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
       }
       const totals = totalsByCurrency(retry);
       const review = [
-        `Batch ${batchId}: ${retry.length} of ${rows.length} rows failed without being paid and can be sent again (new ids, same intents):`,
+        `Batch ${batchId}: ${retry.length} of ${plural(rows.length, 'row')} failed without being paid and can be sent again (new ids, same intents):`,
         ...table([['ROW', 'ID', 'STATUS', 'AMOUNT', 'CUR', 'ACCOUNT', 'REASON'], ...retry.map((r) => [String(r.rowNumber), r.idPayout, statusWord(r), r.money.amount, r.money.currencyCode, r.accountName, r.failureReason ?? ''])]).map((l) => `  ${l}`),
         'Total to send again:',
-        ...totals.map((t) => `  ${t.currencyCode} ${t.amount.padStart(18)}  (${t.count} payout${t.count === 1 ? '' : 's'})`),
+        ...totals.map((t) => `  ${t.currencyCode} ${t.amount.padStart(18)}  (${plural(t.count, 'payout')})`),
       ];
       // The list goes to stderr with --json so that standard output holds only the JSON result.
       const show = (text: string) => (deps.json() ? deps.io.stderr(text) : deps.io.stdout(text));
       show(`${review.join('\n')}\n`);
       if (!o.yes) {
-        const yes = await askYesNo(deps, `Send these ${retry.length} payouts again?`);
+        const yes = await askYesNo(deps, retry.length === 1 ? 'Send this payout again?' : `Send these ${retry.length} payouts again?`);
         if (yes === null) throw new CliUsageError(`Not confirmed: no terminal to ask on. Review the rows above and run again with --yes to send them; nothing was sent`);
         if (!yes) throw new DeskError('NOT_CONFIRMED', 'Not confirmed; nothing was sent');
       }
       let view = await desk.call('batches', 'retryFailed', { batchId, idPayouts: retry.map((r) => r.idPayout) });
       const links = (await desk.call('batches', 'results', { batchId: view.id })).map((r) => ({ rowNumber: r.rowNumber, idPayout: r.idPayout, retryOf: r.retryOf }));
       const lines = [
-        `Retry batch ${view.id} submitted: ${view.progress.total} payouts sent again from batch ${batchId}`,
+        `Retry batch ${view.id} submitted: ${plural(view.progress.total, 'payout')} sent again from batch ${batchId}`,
         ...links.map((l) => `  row ${l.rowNumber}: ${l.retryOf ?? '?'} -> ${l.idPayout}`),
       ];
       if (o.wait) {

@@ -15,7 +15,7 @@ import type { PolicyRules } from '../approvals/policy';
 import { dualControlService, type DualControlService, type SubjectView } from '../desk/dual-control';
 import type { UnlockedSession } from '../people/key-vault';
 import { CliUsageError, type CliDeps } from './deps';
-import { intOption, readSecretInput } from './shared';
+import { intOption, plural, readSecretInput } from './shared';
 
 export interface ActingOptions {
   as?: string;
@@ -37,7 +37,7 @@ export function controlLines(c: ControlInfo): string[] {
   if (!c.enforced) return ['Dual control is not set up on this profile (people add)'];
   return [
     `Root fingerprint ${c.fingerprint ?? '(none yet)'}${c.fingerprint ? (c.confirmed ? ' (confirmed at this desk)' : ' (not confirmed at this desk: compare it with your admin, then people trust <fingerprint>)') : ''}`,
-    `${c.records} control record(s)${c.secondAdmin ? '; grants of approver or admin and policy changes need two admins' : ''}`,
+    `${plural(c.records, 'control record')}${c.secondAdmin ? '; grants of approver or admin and policy changes need two admins' : ''}`,
     c.problem ? `NOTHING IS SENT: ${c.problem.message}` : 'The control records verify against this desk\'s pin',
     ...c.proposals.map((p) => `waiting: ${p.what} (signed by ${p.signedBy.join(', ')}; needs ${p.needs}) ${p.hash}`),
   ];
@@ -59,7 +59,7 @@ function namesOf(people: readonly { id: string; name: string }[]): NameOf {
 function subjectLines(v: SubjectView, nameOf: NameOf): string[] {
   const r = v.verdict.requirement;
   return [
-    `${v.subject.kind} ${v.subject.id}: ${v.rows} row(s), ${v.totals.map((t) => `${t.amount} ${t.currency}`).join(', ')}`,
+    `${v.subject.kind} ${v.subject.id}: ${plural(v.rows, 'row')}, ${v.totals.map((t) => `${t.amount} ${t.currency}`).join(', ')}`,
     `  manifest SHA-256 ${v.manifestDigest} (policy version ${v.policyVersion})${v.fileSha256 ? `, file SHA-256 ${v.fileSha256}` : ''}`,
     `  prepared by ${v.preparedBy ? nameOf(v.preparedBy) : 'nobody named'}`,
     ...v.payeeFlags.map((f) => `  row ${f.rowId}: ${f.reason}`),
@@ -237,7 +237,7 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .action(async (named: string, o: ActingOptions & { reason: string }) => {
       const target = await findPerson(deps, named);
       const result = await actingAs(deps, o, () => desk().call('people', 'revoke', { personId: target.id, reason: o.reason }));
-      deps.print(result.proposal ? proposalLines(result.proposal) : [`Revoked ${personLine(result.person)}`, `${result.approvalsVoided} approval(s) of payouts not yet sent are void`], result);
+      deps.print(result.proposal ? proposalLines(result.proposal) : [`Revoked ${personLine(result.person)}`, `${plural(result.approvalsVoided, 'approval')} of payouts not yet sent ${result.approvalsVoided === 1 ? 'is' : 'are'} void`], result);
     });
 
   people
@@ -342,7 +342,7 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     .description('the policy in force: approvals needed by amount band per currency, and for new or changed payees')
     .action(async () => {
       const p = await desk().call('approvals', 'policy', undefined);
-      const bands = Object.entries(p.rules.bands).flatMap(([currency, list]) => list.map((b) => `  ${currency} from ${b.atLeast}: ${b.approvals} approval(s)`));
+      const bands = Object.entries(p.rules.bands).flatMap(([currency, list]) => list.map((b) => `  ${currency} from ${b.atLeast}: ${plural(b.approvals, 'approval')}`));
       deps.print(
         [
           `Policy version ${p.version}${p.isDefault ? ' (the built-in default)' : ` set by ${String(p.setBy?.id ?? null)} at ${String(p.setAt)}`}${p.enforced ? '' : '; not enforced: nobody on this desk yet'}`,

@@ -15,7 +15,7 @@ import { payeeService, type PayeeChangeResult, type PayeeService, type PayeeView
 import { maskAccount } from '../payees/match';
 import { actingAs, actingOptions, type ActingOptions, type ActingPerson } from './dual-control';
 import { CliUsageError, type CliDeps } from './deps';
-import { writeOut } from './shared';
+import { plural, writeOut } from './shared';
 
 function payeeLine(p: PayeeView): string {
   const waiting = p.waiting ? `  CHANGE AWAITING APPROVAL (version ${p.waiting.version}: ${p.waiting.verdict.message})` : '';
@@ -162,12 +162,12 @@ export function registerPayeeCommands(program: Command, deps: CliDeps): void {
       const granted = await desk().call('app', 'fileDropped', { purpose: 'csv', path: resolve(file) });
       const { fileName: _fileName, ...result } = await maybeAs(o, () => desk().call('payees', 'import', { source: { kind: 'granted', token: granted.token } }));
       if (!result.imported) {
-        deps.print([`Nothing was imported: ${result.errors.length} problem(s)`, ...result.errors.map((e) => `  row ${e.rowNumber}${e.column ? ` (${e.column})` : ''}: ${e.message}`)], result);
+        deps.print([`Nothing was imported: ${plural(result.errors.length, 'problem')}`, ...result.errors.map((e) => `  row ${e.rowNumber}${e.column ? ` (${e.column})` : ''}: ${e.message}`)], result);
         deps.setExitCode(1);
         return;
       }
       deps.print(
-        `Imported: ${result.added} added, ${result.changed} changed, ${result.awaitingApproval} awaiting approval, ${result.unchanged} unchanged${result.repeated ? `, ${result.repeated} repeated row(s) skipped` : ''}`,
+        `Imported: ${result.added} added, ${result.changed} changed, ${result.awaitingApproval} awaiting approval, ${result.unchanged} unchanged${result.repeated ? `, ${plural(result.repeated, 'repeated row')} skipped` : ''}`,
         result,
       );
       if (result.awaitingApproval > 0) deps.setExitCode(3);

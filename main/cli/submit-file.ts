@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { BatchValidation, BatchView, CsvIssueView } from '../../contract/api';
 import { DeskError } from '../desk/services';
 import type { CliDeps, CliDesk } from './deps';
-import { currencyCode } from './shared';
+import { currencyCode, plural } from './shared';
 
 const MAX_ISSUES = 100;
 
@@ -62,12 +62,12 @@ export async function validateFile(deps: CliDeps, desk: CliDesk, file: string, o
 export async function submitValidated(
   deps: CliDeps, desk: CliDesk, checked: BatchValidation, o: FileSubmitOptions, batchId?: string,
 ): Promise<{ view: BatchView; lines: string[] }> {
-  if (checked.errors.length > 0) refuse(deps, 'BATCH_HAS_ERRORS', `${checked.fileName}: ${checked.counts.invalid} of ${checked.counts.rows} rows are invalid`, checked.errors);
+  if (checked.errors.length > 0) refuse(deps, 'BATCH_HAS_ERRORS', `${checked.fileName}: ${checked.counts.invalid} of ${plural(checked.counts.rows, 'row')} ${checked.counts.invalid === 1 ? 'is' : 'are'} invalid`, checked.errors);
   if (checked.warnings.length > 0 && !o.confirmWarnings) {
-    refuse(deps, 'WARNINGS_NOT_CONFIRMED', `${checked.fileName}: ${checked.warnings.length} warning(s) need --confirm-warnings`, checked.warnings);
+    refuse(deps, 'WARNINGS_NOT_CONFIRMED', `${checked.fileName}: ${plural(checked.warnings.length, 'warning')} ${checked.warnings.length === 1 ? 'needs' : 'need'} --confirm-warnings`, checked.warnings);
   }
   const c = checked.counts;
-  const lines = [`${checked.fileName}: ${c.rows} rows, all valid${checked.warnings.length ? `, ${checked.warnings.length} warning(s) confirmed` : ''}; SHA-256 ${checked.sha256}`];
+  const lines = [`${checked.fileName}: ${plural(c.rows, 'row')}, all valid${checked.warnings.length ? `, ${plural(checked.warnings.length, 'warning')} confirmed` : ''}; SHA-256 ${checked.sha256}`];
   for (const f of checked.funding) {
     if (f.shortfall) lines.push(`  warning: ${f.currencyCode} needs ${f.required.amount}, available ${f.available?.amount ?? '?'} (short by ${f.shortfall.amount})`);
   }
@@ -82,6 +82,6 @@ export async function submitValidated(
     .catch((error: unknown) => {
       throw error instanceof DeskError && error.code === 'INSUFFICIENT_BALANCE' ? new DeskError(error.code, withCurrenciesHint(error.message, checked, o.currencies)) : error;
     });
-  lines.push(`Batch ${view.id} submitted: ${view.progress.total} payouts`);
+  lines.push(`Batch ${view.id} submitted: ${plural(view.progress.total, 'payout')}`);
   return { view, lines };
 }

@@ -91,7 +91,7 @@ describe('dual control from the CLI', () => {
     expect((await cli('people', 'list')).out.split('\n').filter(Boolean)).toHaveLength(3);
     const control = await cli('people', 'control');
     expect(control.out).toContain(`Root fingerprint ${first.control.fingerprint} (confirmed at this desk)`);
-    expect(control.out).toContain('5 control record(s)');
+    expect(control.out).toContain('5 control records');
     expect(control.out).toContain("The control records verify against this desk's pin");
   });
 
@@ -110,7 +110,7 @@ describe('dual control from the CLI', () => {
     writeFileSync(rules, JSON.stringify({ bands: { EUR: [{ atLeast: '25', approvals: 1 }] }, newOrChangedPayee: 0 }));
     expect((await cli('policy', 'set', '--file', rules, '--as', 'Bob', '--passphrase-env', 'BOB_PASS')).err).toMatch(/does not hold the admin role/);
     expect((await cli('policy', 'set', '--file', rules, ...asAda)).out).toContain('Policy version 1 is in force');
-    expect((await cli('policy', 'show')).out).toContain('EUR from 25: 1 approval(s)');
+    expect((await cli('policy', 'show')).out).toContain('EUR from 25: 1 approval');
   });
 
   let batchId = '';
@@ -230,7 +230,7 @@ describe('dual control from the CLI', () => {
     db.close();
     const verified = await cli('audit', 'verify');
     expect(verified.code).toBe(1);
-    expect(verified.out).toContain('Audit log intact, but 1 approval(s) do not verify');
+    expect(verified.out).toContain('Audit log intact, but 1 approval does not verify');
     expect(verified.out).toContain(`BAD APPROVAL ${record.id} (batch ${batchId}, signer Bob)`);
     const asJson = JSON.parse((await cli('--json', 'audit', 'verify')).out) as { approvals: { checked: number; bad: { approvalId: string }[] } };
     expect(asJson.approvals.bad.map((b) => b.approvalId)).toEqual([record.id]);

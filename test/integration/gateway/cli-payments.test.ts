@@ -179,7 +179,7 @@ describe('batches', () => {
     const r = await cli('batch', 'submit', bad);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/row 3, column "amount": AMOUNT_FORMAT/);
-    expect(r.err).toMatch(/error: bad\.csv: 1 of 2 rows are invalid \(row 3: AMOUNT_FORMAT\); nothing was sent/);
+    expect(r.err).toMatch(/error: bad\.csv: 1 of 2 rows is invalid \(row 3: AMOUNT_FORMAT\); nothing was sent/);
     expect(sandbox.state().payouts.length).toBe(before);
     expect((await json<Page<BatchView>>('batch', 'list')).items).toHaveLength(1);
   });
@@ -188,7 +188,7 @@ describe('batches', () => {
     const refused = await cli('batch', 'submit', file);
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/file: FILE_ALREADY_SUBMITTED/);
-    expect(refused.err).toMatch(/warning\(s\) need --confirm-warnings/);
+    expect(refused.err).toMatch(/error: payouts\.csv: 1 warning needs --confirm-warnings/);
 
     const stored = await cli('--json', 'batch', 'submit', file, '--confirm-warnings', '--no-wait');
     expect(stored.code).toBe(3);
@@ -277,7 +277,7 @@ describe('messages that say why', () => {
     const r = await cli('batch', 'submit', gone, '--confirm-warnings', '--timeout', '3');
     expect(r.code).toBe(3);
     expect(r.out).toMatch(/WAITING \(gateway unreachable since \d\d:\d\d \(ECONNREFUSED\)\)/);
-    expect(r.out).toMatch(/Stopped waiting with 1 payouts not final: gateway unreachable since \d\d:\d\d \(ECONNREFUSED\)\./);
+    expect(r.out).toMatch(/Stopped waiting with 1 payout not final: gateway unreachable since \d\d:\d\d \(ECONNREFUSED\)\./);
     const id = /Batch (\S+) submitted/.exec(r.out)?.[1] ?? '';
     const list = await cli('batch', 'list');
     expect(list.out).toMatch(new RegExp(`${id}\\s+STOPPED`));

@@ -78,7 +78,7 @@ describe('the payee book from the CLI', () => {
     const bad = file('bad.csv', ['accountName,accountNumber,paymentOperatorCode,emailAddress', 'Bob Two,DE02100500000054540402,EU_SEPA,bob@example.com', 'Cy Three,1.23457E+11,EU_SEPA,cy@example.com']);
     const refused = await cli('payees', 'import', bad);
     expect(refused.code).toBe(1);
-    expect(refused.out).toContain('Nothing was imported: 1 problem(s)');
+    expect(refused.out).toContain('Nothing was imported: 1 problem');
     expect(refused.out).toMatch(/row 3 \(accountNumber\): "1\.23457E\+11" is in exponent notation/);
     expect((await json<PayeeView[]>('payees', 'list')).map((p) => p.name)).toEqual(['@SUM(A1)', 'Ann One']);
     const good = file('good.csv', ['accountName,accountNumber,paymentOperatorCode,emailAddress', 'Bob Two,DE02100500000054540402,EU_SEPA,bob@example.com']);

@@ -63,7 +63,7 @@ describe('team send --file checks the file as batch submit does', { timeout: 120
   it('refuses the same file again until its warning is confirmed: nothing is stored or paid twice unseen', async () => {
     const again = await cli('team', 'send', '--file', file, '--timeout', '5');
     expect(again.code).toBe(1);
-    expect(again.err).toContain('suppliers.csv: 1 warning(s) need --confirm-warnings');
+    expect(again.err).toContain('suppliers.csv: 1 warning needs --confirm-warnings');
     expect(again.err).toMatch(/file: FILE_ALREADY_SUBMITTED - This exact file .* was submitted before/);
     expect(again.err).toContain('nothing was sent');
     expect(await teamBatches()).toHaveLength(1);
@@ -72,7 +72,7 @@ describe('team send --file checks the file as batch submit does', { timeout: 120
     // A person who means it says so, as with batch submit.
     const confirmed = await cli('team', 'send', '--file', file, '--confirm-warnings', '--timeout', '60');
     expect(confirmed.err).toBe('');
-    expect(confirmed.out).toMatch(/2 rows, all valid, 1 warning\(s\) confirmed/);
+    expect(confirmed.out).toMatch(/2 rows, all valid, 1 warning confirmed/);
     expect(await teamBatches()).toHaveLength(2);
     expect(paidTo('DE89370400440532013000')).toBe(2);
   });
@@ -82,7 +82,7 @@ describe('team send --file checks the file as batch submit does', { timeout: 120
     writeFileSync(bad, 'amount,currencyCode,accountName,accountNumber,paymentOperatorCode,emailAddress\n12.505,EUR,Ann Lee,DE89370400440532013000,EU_SEPA,ann@example.com\n');
     const refused = await cli('team', 'send', '--file', bad, '--timeout', '5');
     expect(refused.code).toBe(1);
-    expect(refused.err).toContain('bad.csv: 1 of 1 rows are invalid');
+    expect(refused.err).toContain('bad.csv: 1 of 1 row is invalid');
     expect(refused.err).toMatch(/row 2, column "amount": AMOUNT_PRECISION/);
     expect(await teamBatches()).toHaveLength(2);
   });

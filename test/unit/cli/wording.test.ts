@@ -1,0 +1,56 @@
+// The CLI's wording (issue 26, item 12): a count of one takes the singular, a batch whose sending finished is not
+// said to have "ended" while payouts still wait, `team send` does not say its batches' lines twice in a row, and a
+// refusal for want of an unlocked person names --as, the CLI's way, not the screen's "unlock".
+import { describe, expect, it } from 'vitest';
+import type { BatchView } from '../../../contract/api';
+import { outcome, summaryLines } from '../../../main/cli/batch';
+import type { CliDeps, CliDesk } from '../../../main/cli/deps';
+import { plural } from '../../../main/cli/shared';
+
+function batch(progress: Partial<BatchView['progress']>, finishedAt: string | null = null): BatchView {
+  return {
+    id: 'b-1',
+    profileId: 'p',
+    fileName: 'one.csv',
+    sha256: 'a'.repeat(64),
+    createdAt: '2024-05-31T10:00:00.000Z',
+    finishedAt,
+    totals: [{ money: { amount: '10.00', currencyCode: 'EUR' }, count: 1 }],
+    progress: {
+      batchId: 'b-1', state: 'COMPLETED', total: 1, done: 1, failed: 0, pending: 0, sent: 1, ratePerSec: 0, etaSeconds: null, stateWord: 'COMPLETED', stateReason: null,
+      ...progress,
+    },
+  };
+}
+
+const noDesk = {} as CliDesk;
+function fakeDeps(): CliDeps & { code: number } {
+  const deps = { code: 0, setExitCode: (c: number) => void (deps.code = c), json: () => false };
+  return deps as unknown as CliDeps & { code: number };
+}
+
+describe('counts', () => {
+  it('a count of one takes the singular, any other the plural', () => {
+    expect([plural(0, 'row'), plural(1, 'row'), plural(2, 'row'), plural(1, 'policy version'), plural(3, 'person', 'people')]).toEqual(['0 rows', '1 row', '2 rows', '1 policy version', '3 people']);
+    expect(plural(100_000, 'payout')).toBe('100,000 payouts');
+  });
+
+  it('a batch of one payout says "1 row" and "1 payout"', async () => {
+    const lines = summaryLines(batch({}));
+    expect(lines).toContain('  1 row: 1 sent, 1 final, 0 failed, 0 pending');
+    expect(lines.join('\n')).toMatch(/EUR\s+10\.00 {2}\(1 payout\)/);
+    expect(lines.join('\n')).not.toMatch(/\b1 (rows|payouts)\b/);
+    expect(await outcome(fakeDeps(), noDesk, batch({}), true)).toEqual(['Done: 1 payout, final and successful.']);
+    expect((await outcome(fakeDeps(), noDesk, batch({ total: 3, done: 3, pending: 0 }), true))[0]).toBe('Done: all 3 payouts final and successful.');
+  });
+
+  it('one payout failed, pending or tracked after a cancel: singular noun and verb', async () => {
+    const failed = fakeDeps();
+    expect((await outcome(failed, noDesk, batch({ failed: 1 }), true))[0]).toBe('Done: 1 of 1 payout failed or was refused; see "batch export b-1".');
+    expect(failed.code).toBe(1);
+    expect((await outcome(fakeDeps(), noDesk, batch({ total: 4, done: 4, failed: 3 }), true))[0]).toMatch(/^Done: 3 of 4 payouts failed or were refused;/);
+    expect((await outcome(fakeDeps(), noDesk, batch({ state: 'RUNNING', done: 0, pending: 1, stateReason: 'gateway unreachable' }), true))[0]).toBe('Stopped waiting with 1 payout not final: gateway unreachable.');
+    expect((await outcome(fakeDeps(), noDesk, batch({ state: 'RUNNING', done: 0, pending: 1 }), false))[0]).toBe('Stored; 1 payout not final yet.');
+    expect((await outcome(fakeDeps(), noDesk, batch({ state: 'CANCELLED', done: 0, pending: 1 }), true))[0]).toBe('Cancelled: 1 payout already at the gateway is still tracked.');
+  });
+});
