@@ -174,7 +174,8 @@ export function registerBatchCsvCommands(batch: Command, deps: BatchCsvCliDeps =
         stderr(`Template written to ${opts.out}\n`);
       } catch (error) {
         const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'unknown error';
-        stderr(code === 'EEXIST' ? `${opts.out} exists; use --force to overwrite it\n` : `Cannot write ${opts.out} (${code})\n`);
+        // The error line every command prints (runCli's), though this one is printed here.
+        stderr(`error: ${code === 'EEXIST' ? `${opts.out} exists; use --force to overwrite it` : `Cannot write ${opts.out} (${code})`}\n`);
         setExitCode(1);
       }
     });
@@ -222,7 +223,7 @@ export function registerBatchCsvCommands(batch: Command, deps: BatchCsvCliDeps =
           const body = { ok: false, error: { code: e.code, message: e.message, rowNumber: e.rowNumber ?? null, columns: e.columns ?? [] } };
           stdout(`${JSON.stringify(body, null, 2)}\n`);
         } else {
-          stderr(`${file}: ${e.message} (${e.code})\n`);
+          stderr(`error: ${file}: ${e.message} (${e.code})\n`);
         }
         setExitCode(VALIDATE_EXIT.fileError);
       }

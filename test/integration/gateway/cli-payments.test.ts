@@ -267,7 +267,8 @@ describe('payins', () => {
 describe('messages that say why', () => {
   it('names the absolute path of a file that is not there', async () => {
     const r = await cli('batch', 'validate', 'no-such-file.csv');
-    expect(r.err).toContain(`File not found: ${resolve('no-such-file.csv')}`);
+    // The one error line of every command: `error: ` first.
+    expect(r.err).toBe(`error: File not found: ${resolve('no-such-file.csv')}\n`);
   });
 
   it('a batch whose gateway went away says why it is not final, and reads STOPPED once nothing sends it', async () => {

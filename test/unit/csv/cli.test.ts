@@ -39,7 +39,7 @@ describe('batch template', () => {
     expect((await run(['batch', 'template', '--out', out])).code).toBe(0);
     expect(await readFile(out, 'utf8')).toBe(printed.out);
     const again = await run(['batch', 'template', '--out', out]);
-    expect([again.code, again.err]).toEqual([1, `${out} exists; use --force to overwrite it\n`]);
+    expect([again.code, again.err]).toEqual([1, `error: ${out} exists; use --force to overwrite it\n`]);
   });
 });
 
@@ -84,6 +84,8 @@ describe('batch validate', () => {
     const broken = await run(['batch', 'validate', fixture('unterminated-quote.csv')]);
     expect(broken.code).toBe(2);
     expect(broken.err).toContain('Row 3 opens a quoted value');
+    // One error line, as every command writes it: `error: ` first.
+    expect(broken.err).toMatch(/^error: .*unterminated-quote\.csv: Row 3 opens a quoted value/);
     const missing = await run(['batch', 'validate', join(dir, 'nope.csv'), '--json']);
     expect(missing.code).toBe(2);
     expect(JSON.parse(missing.out)).toMatchObject({ ok: false, error: { code: 'READ_FAILED' } });
