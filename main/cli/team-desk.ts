@@ -50,6 +50,33 @@ async function settled(desk: TeamDesk, ids: readonly string[]): Promise<{ done: 
 }
 
 /**
+ * What `team send` prints of its batches while it waits and when it stops: their lines at most every `everyMs`, and
+ * only when they changed; the closing report leaves out the lines it printed last, so none is said twice in a row.
+ */
+export class SettledLines {
+  private printed: string | null = null;
+  private at: number;
+
+  constructor(private readonly now: () => number = Date.now, private readonly everyMs = 5_000) {
+    this.at = now();
+  }
+
+  /** The lines to print while waiting, or none (too soon since the last, or the same as those). */
+  progress(lines: readonly string[]): string[] {
+    const text = lines.join('\n');
+    if (this.now() - this.at <= this.everyMs || text === this.printed) return [];
+    this.at = this.now();
+    this.printed = text;
+    return [...lines];
+  }
+
+  /** The closing report: the batches' lines unless they were just printed, then the last word. */
+  closing(lines: readonly string[], last: string): string[] {
+    return [...(lines.join('\n') === this.printed ? [] : lines), last];
+  }
+}
+
+/**
  * Submits the file as `batch submit` would, on this team desk, or joins the batch of that id when another
  * desk of the team stored it first (the same file: its SHA-256 must match). Returns the batch id.
  */
@@ -130,17 +157,16 @@ export function registerTeamDeskCommands(program: Command, deps: CliDeps): void 
         if (!deps.json()) deps.io.stdout(`Desk ${desk.deskId} sending with the team: ${ids.length > 0 ? ids.join(', ') : 'no batch running'}\n`);
         const until = Date.now() + o.timeout * 1000;
         let report = await settled(desk, ids);
-        let lastPrint = Date.now();
+        const said = new SettledLines();
         while (!report.done && !stop.stop && Date.now() < until) {
           await new Promise((r) => setTimeout(r, 200));
           report = await settled(desk, ids);
-          if (!deps.json() && Date.now() - lastPrint > 5_000) {
-            lastPrint = Date.now();
-            deps.io.stdout(`${report.lines.join('\n')}\n`);
-          }
+          const lines = deps.json() ? [] : said.progress(report.lines);
+          if (lines.length > 0) deps.io.stdout(`${lines.join('\n')}\n`);
         }
         if (!report.done) deps.setExitCode(3);
-        deps.print([...report.lines, report.done ? 'All sent and final.' : 'Stopped before all were final; the other desks of the team carry on.'], { desk: desk.deskId, batches: ids, done: report.done });
+        const last = report.done ? 'All sent and final.' : 'Stopped before all were final; the other desks of the team carry on.';
+        deps.print(said.closing(report.lines, last), { desk: desk.deskId, batches: ids, done: report.done });
       } finally {
         stop.done();
         await desk.close();

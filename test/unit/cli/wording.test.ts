@@ -6,6 +6,7 @@ import type { BatchView } from '../../../contract/api';
 import { outcome, summaryLines } from '../../../main/cli/batch';
 import type { CliDeps, CliDesk } from '../../../main/cli/deps';
 import { plural } from '../../../main/cli/shared';
+import { SettledLines } from '../../../main/cli/team-desk';
 
 function batch(progress: Partial<BatchView['progress']>, finishedAt: string | null = null): BatchView {
   return {
@@ -52,5 +53,25 @@ describe('counts', () => {
     expect((await outcome(fakeDeps(), noDesk, batch({ state: 'RUNNING', done: 0, pending: 1, stateReason: 'gateway unreachable' }), true))[0]).toBe('Stopped waiting with 1 payout not final: gateway unreachable.');
     expect((await outcome(fakeDeps(), noDesk, batch({ state: 'RUNNING', done: 0, pending: 1 }), false))[0]).toBe('Stored; 1 payout not final yet.');
     expect((await outcome(fakeDeps(), noDesk, batch({ state: 'CANCELLED', done: 0, pending: 1 }), true))[0]).toBe('Cancelled: 1 payout already at the gateway is still tracked.');
+  });
+});
+describe('team send', () => {
+  it('prints the batches\' lines while waiting only when they changed, and does not repeat them when it stops', () => {
+    let now = 0;
+    const said = new SettledLines(() => now, 5_000);
+    const lines = ['b-1: RUNNING, 1/2 sent, 0 final, 0 failed'];
+    expect(said.progress(lines)).toEqual([]); // too soon
+    now = 6_000;
+    expect(said.progress(lines)).toEqual(lines);
+    now = 12_000;
+    expect(said.progress(lines)).toEqual([]); // the same again: not printed
+    expect(said.closing(lines, 'Stopped before all were final; the other desks of the team carry on.')).toEqual(['Stopped before all were final; the other desks of the team carry on.']);
+    const done = ['b-1: COMPLETED, 2/2 sent, 2 final, 0 failed'];
+    expect(said.closing(done, 'All sent and final.')).toEqual([...done, 'All sent and final.']);
+  });
+
+  it('a run that never printed progress closes with the lines once', () => {
+    const said = new SettledLines(() => 0);
+    expect(said.closing(['b-1: COMPLETED, 1/1 sent, 1 final, 0 failed'], 'All sent and final.')).toEqual(['b-1: COMPLETED, 1/1 sent, 1 final, 0 failed', 'All sent and final.']);
   });
 });
