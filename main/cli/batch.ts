@@ -24,10 +24,20 @@ function progressLine(v: BatchView): string {
   return `  ${new Date().toISOString().slice(11, 19)}  ${p.stateWord.padEnd(10)} sent ${p.sent}/${p.total}, final ${p.done}, failed ${p.failed}, pending ${p.pending}${p.ratePerSec ? `, ${p.ratePerSec}/s` : ''}${eta}`;
 }
 
+/**
+ * When the batch stopped sending, in words that do not read as "final": a batch ends its sending (or is
+ * cancelled) while rows still wait for their final status; only with none pending has it ended.
+ */
+function finishedWords(v: BatchView): string {
+  if (!v.finishedAt) return '';
+  if (v.progress.pending === 0) return `, ended ${v.finishedAt}`;
+  return `, ${v.progress.state === 'CANCELLED' ? 'sending cancelled' : 'sending finished'} ${v.finishedAt}`;
+}
+
 export function summaryLines(v: BatchView): string[] {
   return [
     `Batch ${v.id}  ${v.fileName}  ${batchStateLine({ word: v.progress.stateWord, reason: v.progress.stateReason })}`,
-    `  created ${v.createdAt}${v.finishedAt ? `, ended ${v.finishedAt}` : ''}; file SHA-256 ${v.sha256}`,
+    `  created ${v.createdAt}${finishedWords(v)}; file SHA-256 ${v.sha256}`,
     ...v.totals.map((t) => `  ${t.money.currencyCode} ${t.money.amount.padStart(18)}  (${plural(t.count, 'payout')})`),
     `  ${plural(v.progress.total, 'row')}: ${v.progress.sent} sent, ${v.progress.done} final, ${v.progress.failed} failed, ${v.progress.pending} pending`,
   ];

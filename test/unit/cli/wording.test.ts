@@ -55,6 +55,23 @@ describe('counts', () => {
     expect((await outcome(fakeDeps(), noDesk, batch({ state: 'CANCELLED', done: 0, pending: 1 }), true))[0]).toBe('Cancelled: 1 payout already at the gateway is still tracked.');
   });
 });
+
+describe('a batch whose sending finished', () => {
+  const at = '2024-05-31T10:05:00.000Z';
+
+  it('is not said to have ended while payouts still wait for their final status', () => {
+    const sent = summaryLines(batch({ state: 'COMPLETED', total: 2, done: 1, pending: 1, stateWord: 'SENT' }, at))[1];
+    expect(sent).toBe(`  created 2024-05-31T10:00:00.000Z, sending finished ${at}; file SHA-256 ${'a'.repeat(64)}`);
+    expect(sent).not.toContain('ended');
+    expect(summaryLines(batch({ state: 'CANCELLED', total: 2, done: 1, pending: 1 }, at))[1]).toContain(`, sending cancelled ${at};`);
+  });
+
+  it('has ended once every payout is final, and says nothing while it still sends', () => {
+    expect(summaryLines(batch({}, at))[1]).toContain(`, ended ${at};`);
+    expect(summaryLines(batch({ state: 'RUNNING', done: 0, pending: 1 }))[1]).toBe(`  created 2024-05-31T10:00:00.000Z; file SHA-256 ${'a'.repeat(64)}`);
+  });
+});
+
 describe('team send', () => {
   it('prints the batches\' lines while waiting only when they changed, and does not repeat them when it stops', () => {
     let now = 0;
