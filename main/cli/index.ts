@@ -31,7 +31,7 @@ import { registerBatchCommands } from './batch';
 import { registerPayoutCommands } from './payouts';
 import { registerHistoryCommands } from './history';
 import { registerAuditCommands } from './audit';
-import { registerDualControlCommands } from './dual-control';
+import { lockedInCliTerms, registerDualControlCommands } from './dual-control';
 import { registerPayeeCommands } from './payees';
 import { registerPayinCommands } from './payins';
 import { registerSandboxSetupCommand } from './sandbox-setup';
@@ -176,7 +176,8 @@ export function describeError(e: unknown): { code: string; message: string } {
     const status = e.status !== undefined ? `HTTP ${e.status}, ` : '';
     return { code: e.code, message: `gateway ${e.kind} (${status}${e.code}): ${e.message}` };
   }
-  if (e instanceof CodedError) return { code: e.code, message: redactText(e.message) };
+  // The desk's "unlock first" is the screen's way; the CLI's is --as.
+  if (e instanceof CodedError) return { code: e.code, message: redactText(e.code === 'LOCKED' ? lockedInCliTerms(e.message) : e.message) };
   if (e instanceof Error) {
     // Not ours (a library's, node's): its own code when it has one (ENOENT…), else its class.
     const code = typeof (e as { code?: unknown }).code === 'string' ? String((e as { code?: unknown }).code) : e.name.toUpperCase();

@@ -121,7 +121,7 @@ describe('dual control from the CLI', () => {
       'dc-2,20.50,EUR,Bob Two,DE02100500000054540402,EU_SEPA,BANK_TRANSFER,bob@example.com,,',
     ]);
     // Once the profile has people, preparing needs an unlocked preparer; Bob only approves.
-    expect((await cli('batch', 'submit', file, '--timeout', '30')).err).toMatch(/unlock as a preparer first; nothing was sent/);
+    expect((await cli('batch', 'submit', file, '--timeout', '30')).err).toMatch(/error: Dual control is on for this profile: name a preparer with --as <person> and their passphrase \(--passphrase-env or --passphrase-file\); nothing was sent/);
     expect((await cli('batch', 'submit', file, '--timeout', '30', ...asBob)).err).toMatch(/Bob does not hold the preparer role/);
     const r = await cli('batch', 'submit', file, '--timeout', '30', ...asEve);
     expect(r.code).toBe(3);
@@ -146,7 +146,7 @@ describe('dual control from the CLI', () => {
     expect(approved.out).toContain('may be sent: approved by 1 of 1 needed');
     expect((await cli('approvals', 'list')).out).toMatch(new RegExp(`approve +batch ${batchId} +by Bob \\(${bob.id}\\)`));
     // Resuming sends: it is the sender's act. Nobody unlocked, or Bob (approver only), cannot.
-    expect((await cli('batch', 'resume', batchId, '--timeout', '30')).err).toMatch(/unlock as a sender first; nothing was sent/);
+    expect((await cli('batch', 'resume', batchId, '--timeout', '30')).err).toMatch(/name a sender with --as <person> and their passphrase \(--passphrase-env or --passphrase-file\); nothing was sent/);
     expect((await cli('batch', 'resume', batchId, '--timeout', '30', ...asBob)).err).toMatch(/Bob does not hold the sender role now/);
     expect(sandbox.state().createAttempts.payouts['dc-1']).toBeUndefined();
     const resumed = await cli('--json', 'batch', 'resume', batchId, '--timeout', '30', ...asAda);
@@ -165,7 +165,7 @@ describe('dual control from the CLI', () => {
     expect(held.err).toMatch(/held, not sent.*Nothing was sent: it needs 1 approval \(30\.00 EUR: 1\), has 0/s);
     expect(sandbox.state().createAttempts.payouts['dc-single']).toBeUndefined();
     expect((await cli('approvals', 'approve', 'payout', 'dc-single', ...asBob)).code).toBe(0);
-    expect((await cli('payouts', 'release', 'dc-single')).err).toMatch(/unlock as a sender first; nothing was sent/);
+    expect((await cli('payouts', 'release', 'dc-single')).err).toMatch(/name a sender with --as <person> and their passphrase \(--passphrase-env or --passphrase-file\); nothing was sent/);
     expect((await cli('payouts', 'release', 'dc-single', ...asEve)).err).toMatch(/Eve does not hold the sender role now/);
     expect(sandbox.state().createAttempts.payouts['dc-single']).toBeUndefined();
     const released = await cli('payouts', 'release', 'dc-single', ...asAda);

@@ -96,7 +96,7 @@ describe('the payee book from the CLI', () => {
     writeFileSync(rules, JSON.stringify({ bands: {}, newOrChangedPayee: 1 }));
     expect((await cli('policy', 'set', '--file', rules, ...asAda)).code).toBe(0);
 
-    expect((await cli('payees', 'edit', 'Ann One', '--account', 'DE89370400440532013000')).err).toMatch(/unlock as a preparer first/);
+    expect((await cli('payees', 'edit', 'Ann One', '--account', 'DE89370400440532013000')).err).toMatch(/Dual control is on for this profile: name a preparer with --as <person>/);
     const edit = await cli('payees', 'edit', 'ann one', '--account', 'DE89370400440532013000', ...asEve);
     expect(edit.code).toBe(3);
     expect(edit.out).toContain('awaits 1 approval(s) of its bank details; until then it is not in force');

@@ -5,8 +5,11 @@ import { describe, expect, it } from 'vitest';
 import type { BatchView } from '../../../contract/api';
 import { outcome, summaryLines } from '../../../main/cli/batch';
 import type { CliDeps, CliDesk } from '../../../main/cli/deps';
+import { lockedInCliTerms } from '../../../main/cli/dual-control';
+import { describeError } from '../../../main/cli/index';
 import { plural } from '../../../main/cli/shared';
 import { SettledLines } from '../../../main/cli/team-desk';
+import { DeskError } from '../../../main/desk/services';
 
 function batch(progress: Partial<BatchView['progress']>, finishedAt: string | null = null): BatchView {
   return {
@@ -90,5 +93,21 @@ describe('team send', () => {
   it('a run that never printed progress closes with the lines once', () => {
     const said = new SettledLines(() => 0);
     expect(said.closing(['b-1: COMPLETED, 1/1 sent, 1 final, 0 failed'], 'All sent and final.')).toEqual(['b-1: COMPLETED, 1/1 sent, 1 final, 0 failed', 'All sent and final.']);
+  });
+});
+
+describe('a refusal for want of an unlocked person', () => {
+  const AS = '--as <person> and their passphrase (--passphrase-env or --passphrase-file)';
+
+  it('names --as, not the screen\'s unlock', () => {
+    expect(lockedInCliTerms('Dual control is on for this profile: unlock as a preparer first; nothing was sent')).toBe(`Dual control is on for this profile: name a preparer with ${AS}; nothing was sent`);
+    expect(lockedInCliTerms('Dual control is on for this profile: unlock as a approver first')).toBe(`Dual control is on for this profile: name an approver with ${AS}`);
+    expect(lockedInCliTerms('Dual control is on for this profile: keys generate needs an unlocked admin; unlock first')).toBe(`Dual control is on for this profile: keys generate needs an admin: name one with ${AS}`);
+    expect(lockedInCliTerms('Nobody is unlocked at this desk: unlock first to change roles')).toBe(`Nobody is unlocked at this desk: to change roles, name who acts with ${AS}`);
+  });
+
+  it('is what the CLI prints for the desk\'s LOCKED error, and only for it', () => {
+    expect(describeError(new DeskError('LOCKED', 'Dual control is on for this profile: unlock as a sender first; nothing was sent'))).toEqual({ code: 'LOCKED', message: `Dual control is on for this profile: name a sender with ${AS}; nothing was sent` });
+    expect(describeError(new DeskError('NOT_ALLOWED', 'unlock as a sender first')).message).toBe('unlock as a sender first');
   });
 });
