@@ -3,8 +3,7 @@
 // or add engine options), engine events turned into contract events, and the visible connection state. Offline
 // is a normal state: journals answer history, batches and keys without the gateway; the engine
 // keeps queued work until the gateway answers again.
-import type { CallbackListenerStatus, ConnectionState, Environment, TeamDatabaseState } from '../../contract/api';
-import { teamWhere } from '../store/postgres/connect';
+import type { CallbackListenerStatus, ConnectionState } from '../../contract/api';
 import { isConnectionError } from '../store/postgres/connection-error';
 import type { AppContext } from '../context';
 import { PayoutEngine, type PayoutEngineOptions } from '../engine';
@@ -32,6 +31,7 @@ import type { DeskAuditSeal } from '../audit/seal';
 import type { ProfileStores } from '../store/profile-stores';
 import { sqliteStores } from '../store/sqlite/profile-stores';
 import { followRemoteChanges } from './remote-changes';
+import { DeskConnection } from './connection-state';
 import { realTimers, UnlockedSessions, type IdleTimers } from './sessions';
 
 export type { IdleTimers };
@@ -164,23 +164,8 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
   /** Started engines, and why the last start failed, for looking at without starting one. */
   const running = new Map<string, PayoutEngine<DeskJournal>>();
   const startFailures = new Map<string, string>();
-  let connection: ConnectionState = {
-    status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0, teamDatabase: null,
-  };
-  /** Per team profile: whether this desk reaches its team database, as last seen. */
-  const teamStates = new Map<string, TeamDatabaseState>();
-  const teamSeen = (profileId: string, reachable: boolean, message: string | null): void => {
-    const profile = ctx.profiles.find(profileId);
-    if (!profile?.teamDatabase) return;
-    const before = teamStates.get(profileId);
-    const state = reachable ? 'connected' : 'unreachable';
-    if (before && before.state === state) return;
-    teamStates.set(profileId, { where: teamWhere(profile.teamDatabase), state, since: new Date().toISOString(), message });
-    if (!reachable) log.warn('team database unreachable', { profileId, message });
-    // The screens learn it with the connection state (the app bar says so), the current profile's at least.
-    if (connection.profileId === profileId) setConnection(profileId, {});
-    else if (ctx.profiles.currentId() === profileId) setConnection(profileId, { status: 'unknown', lastError: null });
-  };
+  const connection = new DeskConnection(ctx.profiles, events, log, async (profileId) => (await (await journalFor(profileId)).unsentPayments('payout')).length);
+  const teamSeen = (profileId: string, reachable: boolean, message: string | null): void => connection.teamSeen(profileId, reachable, message);
 
   const openStores = async (profileId: string): Promise<ProfileStores> => {
     // A profile not in the store is a bare journal (tests): its own SQLite file.
@@ -246,7 +231,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     stores.delete(profileId);
     teamWatches.get(profileId)?.();
     teamWatches.delete(profileId);
-    teamStates.delete(profileId);
+    connection.forgetTeam(profileId);
     readers.delete(profileId);
     const st = await entry?.catch(() => null);
     if (st?.team?.limiter) ctx.shareLimiter(profileId, null);
@@ -351,35 +336,7 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
     auditOwn(action.profileId, { action: action.action, subject: action.subject ?? null, details: action.details ?? {} }),
   );
 
-  /**
-   * The state with its profile's payouts still waiting to be sent (they wait while offline), and whether its
-   * team database is reachable (a team desk without it shows what it last saw and sends nothing).
-   */
-  const withQueued = async (state: ConnectionState): Promise<ConnectionState> => {
-    if (!state.profileId || !ctx.profiles.find(state.profileId)) return state;
-    const withTeam = { ...state, teamDatabase: teamStates.get(state.profileId) ?? null };
-    if (withTeam.teamDatabase?.state === 'unreachable') return withTeam;
-    try {
-      return { ...withTeam, queued: (await (await journalFor(state.profileId)).unsentPayments('payout')).length };
-    } catch {
-      return withTeam;
-    }
-  };
-
-  /** connectionChanged events leave in the order the states were set, each with its queued count. */
-  let announcing: Promise<void> = Promise.resolve();
-  const setConnection: DeskRuntime['setConnection'] = (profileId, patch) => {
-    const profile = ctx.profiles.find(profileId);
-    const environment: Environment | null = profile?.environment ?? null;
-    const next: ConnectionState = { ...connection, ...patch, profileId, environment };
-    if (connection.profileId !== profileId) next.channelName = patch.channelName ?? null;
-    if (next.status !== connection.status || connection.profileId !== profileId) next.since = new Date().toISOString();
-    connection = next;
-    if (ctx.profiles.currentId() === profileId) {
-      const state = connection;
-      announcing = announcing.then(async () => events.emit('connectionChanged', await withQueued(state)));
-    }
-  };
+  const setConnection: DeskRuntime['setConnection'] = (profileId, patch) => connection.set(profileId, patch);
 
   const wire = (profileId: string, engine: PayoutEngine<DeskJournal>): void => {
     engine.on('status-changed', (e) => events.emit('paymentStatusChanged', { ...e, observedAt: new Date(e.observedAt).toISOString() }));
@@ -502,12 +459,9 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       sessions.set(profileId, null);
       await this.reset(profileId);
       await closeStores(profileId);
-      if (connection.profileId === profileId) {
-        connection = { status: 'no-profile', profileId: null, environment: null, channelName: null, since: new Date().toISOString(), lastError: null, queued: 0, teamDatabase: null };
-        events.emit('connectionChanged', connection);
-      }
+      connection.forget(profileId);
     },
-    connection: () => withQueued(connection),
+    connection: () => connection.current(),
     setConnection,
     async close() {
       for (const id of sessions.profiles()) sessions.set(id, null);
