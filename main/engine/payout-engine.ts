@@ -19,6 +19,7 @@ import { EngineHaltError, PayoutSender, type SendOutcome } from './payout-sender
 import type { ApprovalGatePort, PayoutGatewayPort } from './ports';
 import { StatusPoller } from './status-poller';
 import { ApprovedSends } from './approved-sends';
+import { BatchRuns } from './batch-runs';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './timing';
 import { CodedError } from '../domain/coded-error';
 
@@ -101,16 +102,12 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   readonly journal: J;
   private readonly gateway: PayoutGatewayPort;
   private readonly sender: PayoutSender;
+  private readonly runs: BatchRuns;
   /** Dual control's checks at the moment a create would leave; null without an approval gate. */
   private readonly approved: ApprovedSends<J> | null;
   private readonly poller: StatusPoller;
   private readonly balances: BalanceWatcher;
   private readonly listener: CallbackListener;
-  private readonly runs = new Map<string, BatchRun>();
-  /** Pending "a payout of this finished batch settled" reports, one per batch at a time. */
-  private readonly settleReports = new Map<string, ReturnType<typeof setTimeout>>();
-  /** Batches to run again once another desk's claims may have been given back or expired. */
-  private readonly reruns = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly singles = new Map<string, Promise<SendOutcome>>();
   private singlesAbort = new AbortController();
   private readonly now: () => number;
@@ -133,7 +130,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       // A batch is COMPLETED once every row is sent; its payouts settle afterwards. Each one that
       // settles changes the batch's counts, so progress is reported then too (a running batch
       // reports its own), and "all final" can be seen by listeners (the batch-finished notification).
-      if (e.batchId && (e.final || e.source === 'local') && !this.runs.has(e.batchId)) this.reportSettled(e.batchId, onError);
+      if (e.batchId && (e.final || e.source === 'local') && !this.runs.has(e.batchId)) this.runs.reportSettled(e.batchId);
     };
     this.sender = new PayoutSender({
       journal: this.journal,
@@ -149,6 +146,15 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     this.approved = options.approvalGate
       ? new ApprovedSends({ journal: this.journal, gate: options.approvalGate, sender: this.sender, now: this.now, onStatus: (e) => this.emit('status-changed', e) })
       : null;
+    this.runs = new BatchRuns({
+      makeRun: (batchId) => this.newRun(batchId),
+      sends: () => this.sends,
+      started: () => this.started,
+      batch: async (batchId) => this.journal.getBatch(batchId),
+      report: async (batchId) => void this.emit('batch-progress', await batchProgress(this.journal, batchId, 0, this.batchLive(batchId))),
+      onError,
+      ...(options.heldElsewhereRetryMs !== undefined ? { rerunMs: options.heldElsewhereRetryMs } : {}),
+    });
     this.poller = new StatusPoller({
       journal: this.journal, gateway: this.gateway, finalStatuses, pollIntervalMs, now: this.now, onStatus, onError,
       onConnection: (state, message) => this.setConnection(state, message),
@@ -229,7 +235,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   async takeUp(kind: 'batch' | 'payout', id: string): Promise<void> {
     if (!this.started || !this.sends) return;
     if (kind === 'batch') {
-      if ((await this.journal.getBatch(id))?.state === 'RUNNING') this.startRun(id);
+      if ((await this.journal.getBatch(id))?.state === 'RUNNING') this.runs.start(id);
       return;
     }
     const p = await this.journal.getPayment('payout', id);
@@ -242,14 +248,9 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     // No new reads from here on (reads in flight are awaited below); sends on the wire are seen through.
     const pollerStopped = this.poller.stop();
     this.singlesAbort.abort();
-    for (const run of this.runs.values()) run.stop();
-    await Promise.allSettled([...this.runs.values()].map((r) => r.done));
+    await this.runs.stopAll();
     await Promise.allSettled([...this.singles.values()]);
     this.balances.stop();
-    for (const timer of this.settleReports.values()) clearTimeout(timer);
-    this.settleReports.clear();
-    for (const timer of this.reruns.values()) clearTimeout(timer);
-    this.reruns.clear();
     await Promise.all([pollerStopped, this.listener.stop(), this.balances.settle()]);
     if (this.options.callbackListen) this.callbackState = { ...this.callbackState, state: 'stopped', boundTo: null };
   }
@@ -326,7 +327,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       ...(input.actor ? { actor: input.actor } : {}),
       ...(input.preparedBy ? { preparedBy: input.preparedBy } : {}),
     });
-    this.startRun(batch.id);
+    this.runs.start(batch.id);
     return batch;
   }
 
@@ -354,7 +355,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     const batch = await this.mustGetBatch(batchId);
     if (batch.state === 'CANCELLED') throw new EngineError('BAD_STATE', `batch ${batchId} was cancelled and cannot be resumed`);
     if (batch.state !== 'RUNNING') await this.journal.setBatchState(batchId, 'RUNNING', null, actor);
-    this.startRun(batchId);
+    this.runs.start(batchId);
     return await this.mustGetBatch(batchId);
   }
 
@@ -377,7 +378,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
         batchId, reviewedIds, notPaid: NOT_PAID_STATUSES, actor, id: retryId, newId: () => ids[next++] ?? newPaymentId(), ...(preparedBy ? { preparedBy } : {}),
         fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-retry.csv`,
       });
-      this.startRun(retry.id);
+      this.runs.start(retry.id);
       return retry;
     } catch (error) {
       if (error instanceof JournalError && (error.code === 'NOTHING_TO_RETRY' || error.code === 'RETRY_ROWS_CHANGED')) throw new EngineError(error.code, error.message);
@@ -394,7 +395,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     const batch = await this.mustGetBatch(batchId);
     if (batch.state !== 'RUNNING') throw new EngineError('BAD_STATE', `batch ${batchId} is ${batch.state.toLowerCase()}, not running`);
     await this.journal.setBatchState(batchId, 'PAUSED', 'paused by the user', actor);
-    await this.stopRun(batchId);
+    await this.runs.stop(batchId);
     this.emit('batch-progress', await batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
     return await this.mustGetBatch(batchId);
   }
@@ -404,7 +405,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     const batch = await this.mustGetBatch(batchId);
     if (batch.state === 'CANCELLED' || batch.state === 'COMPLETED') return batch;
     await this.journal.setBatchState(batchId, 'CANCELLED', 'cancelled by the user', actor);
-    await this.stopRun(batchId);
+    await this.runs.stop(batchId);
     await this.settleUnsent(batchId);
     this.emit('batch-progress', await batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
     return await this.mustGetBatch(batchId);
@@ -440,7 +441,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     // What was on the wire when the desk stopped has an unknown outcome: read back before anything else.
     await this.journal.markInterruptedSendsUnknown('payout', 'the desk stopped while it was being sent');
     for (const batch of await this.journal.batchesIn(['PAUSED', 'CANCELLED'])) await this.settleUnsent(batch.id, batch.state === 'CANCELLED');
-    for (const batch of await this.journal.batchesIn(['RUNNING'])) this.startRun(batch.id);
+    for (const batch of await this.journal.batchesIn(['RUNNING'])) this.runs.start(batch.id);
     for (const p of await this.journal.unsentPayments('payout')) if (p.batchId === null) void this.sendSingle(p.id).catch(() => undefined);
   }
 
@@ -459,12 +460,11 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     }
   }
 
-  private startRun(batchId: string): void {
-    if (!this.sends) return;
-    if (this.runs.get(batchId) && !this.runs.get(batchId)?.stopping) return;
+  /** A run of the batch, as the engine sends it (BatchRuns keeps and starts it). */
+  private newRun(batchId: string): BatchRun {
     const limit = this.gateway.limiter.usage().limit;
     const approved = this.approved;
-    const run = new BatchRun(batchId, {
+    return new BatchRun(batchId, {
       journal: this.journal,
       sender: this.sender,
       concurrency: this.options.concurrency ?? Math.min(256, Math.max(4, limit * 2)),
@@ -474,52 +474,6 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       onError: (e) => this.emit('background-error', e),
       ...(approved ? { gate: (id: string, need: 'first' | 'resend') => approved.batchClearance(id, need) } : {}),
     });
-    this.runs.set(batchId, run);
-    void run.done
-      .then((batch) => {
-        if (run.heldElsewhere > 0 && !run.stopping && batch.state === 'RUNNING') this.rerunLater(batchId);
-      })
-      .catch((e: unknown) => this.emit('background-error', e instanceof Error ? e : new Error(String(e))))
-      .finally(() => {
-        if (this.runs.get(batchId) === run) this.runs.delete(batchId);
-      });
-  }
-
-  /** Runs the batch again a little later (a team desk: rows another desk held may be free by then). */
-  private rerunLater(batchId: string): void {
-    if (!this.started || this.reruns.has(batchId)) return;
-    const timer = setTimeout(() => {
-      this.reruns.delete(batchId);
-      if (!this.started) return;
-      Promise.resolve(this.journal.getBatch(batchId))
-        .then((batch) => {
-          if (this.started && batch?.state === 'RUNNING') this.startRun(batchId);
-        })
-        .catch((e: unknown) => this.emit('background-error', e instanceof Error ? e : new Error(String(e))));
-    }, this.options.heldElsewhereRetryMs ?? 2_000);
-    timer.unref?.();
-    this.reruns.set(batchId, timer);
-  }
-
-  /**
-   * Counting a batch's states reads all its rows, so settlements coming in quick succession are
-   * reported together, once per 200 ms; the report after the last one always comes.
-   */
-  private reportSettled(batchId: string, onError: (e: unknown) => void): void {
-    if (this.settleReports.has(batchId)) return;
-    const timer = setTimeout(() => {
-      this.settleReports.delete(batchId);
-      batchProgress(this.journal, batchId, 0, this.batchLive(batchId)).then((e) => this.emit('batch-progress', e), onError);
-    }, 200);
-    timer.unref?.();
-    this.settleReports.set(batchId, timer);
-  }
-
-  private async stopRun(batchId: string): Promise<void> {
-    const run = this.runs.get(batchId);
-    if (!run) return;
-    run.stop();
-    await run.done.catch(() => undefined);
   }
 
   private sendSingle(id: string): Promise<SendOutcome> {
@@ -551,7 +505,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     this.connection = { state, message, at: this.now() };
     this.emit('connection', this.connection);
     // A running batch now waits for the gateway (or goes on): its state's words change with it.
-    for (const batchId of this.runs.keys()) {
+    for (const batchId of this.runs.batchIds()) {
       batchProgress(this.journal, batchId, 0, this.batchLive(batchId)).then(
         (e) => this.emit('batch-progress', e),
         (e: unknown) => this.emit('background-error', e instanceof Error ? e : new Error(String(e))),
