@@ -36,7 +36,7 @@ export function secretServiceHint(reason: string): string | null {
     'The keys live in the OS keychain, and on Linux that is a Secret Service (e.g. GNOME Keyring) on the D-Bus session bus, running and unlocked.',
     'In a desktop session, log in to it (or unlock the "login" keyring). On a headless box (SSH, container, CI), start a bus and an unlocked keyring for the command:',
     '  sudo apt-get install dbus-user-session gnome-keyring   # once',
-    '  dbus-run-session -- sh -c \'printf "%s" "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null && payout-desk <command>\'',
+    '  dbus-run-session -- sh -c \'printf "%s" "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null && npx payout-desk <command>\'',
     '(KEYRING_PASSWORD unlocks the keyring in ~/.local/share/keyrings; the same password must be used each time, or the stored keys cannot be read.)',
   ].join('\n');
 }

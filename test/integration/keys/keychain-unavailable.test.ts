@@ -62,5 +62,7 @@ describe('keychain unavailable', () => {
   it('adds no hint to keychain errors of other kinds', () => {
     expect(secretServiceHint('The specified item could not be found in the keychain.')).toBeNull();
     expect(secretServiceHint('Cannot autolaunch D-Bus without X11 $DISPLAY')).toContain('dbus-run-session');
+    // The command in the hint runs from a clone as printed: the bin is not on PATH, npx finds it.
+    expect(secretServiceHint('Cannot autolaunch D-Bus without X11 $DISPLAY')).toContain('&& npx payout-desk <command>');
   });
 });
