@@ -106,7 +106,7 @@ describe('key custody from the CLI with dual control', { timeout: 120_000 }, () 
     for (const { args, as } of commands) {
       const nobody = await refusedWith(...args);
       expect(nobody.code, args.join(' ')).toBe('LOCKED');
-      expect(nobody.message).toMatch(/needs an unlocked admin/);
+      expect(nobody.message).toMatch(/needs an admin: name one with --as <person>/);
       const preparer = await refusedWith(...args, ...as);
       expect(preparer.code, args.join(' ')).toBe('NOT_ALLOWED');
       expect(preparer.message).toMatch(/Bob is not an admin/);
