@@ -4,6 +4,7 @@
 // Prints exactly "sandbox listening on http://127.0.0.1:<port>" (the bound port, also when --port 0).
 import { Command, InvalidArgumentError } from 'commander';
 import { loadSandboxConfigFile, startSandbox } from './index';
+import { chainToNpm, watchChain } from './parent-watch';
 
 function portNumber(value: string): number {
   const port = Number(value);
@@ -35,6 +36,11 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Stopped through npm (its PID): the signal does not come down the chain, so its end is watched for.
+  watchChain(chainToNpm(), () => {
+    console.log('the npm that started the sandbox has stopped: stopping');
+    stop();
+  });
 }
 
 main().catch((error: unknown) => {
