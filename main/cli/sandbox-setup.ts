@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { CliUsageError, type CliDeps } from './deps';
 import { DeskError } from '../desk/services';
 import type { Profile } from '../profiles/profile-schema';
+import { assertKeychainReachable } from '../keys/key-store';
 
 /** The merchant of sandbox/default-config.json (the only one the sandbox has unless --config says otherwise). */
 export const SANDBOX_MERCHANT_CODE = 'DEMO-MERCHANT';
@@ -62,6 +63,9 @@ export function registerSandboxSetupCommand(program: Command, deps: CliDeps): vo
       const lines: string[] = [];
       let profile: Profile | undefined = store.findByName(o.name);
       if (profile?.environment === 'LIVE') throw new CliUsageError(`Profile "${o.name}" is a LIVE profile; choose another --name for the sandbox`);
+      // All or nothing: a keychain that cannot be reached stops the setup before a profile without a key is made.
+      if (!profile?.activeKeyId) await assertKeychainReachable(ctx.keyStore);
+      const created = !profile;
       if (profile) {
         profile = store.update(profile.id, { baseUrl: url, merchantCode: o.merchantCode });
         lines.push(`Profile ${profile.id} "${profile.name}" points at ${profile.baseUrl} (merchant ${profile.merchantCode}).`);
@@ -70,8 +74,13 @@ export function registerSandboxSetupCommand(program: Command, deps: CliDeps): vo
         lines.push(`Created profile ${profile.id} "${profile.name}" for ${profile.baseUrl} (merchant ${profile.merchantCode}, TEST).`);
       }
       if (!profile.activeKeyId) {
-        const key = await ctx.keys.generateKey(profile.id, undefined, { activate: true });
-        lines.push(`Generated key ${key.keyId} (kept in the ${ctx.keys.keyStoreDescription}).`);
+        try {
+          const key = await ctx.keys.generateKey(profile.id, undefined, { activate: true });
+          lines.push(`Generated key ${key.keyId} (kept in the ${ctx.keys.keyStoreDescription}).`);
+        } catch (error) {
+          if (created) store.remove(profile.id);
+          throw error;
+        }
         profile = store.get(profile.id);
       } else {
         lines.push(`Using its active key ${profile.activeKeyId}.`);
@@ -86,7 +95,7 @@ export function registerSandboxSetupCommand(program: Command, deps: CliDeps): vo
       const current = store.currentId() === profile.id;
       lines.push(
         current ? `It is the current profile. Send a payout:` : `Send a payout with --profile ${profile.id}:`,
-        `  payout-desk payouts create --amount 12.50 --currency EUR --account-name "Jane Doe" --account-number DE89370400440532013000 --operator EU_SEPA --email jane@example.com --wait`,
+        `  npx payout-desk payouts create --amount 12.50 --currency EUR --account-name "Jane Doe" --account-number DE89370400440532013000 --operator EU_SEPA --email jane@example.com --wait`,
       );
       deps.print(lines, { profileId: profile.id, baseUrl: profile.baseUrl, merchantCode: profile.merchantCode, activeKeyId: profile.activeKeyId, channelName: info.channelName, current });
     });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../main/cli/index';
-import { MemoryKeyStore } from '../../../main/keys/key-store';
+import { KeyStoreError, MemoryKeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
 
 let sandbox: SandboxHandle;
@@ -67,5 +67,22 @@ describe('sandbox-setup', () => {
     expect(r.err).toContain('has no merchant NOPE (it has: DEMO-MERCHANT)');
     // Nothing was created for a setup that could not work.
     expect((await cli('profiles', 'list')).out).not.toMatch(/"Other"|"Nowhere"/);
+  });
+
+  it('makes nothing when the keychain cannot be reached: no profile is left without its key', async () => {
+    const noBus = new KeyStoreError('Cannot autolaunch D-Bus without X11 $DISPLAY');
+    const unreachable = new (class extends MemoryKeyStore {
+      override async get(): Promise<string | null> {
+        throw noBus;
+      }
+      override async set(): Promise<void> {
+        throw noBus;
+      }
+    })();
+    let err = '';
+    const code = await runCli(['--home', home, 'sandbox-setup', '--url', sandbox.url, '--name', 'Keyless'], { keyStore: unreachable, io: { stdout: () => undefined, stderr: (t) => void (err += t) } });
+    expect(code).not.toBe(0);
+    expect(err).toContain('Cannot autolaunch D-Bus');
+    expect((await cli('profiles', 'list')).out).not.toContain('Keyless');
   });
 });
