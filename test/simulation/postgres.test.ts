@@ -7,7 +7,9 @@ import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { PgDualControlRepository } from '../../main/store/postgres/dual-control';
 import { payoutFieldsOf } from '../../main/domain/payout';
 import { mayBeAtGateway } from '../../main/domain/status';
-import { PayoutEngine, type ApprovalClearance } from '../../main/engine';
+import { type ApprovalClearance } from '../../main/engine';
+import { ApprovedSends } from '../../main/engine/approved-sends';
+import type { JournalPort } from '../../main/journal';
 import { PgJournal } from '../../main/store/postgres/journal';
 import { pgPaymentRow, type PgQueryable } from '../../main/store/postgres/history';
 import { toPayment } from '../../main/store/rows';
@@ -109,9 +111,9 @@ describe('the simulation catches a broken rule on the team database', () => {
 
   it('a desk that skips the approval gate sends payouts and batches without the approvals the policy required', async () => {
     const always: ApprovalClearance = { stillValid: () => true, bodyFor: (row) => payoutFieldsOf(row) };
-    const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<ApprovalClearance>; batchApproved(id: string): Promise<{ refusal: null; clearance: ApprovalClearance }> };
-    vi.spyOn(engine, 'payoutApproved').mockResolvedValue(always);
-    vi.spyOn(engine, 'batchApproved').mockResolvedValue({ refusal: null, clearance: always });
+    const sends = ApprovedSends.prototype as unknown as { payoutApproved(id: string): Promise<ApprovalClearance>; batchClearance(id: string): Promise<{ refusal: null; clearance: ApprovalClearance }> };
+    vi.spyOn(sends, 'payoutApproved').mockResolvedValue(always);
+    vi.spyOn(sends, 'batchClearance').mockResolvedValue({ refusal: null, clearance: always });
     const result = await runSeed(2, 200, [], postgres);
     expect(result.dualControl).toBe(true);
     expect(result.violations.map((v) => v.invariant)).toContain(7);
@@ -127,9 +129,10 @@ describe('the simulation catches a broken rule on the team database', () => {
 
   it('a desk that re-sends unknown outcomes without asking the gate pays the account someone wrote in the database', async () => {
     // The rule before issue 23: the gate was asked for first sends only.
-    const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<unknown> };
-    const asked = engine.payoutApproved;
-    vi.spyOn(engine, 'payoutApproved').mockImplementation(async function (this: PayoutEngine, id: string) {
+    type Sends = { journal: JournalPort; payoutApproved(id: string): Promise<unknown> };
+    const sends = ApprovedSends.prototype as unknown as Sends;
+    const asked = sends.payoutApproved;
+    vi.spyOn(sends, 'payoutApproved').mockImplementation(async function (this: Sends, id: string) {
       const row = await this.journal.getPayment('payout', id);
       return row && mayBeAtGateway(row) ? 'not-asked' : asked.call(this, id);
     });

@@ -5,7 +5,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { payoutFieldsOf } from '../../main/domain/payout';
 import { mayBeAtGateway } from '../../main/domain/status';
-import { PayoutEngine, type ApprovalClearance } from '../../main/engine';
+import { type ApprovalClearance } from '../../main/engine';
+import { ApprovedSends } from '../../main/engine/approved-sends';
+import type { JournalPort } from '../../main/journal';
 import { SqliteDualControlRepository } from '../../main/store/sqlite/dual-control';
 import { Journal } from '../../main/store/sqlite';
 import type { PaymentKind } from '../../main/journal';
@@ -87,9 +89,9 @@ describe('the simulation catches a broken rule', () => {
 
   it('a desk that skips the approval gate sends payouts and batches without the approvals the policy required', async () => {
     const always: ApprovalClearance = { stillValid: () => true, bodyFor: (row) => payoutFieldsOf(row) };
-    const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<ApprovalClearance>; batchApproved(id: string): Promise<{ refusal: null; clearance: ApprovalClearance }> };
-    vi.spyOn(engine, 'payoutApproved').mockResolvedValue(always);
-    vi.spyOn(engine, 'batchApproved').mockResolvedValue({ refusal: null, clearance: always });
+    const sends = ApprovedSends.prototype as unknown as { payoutApproved(id: string): Promise<ApprovalClearance>; batchClearance(id: string): Promise<{ refusal: null; clearance: ApprovalClearance }> };
+    vi.spyOn(sends, 'payoutApproved').mockResolvedValue(always);
+    vi.spyOn(sends, 'batchClearance').mockResolvedValue({ refusal: null, clearance: always });
     const result = await runSeed(2, 200);
     expect(result.dualControl).toBe(true);
     expect(result.violations.map((v) => v.invariant)).toContain(7);
@@ -105,9 +107,10 @@ describe('the simulation catches a broken rule', () => {
 
   it('a desk that re-sends unknown outcomes without asking the gate pays the account someone wrote in the journal', async () => {
     // The rule before issue 23: the gate was asked for first sends only.
-    const engine = PayoutEngine.prototype as unknown as { payoutApproved(id: string): Promise<unknown> };
-    const asked = engine.payoutApproved;
-    vi.spyOn(engine, 'payoutApproved').mockImplementation(async function (this: PayoutEngine, id: string) {
+    type Sends = { journal: JournalPort; payoutApproved(id: string): Promise<unknown> };
+    const sends = ApprovedSends.prototype as unknown as Sends;
+    const asked = sends.payoutApproved;
+    vi.spyOn(sends, 'payoutApproved').mockImplementation(async function (this: Sends, id: string) {
       const row = await this.journal.getPayment('payout', id);
       return row && mayBeAtGateway(row) ? 'not-asked' : asked.call(this, id);
     });
