@@ -721,6 +721,16 @@ export interface ApprovalStatusView {
   rejectedBy: (PersonRef & { reason: string | null })[];
   /** The verdict's sentence (why it may not be sent yet). */
   message: string;
+  /** While approvals are missing: how many, who can give them, and the sentence to show; null otherwise. */
+  stillNeeded: StillNeededView | null;
+}
+
+/** "needs 1 more approval from: Bob, Cy", worked out in main (the approver role now, not revoked, not its preparer, not counted yet). */
+export interface StillNeededView {
+  more: number;
+  from: PersonRef[];
+  /** Says what to do when no one on the desk can give a missing approval. */
+  text: string;
 }
 
 export interface ApprovalItem extends ApprovalStatusView {

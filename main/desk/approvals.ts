@@ -13,6 +13,10 @@ import { proposalInfo, unlockedOrThrow } from './people';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
+import { stillNeededText, type StillNeededFix } from './still-needed';
+
+/** The way out the screens name when nobody left can approve. */
+const SCREEN_FIX: StillNeededFix = { grant: 'grant the approver role to another person (People)', policy: 'lower the policy (Settings)' };
 
 /** Rows of a manifest shown with a subject; the totals always cover every row. */
 export const MANIFEST_ROWS_SHOWN = 500;
@@ -46,6 +50,7 @@ function statusView(view: SubjectView, approvals: ApprovalRecord[], names: Names
     approvedBy: view.verdict.approvedBy.map(names),
     rejectedBy: view.verdict.checks.filter((c) => c.status === 'REJECTED').map((c) => ({ ...names(c.signerId), reason: reasons.get(c.approvalId) ?? null })),
     message: view.verdict.message,
+    stillNeeded: view.stillNeeded ? { more: view.stillNeeded.more, from: view.stillNeeded.from, text: stillNeededText(view.stillNeeded, SCREEN_FIX) } : null,
   };
 }
 
@@ -158,7 +163,7 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
       for (const subject of subjects) {
         const view = enforced ? await viewOf(profile.id, subject) : null;
         if (!view) {
-          out.push({ subject, enforced: false, state: 'not-needed', required: 0, approvedBy: [], rejectedBy: [], message: enforced ? `No ${subject.kind} ${subject.id} in this profile's journal` : 'dual control is not set up on this desk' });
+          out.push({ subject, enforced: false, state: 'not-needed', required: 0, approvedBy: [], rejectedBy: [], message: enforced ? `No ${subject.kind} ${subject.id} in this profile's journal` : 'dual control is not set up on this desk', stillNeeded: null });
           continue;
         }
         out.push(statusView(view, await (await rt.dualControlFor(profile.id)).approvalsFor(subject), names));

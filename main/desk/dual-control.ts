@@ -29,6 +29,7 @@ import { SqliteDualControlRepository } from '../store/sqlite/dual-control';
 import { Journal } from '../store/sqlite';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
+import { stillNeeded, stillNeededText, type StillNeeded } from './still-needed';
 
 export interface PersonView {
   id: string;
@@ -56,6 +57,8 @@ export interface SubjectView {
   /** Why its preparer's signature does not hold (nothing can be sent), or null. */
   preparation: string | null;
   verdict: Verdict;
+  /** The approvals still missing and who can give them (still-needed.ts); null when none are missing. */
+  stillNeeded: StillNeeded | null;
 }
 
 /** A control record one admin signed that waits for another admin's signature. */
@@ -312,7 +315,30 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     return {
       subject, manifestDigest: manifestDigest(manifest), preparedBy: manifest.preparedBy, fileSha256: manifest.fileSha256, rows: manifest.rows.length,
       totals: manifest.totals, policyVersion: manifest.policyVersion, enforced: s.enforced, payeeFlags, preparation, verdict,
+      stillNeeded: s.enforced ? stillNeeded(verdict, s.people, manifest.preparedBy, now()) : null,
     };
+  };
+
+  /**
+   * Why a decision by `who` would not count, as the verdict stands (the one the gate reads, with this desk's kept
+   * rejections): an approval of someone whose approval counts already, or whose rejection stands; a rejection of
+   * someone who rejected it already. Null when it would count. Refusing it keeps a useless signature out of the
+   * records and tells the person who can still help instead.
+   */
+  const secondDecisionProblem = (view: SubjectView, who: Person, decision: Decision): string | null => {
+    const mine = view.verdict.checks.filter((c) => c.signerId === who.id);
+    const what = `this ${view.subject.kind}`;
+    const rejected = mine.some((c) => c.status === 'REJECTED');
+    if (rejected) {
+      return decision === 'reject'
+        ? `${who.name} rejected ${what} already; a rejection counts once`
+        : `${who.name} rejected ${what}, and that rejection stands: an approval by them would not count (nothing is sent as it is)`;
+    }
+    if (decision === 'approve' && view.verdict.approvedBy.includes(who.id)) {
+      const rest = view.stillNeeded ? `; it ${stillNeededText(view.stillNeeded)}` : '';
+      return `${who.name} approved ${what} already and a second approval by the same person would not count${rest}`;
+    }
+    return null;
   };
 
   /** Approvals by this person of payouts and batches that may still send (never created yet). */
@@ -456,7 +482,9 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
       if (!found) throw new DeskError('NOT_FOUND', `No control change ${hash} waits for a signature`);
       const before = proposalView(state, found);
       if (!before.current) throw new DeskError('CHAIN_MOVED', 'Other control changes were made since this one was proposed: it must be proposed again');
-      if (found.signatures.some((s) => s.signerId === admin.id)) throw new DeskError('NOT_ALLOWED', `${admin.name} signed this change already: a second admin signs it`);
+      if (found.signatures.some((s) => s.signerId === admin.id)) {
+        throw new DeskError('ALREADY_DECIDED', `${admin.name} signed this change already and a second signature by the same person would not count: another admin signs it`);
+      }
       const signed = signRecord(found, by);
       const replay = replayOf(state);
       const complete = signed.signatures.length >= before.needs;
@@ -529,6 +557,9 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
       if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
       if (manifest.preparedBy === approver.id) throw new DeskError('SELF_APPROVAL', `${approver.name} prepared this ${subject.kind} and cannot approve or reject their own work`);
       const repo = await rt.dualControlFor(profileId);
+      // A second decision by the same person that would not count is refused, saying who can still help.
+      const uncounted = secondDecisionProblem(await subjectView(profileId, subject), approver, decision);
+      if (uncounted) throw new DeskError('ALREADY_DECIDED', uncounted);
       const already = (await repo.approvalsFor(subject)).find((a) => a.signerId === approver.id && a.decision === decision && a.policyVersion === s.policy.version && a.manifestDigest === manifestDigest(manifest));
       if (already) throw new DeskError('ALREADY_DECIDED', `${approver.name} ${decision === 'approve' ? 'approved' : 'rejected'} this ${subject.kind} already; a second pair of eyes is another person's`);
       let approval: ApprovalRecord;

@@ -38,6 +38,7 @@ import type { ControlState } from '../trust/control-state';
 import { personActor } from './dual-control';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
+import { missingFrom, stillNeededText } from './still-needed';
 
 export interface PayeeChangeView {
   version: number;
@@ -362,9 +363,18 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
       if (decision === 'reject' && !reason?.trim()) throw new DeskError('REASON_REQUIRED', 'A rejection needs a reason');
       const digest = digestNow(profileId, waiting, all);
       if (digest !== waiting.changeDigest) throw new DeskError('CHANGE_ALTERED', `The stored change of ${waiting.name} does not match its digest: it was altered; nobody can approve it`);
+      const repo = await book(profileId);
+      if (decision === 'approve') {
+        // A second approval by the same person would be recorded and counted once: refused, with who can still help.
+        const s0 = await state(profileId);
+        const before = verifyPayeeChange(profileId, waiting, digest, await repo.approvalsFor(payeeId, waiting.version), s0.people, s0.policy, payeeApprovalsRequired(s0.enforced, s0.policy));
+        if (before.approvedBy.includes(approver.id)) {
+          const missing = missingFrom(before, s0.people, waiting.createdBy, now());
+          throw new DeskError('ALREADY_DECIDED', `${approver.name} approved this change of ${waiting.name} already and a second approval by the same person would not count${missing ? `; it ${stillNeededText(missing)}` : ''}`);
+        }
+      }
       const approval = signPayeeApproval(by, { id: randomUUID(), profileId, payeeId, payeeVersion: waiting.version, changeDigest: digest, policyVersion: who.policyVersion, decision, reason, signedAt: now() });
       await rt.auditSeal(profileId);
-      const repo = await book(profileId);
       await repo.addApproval(approval);
       await audit(profileId, approver, decision === 'approve' ? 'payee.approval.given' : 'payee.approval.rejected', payeeId, {
         name: waiting.name, version: waiting.version, changeDigest: digest, policyVersion: who.policyVersion, reason: approval.reason,

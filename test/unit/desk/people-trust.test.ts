@@ -64,7 +64,7 @@ describe('people enrol at their own desk', () => {
     expect(first.proposal).toMatchObject({ needs: 2, signedBy: ['Ada'] });
     expect(first.person.roles).toEqual(['viewer']);
     // Ada cannot sign it twice; Cleo's signature puts it in force.
-    await expect(svc.cosign(PROFILE, first.proposal!.hash, ada)).rejects.toMatchObject({ code: 'NOT_ALLOWED' });
+    await expect(svc.cosign(PROFILE, first.proposal!.hash, ada)).rejects.toMatchObject({ code: 'ALREADY_DECIDED' });
     const done = await svc.cosign(PROFILE, first.proposal!.hash, cleoSession);
     expect(done.added).toBe(true);
     expect((await svc.listPeople(PROFILE)).find((p) => p.id === bob.id)?.roles).toEqual(['approver']);

@@ -95,13 +95,13 @@ describe('a change of bank details under dual control', () => {
     await expect(svc.decide(PROFILE, payee.id, 'approve', null, paula.session)).rejects.toMatchObject({ code: 'NOT_ALLOWED' });
     const first = await svc.decide(PROFILE, payee.id, 'approve', null, alice.session);
     expect(first).toMatchObject({ inForce: false, payee: { version: 1, waiting: { verdict: { approvedBy: ['alice'], required: 2 } } } });
-    // The same approver again counts once.
-    expect((await svc.decide(PROFILE, payee.id, 'approve', null, alice.session)).inForce).toBe(false);
+    // The same approver again would count once: refused, naming who can still approve (Ada made the change).
+    await expect(svc.decide(PROFILE, payee.id, 'approve', null, alice.session)).rejects.toMatchObject({ code: 'ALREADY_DECIDED', message: expect.stringMatching(/Alice approved this change of Grace Hopper already.*needs 1 more approval from: Bob$/) });
     const second = await svc.decide(PROFILE, payee.id, 'approve', 'checked by phone', bob.session);
     expect(second).toMatchObject({ inForce: true, payee: { version: 2, accountNumber: 'DE89370400440532013000', state: 'in force', waiting: null } });
     const entries = audit().reverse();
     expect(entries.map((e) => [e.action, e.actor])).toEqual([
-      ['payee.added', 'person:ada'], ['payee.change-requested', 'person:ada'], ['payee.approval.given', 'person:alice'], ['payee.approval.given', 'person:alice'],
+      ['payee.added', 'person:ada'], ['payee.change-requested', 'person:ada'], ['payee.approval.given', 'person:alice'],
       ['payee.approval.given', 'person:bob'], ['payee.change-approved', 'person:bob'],
     ]);
     // Other details are in force at once, still audited.
