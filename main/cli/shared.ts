@@ -29,13 +29,8 @@ export function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
 }
 
-/**
- * A count and its noun, the singular for exactly one: "1 payout", "3 payouts", "1 policy version". `many` is
- * the plural when it is not the noun with an "s". Every count the CLI prints goes through here.
- */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-}
+/** Every count the CLI prints goes through plural (contract/plural.ts). */
+export { plural } from '../../contract/plural';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 

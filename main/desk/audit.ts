@@ -10,6 +10,7 @@ import type { AuditProblemCode, AuditVerifyResult } from '../audit/chain';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { iso, toJson } from './convert';
+import { plural } from '../../contract/plural';
 
 const entryView = (log: AuditEntryView['log']) => (e: AuditEntry): AuditEntryView => ({
   seq: e.seq, at: iso(e.at), action: e.action, subject: e.subject, details: toJson({ actor: e.actor, ...(typeof e.details === 'object' && e.details ? e.details : { value: e.details }) }),
@@ -98,7 +99,7 @@ export async function badPolicies(rt: DeskRuntime, profileId: string): Promise<A
 function withApprovals(chain: AuditVerification, approvals: AuditVerification['approvals'], policies: AuditVerification['policies']): AuditVerification {
   const problems = [...approvals.bad.map((b) => `Bad approval: ${b.problem}`), ...policies.bad.map((b) => `Bad policy: ${b.problem}`)];
   if (problems.length === 0) {
-    const checked = [approvals.checked > 0 ? `all ${approvals.checked} approval signature(s)` : '', policies.checked > 0 ? `all ${policies.checked} control record(s)` : ''].filter(Boolean);
+    const checked = [approvals.checked > 0 ? `all ${plural(approvals.checked, 'approval signature')}` : '', policies.checked > 0 ? `all ${plural(policies.checked, 'control record')}` : ''].filter(Boolean);
     return { ...chain, approvals, policies, message: checked.length > 0 ? `${chain.message}; ${checked.join(' and ')} verify` : chain.message };
   }
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';

@@ -21,6 +21,7 @@ import type { CurrencyCache } from './currency-cache';
 import { freshFunding, fundingFrom, shortfallText } from './funding';
 import { approvalExportRows, personActor, preparedByFor, rowsNotAsPrepared, senderFor } from './dual-control';
 import { payeeAwareCsvLookup } from './payees';
+import { plural } from '../../contract/plural';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
 const MAX_PENDING_VALIDATIONS = 8;
@@ -189,11 +190,11 @@ export function batchesService(
         throw new DeskError('VALIDATION_EXPIRED', 'This validation is unknown or was already submitted; validate the file again');
       }
       const { result } = entry;
-      if (result.errors.length > 0) throw new DeskError('BATCH_HAS_ERRORS', `${result.errors.length} problem(s) in the file must be fixed first; nothing was sent`);
+      if (result.errors.length > 0) throw new DeskError('BATCH_HAS_ERRORS', `${plural(result.errors.length, 'problem')} in the file must be fixed first; nothing was sent`);
       const confirmed = new Set(confirmedWarningRows);
       const unconfirmed = result.warnings.filter((w) => !confirmed.has(w.rowNumber));
       if (unconfirmed.length > 0) {
-        throw new DeskError('WARNINGS_NOT_CONFIRMED', `${unconfirmed.length} warning(s) need a confirmation (rows ${[...new Set(unconfirmed.map((w) => w.rowNumber))].slice(0, 10).join(', ')})`);
+        throw new DeskError('WARNINGS_NOT_CONFIRMED', `${plural(unconfirmed.length, 'warning')} ${unconfirmed.length === 1 ? 'needs' : 'need'} a confirmation (${unconfirmed.length === 1 ? 'row' : 'rows'} ${[...new Set(unconfirmed.map((w) => w.rowNumber))].slice(0, 10).join(', ')})`);
       }
       const rows = result.rows.filter((r) => !currencyCodes || currencyCodes.includes(r.payout.currencyCode));
       if (rows.length === 0) throw new DeskError('EMPTY_BATCH', 'No rows are left to send for the chosen currencies');

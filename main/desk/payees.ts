@@ -39,6 +39,7 @@ import { personActor } from './dual-control';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 import { missingFrom, stillNeededText } from './still-needed';
+import { plural } from '../../contract/plural';
 
 export interface PayeeChangeView {
   version: number;
@@ -279,7 +280,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
   };
 
   const changeMessage = (v: PayeeVersion, required: number) =>
-    v.effectiveAt !== null ? `${v.name} version ${v.version} is in force` : `${v.name} version ${v.version} awaits ${required} approval(s) of its bank details; until then it is not in force`;
+    v.effectiveAt !== null ? `${v.name} version ${v.version} is in force` : `${v.name} version ${v.version} awaits ${plural(required, 'approval')} of its bank details; until then it is not in force`;
 
   const addFrom = async (profileId: string, input: PayeeInput, source: PayeeSource, sourceRef: string | null, by: UnlockedSession | null): Promise<PayeeChangeResult> => {
     const who = await acting(profileId, by, 'preparer');
@@ -438,7 +439,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
         if (field && !columns.has(field)) columns.set(field, i);
       });
       const missing = (['name', 'accountNumber', 'operatorCode', 'emailAddress'] as const).filter((f) => !columns.has(f)).map((f) => COLUMN_NAMES[f]);
-      if (missing.length > 0) throw new DeskError('MISSING_COLUMNS', `${fileName} lacks the column(s) ${missing.join(', ')} (the columns are ${PAYEE_CSV_COLUMNS.slice(0, 5).join(', ')})`);
+      if (missing.length > 0) throw new DeskError('MISSING_COLUMNS', `${fileName} lacks the ${missing.length === 1 ? 'column' : 'columns'} ${missing.join(', ')} (the columns are ${PAYEE_CSV_COLUMNS.slice(0, 5).join(', ')})`);
 
       // 1. Every row checked on its own; the file's repeats of one payee must agree.
       const seen = new Map<string, { row: number; details: PayeeDetails }>();

@@ -22,6 +22,7 @@ import { ApprovedSends } from './approved-sends';
 import { BatchRuns } from './batch-runs';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './timing';
 import { CodedError } from '../domain/coded-error';
+import { plural } from '../../contract/plural';
 
 /** `J`: the journal the engine runs on, SQLite (a single desk, the default) or the team's on PostgreSQL. */
 export interface PayoutEngineOptions<J extends JournalPort = Journal> {
@@ -310,7 +311,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     const invalid = input.rows
       .map((row, i) => ({ rowNumber: row.rowNumber ?? i + 1, problems: this.validate(row) }))
       .filter((r) => r.problems.length > 0);
-    if (invalid.length > 0) throw new EngineError('VALIDATION', `${invalid.length} row(s) are not valid; nothing was stored`, invalid);
+    if (invalid.length > 0) throw new EngineError('VALIDATION', `${plural(invalid.length, 'row')} ${invalid.length === 1 ? 'is' : 'are'} not valid; nothing was stored`, invalid);
     const rows = input.rows.map((r, i) => ({
       ...this.toNewPayment(r),
       rowNumber: r.rowNumber ?? i + 1,

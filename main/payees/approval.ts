@@ -13,6 +13,7 @@ import type { UnlockedSession } from '../people/key-vault';
 import { personSignatureValid } from '../people/person-key';
 import { heldRoleAt, type Person } from '../people/roles';
 import type { PayeeVersion } from './payee';
+import { plural } from '../../contract/plural';
 
 export type PayeeDecision = 'approve' | 'reject';
 
@@ -121,5 +122,5 @@ export function verifyPayeeChange(
   const counted = [...approvedBy];
   if (rejection) return { ok: false, rejected: true, required, approvedBy: counted, checks, message: rejection.message };
   const ok = counted.length >= required;
-  return { ok, rejected: false, required, approvedBy: counted, checks, message: ok ? `approved by ${counted.length} of ${required} needed` : `needs ${required} approval(s), has ${counted.length}` };
+  return { ok, rejected: false, required, approvedBy: counted, checks, message: ok ? `approved by ${counted.length} of ${required} needed` : `needs ${plural(required, 'approval')}, has ${counted.length}` };
 }

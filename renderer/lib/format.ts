@@ -1,3 +1,4 @@
+import { plural } from '../../contract/plural';
 // Display formatting for the renderer. Amounts arrive from main as decimal strings and are handed to
 // Intl.NumberFormat as strings: modern Intl parses a numeric string as an exact decimal, so no float
 // ever stands between the journal and the screen. The fraction digits come from the string itself
@@ -58,6 +59,11 @@ export function formatDateTime(iso: string | undefined | null): string {
 const integer = new Intl.NumberFormat();
 export function formatCount(n: number): string {
   return integer.format(n);
+}
+
+/** "1 payout", "1,200 payouts": a count and its noun in the reader's digits (contract/plural.ts). */
+export function countOf(n: number, one: string, many?: string): string {
+  return plural(n, one, many, formatCount);
 }
 
 /** Seconds → "1 min 05 s" style text for time-left estimates. */

@@ -6,6 +6,7 @@ import { computed, ref, shallowRef } from 'vue';
 import type { BatchFileSource, FileGrant, BatchValidation, CsvIssueView } from '../../contract/api';
 import { desk } from '../desk';
 import { latestRequests } from '../lib/latest-request';
+import { countOf } from '../lib/format';
 import { useBatchRunStore } from './batch-run';
 import { registerAreaStore } from './session';
 
@@ -70,7 +71,7 @@ export const useBatchDraftStore = defineStore('batch-draft', () => {
     const v = validation.value;
     if (!v) return ['No file'];
     const out: string[] = [];
-    if (v.counts.invalid > 0) out.push(`${v.counts.invalid} row(s) have errors: fix the file and upload it again.`);
+    if (v.counts.invalid > 0) out.push(`${countOf(v.counts.invalid, 'row')} ${v.counts.invalid === 1 ? 'has' : 'have'} errors: fix the file and upload it again.`);
     if (v.counts.valid === 0) out.push('The file has no payable rows.');
     if (shortfalls.value.length > 0 && !onlyFunded.value) {
       out.push(`Not enough balance in ${shortfalls.value.map((s) => s.currencyCode).join(', ')}.`);

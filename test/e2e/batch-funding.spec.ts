@@ -55,10 +55,10 @@ test('decimal commas are read when the file is ";"-separated or the user says so
   // Send only the funded currencies: the review shows the USD row alone.
   await page.getByTestId('only-funded').locator('input').check();
   await expect(page.getByTestId('batch-blockers')).toHaveCount(0);
-  await expect(page.getByTestId('batch-review-open')).toHaveText(/Review 1 payouts/);
+  await expect(page.getByTestId('batch-review-open')).toHaveText(/Review 1 payout\b/);
   await page.getByTestId('batch-review-open').click();
   const review = page.getByTestId('batch-review');
-  await expect(review).toContainText('1 payouts');
+  await expect(review).toContainText(/Review batch: 1 payout(?!s)/);
   await expect(review.getByTestId('batch-review-totals')).toContainText('1 × USD = USD 125.75');
   await expect(review.getByTestId('batch-review-totals')).not.toContainText('EUR');
   await expect(review).toContainText('US Vendor Inc');

@@ -27,7 +27,7 @@ test('a 50-row CSV with 3 bad rows is fixed, re-uploaded, reviewed, submitted, f
   await expect(page.getByTestId('count-rows')).toContainText('50');
   await expect(page.getByTestId('count-invalid')).toContainText('3');
   await expect(page.getByTestId('batch-review-open')).toBeDisabled();
-  await expect(page.getByTestId('batch-blockers')).toContainText('3 row(s) have errors');
+  await expect(page.getByTestId('batch-blockers')).toContainText('3 rows have errors');
 
   // Each error sits on its own row, in the column it is about.
   await page.getByTestId('errors-only').locator('input').check();
@@ -184,7 +184,7 @@ test('a running batch is cancelled: unsent rows are CANCELLED, accepted ones fin
 
   await results.getByTestId('batch-retry-failed').click();
   const retry = page.getByTestId('batch-retry-review');
-  await expect(retry).toContainText(`Send ${cancelled} failed row(s) again?`);
+  await expect(retry).toContainText(`Send ${cancelled} failed row${cancelled === 1 ? '' : 's'} again?`);
   await expect(retry.getByTestId('batch-retry-total-EUR')).toHaveText(`${cancelled} × EUR = ${expectedTotal}`);
   await expect(retry.getByTestId('batch-retry-confirm')).toBeDisabled();
   await shot(page, 'batch-retry-review');

@@ -106,7 +106,7 @@ describe('the desk over IPC against the demo sandbox', () => {
     const bad = await call('batches:validateFile', { source: { kind: 'base64', fileName: 'june.csv', base64: Buffer.from(csv).toString('base64') } });
     expect(bad.counts).toMatchObject({ rows: 3, valid: 2, invalid: 1 });
     expect(bad.errors[0]).toMatchObject({ rowNumber: 4, column: 'amount' });
-    await expect(handlers['batches:submit']({ validationId: bad.validationId, confirmedWarningRows: [] })).resolves.toMatchObject({ ok: false, error: { code: 'BATCH_HAS_ERRORS' } });
+    await expect(handlers['batches:submit']({ validationId: bad.validationId, confirmedWarningRows: [] })).resolves.toMatchObject({ ok: false, error: { code: 'BATCH_HAS_ERRORS', message: '1 problem in the file must be fixed first; nothing was sent' } });
 
     const fixed = csv.replace('oops', '30.00');
     const checked = await call('batches:validateFile', { source: { kind: 'bytes', fileName: 'june.csv', bytes: new TextEncoder().encode(fixed) } });
@@ -142,7 +142,7 @@ describe('the desk over IPC against the demo sandbox', () => {
     await call('batches:submit', { validationId: first.validationId, confirmedWarningRows: first.warnings.map((w) => w.rowNumber) });
     const twice = await call('batches:validateFile', { source: { kind: 'bytes', fileName: 'monthly.csv', bytes: monthly } });
     expect(twice.warnings.map((w) => [w.rowNumber, w.code])).toContainEqual([0, 'FILE_ALREADY_SUBMITTED']);
-    await expect(handlers['batches:submit']({ validationId: twice.validationId, confirmedWarningRows: [] })).resolves.toMatchObject({ ok: false, error: { code: 'WARNINGS_NOT_CONFIRMED' } });
+    await expect(handlers['batches:submit']({ validationId: twice.validationId, confirmedWarningRows: [] })).resolves.toMatchObject({ ok: false, error: { code: 'WARNINGS_NOT_CONFIRMED', message: expect.stringMatching(/^1 warning needs a confirmation \(row 0\)/) } });
     const resent = await call('batches:submit', { validationId: twice.validationId, confirmedWarningRows: twice.warnings.map((w) => w.rowNumber) });
     expect(resent.progress.total).toBe(1);
     // Only exactly the failed rows, and only once.

@@ -99,7 +99,7 @@ describe('the payee book from the CLI', () => {
     expect((await cli('payees', 'edit', 'Ann One', '--account', 'DE89370400440532013000')).err).toMatch(/Dual control is on for this profile: name a preparer with --as <person>/);
     const edit = await cli('payees', 'edit', 'ann one', '--account', 'DE89370400440532013000', ...asEve);
     expect(edit.code).toBe(3);
-    expect(edit.out).toContain('awaits 1 approval(s) of its bank details; until then it is not in force');
+    expect(edit.out).toContain('awaits 1 approval of its bank details; until then it is not in force');
     expect((await json<PayeeView[]>('payees', 'list')).find((p) => p.name === 'Ann One')).toMatchObject({ accountNumber: 'DE02120300000000202051', waiting: { version: 2 } });
     expect((await cli('payees', 'approve', 'Ann One', ...asEve)).err).toMatch(/Eve does not hold the approver role/);
     const approved = await cli('payees', 'approve', 'Ann One', ...asBob);
