@@ -336,6 +336,8 @@ export interface BatchValidation {
   alreadySubmitted: boolean;
   /** Checks that could not run (e.g. the gateway's currencies and operators while offline); empty when all ran. */
   skippedChecks: string[];
+  /** False when the balances could not be read now: `funding` then holds the last known ones (see skippedChecks). */
+  balancesRead: boolean;
 }
 
 export interface BatchSubmitInput {

@@ -122,6 +122,17 @@ function offlineLines(): string[] {
 
 const shortOf = (view: BatchValidation) => view.funding.filter((f) => f.shortfall);
 
+/** What this validation did check: a check that could not run (see skippedChecks) is not named as checked. */
+function checkedParts(view: BatchValidation, ceiling: string): string[] {
+  const gatewayLists = !view.skippedChecks.some((c) => c.startsWith('the currencies and operators'));
+  return [
+    ...(gatewayLists ? ["the gateway's currencies and operators"] : []),
+    `the per-payout ceiling (${ceiling})`,
+    'the journal',
+    ...(view.balancesRead ? ['the balances'] : []),
+  ];
+}
+
 /** The human report of `batch validate` with a profile: the same numbers and issues as the app's review. */
 export function formatProfileValidation({ profile, view }: ProfileValidation): string {
   const { counts } = view;
@@ -131,11 +142,11 @@ export function formatProfileValidation({ profile, view }: ProfileValidation): s
   const lines = [
     `${view.fileName}: ${plural(counts.rows, 'row')}, ${counts.valid.toLocaleString('en-US')} valid, ${counts.invalid.toLocaleString('en-US')} invalid, ${plural(counts.warnings, 'warning')}`,
     `  read as ${label}, delimiter ${delimiter}; SHA-256 ${view.sha256}`,
-    `Checked against profile ${profile.id} (${profile.baseUrl}): the gateway's currencies and operators, the per-payout ceiling (${ceiling}), the journal, the balances.`,
+    `Checked against profile ${profile.id} (${profile.baseUrl}): ${checkedParts(view, ceiling).join(', ')}.`,
   ];
   if (view.skippedChecks.length > 0) lines.push('Not checked:', ...view.skippedChecks.map((c) => `  - ${c}`));
   if (view.funding.length > 0) {
-    lines.push('Totals of the valid rows against the available balance:');
+    lines.push(view.balancesRead ? 'Totals of the valid rows against the available balance:' : 'Totals of the valid rows against the last known balance (not read now):');
     for (const f of view.funding) {
       const against = f.shortfall ? `SHORT by ${f.shortfall.amount} (available ${f.available?.amount})` : f.available ? `available ${f.available.amount}` : 'balance unknown';
       lines.push(`  ${f.currencyCode} ${f.required.amount.padStart(18)}  (${plural(f.count, 'payout')})  ${against}`);

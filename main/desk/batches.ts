@@ -18,7 +18,7 @@ import { DeskError } from './services';
 import type { FileGrants } from './file-grants';
 import { isoOrNull, money, optionalMoney, reasonOf, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
-import { freshFunding, fundingFrom, shortfallText } from './funding';
+import { checkedFunding, fundingFrom, shortfallText } from './funding';
 import { approvalExportRows, personActor, preparedByFor, rowsNotAsPrepared, senderFor } from './dual-control';
 import { payeeAwareCsvLookup } from './payees';
 import { plural } from '../../contract/plural';
@@ -154,6 +154,8 @@ export function batchesService(
       }
       const { result, bytes } = await readSource(input, options);
       const decimalsOf = currencies.decimalsOf(profile.id);
+      const { funding, notRead } = await checkedFunding(rt, profile.id, result.totals, decimalsOf);
+      if (notRead !== null) skippedChecks.push(`the available balances (not read now: ${notRead}); the figures shown are the last known`);
       const validationId = randomUUID();
       keep(validationId, { profileId: profile.id, result, bytes });
       const view: BatchValidation = {
@@ -171,10 +173,11 @@ export function batchesService(
         }), yieldToEventLoop),
         errors: result.errors,
         warnings: result.warnings,
-        funding: await freshFunding(rt, profile.id, result.totals, decimalsOf),
+        funding,
         unknownColumns: result.unknownColumns,
         alreadySubmitted: result.warnings.some((w) => w.code === 'FILE_ALREADY_SUBMITTED'),
         skippedChecks,
+        balancesRead: notRead === null,
       };
       return view;
     },

@@ -37,6 +37,12 @@ export interface FreshnessOptions {
 /** When each profile's balances were last read or tried, per runtime: a form validated on every keystroke reads them once in a while. */
 const lastReads = new WeakMap<DeskRuntime, Map<string, number>>();
 
+/** Funding after a read of the balances, and why the read did not happen (null when it did, or was recent enough). */
+export interface CheckedFunding {
+  funding: CurrencyFunding[];
+  notRead: string | null;
+}
+
 /** The same, after reading the balances of these currencies from the gateway (offline: the stored ones). */
 export async function freshFunding(
   rt: DeskRuntime,
@@ -45,10 +51,22 @@ export async function freshFunding(
   decimalsOf: DecimalsOf,
   options: FreshnessOptions = {},
 ): Promise<CurrencyFunding[]> {
+  return (await checkedFunding(rt, profileId, totals, decimalsOf, options)).funding;
+}
+
+/** freshFunding, saying when the balances could not be read, so a report never calls stored balances checked. */
+export async function checkedFunding(
+  rt: DeskRuntime,
+  profileId: string,
+  totals: readonly CurrencyTotal[],
+  decimalsOf: DecimalsOf,
+  options: FreshnessOptions = {},
+): Promise<CheckedFunding> {
   const reads = lastReads.get(rt) ?? new Map<string, number>();
   lastReads.set(rt, reads);
   const key = `${profileId}|${totals.map((t) => t.currencyCode).sort().join(',')}`;
   const last = reads.get(key);
+  let notRead: string | null = null;
   if (options.maxAgeMs === undefined || last === undefined || Date.now() - last > options.maxAgeMs) {
     reads.set(key, Date.now());
     const read = (async () => (await rt.engineFor(profileId)).refreshBalances(totals.map((t) => t.currencyCode)))();
@@ -57,13 +75,14 @@ export async function freshFunding(
     const cap = options.waitMs === undefined ? read : Promise.race([read, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.waitMs)))]);
     try {
       await cap;
-    } catch {
+    } catch (error) {
       // Offline: the last stored balances are used, and shown with their age on the balances screen.
+      notRead = error instanceof Error ? error.message : String(error);
     } finally {
       clearTimeout(timer);
     }
   }
-  return fundingFrom(rt, profileId, totals, decimalsOf);
+  return { funding: await fundingFrom(rt, profileId, totals, decimalsOf), notRead };
 }
 
 /** "EUR short by 10.00 (needs 110.00, available 100.00)" for each underfunded currency. */

@@ -68,6 +68,7 @@ describe('batch validate', () => {
     expect(r.out).toContain('row 3, column "paymentOperatorCode": OPERATOR_UNKNOWN');
     expect(r.out).toContain('row 4, column "paymentOperatorCode": OPERATOR_CURRENCY');
     expect(r.out).not.toContain('Not checked');
+    expect(r.out).toMatch(/Checked against profile sandbox \([^)]*\): the gateway's currencies and operators, the per-payout ceiling \([^)]*\), the journal, the balances\./);
   });
 
   it('runs the ceiling, the journal and the balances as submit does', async () => {
@@ -104,6 +105,11 @@ describe('batch validate', () => {
     const r = await cli('batch', 'validate', ok);
     expect(r.out).toContain('Not checked:');
     expect(r.out).toContain(`the currencies and operators ${sandbox.url} offers (not reachable`);
+    // It does not claim the balances or the gateway's lists were checked, and labels the figures as the last known.
+    expect(r.out).toContain('the available balances (not read now:');
+    expect(r.out).toMatch(/Checked against profile sandbox \([^)]*\): the per-payout ceiling \(none set\), the journal\.\n/);
+    expect(r.out).toContain('Totals of the valid rows against the last known balance (not read now):');
+    expect(r.out).not.toContain('against the available balance:');
     sandbox = await startSandbox();
   });
 });
