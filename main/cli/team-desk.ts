@@ -15,10 +15,9 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { dualControlService } from '../desk/dual-control';
 import { NOT_SENDER_MESSAGE } from '../engine/payout-engine';
-import { openTeamDesk, type TeamDesk } from '../compose/team-desk';
+import type { TeamDesk } from '../compose/team-desk';
 import { CliUsageError, type CliDeps } from './deps';
 import { actingOptions, unlockAs, type ActingOptions } from './dual-control';
-import { openCliDesk } from './desk';
 import { intOption, interrupted } from './shared';
 import { fileSubmitOptions, submitValidated, validateFile, type FileSubmitOptions } from './submit-file';
 
@@ -95,6 +94,7 @@ async function submitOrJoin(deps: CliDeps, desk: TeamDesk, file: string, o: Send
   // same file, and is not refused for ids already in the journal or as "already submitted".
   const already = o.batch && (await desk.journal.getBatch(o.batch)) ? await joined(createHash('sha256').update(await readFile(path)).digest('hex')) : null;
   if (already) return already;
+  const { openCliDesk } = await import('./desk');
   const cliDesk = openCliDesk(desk.ctx, desk.runtime, deps.profile());
   const checked = await validateFile(deps, cliDesk, path, o);
   try {
@@ -126,6 +126,8 @@ export function registerTeamDeskCommands(program: Command, deps: CliDeps): void 
       const profile = deps.profile();
       const teamDb = profile.teamDatabase;
       if (!teamDb) throw new CliUsageError(`Profile ${profile.id} has no team database: point it at one with "profiles team set ${profile.id} --url …"`);
+      // Loaded here, not at the top: the team desk brings PostgreSQL and the engine, which no other command needs.
+      const { openTeamDesk } = await import('../compose/team-desk');
       const desk = await openTeamDesk({
         home: ctx.home,
         keyStore: ctx.keyStore,

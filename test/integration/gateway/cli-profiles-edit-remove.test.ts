@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, runCli, type CliIo } from '../../../main/cli/index';
+import { buildProgram, loadCliComposition, runCli, type CliIo } from '../../../main/cli/index';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 
@@ -91,6 +91,8 @@ describe('profiles remove', () => {
     const { home, keyStore, cli } = setup();
     expect((await cli(add('Shop EU'))).code).toBe(0);
     expect((await cli(add('Shop US'))).code).toBe(0);
+    // runCli loads the CLI's composition before a command runs; deps used directly need it loaded first.
+    await loadCliComposition();
     const built = buildProgram({ keyStore, env: { PAYOUT_DESK_HOME: home }, io: { stdout: () => undefined, stderr: () => undefined } });
     try {
       const desk = built.deps.desk();

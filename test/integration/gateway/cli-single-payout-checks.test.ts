@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram, runCli, type CliIo } from '../../../main/cli/index';
+import { buildProgram, loadCliComposition, runCli, type CliIo } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
@@ -69,6 +69,8 @@ describe('single payout funding and ceiling', () => {
     const ctx = createAppContext({ home, keyStore });
     ctx.profiles.update('sandbox-eu', { maxAmountMinor: null });
     ctx.close();
+    // runCli loads the CLI's composition before a command runs; deps used directly need it loaded first.
+    await loadCliComposition();
     const built = buildProgram({ keyStore, env: { PAYOUT_DESK_HOME: home }, io: { stdout: () => undefined, stderr: () => undefined } });
     try {
       const desk = built.deps.desk();
