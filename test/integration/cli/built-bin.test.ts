@@ -1,0 +1,97 @@
+// The `payout-desk` bin over the CLI built ahead of time (issue 26): the same output and exit codes as the CLI
+// run from its sources, and the fallback to the sources, with one line that says how to build, when the
+// build is missing or older than a source file.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli } from '../../../scripts/build-cli.mjs';
+import { runCli } from '../../../main/cli/index';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+const bin = join(root, 'bin', 'payout-desk.js');
+let buildDir = '';
+let work = '';
+
+interface Ran { code: number; stdout: string; stderr: string }
+
+function runBin(args: string[], build: string): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { env: { ...process.env, PAYOUT_DESK_CLI_BUILD: build, PAYOUT_DESK_HOME: '' } }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The same command line run in this process from the TypeScript sources. */
+async function runSources(args: string[]): Promise<Ran> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, { io: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) }, env: {} });
+  return { code, stdout, stderr };
+}
+
+const emptyHome = () => mkdtempSync(join(work, 'home-'));
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'built-bin-'));
+  // Inside the repository, where the bundle finds its native modules in node_modules.
+  mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
+  buildDir = mkdtempSync(join(root, 'node_modules', '.cache', 'cli-test-'));
+  await buildCli({ outdir: buildDir });
+});
+
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+});
+
+describe('the built bin', () => {
+  it('prints the same help as the sources, and nothing on stderr', async () => {
+    const built = await runBin(['--help'], buildDir);
+    expect(built).toEqual({ ...(await runSources(['--help'])), stderr: '' });
+    expect(built.stdout).toContain('Usage: payout-desk');
+  });
+
+  it('gives the same error and exit code as the sources (a command that needs a profile, on an empty home)', async () => {
+    const home = emptyHome();
+    const built = await runBin(['payouts', 'list', '--home', home], buildDir);
+    expect(built.code).toBe(2);
+    expect(built).toEqual(await runSources(['payouts', 'list', '--home', home]));
+    expect(built.stderr).toContain('No profile yet');
+  });
+
+  it('runs a command on the data folder (profiles list) as the sources do', async () => {
+    const home = emptyHome();
+    const built = await runBin(['--json', 'profiles', 'list', '--home', home], buildDir);
+    expect(built).toEqual(await runSources(['--json', 'profiles', 'list', '--home', home]));
+    expect(built.code).toBe(0);
+  });
+
+  it('prints the version of package.json', async () => {
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    expect(await runBin(['--version'], buildDir)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+});
+
+describe('without a usable build, the bin runs the sources', () => {
+  it('when there is no build: says once how to build, then the same output and exit code', async () => {
+    const home = emptyHome();
+    const ran = await runBin(['payouts', 'list', '--home', home], join(work, 'no-build'));
+    const [notice, ...rest] = ran.stderr.split('\n');
+    expect(notice).toBe('payout-desk: the CLI is not built; running the sources (slower start). Build it with: npm run build:cli');
+    expect({ ...ran, stderr: rest.join('\n') }).toEqual(await runSources(['payouts', 'list', '--home', home]));
+  });
+
+  it('when a source file is newer than the build (a stale build is never run)', async () => {
+    const stale = join(work, 'stale-build');
+    cpSync(buildDir, stale, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(stale, 'inputs.json'), 'utf8')) as { builtAt: number; inputs: string[] };
+    writeFileSync(join(stale, 'inputs.json'), JSON.stringify({ ...manifest, builtAt: 0 }));
+    const ran = await runBin(['--help'], stale);
+    expect(ran.stderr).toMatch(/^payout-desk: the CLI build is older than \S+; running the sources \(slower start\)\. Build it with: npm run build:cli\n$/);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toBe((await runSources(['--help'])).stdout);
+  });
+});
