@@ -10,6 +10,8 @@ import { performance } from 'node:perf_hooks';
 const SMOKE: Record<string, string[] | null> = {
   'approvals-verify': ['--rows', '500', '--repeat', '1'],
   batch: ['--rows', '40', '--only', 'all', '--networks', 'loopback', '--repeat', '1'],
+  // Builds the CLI into a folder of its own first, so it needs no earlier build.
+  'cli-start': ['--runs', '2'],
   csv: ['--rows', '2000', '--runs', '1'],
   'history-query': ['--rows', '2000'],
   'history-ui': ['--rows', '500', '--runs', '1'],

@@ -1,0 +1,70 @@
+// Benchmark: how long the `payout-desk` command takes to start and finish a light command (issue 26: ≤ 300 ms).
+// Builds the CLI into a fresh folder first (so the figures are never those of a stale build), then runs each
+// command N times through bin/payout-desk.js, built (in-process bundle) and from sources (tsx, the fallback),
+// and prints the median, min and max wall time of each. Every run uses a new, empty data folder.
+//   npx tsx bench/cli-start.ts [--runs 10]
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { buildCli } from '../scripts/build-cli.mjs';
+import { numberArg } from './args';
+
+const runs = numberArg('runs', 10);
+const TARGET_MS = 300;
+const root = join(import.meta.dirname, '..');
+const bin = join(root, 'bin', 'payout-desk.js');
+
+const commands: { label: string; args: (home: string) => string[] }[] = [
+  { label: '--help', args: () => ['--help'] },
+  { label: 'profiles list', args: (home) => ['profiles', 'list', '--home', home] },
+  // No profile yet: it opens the data folder and stops with a usage error (exit 2), as on a first run.
+  { label: 'payouts list', args: (home) => ['payouts', 'list', '--home', home] },
+];
+
+function timeOne(args: string[], buildDir: string): number {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, [bin, ...args], { env: { ...process.env, PAYOUT_DESK_CLI_BUILD: buildDir }, encoding: 'utf8' });
+  const ms = performance.now() - started;
+  if (result.status === null || result.status === 1) throw new Error(`payout-desk ${args.join(' ')} failed (${result.signal ?? `exit ${result.status}`}): ${result.stderr.trim()}`);
+  return ms;
+}
+
+function figures(samples: number[]): { median: number; min: number; max: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { median, min: sorted[0]!, max: sorted.at(-1)! };
+}
+
+const work = mkdtempSync(join(tmpdir(), 'bench-cli-start-'));
+// Inside the repository: the bundle finds its native modules (keytar, better-sqlite3) in node_modules from there.
+mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
+const buildDir = mkdtempSync(join(root, 'node_modules', '.cache', 'cli-start-'));
+try {
+  const buildStarted = performance.now();
+  await buildCli({ outdir: buildDir });
+  console.log(`built the CLI in ${Math.round(performance.now() - buildStarted)} ms; ${runs} runs of each command, wall time in ms (median [min–max])`);
+  const paths = [
+    { label: 'built', buildDir },
+    // A folder with no build in it: the bin falls back to the sources under tsx.
+    { label: 'sources (tsx)', buildDir: join(work, 'no-build') },
+  ];
+  let worstBuiltMedian = 0;
+  for (const command of commands) {
+    const cells: string[] = [];
+    for (const path of paths) {
+      const samples: number[] = [];
+      for (let i = 0; i < runs; i += 1) samples.push(timeOne(command.args(mkdtempSync(join(work, 'home-'))), path.buildDir));
+      const { median, min, max } = figures(samples);
+      if (path.label === 'built') worstBuiltMedian = Math.max(worstBuiltMedian, median);
+      cells.push(`${path.label} ${median.toFixed(0).padStart(5)} [${min.toFixed(0)}–${max.toFixed(0)}]`);
+    }
+    console.log(`${command.label.padEnd(14)} ${cells.join('   ')}`);
+  }
+  console.log(`slowest median of the built CLI: ${worstBuiltMedian.toFixed(0)} ms (target ≤ ${TARGET_MS} ms${worstBuiltMedian <= TARGET_MS ? ', met' : ', missed'})`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+  rmSync(buildDir, { recursive: true, force: true });
+}
