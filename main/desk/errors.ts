@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { FieldIssue, IpcError } from '../../contract/api';
 import { isGatewayError } from '../gateway/errors';
 import { isConnectionError } from '../store/postgres/connection-error';
-import { KeyStoreError } from '../keys/key-store';
+import { KEYCHAIN_ERROR_PREFIX, KEYCHAIN_HINT_SEPARATOR, KeyStoreError, shortKeychainHint } from '../keys/key-store';
 import { redactText } from '../log';
 import { DeskError } from './services';
 
@@ -51,7 +51,9 @@ export function toIpcError(error: unknown): IpcError {
   }
   if (error instanceof z.ZodError) return invalidArgument('the request is not valid', issuesFromZod(error));
   if (error instanceof KeyStoreError) {
-    return { code: 'KEYCHAIN_UNAVAILABLE', message: clean(`the system keychain is not available: ${error.message}`), retryable: true };
+    // The hint is added after clipping, so the screen always shows it; the CLI prints its whole fix instead.
+    const hint = shortKeychainHint(error.message);
+    return { code: 'KEYCHAIN_UNAVAILABLE', message: `${clean(`${KEYCHAIN_ERROR_PREFIX}${error.message}`)}${hint ? `${KEYCHAIN_HINT_SEPARATOR}${hint}` : ''}`, retryable: true };
   }
   // A desk of a team that lost its database mid-request: said in its words, not the driver's code.
   if (isConnectionError(error)) {

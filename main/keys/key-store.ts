@@ -5,6 +5,7 @@
 
 import type { ZodType } from 'zod';
 import { CodedError } from '../domain/coded-error';
+import { secretServiceState } from './secret-service-bus';
 
 export const DEFAULT_KEYCHAIN_SERVICE = 'payout-desk';
 
@@ -29,16 +30,56 @@ export class KeyStoreError extends CodedError<'KEYCHAIN_UNAVAILABLE'> {
  */
 const SECRET_SERVICE_UNAVAILABLE = /d-?bus|autolaunch|could not connect|\$DISPLAY|X11|org\.freedesktop\.secrets|secret service|ServiceUnknown|no such (interface|object)|locked|prompt (was )?dismissed|Cannot create an item in a locked collection/i;
 
-/** What is missing and how to run the CLI anyway, for an error of that family; null for any other error. */
-export function secretServiceHint(reason: string): string | null {
+/** How the hint names the CLI: the words that start it and the whole command line to run again. */
+export interface HintWords {
+  cli: string;
+  rerun: string;
+}
+
+const GENERIC_WORDS: HintWords = { cli: 'npx payout-desk', rerun: 'npx payout-desk <command>' };
+
+/** A keychain that answers but is locked: said when a lookup on it finds it locked (see lockedKeyringMessage). */
+const LOCKED = /did not unlock|is locked|locked collection/i;
+
+/**
+ * What is missing and the whole fix for an error of that family (null for any other error): the CLI
+ * prints it once, naming the command to run again; the app's screens show shortKeychainHint instead.
+ */
+export function secretServiceHint(reason: string, words: HintWords = GENERIC_WORDS): string | null {
   if (!SECRET_SERVICE_UNAVAILABLE.test(reason)) return null;
+  const start = `  eval "$(${words.cli} keyring start)"   # asks for the keyring password (or --password-file F, or KEYRING_PASSWORD)`;
+  if (LOCKED.test(reason)) {
+    return [
+      'The Secret Service answers, but its keyring is locked: it was given a password other than the one it was made with.',
+      'In a desktop session, unlock the "login" keyring. On a headless machine, start it again with the right password, then run the command again:',
+      `  eval "$(${words.cli} keyring stop)"`,
+      start,
+      `  ${words.rerun}`,
+    ].join('\n');
+  }
   return [
     'The keys live in the OS keychain, and on Linux that is a Secret Service (e.g. GNOME Keyring) on the D-Bus session bus, running and unlocked.',
-    'In a desktop session, log in to it (or unlock the "login" keyring). On a headless box (SSH, container, CI), start a bus and an unlocked keyring for the command:',
-    '  sudo apt-get install dbus-user-session gnome-keyring   # once',
-    '  dbus-run-session -- sh -c \'printf "%s" "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null && npx payout-desk <command>\'',
-    '(KEYRING_PASSWORD unlocks the keyring in ~/.local/share/keyrings; the same password must be used each time, or the stored keys cannot be read.)',
+    'In a desktop session, log in to it. On a headless machine (SSH, container, CI), start one for this shell, once, then run the command again:',
+    '  apt-get install dbus gnome-keyring   # once, as root (else with sudo)',
+    start,
+    `  ${words.rerun}`,
+    `(The password opens the keyring in ~/.local/share/keyrings: the same one each time, or the stored keys cannot be read. "${words.cli} keyring stop" ends it.)`,
   ].join('\n');
+}
+
+/** How the app words a keychain error (main/desk/errors.ts): reason, then a short hint; main/cli/keychain-fix.ts reads the reason back out. */
+export const KEYCHAIN_ERROR_PREFIX = 'the system keychain is not available: ';
+export const KEYCHAIN_HINT_SEPARATOR = ' → ';
+
+/** The app's one line for the same errors: its screens have no room for the whole fix. */
+export function shortKeychainHint(reason: string): string | null {
+  if (!SECRET_SERVICE_UNAVAILABLE.test(reason)) return null;
+  return LOCKED.test(reason) ? 'unlock the "login" keyring' : 'log in to the desktop keyring, or on a headless machine run eval "$(npx payout-desk keyring start)" first';
+}
+
+/** What a lookup in a locked keyring says instead of "nothing stored". */
+export function lockedKeyringMessage(description: string): string {
+  return `the keyring did not unlock: wrong password? The ${description} is locked, so nothing stored in it can be read`;
 }
 
 /**
@@ -100,13 +141,24 @@ export class KeytarKeyStore implements KeyStore {
   }
 
   async get(account: string): Promise<string | null> {
-    return this.call('read', (k) => k.getPassword(this.service, account));
+    const value = await this.call('read', (k) => k.getPassword(this.service, account));
+    // A locked keyring answers "nothing stored": told apart here, or a wrong keyring password would read
+    // as a missing key (e.g. "no wrap key for profile …").
+    if (value === null && (await this.isLocked())) throw new KeyStoreError(lockedKeyringMessage(this.description));
+    return value;
   }
   async set(account: string, secret: string): Promise<void> {
     await this.call('write', (k) => k.setPassword(this.service, account, secret));
   }
   async delete(account: string): Promise<boolean> {
     return this.call('delete', (k) => k.deletePassword(this.service, account));
+  }
+
+  /** Linux only: the Secret Service on this process's session bus reports its default keyring locked. */
+  private async isLocked(): Promise<boolean> {
+    const bus = process.env['DBUS_SESSION_BUS_ADDRESS'];
+    if (process.platform !== 'linux' || !bus) return false;
+    return (await secretServiceState(bus)) === 'locked';
   }
 
   private async call<T>(what: string, fn: (k: KeytarApi) => Promise<T>): Promise<T> {
@@ -116,8 +168,9 @@ export class KeytarKeyStore implements KeyStore {
     } catch (e) {
       // keytar's own messages name the failing backend (e.g. no Secret Service on D-Bus); they never contain the value.
       const reason = e instanceof Error ? e.message : String(e);
-      const hint = secretServiceHint(reason);
-      throw new KeyStoreError(`Could not ${what} the ${this.description}: ${reason}${hint ? `\n${hint}` : ''}`);
+      // The fix is not added here: the CLI prints it whole, naming the command typed; the app a short form.
+      const locked = LOCKED.test(reason) ? `${lockedKeyringMessage(this.description)} (${reason})` : null;
+      throw new KeyStoreError(locked ?? `Could not ${what} the ${this.description}: ${reason}`);
     }
   }
 }
