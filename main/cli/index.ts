@@ -8,17 +8,16 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { createAppContext, type AppContext } from '../context';
+// A named import: the bundle (scripts/build-cli.mjs) keeps only the version, not the whole package.json.
+import { version } from '../../package.json';
+import type { AppContext } from '../context';
 import { GatewayError } from '../gateway/errors';
-import { createDeskEvents } from '../desk/events';
-import { composeDesk } from '../compose/desk';
 import type { DeskRuntime } from '../desk/runtime';
 import { KeytarKeyStore, type KeyStore } from '../keys/key-store';
 import { createLogger, redactText, silentLogger, type Logger } from '../log';
 import { CodedError } from '../domain/coded-error';
 import { CliHeldError, CliUsageError, type CliDeps, type CliDesk, type CliIo } from './deps';
 import { HELD_EXIT } from './shared';
-import { openCliDesk } from './desk';
 import { registerConnectCommands } from './connect';
 import { registerKeyCommands } from './keys';
 import { registerListCommands } from './lists';
@@ -56,6 +55,23 @@ export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'payout-desk');
 }
 
+type Composition = typeof import('./composition');
+let composition: Composition | undefined;
+
+/**
+ * Loads the heavy half of the CLI (main/cli/composition.ts). runCli does it before a command's action runs;
+ * code that uses buildProgram's deps without parsing a command line awaits it first.
+ */
+export async function loadCliComposition(): Promise<Composition> {
+  composition ??= await import('./composition');
+  return composition;
+}
+
+function loadedComposition(): Composition {
+  if (!composition) throw new Error('the CLI composition is not loaded: await loadCliComposition() first');
+  return composition;
+}
+
 export function buildProgram(options: CliOptions = {}): { program: Command; deps: CliDeps; exitCode(): number; dispose(): Promise<void> } {
   const io: CliIo = options.io ?? { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
   const env = options.env ?? process.env;
@@ -65,9 +81,14 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
     .option('--home <dir>', 'data folder (default: PAYOUT_DESK_HOME or the app data folder)')
     .option('--profile <id>', 'profile id or name (default: the current profile)')
     .option('--verbose', 'log gateway requests to stderr (secrets are never logged)')
+    .version(version, '-V, --version', 'print the version of payout-desk')
     .showHelpAfterError()
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    // Before any command's action (help and usage errors never get here): what deps.context() builds on.
+    .hook('preAction', async () => {
+      await loadCliComposition();
+    });
 
   let ctx: AppContext | undefined;
   // Made with the context: key and profile commands act on the context directly, and the runtime is
@@ -86,6 +107,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
         const home = globals().home ?? env.PAYOUT_DESK_HOME ?? defaultHome(env);
         const logger = options.logger ?? (globals().verbose ? createLogger((line) => io.stderr(`${line}\n`)) : silentLogger);
         const keyStore = options.keyStore ?? new KeytarKeyStore(env['PAYOUT_DESK_KEYCHAIN_SERVICE'] || undefined);
+        const { createAppContext, createDeskEvents, composeDesk } = loadedComposition();
         ctx = createAppContext({ home, keyStore, logger });
         const c = ctx;
         const events = createDeskEvents((error) => c.logger.error('cli event listener failed', { error }));
@@ -109,7 +131,7 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
     desk() {
       const c = deps.context();
       if (!runtime) throw new Error('the desk runtime is made with the context');
-      desk ??= openCliDesk(c, runtime, deps.profile());
+      desk ??= loadedComposition().openCliDesk(c, runtime, deps.profile());
       return desk;
     },
     setExitCode(code) {
