@@ -8,6 +8,7 @@ import { CliUsageError, type CliDeps } from './deps';
 import { DeskError } from '../desk/services';
 import type { Profile } from '../profiles/profile-schema';
 import { assertKeychainReachable } from '../keys/key-store';
+import { intOption } from './shared';
 
 /** The merchant of sandbox/default-config.json (the only one the sandbox has unless --config says otherwise). */
 export const SANDBOX_MERCHANT_CODE = 'DEMO-MERCHANT';
@@ -18,14 +19,28 @@ const unreachable = (baseUrl: string, error: unknown) => {
   return new DeskError('SANDBOX_UNREACHABLE', `No sandbox answers at ${baseUrl} (${cause}); start it first: npm run sandbox -- --port 8787 --state sandbox-state.json`);
 };
 
-/** Before anything is created: a sandbox answers there and has the merchant (its state lists every merchant's balances). */
-async function checkSandbox(baseUrl: string, merchantCode: string): Promise<void> {
-  let response: Response;
-  try {
-    response = await fetch(`${baseUrl}/_sandbox/state`, { signal: AbortSignal.timeout(10_000) });
-  } catch (error) {
-    throw unreachable(baseUrl, error);
+const refused = (error: unknown) => (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+
+/**
+ * The sandbox's state, waiting up to `waitMs` while nothing listens yet: `npm run sandbox … &` followed at once by
+ * sandbox-setup finds a sandbox that is still starting. Any other failure is reported at once.
+ */
+async function fetchState(baseUrl: string, waitMs: number, say: (line: string) => void): Promise<Response> {
+  const until = Date.now() + waitMs;
+  for (let told = false; ; told = true) {
+    try {
+      return await fetch(`${baseUrl}/_sandbox/state`, { signal: AbortSignal.timeout(10_000) });
+    } catch (error) {
+      if (!refused(error) || Date.now() >= until) throw unreachable(baseUrl, error);
+      if (!told) say(`Waiting up to ${Math.round(waitMs / 1000)} s for the sandbox at ${baseUrl} to start…`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
+}
+
+/** Before anything is created: a sandbox answers there and has the merchant (its state lists every merchant's balances). */
+async function checkSandbox(baseUrl: string, merchantCode: string, waitMs: number, say: (line: string) => void): Promise<void> {
+  const response = await fetchState(baseUrl, waitMs, say);
   const state = (await response.json().catch(() => null)) as { balances?: Record<string, unknown> } | null;
   if (!response.ok || !state?.balances) throw new DeskError('NOT_A_SANDBOX', `${baseUrl} answers, but not as a Payout Desk sandbox (HTTP ${response.status} on /_sandbox/state)`);
   if (!(merchantCode in state.balances)) {
@@ -55,9 +70,10 @@ export function registerSandboxSetupCommand(program: Command, deps: CliDeps): vo
     .option('--name <name>', 'profile name', 'Sandbox')
     .option('--merchant-code <code>', 'merchant code in the sandbox config', SANDBOX_MERCHANT_CODE)
     .option('--no-use', 'do not make it the current profile')
-    .action(async (o: { url: string; name: string; merchantCode: string; use: boolean }) => {
+    .option('--wait <secs>', 'how long to wait for a sandbox that is still starting', intOption('--wait'), 20)
+    .action(async (o: { url: string; name: string; merchantCode: string; use: boolean; wait: number }) => {
       const url = o.url.trim().replace(/\/+$/, '');
-      await checkSandbox(url, o.merchantCode);
+      await checkSandbox(url, o.merchantCode, o.wait * 1000, (line) => deps.io.stderr(`${line}\n`));
       const ctx = deps.context();
       const store = ctx.profiles;
       const lines: string[] = [];

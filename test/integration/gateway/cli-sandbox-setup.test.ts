@@ -2,6 +2,7 @@
 // the profile and key (e.g. after a sandbox without --state forgot the key); a wrong address says how
 // to start the sandbox.
 import { mkdtempSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,10 +56,28 @@ describe('sandbox-setup', () => {
   });
 
   it('says how to start the sandbox when none answers at the address', async () => {
-    const r = await cli('sandbox-setup', '--url', 'http://127.0.0.1:9', '--name', 'Nowhere');
+    const r = await cli('sandbox-setup', '--url', 'http://127.0.0.1:9', '--name', 'Nowhere', '--wait', '0');
     expect(r.code).toBe(1);
     expect(r.err).toContain('No sandbox answers at http://127.0.0.1:9');
     expect(r.err).toContain('npm run sandbox -- --port 8787 --state');
+  });
+
+  it('waits for a sandbox started in the background a moment before (npm run sandbox … &)', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const late = new Promise<void>((resolve) => setTimeout(resolve, 1_000)).then(() => startSandbox(undefined, { port }));
+    try {
+      const r = await cli('sandbox-setup', '--url', `http://127.0.0.1:${port}`, '--name', 'Late', '--no-use');
+      expect(r.err).toContain(`Waiting up to 20 s for the sandbox at http://127.0.0.1:${port} to start`);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('Connection works');
+    } finally {
+      await (await late).close();
+    }
   });
 
   it('names the merchant code when the sandbox has no such merchant', async () => {
