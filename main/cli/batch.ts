@@ -9,7 +9,9 @@
 // the batch is journalled and `batch resume <id>` carries on.
 import { type Command } from 'commander';
 import type { BatchResultRow, BatchView } from '../../contract/api';
+import { nextStepsOf } from './approval-hints';
 import { actingOptions, workAs, type ActingOptions } from './dual-control';
+import { typedCommand } from './invocation';
 import { fileSubmitOptions, submitValidated, validateFile, type FileSubmitOptions } from './submit-file';
 import { CliUsageError, type CliDeps, type CliDesk } from './deps';
 import { DeskError } from '../desk/services';
@@ -125,7 +127,10 @@ export async function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, wai
   deps.setExitCode(PENDING_EXIT);
   if (p.state === 'PAUSED') {
     const reason = (await (await desk.runtime.journalFor(desk.profile.id)).getBatch(view.id))?.pauseReason;
-    return [`Paused${reason ? `: ${reason}` : ''}. Continue with "batch resume ${view.id}".`];
+    const paused = `Paused${reason ? `: ${reason.replace(/\.$/, '')}` : ''}.`;
+    // Under dual control, what it waits for and who acts next; "batch resume" only once it may go.
+    const next = await nextStepsOf(deps, { kind: 'batch', id: view.id });
+    return next.length > 0 ? [paused, ...next] : [`${paused} Continue with "${typedCommand(`batch resume ${view.id}`, deps.env)}".`];
   }
   if (p.state === 'CANCELLED') return [`Cancelled: ${plural(p.pending, 'payout')} already at the gateway ${p.pending === 1 ? 'is' : 'are'} still tracked.`];
   // Why it is not final yet: the gateway unreachable since…, nothing sending it, or the time given ran out.

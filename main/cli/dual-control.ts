@@ -14,6 +14,7 @@ import type { Subject } from '../approvals/manifest';
 import type { PolicyRules } from '../approvals/policy';
 import { dualControlService, type DualControlService, type SubjectView } from '../desk/dual-control';
 import type { UnlockedSession } from '../people/key-vault';
+import { nextStepLines, stillNeededLines } from './approval-hints';
 import { CliUsageError, type CliDeps } from './deps';
 import { intOption, plural, readSecretInput } from './shared';
 
@@ -80,6 +81,9 @@ function subjectLines(v: SubjectView, nameOf: NameOf): string[] {
     ...v.verdict.checks.map((c) => `    ${c.status.padEnd(20)} ${c.message}`),
   ];
 }
+
+/** A subject as `approvals show` and `approve` print it, then what to do next and who can (approval-hints.ts). */
+const shownLines = (v: SubjectView, people: readonly PersonInfo[], env: CliDeps['env']) => [...subjectLines(v, namesOf(people)), ...nextStepLines(v, people, env)];
 
 const approvalLine = (a: ApprovalRecord, nameOf: NameOf) =>
   `${new Date(a.signedAt).toISOString()}  ${a.decision.padEnd(7)} ${a.subject.kind} ${a.subject.id}  by ${nameOf(a.signerId)}${a.reason ? `  "${a.reason}"` : ''}`;
@@ -311,7 +315,13 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
       // No verb lists the signed records (approvals:queue is what waits): the dual-control service's list.
       const all = await svc().listApprovals(profileId(), o.limit);
       const nameOf = namesOf(await peopleOf(deps));
-      deps.print(all.length === 0 ? ['No approvals yet'] : all.map((a) => approvalLine(a, nameOf)), all);
+      // And what waits for approvals now, with who can give them (approvals:queue, as the Approvals screen).
+      const waiting = (await desk().call('approvals', 'queue', undefined)).filter((item) => item.state === 'waiting' && item.stillNeeded);
+      const waitingLines = waiting.flatMap((item) => [
+        `${item.subject.kind} ${item.subject.id} (${item.title}):`,
+        ...stillNeededLines(item.subject, { more: item.stillNeeded!.more, given: item.approvedBy.length, from: item.stillNeeded!.from }, deps.env).map((l) => `  ${l}`),
+      ]);
+      deps.print([...(all.length === 0 ? ['No approvals yet'] : all.map((a) => approvalLine(a, nameOf))), ...(waitingLines.length > 0 ? ['', ...waitingLines] : [])], all);
     });
 
   approvals
@@ -321,7 +331,7 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
       // The subject as the dual-control service reads it (payee flags with why, each check of the verdict):
       // approvals:show answers the screen's shape, which carries neither.
       const view = await svc().show(profileId(), subjectOf(kind, id));
-      deps.print(subjectLines(view, namesOf(await peopleOf(deps))), view);
+      deps.print(shownLines(view, await peopleOf(deps), deps.env), view);
     });
 
   for (const decision of ['approve', 'reject'] as const) {
@@ -343,7 +353,7 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
           : await desk().call('approvals', 'reject', { ...subject, reason: o.reason ?? '' });
         return { approval: await decisionOf(subject, who.personId, decision, detail.manifestDigest), view: await svc().show(profileId(), subject) };
       });
-      deps.print([`${decision === 'approve' ? 'Approved' : 'Rejected'} ${kind} ${id} (manifest SHA-256 ${approval.manifestDigest})`, ...subjectLines(view, namesOf(await peopleOf(deps)))], { approval, view });
+      deps.print([`${decision === 'approve' ? 'Approved' : 'Rejected'} ${kind} ${id} (manifest SHA-256 ${approval.manifestDigest})`, ...shownLines(view, await peopleOf(deps), deps.env)], { approval, view });
     });
   }
 

@@ -13,7 +13,9 @@ import { paymentStateText } from '../../contract/state-words';
 import { type Command } from 'commander';
 import type { PaymentDetail, PayoutInput, PayoutPreview } from '../../contract/api';
 import { CliHeldError, CliUsageError, type CliDeps, type CliDesk } from './deps';
+import { nextStepsOf } from './approval-hints';
 import { actingOptions, workAs, type ActingOptions } from './dual-control';
+import { typedCommand, type Env } from './invocation';
 import { parseMinor } from '../domain/money';
 import { DeskError } from '../desk/services';
 import { payeeService } from '../desk/payees';
@@ -47,20 +49,28 @@ export function detailLines(d: PaymentDetail): string[] {
   ];
 }
 
+const heldLine = (idPayout: string) => `Payout ${idPayout} is kept as HELD under its id: nothing was sent, and it will not be sent until a person acts.`;
+
 /** What to do with a held payout, as command lines. */
-export function heldHints(idPayout: string): string[] {
+export function heldHints(idPayout: string, env?: Env): string[] {
   return [
-    `Payout ${idPayout} is kept as HELD under its id: nothing was sent, and it will not be sent until a person acts.`,
+    heldLine(idPayout),
     'Fix the cause, then either send it (same id, paid at most once):',
-    `  payout-desk payouts release ${idPayout}`,
+    `  ${typedCommand(`payouts release ${idPayout}`, env)}`,
     'or drop it (final, never sent):',
-    `  payout-desk payouts discard ${idPayout} --reason "<why>"`,
+    `  ${typedCommand(`payouts discard ${idPayout} --reason "<why>"`, env)}`,
   ];
 }
 
+/** Held for approvals: who can still give them and the approver's command, not "release" (it would be held again). */
+async function heldHintsFor(deps: CliDeps, idPayout: string): Promise<string[]> {
+  const waiting = await nextStepsOf(deps, { kind: 'payout', id: idPayout }, { unlessApproved: true });
+  return waiting.length > 0 ? [heldLine(idPayout), ...waiting] : heldHints(idPayout, deps.env);
+}
+
 /** A PAYOUT_HELD answer of the services, as the CLI's held error (message kept exactly). */
-function heldError(error: unknown, idPayout: string): unknown {
-  return error instanceof DeskError && error.code === 'PAYOUT_HELD' ? new CliHeldError(error.message, idPayout, heldHints(idPayout)) : error;
+async function heldError(deps: CliDeps, error: unknown, idPayout: string): Promise<unknown> {
+  return error instanceof DeskError && error.code === 'PAYOUT_HELD' ? new CliHeldError(error.message, idPayout, await heldHintsFor(deps, idPayout)) : error;
 }
 
 /**
@@ -201,15 +211,15 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
       if (known) {
         detail = await desk.call('payouts', 'get', { idPayout: o.id! });
         if (!sameDetails(detail, input)) throw new DeskError('ID_EXISTS', `payout ${o.id} is already in the journal with other details (${money(detail.money)} to ${detail.accountNumber}); nothing was sent`);
-        if (detail.localState === 'HELD') throw new CliHeldError(`Payout ${detail.id} is already in the journal and is held: ${detail.reason ?? 'a person must act'}`, detail.id, heldHints(detail.id));
+        if (detail.localState === 'HELD') throw new CliHeldError(`Payout ${detail.id} is already in the journal and is held: ${detail.reason ?? 'a person must act'}`, detail.id, await heldHintsFor(deps, detail.id));
         lines.push(`Payout ${detail.id} is already in the journal; it is not sent a second time.`);
         // Interrupted before the gateway had it: the engine's recovery sends it now, with the same id.
         if (detail.localState === 'QUEUED' || detail.localState === 'SENDING') detail = await waitFor(desk, detail.id, 'accepted', 15_000, () => undefined);
       } else {
         const idPayout = checked.preview!.idPayout;
         if (desk.profile.environment === 'LIVE' && !o.yes) await confirmLive(deps, desk, checked.preview!);
-        detail = await desk.call('payouts', 'create', { ...input, idPayout }).catch((error: unknown) => {
-          throw heldError(error, idPayout);
+        detail = await desk.call('payouts', 'create', { ...input, idPayout }).catch(async (error: unknown) => {
+          throw await heldError(deps, error, idPayout);
         });
       }
       lines.push(stateLine(detail));
@@ -263,8 +273,8 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
     .action(async (idPayout: string, o: ActingOptions) => {
       const desk = deps.desk();
       await workAs(deps, o);
-      const detail = await desk.call('payouts', 'release', { idPayout }).catch((error: unknown) => {
-        throw heldError(error, idPayout);
+      const detail = await desk.call('payouts', 'release', { idPayout }).catch(async (error: unknown) => {
+        throw await heldError(deps, error, idPayout);
       });
       const lines = [`Released payout ${detail.id}.`, stateLine(detail), `  ${money(detail.money)} to ${detail.accountName}, ${detail.accountNumber}`, ...notYetLines(deps, detail)];
       if (ended(detail) && detail.localState !== 'ACCEPTED') deps.setExitCode(1);
