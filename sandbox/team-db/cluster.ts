@@ -66,9 +66,14 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
     // SIGINT is PostgreSQL's fast shutdown. runuser does not pass SIGINT on (it forwards only SIGTERM), so as
     // root the postmaster (its pid heads postmaster.pid) is signalled itself; runuser exits with it. Signalling
     // runuser left postgres running, orphaned, until it noticed its folder gone (up to a minute).
+    // A Ctrl-C in a terminal reaches postgres too (same process group): it may be gone already.
     const postmaster = runningAsRoot() ? postmasterPid(data) : null;
-    if (postmaster !== null) process.kill(postmaster, 'SIGINT');
-    else child.kill('SIGINT');
+    try {
+      if (postmaster !== null) process.kill(postmaster, 'SIGINT');
+      else child.kill('SIGINT');
+    } catch {
+      // ESRCH: it has stopped.
+    }
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
