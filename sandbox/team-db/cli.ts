@@ -54,6 +54,8 @@ async function choosePort(asked: number | undefined, kept: number | undefined): 
 
 function passwordFrom(envName: string | undefined, kept: string | undefined): string {
   if (envName === undefined) return kept ?? generatePassword();
+  // The printed lines name it as "$NAME".
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(envName)) throw new Error(`${envName} is not the name of an environment variable`);
   const value = process.env[envName];
   if (!value) throw new Error(`${envName} (named by a --…-password-env option) is not set or empty`);
   return value;
@@ -117,7 +119,12 @@ async function main(): Promise<void> {
   }
   if (keep) writeKeptSettings(dir, settings);
   const { ownerPassword, memberPassword } = settings;
-  const lines = readyLines({ port: server.port, serverVersion, database: DATABASE, owner: OWNER, ownerPassword, member: MEMBER, memberPassword, dir, kept: keep, reused: server.reused, profile: o.profile });
+  const lines = readyLines({
+    port: server.port, serverVersion, database: DATABASE, owner: OWNER, ownerPassword, member: MEMBER, memberPassword,
+    dir, kept: keep, reused: server.reused, profile: o.profile,
+    ...(o.ownerPasswordEnv ? { ownerPasswordEnv: o.ownerPasswordEnv } : {}),
+    ...(o.memberPasswordEnv ? { memberPasswordEnv: o.memberPasswordEnv } : {}),
+  });
   console.log(lines.join('\n'));
 
   let stopping = false;

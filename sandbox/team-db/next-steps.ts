@@ -18,6 +18,9 @@ export interface ReadyDatabase {
   reused: boolean;
   /** The profile the lines name (sandbox-setup makes "sandbox"). */
   profile: string;
+  /** Given through these environment variables: the lines name the variables, not the passwords. */
+  ownerPasswordEnv?: string;
+  memberPasswordEnv?: string;
 }
 
 /** One shell word, whatever the text holds (single quotes; a quote inside as '\''). */
@@ -30,11 +33,15 @@ const CLI = 'npm run -s cli --';
 export function readyLines(db: ReadyDatabase): string[] {
   const where = `127.0.0.1:${db.port}`;
   const profile = shellWord(db.profile);
-  const memberPassword = shellWord(db.memberPassword);
+  // A password given through a variable stays in it: the lines say "$VAR", as a README would.
+  const memberPassword = db.memberPasswordEnv ? `"$${db.memberPasswordEnv}"` : shellWord(db.memberPassword);
+  const ownerPassword = db.ownerPasswordEnv ? `--owner-password-env ${db.ownerPasswordEnv}` : `--owner-password-env OWNER_PW`;
+  const ownerVariable = db.ownerPasswordEnv ? '' : `OWNER_PW=${shellWord(db.ownerPassword)} `;
+  const told = (password: string, env: string | undefined) => (env ? `password from $${env}` : `password ${password}`);
   return [
     `team database ready on ${where} (PostgreSQL ${db.serverVersion}${db.reused ? ', the cluster kept in its folder' : ''}), listening on 127.0.0.1 only`,
-    `  database  ${db.database}, owned by ${db.owner} (password ${db.ownerPassword})`,
-    `  desks     log in as ${db.member} (password ${db.memberPassword}); the init line below makes it`,
+    `  database  ${db.database}, owned by ${db.owner} (${told(db.ownerPassword, db.ownerPasswordEnv)})`,
+    `  desks     log in as ${db.member} (${told(db.memberPassword, db.memberPasswordEnv)}); the init line below makes it`,
     db.kept
       ? `  folder    ${db.dir}: kept when this stops; \`npm run team-db -- --state --dir ${shellWord(db.dir)}\` starts it again`
       : `  folder    ${db.dir}: removed when this stops (--state --dir <folder> keeps it for the next start)`,
@@ -43,7 +50,7 @@ export function readyLines(db: ReadyDatabase): string[] {
     '',
     `Next, in another terminal in this folder (profile ${db.profile}; --profile <id> names another):`,
     `  # as the owner, once and after each upgrade: the team schema, and the desks' login role ${db.member}`,
-    `  printf '%s' ${memberPassword} | OWNER_PW=${shellWord(db.ownerPassword)} ${CLI} profiles team init ${profile} --owner-url postgres://${db.owner}@${where}/${db.database} --tls disable --owner-password-env OWNER_PW --member ${db.member} --member-password-stdin`,
+    `  printf '%s' ${memberPassword} | ${ownerVariable}${CLI} profiles team init ${profile} --owner-url postgres://${db.owner}@${where}/${db.database} --tls disable ${ownerPassword} --member ${db.member} --member-password-stdin`,
     "  # at each desk: the profile uses the team database, the password goes to that desk's keychain",
     `  printf '%s' ${memberPassword} | ${CLI} profiles team set ${profile} --url postgres://${db.member}@${where}/${db.database} --tls disable --password-stdin`,
     `  ${CLI} profiles team check ${profile}`,

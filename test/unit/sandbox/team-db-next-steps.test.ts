@@ -21,4 +21,14 @@ describe('team-db next steps', () => {
     expect(lines.find((l) => l.includes('profiles team set'))).toContain('--url postgres://payouts_desk@127.0.0.1:5433/payouts --tls disable --password-stdin');
     expect(lines.at(-1)).toBe('Stop: Ctrl-C (PostgreSQL stops; the folder is removed).');
   });
+
+  it('names the variables, never the passwords, when they were given through the environment', () => {
+    const lines = readyLines({
+      port: 5433, serverVersion: '15.1', database: 'payouts', owner: 'payouts_owner', ownerPassword: 'secret-o', member: 'payouts_desk',
+      memberPassword: 'secret-m', dir: '/tmp/x', kept: true, reused: false, profile: 'sandbox', ownerPasswordEnv: 'TEAM_OWNER_PW', memberPasswordEnv: 'TEAM_DESK_PW',
+    });
+    expect(lines.join('\n')).not.toMatch(/secret-/);
+    expect(lines.find((l) => l.includes('profiles team init'))).toContain(`printf '%s' "$TEAM_DESK_PW" | npm run -s cli -- profiles team init sandbox --owner-url postgres://payouts_owner@127.0.0.1:5433/payouts --tls disable --owner-password-env TEAM_OWNER_PW --member payouts_desk --member-password-stdin`);
+    expect(lines.find((l) => l.includes('profiles team set'))).toContain(`printf '%s' "$TEAM_DESK_PW" | npm run -s cli -- profiles team set sandbox`);
+  });
 });
