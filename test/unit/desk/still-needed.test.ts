@@ -1,6 +1,7 @@
 // "needs 1 more approval from: Bob, Cy": who can still approve a batch or payout (approver now, not revoked,
 // not its preparer, not counted yet), and what to do when the desk's people cannot give every missing approval.
 import { describe, expect, it } from 'vitest';
+import { signPolicy } from '../../../main/approvals/policy';
 import { verifyApprovals } from '../../../main/approvals/verify';
 import { ordinal, stillNeeded, stillNeededText } from '../../../main/desk/still-needed';
 import { approve, manifest, member, row, T0 } from '../approvals/helpers';
@@ -10,7 +11,7 @@ const bob = member('bob', ['approver']);
 const cy = member('cy', ['approver']);
 const vic = member('vic', ['viewer']);
 const people = [paula, bob, cy, vic].map((m) => m.person);
-const policy = (approvals: number) => ({ profileId: 'prof-1', version: 0, rules: { bands: { EUR: [{ atLeast: '0', approvals }] }, newOrChangedPayee: 0 }, setBy: null, setAt: 0 });
+const policy = (approvals: number) => signPolicy(paula.session, { profileId: 'prof-1', version: 0, rules: { bands: { EUR: [{ atLeast: '0', approvals }] }, newOrChangedPayee: 0 }, setAt: T0 - 500 });
 const m = manifest([row('r1', 150_000)]);
 const now = T0 + 5000;
 const fix = { grant: 'grant the approver role to another person (people roles …)', policy: 'lower the policy (policy set …)' };
