@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approvalStateText, type ApprovalStatusLike } from './approval-text';
+import { approvalStateText, stillNeededSentence, type ApprovalStatusLike } from './approval-text';
 
 const ada = { id: 'a', name: 'Ada' };
 const bob = { id: 'b', name: 'Bob' };
@@ -15,5 +15,13 @@ describe('approvalStateText', () => {
     expect(approvalStateText(status({ state: 'rejected', rejectedBy: [{ ...bob, reason: 'wrong IBAN' }] }))).toBe('rejected by Bob');
     expect(approvalStateText(status({ state: 'approved', approvedBy: [ada, bob] }))).toBe('approved (2 of 2)');
     expect(approvalStateText(status({ state: 'not-needed', required: 0 }))).toBe('no approval needed');
+  });
+});
+
+describe('stillNeededSentence', () => {
+  it('shows main\'s words for who can still approve, or nothing when no approval is missing', () => {
+    expect(stillNeededSentence(status({ stillNeeded: { more: 1, from: [bob], text: 'needs 1 more approval from: Bob' } }))).toBe('It needs 1 more approval from: Bob.');
+    expect(stillNeededSentence(status({ stillNeeded: null }))).toBeNull();
+    expect(stillNeededSentence(status({}))).toBeNull();
   });
 });

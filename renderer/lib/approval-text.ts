@@ -2,7 +2,12 @@
 // (1 of 2)" names the approval it waits for, of those required: the first of two while none is given.
 import type { ApprovalStatusView } from '../../contract/api';
 
-export type ApprovalStatusLike = Pick<ApprovalStatusView, 'state' | 'required' | 'approvedBy' | 'rejectedBy'>;
+export type ApprovalStatusLike = Pick<ApprovalStatusView, 'state' | 'required' | 'approvedBy' | 'rejectedBy'> & Partial<Pick<ApprovalStatusView, 'stillNeeded'>>;
+
+/** "It needs 1 more approval from: Bob, Cy." as main worked it out (who can approve is never guessed here); null when none is missing. */
+export function stillNeededSentence(s: Pick<ApprovalStatusLike, 'stillNeeded'>): string | null {
+  return s.stillNeeded ? `It ${s.stillNeeded.text}.` : null;
+}
 
 export function approvalStateText(s: ApprovalStatusLike): string {
   switch (s.state) {

@@ -75,6 +75,8 @@ test('admin sets up people and a policy; a batch waits for approval, is approved
   await expect(page.getByTestId('batch-state')).toHaveText('PAUSED', { timeout: 30_000 });
   await expect(page.getByTestId('batch-progress').getByTestId('approval-state')).toHaveText('waiting for approval (1 of 1)');
   await expect(page.getByTestId('batch-approval-note')).toContainText('Nothing is sent until it is approved');
+  // Who can still approve it, as main works it out: the approvers other than Pat, who prepared it.
+  await expect(page.getByTestId('batch-still-needed')).toHaveText('It needs 1 more approval from: Ada Admin, Alex Approver.');
   expect((await desk.sandboxState()).payoutCount, 'nothing reached the gateway').toBe(0);
   await cleanShot(page, 'dual-control-batch-waiting');
   // Pat prepared it: it is under "Prepared by me", and Pat cannot approve it.
@@ -176,6 +178,7 @@ test('a single payout is held for approval, shows "waiting for approval (1 of 1)
   await held.getByTestId('payout-held-open').click();
   await expect(page.getByTestId('detail-status')).toHaveText('HELD');
   await expect(page.getByTestId('payment-detail').getByTestId('approval-state')).toHaveText('waiting for approval (1 of 1)');
+  await expect(page.getByTestId('detail-still-needed')).toHaveText('It needs 1 more approval from: Alex Approver.');
   expect((await desk.sandboxState()).payoutCount).toBe(0);
 
   // Ada prepared it and cannot approve it; Alex can.
