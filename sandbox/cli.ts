@@ -31,11 +31,16 @@ async function main(): Promise<void> {
   });
   console.log(`sandbox listening on ${sandbox.url}`);
   if (options.state) console.log(`state kept in ${options.state}`);
+  // Ctrl-C under tsx arrives twice (from the terminal and passed on by tsx): the first stops the sandbox, the
+  // others are ignored rather than ending the process before its close (and its last state write) is done.
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
     void sandbox.close().then(() => process.exit(0));
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   // Stopped through npm (its PID): the signal does not come down the chain, so its end is watched for.
   watchChain(chainToNpm(), () => {
     console.log('the npm that started the sandbox has stopped: stopping');

@@ -145,12 +145,13 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
   actingOptions(fileSubmitOptions(batch
     .command('submit <file>')
     .description('validate a payout CSV, refuse it if any row is invalid, store it as a batch and send it'))
+    .option('--batch <id>', 'the batch id to use (letters, digits, "-" and "_"), so later commands can name it; default: a new random id')
     .option('--no-wait', 'return once the batch is stored, without printing progress')
     .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600))
-    .action(async (file: string, o: ActingOptions & FileSubmitOptions & { wait: boolean; timeout: number }) => {
+    .action(async (file: string, o: ActingOptions & FileSubmitOptions & { batch?: string; wait: boolean; timeout: number }) => {
       const desk = deps.desk();
       await workAs(deps, o);
-      const submitted = await submitValidated(deps, desk, await validateFile(deps, desk, file, o), o);
+      const submitted = await submitValidated(deps, desk, await validateFile(deps, desk, file, o), o, o.batch);
       const lines = submitted.lines;
       let view = submitted.view;
       if (o.wait) {

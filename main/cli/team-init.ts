@@ -7,6 +7,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { openTeamPool, TeamDatabaseError, teamWhere } from '../store/postgres/connect';
 import { applyMemberRole, MEMBER_GROUP, type MemberRoleReport } from '../store/postgres/member-role';
+import { typedCommand } from './invocation';
 import { profileRuleProblem, TEAM_TLS_MODES, TeamDatabaseSchema, teamDatabaseTarget, type TeamDatabase, type TeamTlsMode } from '../profiles/profile-schema';
 import { CliUsageError, type CliDeps } from './deps';
 
@@ -69,7 +70,14 @@ function ownerTarget(o: InitOptions, profile: { environment: 'TEST' | 'LIVE'; ba
   return parsed.data;
 }
 
-function reportLines(where: string, schema: { from: number; to: number }, r: MemberRoleReport, memberUrl: string | null, profileId: string): string[] {
+/** The `profiles team set` line a desk runs next, as the user typed the CLI, with the TLS the owner used when it is not the default. */
+export function nextDeskLine(profileId: string, memberUrl: string, target: Pick<TeamDatabase, 'tls' | 'caFile'>): string {
+  const tls = target.tls !== 'verify-full' ? ` --tls ${target.tls}` : '';
+  const ca = target.caFile ? ` --ca ${target.caFile}` : '';
+  return `printf '%s' "$DESK_DB_PASSWORD" | ${typedCommand(`profiles team set ${profileId} --url ${memberUrl}${tls}${ca} --password-stdin`)}`;
+}
+
+function reportLines(where: string, schema: { from: number; to: number }, r: MemberRoleReport, next: string | null): string[] {
   const width = Math.max(...r.tables.map((t) => t.table.length));
   const lines = [
     `Team database ${where}: schema version ${schema.to}${schema.from !== schema.to ? ` (migrated from ${schema.from})` : ' (already current)'}.`,
@@ -84,7 +92,7 @@ function reportLines(where: string, schema: { from: number; to: number }, r: Mem
     const how = r.login.created ? 'made now, with the password given' : r.login.passwordSet ? 'its password set to the one given' : 'already there';
     lines.push(`Login role ${r.login.name} (${how}) is a member of ${r.group}.`);
   }
-  if (memberUrl) lines.push(`Next, at each desk: profiles team set ${profileId} --url ${memberUrl} --password-stdin (desks connect as the member, never as the owner)`);
+  if (next) lines.push('Next, at each desk (desks connect as the member, never as the owner; DESK_DB_PASSWORD holds its password):', `  ${next}`);
   return lines;
 }
 
@@ -125,7 +133,7 @@ export function registerTeamInitCommand(team: Command, deps: CliDeps): void {
         const t = teamDatabaseTarget(target.url);
         const host = t.host.includes(':') ? `[${t.host}]` : t.host;
         const memberUrl = report.login ? `postgres://${encodeURIComponent(report.login.name)}@${host}:${t.port}/${encodeURIComponent(t.database)}` : null;
-        deps.print(reportLines(teamWhere(target), { from: opened.migratedFrom, to: opened.schemaVersion }, report, memberUrl, profile.id), {
+        deps.print(reportLines(teamWhere(target), { from: opened.migratedFrom, to: opened.schemaVersion }, report, memberUrl ? nextDeskLine(profile.id, memberUrl, target) : null), {
           profile: profile.id,
           where: teamWhere(target),
           serverVersion: opened.serverVersion,

@@ -140,7 +140,10 @@ describe('profiles team init', () => {
     expect(human.out).toContain(`schema version ${PG_SCHEMA_VERSION} (already current)`);
     expect(human.out).toContain('Login role lp_desk_one (already there) is a member of payout_desk_member.');
     expect(human.out).toMatch(/audit_log\s+SELECT, INSERT\n/);
-    expect(human.out).toContain(`Next, at each desk: profiles team set shop --url ${urlAs('lp_desk_one', db)} --password-stdin`);
+    expect(human.out).toContain('Next, at each desk (desks connect as the member, never as the owner; DESK_DB_PASSWORD holds its password):');
+    // The line to paste keeps the TLS mode the owner used (a server without TLS on this machine: disable).
+    expect(human.out).toContain(`profiles team set shop --url ${urlAs('lp_desk_one', db)} --tls disable --password-stdin`);
+    expect(human.out).toContain(`printf '%s' "$DESK_DB_PASSWORD" | `);
   });
 
   it('gives rights on every table and view of the schema, and nothing it does not name', async () => {
