@@ -30,18 +30,7 @@ export const actingOptions = (command: Command): Command =>
     .option('--passphrase-env <name>', 'environment variable holding the passphrase of --as')
     .option('--passphrase-file <file>', 'file whose first line is the passphrase of --as');
 
-const AS_OPTIONS = '--as <person> and their passphrase (--passphrase-env or --passphrase-file)';
-
-/**
- * A LOCKED refusal in the CLI's own terms. The desk's words ("unlock as a preparer first") are the screen's, where a
- * person unlocks before working; the CLI names who acts on the command itself, with --as.
- */
-export function lockedInCliTerms(message: string): string {
-  return message
-    .replace(/\bunlock as an? (\w+) first\b/, (_, role: string) => `name ${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role} with ${AS_OPTIONS}`)
-    .replace(/\bneeds an unlocked (\w+); unlock first\b/, `needs an $1: name one with ${AS_OPTIONS}`)
-    .replace(/\bunlock first to (.+)$/, `to $1, name who acts with ${AS_OPTIONS}`);
-}
+export { lockedInCliTerms } from './locked-words';
 
 function proposalLines(p: ControlProposalInfo): string[] {
   return [`Waiting for a second admin: ${p.what} (signed by ${p.signedBy.join(', ')}, needs ${p.needs})`, `  a second admin signs it with: people cosign ${p.hash} --as <admin> --passphrase-env <VAR>`];

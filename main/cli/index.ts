@@ -5,7 +5,7 @@
 // Command modules live in main/cli/<area>.ts and export register<Area>Commands(program, deps); what
 // they share is in main/cli/deps.ts (what they are handed) and main/cli/shared.ts (helpers).
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 // A named import: the bundle (scripts/build-cli.mjs) keeps only the version, not the whole package.json.
@@ -18,23 +18,8 @@ import { createLogger, redactText, silentLogger, type Logger } from '../log';
 import { CodedError } from '../domain/coded-error';
 import { CliHeldError, CliUsageError, type CliDeps, type CliDesk, type CliIo } from './deps';
 import { HELD_EXIT } from './shared';
-import { registerConnectCommands } from './connect';
-import { registerKeyCommands } from './keys';
-import { registerListCommands } from './lists';
-import { registerProfileCommands } from './profiles';
-import { registerCallbackCommands } from './callbacks';
-import { registerBatchCsvCommands } from './batch-csv';
-import { registerTeamDeskCommands } from './team-desk';
-import { registerTeamDesksCommands } from './team-desks';
-import { registerBatchCommands } from './batch';
-import { registerPayoutCommands } from './payouts';
-import { registerHistoryCommands } from './history';
-import { registerAuditCommands } from './audit';
-import { lockedInCliTerms, registerDualControlCommands } from './dual-control';
-import { registerPayeeCommands } from './payees';
-import { registerPayinCommands } from './payins';
-import { registerSandboxSetupCommand } from './sandbox-setup';
-import { registerKeyringCommands } from './keyring';
+import { CLI_AREAS, commandWord } from './catalogue';
+import { lockedInCliTerms } from './locked-words';
 import { keychainErrorForCli } from './keychain-fix';
 
 export { CliHeldError, CliUsageError, type CliDeps, type CliDesk, type CliIo } from './deps';
@@ -72,7 +57,11 @@ function loadedComposition(): Composition {
   return composition;
 }
 
-export function buildProgram(options: CliOptions = {}): { program: Command; deps: CliDeps; exitCode(): number; dispose(): Promise<void> } {
+/**
+ * The program for one command line: only the module of the command `argv` names is loaded (the others are
+ * listed for help); without `argv`, every command is registered.
+ */
+export async function buildProgram(options: CliOptions = {}, argv?: readonly string[]): Promise<{ program: Command; deps: CliDeps; exitCode(): number; dispose(): Promise<void> }> {
   const io: CliIo = options.io ?? { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
   const env = options.env ?? process.env;
   const program = new Command('payout-desk')
@@ -143,38 +132,12 @@ export function buildProgram(options: CliOptions = {}): { program: Command; deps
     },
   };
 
-  registerProfileCommands(program, deps);
-  registerCallbackCommands(program, deps);
-  registerKeyCommands(program, deps);
-  registerKeyringCommands(program, deps);
-  registerConnectCommands(program, deps);
-  registerSandboxSetupCommand(program, deps);
-  registerListCommands(program, deps);
-  // ---- other areas: one import above and one register call here each ---------------------------
-  registerPayoutCommands(program, deps);
-  registerHistoryCommands(program, deps);
-  registerPayinCommands(program, deps);
-  registerAuditCommands(program, deps);
-  registerDualControlCommands(program, deps);
-  registerPayeeCommands(program, deps);
-  registerTeamDeskCommands(program, deps);
-  registerTeamDesksCommands(program, deps);
-  const batch = program.command('batch').description('CSV batches: template, validate, submit, resume, status, export');
-  registerBatchCsvCommands(batch, {
-    stdout: io.stdout,
-    stderr: io.stderr,
-    setExitCode: deps.setExitCode,
-    // With a profile (named or current), validate runs the batches service exactly as `batch submit` does.
-    async profileValidation(file, decimalComma) {
-      if (!globals().profile && !deps.context().profiles.currentId()) return null;
-      const desk = deps.desk();
-      // Handed over like a dropped file: validation reads only files main granted.
-      const granted = await desk.call('app', 'fileDropped', { purpose: 'csv', path: resolve(file) });
-      const view = await desk.call('batches', 'validateFile', { source: { kind: 'granted', token: granted.token }, ...(decimalComma !== undefined ? { decimalComma } : {}) });
-      return { profile: desk.profile, view };
-    },
-  });
-  registerBatchCommands(batch, deps);
+  const wanted = argv === undefined ? undefined : commandWord(argv);
+  for (const area of CLI_AREAS) {
+    const names = Object.keys(area.commands);
+    if (argv === undefined || (wanted !== undefined && names.includes(wanted))) (await area.load())(program, deps);
+    else for (const name of names) program.command(name).description(area.commands[name]!);
+  }
 
   return {
     program,
@@ -213,7 +176,7 @@ export function describeError(e: unknown): { code: string; message: string } {
 
 /** Runs one command line; resolves to the exit code. */
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
-  const { program, deps, exitCode, dispose } = buildProgram(options);
+  const { program, deps, exitCode, dispose } = await buildProgram(options, argv);
   const fail = (e: unknown): number => {
     const described = describeError(e);
     const { code } = described;

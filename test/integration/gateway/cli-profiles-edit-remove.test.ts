@@ -93,7 +93,7 @@ describe('profiles remove', () => {
     expect((await cli(add('Shop US'))).code).toBe(0);
     // runCli loads the CLI's composition before a command runs; deps used directly need it loaded first.
     await loadCliComposition();
-    const built = buildProgram({ keyStore, env: { PAYOUT_DESK_HOME: home }, io: { stdout: () => undefined, stderr: () => undefined } });
+    const built = await buildProgram({ keyStore, env: { PAYOUT_DESK_HOME: home }, io: { stdout: () => undefined, stderr: () => undefined } });
     try {
       const desk = built.deps.desk();
       // Settings of a profile other than the current one (the Settings edit dialog does this).

@@ -71,7 +71,7 @@ describe('single payout funding and ceiling', () => {
     ctx.close();
     // runCli loads the CLI's composition before a command runs; deps used directly need it loaded first.
     await loadCliComposition();
-    const built = buildProgram({ keyStore, env: { PAYOUT_DESK_HOME: home }, io: { stdout: () => undefined, stderr: () => undefined } });
+    const built = await buildProgram({ keyStore, env: { PAYOUT_DESK_HOME: home }, io: { stdout: () => undefined, stderr: () => undefined } });
     try {
       const desk = built.deps.desk();
       const error = await desk
