@@ -31,6 +31,19 @@ const zodWithoutLocales = {
   },
 };
 
+/**
+ * axios carries form-data for multipart uploads, and form-data the whole MIME type table (mime-db, about
+ * 200 kB of JSON) to guess an uploaded file's type. The CLI never uploads a file through axios, so an empty
+ * table stands in: a lookup finds nothing and form-data falls back to its default type.
+ */
+const mimeTableLeftOut = {
+  name: 'mime-table-left-out',
+  setup(build) {
+    build.onResolve({ filter: /^mime-db$/ }, () => ({ path: 'mime-db', namespace: 'mime-table-left-out' }));
+    build.onLoad({ filter: /.*/, namespace: 'mime-table-left-out' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+  },
+};
+
 /** Builds into `outdir` (default out/cli); resolves to the entry file's path. */
 export async function buildCli({ outdir = join(root, 'out', 'cli') } = {}) {
   // esbuild comes with tsx and vite (devDependencies); imported here so that importing this file costs nothing.
@@ -51,7 +64,7 @@ export async function buildCli({ outdir = join(root, 'out', 'cli') } = {}) {
     target: 'node20',
     outExtension: { '.js': '.mjs' },
     external: NATIVE_OR_OPTIONAL,
-    plugins: [zodWithoutLocales],
+    plugins: [zodWithoutLocales, mimeTableLeftOut],
     // Bundled CommonJS packages call require() for node's own modules: give the ES module one.
     banner: { js: "import { createRequire as __payoutDeskRequire } from 'node:module'; const require = __payoutDeskRequire(import.meta.url);" },
     minify: true,

@@ -5,8 +5,9 @@
 // connect as the owner. Passwords come from an environment variable or standard input, never from argv, and
 // are never printed; this desk keeps neither (the member's goes to each desk with `profiles team set`).
 import { type Command, InvalidArgumentError } from 'commander';
-import { openTeamPool, TeamDatabaseError, teamWhere } from '../store/postgres/connect';
-import { applyMemberRole, MEMBER_GROUP, type MemberRoleReport } from '../store/postgres/member-role';
+import type { MemberRoleReport } from '../store/postgres/member-role';
+import { TeamDatabaseError } from '../store/postgres/team-database-error';
+import { MEMBER_GROUP, teamWhere } from '../store/postgres/team-names';
 import { typedCommand } from './invocation';
 import { profileRuleProblem, TEAM_TLS_MODES, TeamDatabaseSchema, teamDatabaseTarget, type TeamDatabase, type TeamTlsMode } from '../profiles/profile-schema';
 import { CliUsageError, type CliDeps } from './deps';
@@ -120,7 +121,7 @@ export function registerTeamInitCommand(team: Command, deps: CliDeps): void {
 
       let opened;
       try {
-        opened = await openTeamPool(target, ownerPassword, { max: 2 });
+        opened = await (await import('../store/postgres/connect')).openTeamPool(target, ownerPassword, { max: 2 });
       } catch (error) {
         // Said to a desk as "its owner runs init": here the user named as owner is not the owner.
         if (error instanceof TeamDatabaseError && (error.code === 'TEAM_DB_SCHEMA_OLD' || error.code === 'TEAM_DB_PERMISSION')) {
@@ -129,6 +130,7 @@ export function registerTeamInitCommand(team: Command, deps: CliDeps): void {
         throw error;
       }
       try {
+        const { applyMemberRole } = await import('../store/postgres/member-role');
         const report = await applyMemberRole(opened.pool, { ...(o.member !== undefined ? { login: o.member } : {}), password: memberPassword });
         const t = teamDatabaseTarget(target.url);
         const host = t.host.includes(':') ? `[${t.host}]` : t.host;

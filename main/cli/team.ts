@@ -4,7 +4,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { CliUsageError, type CliDeps } from './deps';
 import { assertKeychainReachable } from '../keys/key-store';
-import { openTeamPool, teamWhere } from '../store/postgres/connect';
+import { teamWhere } from '../store/postgres/team-names';
 import { TEAM_TLS_MODES, type Profile, type TeamDatabase, type TeamTlsMode } from '../profiles/profile-schema';
 import { TeamPasswords } from '../keys/team-password';
 import { registerTeamInitCommand } from './team-init';
@@ -121,6 +121,7 @@ export function registerTeamCommands(profiles: Command, deps: CliDeps): void {
       const p = deps.context().profiles.resolve(idOrName);
       if (!p.teamDatabase) throw new CliUsageError(`Profile ${p.id} has no team database: profiles team set ${p.id} --url …`);
       const password = await passwords(deps).reveal(p.id);
+      const { openTeamPool } = await import('../store/postgres/connect');
       const opened = await openTeamPool(p.teamDatabase, password, { max: 1 });
       let versions: { serverVersion: string; schemaVersion: number; migratedFrom: number };
       try {

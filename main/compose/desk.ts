@@ -3,7 +3,7 @@
 // The app (main/index.ts), the CLI (main/cli/index.ts) and `team send` (team-desk.ts here) all start here, so a
 // desk behaves the same whichever door it was opened through.
 import { createDeskRuntime, type DeskRuntime, type DeskRuntimeOptions } from '../desk/runtime';
-import { openTeamStores, type TeamStoresOptions } from '../store/postgres/profile-stores';
+import type { TeamStoresOptions } from '../store/postgres/profile-stores';
 
 export interface ComposeOptions extends Omit<DeskRuntimeOptions, 'openTeamStores'> {
   /** How this desk joins a team (its name, lease, budget); the defaults suit the app and the CLI. */
@@ -12,5 +12,10 @@ export interface ComposeOptions extends Omit<DeskRuntimeOptions, 'openTeamStores
 
 export function composeDesk(options: ComposeOptions): DeskRuntime {
   const { team, ...runtime } = options;
-  return createDeskRuntime({ ...runtime, openTeamStores: (profile) => openTeamStores({ ctx: options.ctx, profile, log: options.log, ...team }) });
+  // The PostgreSQL side (pg, the team stores) is loaded when a profile on a team database is first opened:
+  // a desk of SQLite profiles, and every CLI command on one, never loads it.
+  return createDeskRuntime({
+    ...runtime,
+    openTeamStores: async (profile) => (await import('../store/postgres/profile-stores')).openTeamStores({ ctx: options.ctx, profile, log: options.log, ...team }),
+  });
 }

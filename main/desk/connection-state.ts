@@ -2,7 +2,7 @@
 // last error), its payouts still waiting to be sent, and whether a team desk reaches its team database.
 // connectionChanged events leave in the order the states were set, each with its queued count.
 import type { ConnectionState, Environment, TeamDatabaseState } from '../../contract/api';
-import { teamWhere } from '../store/postgres/connect';
+import { teamWhere } from '../store/postgres/team-names';
 import type { Logger } from '../log';
 import type { ProfileStore } from '../profiles/profile-store';
 import type { DeskEvents } from './events';

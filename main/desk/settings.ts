@@ -3,7 +3,7 @@
 // page, in this desk's keychain, never answered back (only whether one is stored). Once dual control is on,
 // pointing the profile at another team database (or back at its own journal) needs an unlocked admin.
 import type { TeamDatabaseView } from '../../contract/api';
-import { openTeamPool, teamWhere } from '../store/postgres/connect';
+import { teamWhere } from '../store/postgres/team-names';
 import { assertKeychainReachable } from '../keys/key-store';
 import { profileRuleProblem, type Profile, type ProfilePatch, type TeamDatabase } from '../profiles/profile-schema';
 import { TeamPasswords } from '../keys/team-password';
@@ -79,6 +79,8 @@ export function settingsService(rt: DeskRuntime, files?: FileGrants): ProfileAre
       // A setting stored before today's rules (LIVE over require to a remote host) never gets the password sent.
       const rule = profileRuleProblem(profile);
       if (rule) throw new DeskError('PROFILE_INVALID', `Profile "${profile.name}": ${rule}; change its team database first`);
+      // The PostgreSQL client is loaded when a team database is first tried, not with every desk.
+      const { openTeamPool } = await import('../store/postgres/connect');
       const opened = await openTeamPool(team, await passwords().reveal(profile.id), { max: 1 });
       await opened.pool.end().catch(() => undefined);
       return {

@@ -172,12 +172,7 @@ function fail(code: TeamDatabaseErrorCode, message: string): never {
   throw new TeamDatabaseError(code, message);
 }
 
-/** Where the desk tried to connect, for messages: user@host:port/database (never a password). */
-export function teamWhere(team: TeamDatabase): string {
-  const t = teamDatabaseTarget(team.url);
-  const host = t.host.includes(':') ? `[${t.host}]` : t.host;
-  return `${t.user}@${host}:${t.port}/${t.database}`;
-}
+export { teamWhere } from './team-names';
 
 const TLS_NODE_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(VERIFY|GET_ISSUER)|HOSTNAME_MISMATCH|ERR_OSSL_)/;
 

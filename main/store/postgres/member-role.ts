@@ -23,8 +23,9 @@ import { PG_SCHEMA_VERSION } from './migrations';
 import { inTransaction } from './transaction';
 import { CodedError } from '../../domain/coded-error';
 
-/** The group role holding the desks' rights; each desk's login role is made a member of it. */
-export const MEMBER_GROUP = 'payout_desk_member';
+import { MEMBER_GROUP } from './team-names';
+
+export { MEMBER_GROUP };
 
 /** What the member group may do on one table or view. SELECT always. */
 export interface MemberTableRights {
