@@ -12,6 +12,7 @@ import type { Pool, PoolConfig } from 'pg';
 import { teamDatabaseTarget, type TeamDatabase } from '../../profiles/profile-schema';
 import { memberRightsMissing, teamRoleRights, type TeamRoleRights } from './member-role';
 import { migratePg, PG_SCHEMA_VERSION } from './migrations';
+import { teamWhere } from './team-names';
 
 /** An unreachable or silent server fails within this (pg's default is to wait for ever). */
 export const TEAM_CONNECT_TIMEOUT_MS = 10_000;
@@ -172,7 +173,7 @@ function fail(code: TeamDatabaseErrorCode, message: string): never {
   throw new TeamDatabaseError(code, message);
 }
 
-export { teamWhere } from './team-names';
+export { teamWhere };
 
 const TLS_NODE_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(VERIFY|GET_ISSUER)|HOSTNAME_MISMATCH|ERR_OSSL_)/;
 
