@@ -2,7 +2,8 @@
 // Global options: --json (machine output), --home <dir> (or PAYOUT_DESK_HOME), --profile <id|name>,
 // --verbose (redacted service log on stderr). Exit code 0 only on success; errors go to stderr
 // (2 a usage error; 4 a payout kept HELD, with how to release or discard it).
-// Command modules live in main/cli/<area>.ts and export register<Area>Commands(program, deps); what
+// Command modules live in main/cli/<area>.ts and export register<Area>Commands(program, deps), listed in
+// main/cli/catalogue.ts (a command line loads only the module of its command); what
 // they share is in main/cli/deps.ts (what they are handed) and main/cli/shared.ts (helpers).
 import { homedir } from 'node:os';
 import { join } from 'node:path';
