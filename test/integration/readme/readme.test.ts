@@ -46,7 +46,7 @@ function freshCopy(into: string): string {
   }
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   // What `npm install` does in a fresh clone (its prepare script): the command line built from these sources.
-  execFileSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: dir, stdio: 'ignore' });
+  execFileSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: dir, stdio: 'pipe' });
   return dir;
 }
 
