@@ -9,6 +9,7 @@ import { DeskError } from '../desk/services';
 import type { Profile } from '../profiles/profile-schema';
 import { assertKeychainReachable } from '../keys/key-store';
 import { intOption } from './shared';
+import { typedCommand } from './invocation';
 
 /** The merchant of sandbox/default-config.json (the only one the sandbox has unless --config says otherwise). */
 export const SANDBOX_MERCHANT_CODE = 'DEMO-MERCHANT';
@@ -111,7 +112,7 @@ export function registerSandboxSetupCommand(program: Command, deps: CliDeps): vo
       const current = store.currentId() === profile.id;
       lines.push(
         current ? `It is the current profile. Send a payout:` : `Send a payout with --profile ${profile.id}:`,
-        `  npx payout-desk payouts create --amount 12.50 --currency EUR --account-name "Jane Doe" --account-number DE89370400440532013000 --operator EU_SEPA --email jane@example.com --wait`,
+        `  ${typedCommand('payouts create')} --amount 12.50 --currency EUR --account-name "Jane Doe" --account-number DE89370400440532013000 --operator EU_SEPA --email jane@example.com --wait`,
       );
       deps.print(lines, { profileId: profile.id, baseUrl: profile.baseUrl, merchantCode: profile.merchantCode, activeKeyId: profile.activeKeyId, channelName: info.channelName, current });
     });

@@ -36,7 +36,7 @@ async function readStdinLine(deps: CliDeps, option: string): Promise<string> {
   if (deps.io.readStdin) {
     text = await deps.io.readStdin();
   } else {
-    if (process.stdin.isTTY) throw new CliUsageError(`${option} reads the password from a pipe, e.g.: printf "%s" "$PASSWORD" | payout-desk profiles team init …`);
+    if (process.stdin.isTTY) throw new CliUsageError(`${option} reads the password from a pipe, e.g.: printf "%s" "$PASSWORD" | ${typedCommand('profiles team init …')}`);
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
     text = Buffer.concat(chunks).toString('utf8');

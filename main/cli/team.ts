@@ -13,6 +13,7 @@ import { actingOptions, controlLines, type ActingOptions } from './dual-control'
 import { dualControlService } from '../desk/dual-control';
 import { readControlPin } from '../trust/control-pin';
 import { actAs } from './keys';
+import { typedCommand } from './invocation';
 
 function tlsMode(value: string): TeamTlsMode {
   const v = value.trim().toLowerCase();
@@ -24,7 +25,7 @@ function tlsMode(value: string): TeamTlsMode {
 /** The first line of standard input (a trailing newline is not part of the password). */
 async function readPasswordFromStdin(deps: CliDeps): Promise<string> {
   if (deps.io.readStdin) return firstLine(await deps.io.readStdin());
-  if (process.stdin.isTTY) throw new CliUsageError('--password-stdin reads the password from a pipe, e.g.: printf "%s" "$PGPASSWORD" | payout-desk profiles team set …');
+  if (process.stdin.isTTY) throw new CliUsageError(`--password-stdin reads the password from a pipe, e.g.: printf "%s" "$PGPASSWORD" | ${typedCommand('profiles team set …')}`);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return firstLine(Buffer.concat(chunks).toString('utf8'));

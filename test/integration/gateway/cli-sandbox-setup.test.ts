@@ -36,6 +36,8 @@ describe('sandbox-setup', () => {
     expect(setup.out).toContain(`Created profile sandbox "Sandbox" for ${sandbox.url} (merchant DEMO-MERCHANT, TEST)`);
     expect(setup.out).toContain('Registered the public key with the sandbox.');
     expect(setup.out).toContain('Connection works: channel "Demo Store"');
+    // The next step is printed as this CLI is started here (vitest under npx: "npx payout-desk").
+    expect(setup.out).toMatch(/\n {2}(npx payout-desk|npm run -s cli --|payout-desk) payouts create --amount 12\.50/);
     const sent = await cli('payouts', 'create', ...payout);
     expect(sent.err).toBe('');
     expect(sent.code).toBe(0);
