@@ -4,15 +4,14 @@
 // and the way out; once Cy is an approver it names her, `approvals show` and `approvals list` say the same, a
 // second approval by Bob is refused, and only then is "batch resume" printed, which sends it. A held payout
 // says who can approve it.
-import axios from 'axios';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../main/cli/index';
-import { createAppContext } from '../../../main/context';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
+import { addSandboxProfile } from '../support/cli-sandbox-profile';
 
 let sandbox: SandboxHandle;
 const home = mkdtempSync(join(tmpdir(), 'desk-cli-hints-'));
@@ -32,14 +31,7 @@ const asCy = ['--as', 'Cy', '--passphrase-env', 'CY_PASS'];
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  expect((await cli('profiles', 'add', '--name', 'Sandbox EU', '--base-url', sandbox.url, '--merchant-code', 'DEMO-MERCHANT')).code).toBe(0);
-  expect((await cli('keys', 'generate', '--bits', '2048')).code).toBe(0);
-  const pemFile = join(home, 'public.pem');
-  expect((await cli('keys', 'export-public', '--out', pemFile)).code).toBe(0);
-  await axios.post(`${sandbox.url}/_sandbox/merchants/DEMO-MERCHANT/keys`, readFileSync(pemFile, 'utf8'), { headers: { 'Content-Type': 'text/plain' } });
-  const ctx = createAppContext({ home, keyStore });
-  ctx.profiles.update('sandbox-eu', { pollIntervalSecs: 1 });
-  ctx.close();
+  await addSandboxProfile(cli, home, keyStore, sandbox.url);
   expect((await cli('people', 'add', '--name', 'Ada', '--new-passphrase-env', 'ADA_PASS')).code).toBe(0);
   expect((await cli('people', 'enroll', '--name', 'Bob', '--new-passphrase-env', 'BOB_PASS')).code).toBe(0);
   expect((await cli('people', 'roles', 'Bob', '--roles', 'approver', ...asAda)).code).toBe(0);

@@ -3,7 +3,6 @@
 // a policy set by an admin, a batch that waits for its approval (nothing sent, the reason shown and
 // audited), approved by an approver and then sent; a wrong passphrase, a revocation, a row edited in the
 // journal after approval and control records edited in the file, refused before anything is sent.
-import axios from 'axios';
 import { parse } from 'csv-parse/sync';
 import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,11 +13,11 @@ import type { AuditEntryView, BatchView, Page } from '../../../contract/api';
 import { approvalSignatureValid } from '../../../main/approvals/approval';
 import { runCli } from '../../../main/cli/index';
 import { restoreCell } from '../../../main/csv/formula';
-import { createAppContext } from '../../../main/context';
 import { journalPath } from '../../../main/desk/profile-engine';
 import type { PersonView, SubjectView } from '../../../main/desk/dual-control';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
+import { addSandboxProfile } from '../support/cli-sandbox-profile';
 
 let sandbox: SandboxHandle;
 const home = mkdtempSync(join(tmpdir(), 'desk-cli-dual-'));
@@ -50,15 +49,7 @@ const asEve = ['--as', 'Eve', '--passphrase-env', 'EVE_PASS'];
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  expect((await cli('profiles', 'add', '--name', 'Sandbox EU', '--base-url', sandbox.url, '--merchant-code', 'DEMO-MERCHANT')).code).toBe(0);
-  expect((await cli('keys', 'generate', '--bits', '2048')).code).toBe(0);
-  const pemFile = join(home, 'public.pem');
-  expect((await cli('keys', 'export-public', '--out', pemFile)).code).toBe(0);
-  await axios.post(`${sandbox.url}/_sandbox/merchants/DEMO-MERCHANT/keys`, readFileSync(pemFile, 'utf8'), { headers: { 'Content-Type': 'text/plain' } });
-  // Poll every second (default 10 s) so a resumed batch reaches its final statuses quickly.
-  const ctx = createAppContext({ home, keyStore });
-  ctx.profiles.update(PROFILE, { pollIntervalSecs: 1 });
-  ctx.close();
+  await addSandboxProfile(cli, home, keyStore, sandbox.url);
 });
 afterAll(async () => {
   await sandbox.close();

@@ -10,10 +10,10 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchView, Page, HistoryRow, PaymentDetail, PayinView } from '../../../contract/api';
 import { runCli } from '../../../main/cli/index';
-import { createAppContext } from '../../../main/context';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
+import { addSandboxProfile } from '../support/cli-sandbox-profile';
 
 let sandbox: SandboxHandle;
 const home = mkdtempSync(join(tmpdir(), 'desk-cli-pay-'));
@@ -49,15 +49,7 @@ const readCsv = (text: string) => parse(text, { bom: true, columns: true, skip_e
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  expect((await cli('profiles', 'add', '--name', 'Sandbox EU', '--base-url', sandbox.url, '--merchant-code', 'DEMO-MERCHANT')).code).toBe(0);
-  expect((await cli('keys', 'generate', '--bits', '2048')).code).toBe(0);
-  const pemFile = join(home, 'public.pem');
-  expect((await cli('keys', 'export-public', '--out', pemFile)).code).toBe(0);
-  await axios.post(`${sandbox.url}/_sandbox/merchants/DEMO-MERCHANT/keys`, readFileSync(pemFile, 'utf8'), { headers: { 'Content-Type': 'text/plain' } });
-  // Poll every second (default 10 s) so batches reach their final statuses quickly.
-  const ctx = createAppContext({ home, keyStore });
-  ctx.profiles.update(PROFILE, { pollIntervalSecs: 1 });
-  ctx.close();
+  await addSandboxProfile(cli, home, keyStore, sandbox.url);
 });
 let sandboxClosed = false;
 afterAll(async () => {

@@ -2,23 +2,21 @@
 // neutralised), a bad import refused whole with row numbers, then under dual control a change of bank
 // details that waits for an approver, and a batch paying a new payee that needs the policy's extra
 // approval (shown row by row to the approver) before it is sent; the new payee then saved from its payout.
-import axios from 'axios';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntryView, BatchView, Page } from '../../../contract/api';
 import { runCli } from '../../../main/cli/index';
-import { createAppContext } from '../../../main/context';
 import type { SubjectView } from '../../../main/desk/dual-control';
 import type { PayeeView } from '../../../main/desk/payees';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
+import { addSandboxProfile } from '../support/cli-sandbox-profile';
 
 let sandbox: SandboxHandle;
 const home = mkdtempSync(join(tmpdir(), 'desk-cli-payees-'));
 const keyStore = new MemoryKeyStore();
-const PROFILE = 'sandbox-eu';
 const env = { ...process.env, ADA_PASS: 'ada passphrase 1', BOB_PASS: 'bob passphrase 2', EVE_PASS: 'eve passphrase 3' };
 
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -44,14 +42,7 @@ const asEve = ['--as', 'Eve', '--passphrase-env', 'EVE_PASS'];
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  expect((await cli('profiles', 'add', '--name', 'Sandbox EU', '--base-url', sandbox.url, '--merchant-code', 'DEMO-MERCHANT')).code).toBe(0);
-  expect((await cli('keys', 'generate', '--bits', '2048')).code).toBe(0);
-  const pemFile = join(home, 'public.pem');
-  expect((await cli('keys', 'export-public', '--out', pemFile)).code).toBe(0);
-  await axios.post(`${sandbox.url}/_sandbox/merchants/DEMO-MERCHANT/keys`, readFileSync(pemFile, 'utf8'), { headers: { 'Content-Type': 'text/plain' } });
-  const ctx = createAppContext({ home, keyStore });
-  ctx.profiles.update(PROFILE, { pollIntervalSecs: 1 });
-  ctx.close();
+  await addSandboxProfile(cli, home, keyStore, sandbox.url);
 });
 afterAll(async () => {
   await sandbox.close();
