@@ -4,8 +4,8 @@
 // and prints the median, min and max wall time of each. Every run uses a new, empty data folder.
 //   npx tsx bench/cli-start.ts [--runs 10]
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildCli } from '../scripts/build-cli.mjs';
@@ -23,12 +23,19 @@ const commands: { label: string; args: (home: string) => string[] }[] = [
   { label: 'payouts list', args: (home) => ['payouts', 'list', '--home', home] },
 ];
 
-function timeOne(args: string[], buildDir: string): number {
+// CPU time (user + system) of the command, read by GNU time where it is installed: on a shared, busy machine
+// wall time mostly measures the queue for a core, CPU time what the command itself costs.
+const GNU_TIME = '/usr/bin/time';
+const withCpu = existsSync(GNU_TIME);
+
+function timeOne(args: string[], buildDir: string): { wall: number; cpu: number | null } {
   const started = performance.now();
-  const result = spawnSync(process.execPath, [bin, ...args], { env: { ...process.env, PAYOUT_DESK_CLI_BUILD: buildDir }, encoding: 'utf8' });
-  const ms = performance.now() - started;
+  const command = withCpu ? [GNU_TIME, '-f', 'cpu %U %S', process.execPath, bin, ...args] : [process.execPath, bin, ...args];
+  const result = spawnSync(command[0]!, command.slice(1), { env: { ...process.env, PAYOUT_DESK_CLI_BUILD: buildDir }, encoding: 'utf8' });
+  const wall = performance.now() - started;
   if (result.status === null || result.status === 1) throw new Error(`payout-desk ${args.join(' ')} failed (${result.signal ?? `exit ${result.status}`}): ${result.stderr.trim()}`);
-  return ms;
+  const cpuLine = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(result.stderr);
+  return { wall, cpu: cpuLine ? (Number(cpuLine[1]) + Number(cpuLine[2])) * 1000 : null };
 }
 
 function figures(samples: number[]): { median: number; min: number; max: number } {
@@ -45,7 +52,7 @@ const buildDir = mkdtempSync(join(root, 'node_modules', '.cache', 'cli-start-'))
 try {
   const buildStarted = performance.now();
   await buildCli({ outdir: buildDir });
-  console.log(`built the CLI in ${Math.round(performance.now() - buildStarted)} ms; ${runs} runs of each command, wall time in ms (median [min–max])`);
+  console.log(`built the CLI in ${Math.round(performance.now() - buildStarted)} ms; ${runs} runs of each command, wall time in ms (median [min–max])${withCpu ? ' and CPU time (median)' : ''}; load average ${loadavg()[0]!.toFixed(2)}`);
   const paths = [
     { label: 'built', buildDir },
     // A folder with no build in it: the bin falls back to the sources under tsx.
@@ -56,10 +63,16 @@ try {
     const cells: string[] = [];
     for (const path of paths) {
       const samples: number[] = [];
-      for (let i = 0; i < runs; i += 1) samples.push(timeOne(command.args(mkdtempSync(join(work, 'home-'))), path.buildDir));
+      const cpu: number[] = [];
+      for (let i = 0; i < runs; i += 1) {
+        const one = timeOne(command.args(mkdtempSync(join(work, 'home-'))), path.buildDir);
+        samples.push(one.wall);
+        if (one.cpu !== null) cpu.push(one.cpu);
+      }
       const { median, min, max } = figures(samples);
       if (path.label === 'built') worstBuiltMedian = Math.max(worstBuiltMedian, median);
-      cells.push(`${path.label} ${median.toFixed(0).padStart(5)} [${min.toFixed(0)}–${max.toFixed(0)}]`);
+      const cpuCell = cpu.length > 0 ? ` cpu ${figures(cpu).median.toFixed(0)}` : '';
+      cells.push(`${path.label} ${median.toFixed(0).padStart(5)} [${min.toFixed(0)}–${max.toFixed(0)}]${cpuCell}`);
     }
     console.log(`${command.label.padEnd(14)} ${cells.join('   ')}`);
   }
