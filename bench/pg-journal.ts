@@ -1,6 +1,7 @@
 // Write-side speed of the team journal (PgJournal) on a throwaway cluster (the test harness's): createBatch
-// of 300, 10,000 and 100,000 payouts (each one transaction: rows, intents and QUEUED events by unnest, the
-// audit entry), and one payout's send as the engine drives it (claimSend, confirm, the create's answer,
+// of 300, 10,000 and 100,000 payouts (each one transaction: the id check, then rows, intents and QUEUED
+// events in one statement over a json parameter, then the audit entry), and one payout's send as the engine
+// drives it (claimSend, confirm, the create's answer,
 // release): the round trips a team desk adds per payout. Prints figures; there is no target to pass yet.
 // Run: npx tsx bench/pg-journal.ts [--sends 200] [--max-batch 100000]
 import { randomUUID } from 'node:crypto';

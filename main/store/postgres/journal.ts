@@ -26,12 +26,12 @@
 import { planRetryBatch } from '../retry-plan';
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import { payeeKey } from '../../domain/payee-key';
 import { deskActor } from '../../audit/actor';
 import { AuditKeyError, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, type AuditSigner, type NewAuditEntry } from '../../audit/chain';
 import { checkedBatch, JournalError } from '../../journal/shared';
 import type { DeskJournal, ManifestRow, SendClaim } from '../../journal/port';
 import { Grouped } from './grouped';
+import { paymentRowsJson, STORE_PAYMENTS_SQL } from './payment-rows';
 import { toBatch } from '../rows';
 import type {
   AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
@@ -330,69 +330,48 @@ export class PgJournal implements DeskJournal {
 
   // ---- payments: writes ----
 
-  private async refuseExisting(db: PgQueryable, kind: PaymentKind, ids: string[]): Promise<void> {
+  /**
+   * Takes the new-ids lock and refuses ids already stored. `meanwhile` runs while the server looks them up
+   * (a batch builds its rows' json there: half a second of 100,000 rows that need not wait on the lookup).
+   */
+  private async refuseExisting<T>(db: PgQueryable, kind: PaymentKind, ids: readonly string[], meanwhile: () => T): Promise<T> {
     await db.query('SELECT pg_advisory_xact_lock($1)', [NEW_IDS_LOCK]);
-    const existing = (await db.query<{ id: string }>('SELECT id FROM payments WHERE kind = $1 AND id = ANY($2::text[]) ORDER BY id', [kind, ids])).rows.map((r) => r.id);
+    const lookup = db.query<{ id: string }>('SELECT id FROM payments WHERE kind = $1 AND id = ANY($2::text[]) ORDER BY id', [kind, ids]);
+    let result: T;
+    try {
+      result = meanwhile();
+    } catch (error) {
+      await lookup.catch(() => undefined);
+      throw error;
+    }
+    const existing = (await lookup).rows.map((r) => r.id);
     if (existing.length > 0) throw duplicate(kind, existing);
+    return result;
   }
 
   /**
    * Inserts payments (QUEUED, with a QUEUED status event each, and a new intent for each payout that has
-   * none) in three statements whatever their number: arrays unnested by the database.
+   * none) in one statement whatever their number: `rowsJson` from paymentRowsJson, `ids` theirs.
    */
-  private async insertRows(client: PoolClient, kind: PaymentKind, rows: NewPayment[], at: number, source: (p: NewPayment) => 'single' | 'batch' | 'retry', actor: string): Promise<void> {
-    const intentIds = rows.map((p) => (kind !== 'payout' ? null : p.intentId ?? randomUUID()));
-    const fresh = rows.map((p, i) => ({ p, intent: intentIds[i] })).filter((x) => kind === 'payout' && !x.p.intentId);
-    if (fresh.length > 0) {
-      await client.query(
-        'INSERT INTO intents (id, source, created_at, actor) SELECT id, source, $3, $4 FROM unnest($1::text[], $2::text[]) AS t (id, source)',
-        [fresh.map((x) => x.intent), fresh.map((x) => source(x.p)), at, actor],
-      );
-    }
-    const col = <T>(f: (p: NewPayment, i: number) => T): T[] => rows.map(f);
+  private async insertRows(client: PoolClient, kind: PaymentKind, ids: readonly string[], rowsJson: string, at: number, actor: string): Promise<void> {
     try {
-      await client.query(
-        `INSERT INTO payments (kind, id, intent_id, retry_of, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
-           payment_operator_code, payment_method_code, email_address, callback_url, reference, state, status,
-           created_at, updated_at, payee_name_key, payee_email_key, details_json, prepared_by)
-         SELECT $1, id, intent_id, retry_of, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
-           payment_operator_code, payment_method_code, email_address, callback_url, reference, 'QUEUED', 'QUEUED',
-           $2, $2, payee_name_key, payee_email_key, details_json, prepared_by
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[],
-           $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[])
-           WITH ORDINALITY AS t (id, intent_id, retry_of, batch_id, row_number, amount_minor, currency_code, account_name, account_number,
-             payment_operator_code, payment_method_code, email_address, callback_url, reference, payee_name_key, payee_email_key, details_json, prepared_by, n)
-         ORDER BY n`,
-        [
-          kind, at,
-          col((p) => p.id), intentIds, col((p) => p.retryOf ?? null), col((p) => p.batchId ?? null), col((p) => p.rowNumber ?? null),
-          col((p) => String(p.amountMinor)), col((p) => p.currencyCode), col((p) => p.accountName), col((p) => p.accountNumber),
-          col((p) => p.paymentOperatorCode), col((p) => p.paymentMethodCode), col((p) => p.emailAddress), col((p) => p.callbackUrl ?? null),
-          col((p) => p.reference ?? null), col((p) => payeeKey(p.accountName)), col((p) => payeeKey(p.emailAddress)),
-          col((p) => (p.details === undefined ? null : canonicalJson(p.details))), col((p) => p.preparedBy ?? null),
-        ],
-      );
+      await client.query(STORE_PAYMENTS_SQL, [kind, at, rowsJson, actor]);
     } catch (error) {
       // Another desk inserted one of these ids between our check and our insert.
       // PostgreSQL reports the conflict once the other transaction committed, so the pool sees its rows.
       if ((error as { code?: string; constraint?: string }).code === UNIQUE_VIOLATION && (error as { constraint?: string }).constraint === 'payments_kind_id_key') {
-        const ids = rows.map((p) => p.id);
         const existing = (await this.pool.query<{ id: string }>('SELECT id FROM payments WHERE kind = $1 AND id = ANY($2::text[]) ORDER BY id', [kind, ids])).rows.map((r) => r.id);
-        throw duplicate(kind, existing.length > 0 ? existing : ids);
+        throw duplicate(kind, existing.length > 0 ? existing : [...ids]);
       }
       throw error;
     }
-    await client.query(
-      `INSERT INTO status_events (kind, id, status, source, observed_at, raw_json) SELECT $1, id, 'QUEUED', 'local', $2, NULL FROM unnest($3::text[]) WITH ORDINALITY AS t (id, n) ORDER BY n`,
-      [kind, at, col((p) => p.id)],
-    );
   }
 
   async insertPayment(kind: PaymentKind, p: NewPayment, actor = deskActor()): Promise<PaymentRecord> {
     const at = this.now();
     await this.transaction(async (client) => {
-      await this.refuseExisting(client, kind, [p.id]);
-      await this.insertRows(client, kind, [p], at, () => 'single', actor);
+      const rowsJson = await this.refuseExisting(client, kind, [p.id], () => paymentRowsJson(kind, [p], () => 'single'));
+      await this.insertRows(client, kind, [p.id], rowsJson, at, actor);
       await this.appendAudit(client, at, { actor, action: `${kind}.queued`, subject: p.id, details: { amountMinor: p.amountMinor, currencyCode: p.currencyCode, batchId: p.batchId ?? null } });
     });
     return this.mustGet(kind, p.id);
@@ -407,14 +386,14 @@ export class PgJournal implements DeskJournal {
     const { ids, totals } = checkedBatch(input);
     const id = input.id ?? randomUUID();
     const at = this.now();
-    await this.refuseExisting(client, 'payout', ids);
+    const rowsJson = await this.refuseExisting(client, 'payout', ids, () =>
+      paymentRowsJson('payout', input.rows, (row) => (row.retryOf ? 'retry' : 'batch'), { batchId: id, preparedBy: input.preparedBy }));
     await client.query(
       `INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at, prepared_by) VALUES ($1, $2, $3, $4, $5, 'RUNNING', $6, $6, $7)`,
       [id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, input.preparedBy ?? null],
     );
     const actor = input.actor ?? deskActor();
-    const rows = input.rows.map((row, i) => ({ ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1, preparedBy: input.preparedBy ?? row.preparedBy }));
-    await this.insertRows(client, 'payout', rows, at, (row) => (row.retryOf ? 'retry' : 'batch'), actor);
+    await this.insertRows(client, 'payout', ids, rowsJson, at, actor);
     await this.appendAudit(client, at, { actor, action: 'batch.submitted', subject: id, details: { fileName: input.fileName, sha256: input.sha256, rows: input.rows.length, totals } });
     return id;
   }
