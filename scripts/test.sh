@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-DEBIAN_PACKAGES=(libsecret-1-dev gnome-keyring libsecret-tools dbus-x11 chromium xvfb openssl postgresql)
+DEBIAN_PACKAGES=(libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-x11 chromium xvfb openssl postgresql)
 
 missing_packages() {
   local missing=()
