@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 
 /** Each bench's smallest meaningful run; null for a module the benches share, which is not a bench. */
 const SMOKE: Record<string, string[] | null> = {
+  'approvals-queue': ['--subjects', '3', '--rows', '200', '--runs', '2'],
   'approvals-verify': ['--rows', '500', '--repeat', '1'],
   batch: ['--rows', '40', '--only', 'all', '--networks', 'loopback', '--repeat', '1'],
   // Builds the CLI into a folder of its own first, so it needs no earlier build.

@@ -1,0 +1,130 @@
+// The Approvals screen's queue (`approvals:queue`) with many big batches waiting (issue 25 target: opens
+// < 300 ms with 50 subjects of 10,000 rows). A profile with dual control on (Ada every role, two approvers, a
+// policy needing two approvals), N batches prepared and signed by Ada, paused, each approved once, so every
+// one waits for its second approval. Each batch pays payees of its own (with --same-payees every batch pays the
+// same ones: each row's "paid before" lookup then walks every other batch's rows). The queue is asked through the approvals desk service the IPC handler
+// calls: the first open after start (cold) and the opens after it (warm), median over runs, with CPU time and
+// the event loop's longest stall while it runs (the queue is built in the app's main process).
+// With --profile FILE, the warm opens alone are CPU-profiled into FILE (a .cpuprofile for DevTools or speedscope).
+// Run: npx tsx bench/approvals-queue.ts [--subjects 50] [--rows 10000] [--runs 5] [--profile queue.cpuprofile]
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { signApproval } from '../main/approvals/approval';
+import { manifestFromJournal } from '../main/approvals/gate';
+import { signPreparation } from '../main/approvals/preparation';
+import { createAppContext } from '../main/context';
+import { approvalsService } from '../main/desk/approvals';
+import { dualControlService } from '../main/desk/dual-control';
+import { createDeskEvents } from '../main/desk/events';
+import { createDeskRuntime } from '../main/desk/runtime';
+import { MemoryKeyStore } from '../main/keys/key-store';
+import { silentLogger } from '../main/log';
+import { MIN_KDF } from '../main/people/person-key';
+import { Journal } from '../main/store/sqlite';
+import { numberArg } from './args';
+
+const SUBJECTS = numberArg('subjects', 50);
+const ROWS = numberArg('rows', 10_000);
+const RUNS = numberArg('runs', 5);
+const PROFILE = 'bench';
+const SAME_PAYEES = process.argv.includes('--same-payees');
+const profileIndex = process.argv.indexOf('--profile');
+const PROFILE_FILE = profileIndex === -1 ? null : process.argv[profileIndex + 1];
+const IBANS = ['DE89370400440532013000', 'FR1420041010050500013M02606', 'ES9121000418450200051332', 'NL91ABNA0417164300'];
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+/** Wall and CPU time of `work`, and the longest gap between turns of the event loop meanwhile. */
+async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; cpuMs: number; stallMs: number }> {
+  let last = performance.now();
+  let stall = 0;
+  let running = true;
+  const tick = () => {
+    const now = performance.now();
+    stall = Math.max(stall, now - last);
+    last = now;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  const result = await work();
+  const ms = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  running = false;
+  stall = Math.max(stall, performance.now() - last);
+  return { result, ms, cpuMs: (used.user + used.system) / 1000, stallMs: stall };
+}
+
+async function main(): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'bench-approvals-queue-'));
+  const ctx = createAppContext({ home, keyStore: new MemoryKeyStore() });
+  ctx.profiles.add({ id: PROFILE, name: 'Bench', baseUrl: 'https://gateway.example.invalid', merchantCode: 'M1', useDeprecatedSecret: true });
+  const rt = createDeskRuntime({ ctx, events: createDeskEvents(), log: silentLogger });
+  try {
+    const dc = dualControlService(rt, { kdf: MIN_KDF });
+    const approvals = approvalsService(rt, dc);
+    const ada = await dc.addPerson(PROFILE, { name: 'Ada', passphrase: 'ada passphrase 1' });
+    const approvers = [];
+    for (const name of ['Bob', 'Cy']) {
+      const { person, session } = await dc.enroll(PROFILE, { name, passphrase: `${name} passphrase 1` });
+      await dc.setRoles(PROFILE, person.id, ['approver'], ada.session);
+      approvers.push(session);
+    }
+    await dc.setPolicy(PROFILE, { bands: { '*': [{ atLeast: '0', approvals: 2 }] }, newOrChangedPayee: 0 }, ada.session);
+    const journal = await rt.journalFor(PROFILE);
+    if (!(journal instanceof Journal)) throw new Error('expected the profile on its own SQLite journal');
+    const repo = await rt.dualControlFor(PROFILE);
+    const state = await rt.controlFor(PROFILE);
+    const setupStart = performance.now();
+    for (let b = 0; b < SUBJECTS; b++) {
+      const batch = journal.createBatch({
+        fileName: `payroll-${b}.csv`, sha256: b.toString(16).padStart(64, '0'), preparedBy: ada.person.id,
+        rows: Array.from({ length: ROWS }, (_, i) => ({
+          id: `b${b}-r${i}`, amountMinor: 1_000 + (i % 97), currencyCode: i % 3 === 0 ? 'USD' : 'EUR', accountNumber: IBANS[i % IBANS.length]!,
+          accountName: SAME_PAYEES ? `Payee ${i}` : `Payee ${b}-${i}`, emailAddress: SAME_PAYEES ? `payee${i}@example.com` : `payee${b}-${i}@example.com`,
+          paymentOperatorCode: 'EU_SEPA', paymentMethodCode: 'BANK_TRANSFER',
+        })),
+      });
+      const subject = { kind: 'batch' as const, id: batch.id };
+      const manifest = (await manifestFromJournal(journal, state.scope, subject, state.policy.version))!;
+      await repo.addPreparation(signPreparation(ada.session, { id: `prep-${b}`, manifest, signedAt: Date.now() }));
+      journal.setBatchState(batch.id, 'PAUSED', 'waiting for approvals');
+      // One approval of the two needed (signed as decide signs it): each batch waits, with a signature to verify.
+      await repo.addApproval(signApproval(approvers[0]!, { id: `appr-${b}`, manifest, decision: 'approve', signedAt: Date.now() }));
+    }
+    console.log(`${SUBJECTS} paused batches of ${ROWS} rows set up in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
+
+    const profile = ctx.profiles.get(PROFILE);
+    const open = () => approvals.queue(profile, undefined);
+    const cold = await timed(open);
+    if (cold.result.length !== SUBJECTS || cold.result.some((item) => item.state !== 'waiting')) throw new Error(`expected ${SUBJECTS} waiting batches, got ${cold.result.length}`);
+    const warm: { ms: number; cpuMs: number; stallMs: number }[] = [];
+    const inspector = PROFILE_FILE ? new Session() : null;
+    if (inspector) {
+      inspector.connect();
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.start');
+    }
+    for (let r = 0; r < RUNS; r++) warm.push(await timed(open));
+    if (inspector && PROFILE_FILE) {
+      const { profile: cpu } = await inspector.post('Profiler.stop');
+      writeFileSync(PROFILE_FILE, JSON.stringify(cpu));
+      inspector.disconnect();
+    }
+    const fixed = (x: number) => x.toFixed(0).padStart(6);
+    console.log(`queue, first open (cold)   ${fixed(cold.ms)} ms   cpu ${fixed(cold.cpuMs)} ms   longest stall ${fixed(cold.stallMs)} ms`);
+    console.log(`queue, warm (median of ${RUNS})  ${fixed(median(warm.map((w) => w.ms)))} ms   cpu ${fixed(median(warm.map((w) => w.cpuMs)))} ms   longest stall ${fixed(Math.max(...warm.map((w) => w.stallMs)))} ms (slowest run ${fixed(Math.max(...warm.map((w) => w.ms)))} ms)`);
+    const met = median(warm.map((w) => w.ms)) < 300;
+    console.log(`target: warm queue of ${SUBJECTS} × ${ROWS} rows < 300 ms → ${met ? 'met' : 'NOT met'}`);
+  } finally {
+    await rt.close();
+    ctx.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+await main();
