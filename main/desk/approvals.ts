@@ -8,7 +8,7 @@ import type {
 import type { ApprovalRecord } from '../approvals/approval';
 import { manifestFromJournal } from '../approvals/gate';
 import type { Subject } from '../approvals/manifest';
-import type { DualControlService, PersonView, SubjectView } from './dual-control';
+import type { DualControlService, PersonView, ShowOptions, SubjectView } from './dual-control';
 import { proposalInfo, unlockedOrThrow } from './people';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
@@ -56,9 +56,9 @@ function statusView(view: SubjectView, approvals: ApprovalRecord[], names: Names
 
 export function approvalsService(rt: DeskRuntime, dc: DualControlService): ProfileAreaService<'approvals'> {
   /** The subject's view, or null when the journal has no such subject. */
-  const viewOf = async (profileId: string, subject: Subject): Promise<SubjectView | null> => {
+  const viewOf = async (profileId: string, subject: Subject, options: ShowOptions = {}): Promise<SubjectView | null> => {
     try {
-      return await dc.show(profileId, subject);
+      return await dc.show(profileId, subject, options);
     } catch (error) {
       if (error instanceof DeskError && error.code === 'NOT_FOUND') return null;
       throw error;
@@ -141,11 +141,13 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
       if (!(await dc.policy(profile.id)).enforced) return [];
       const journal = await rt.journalFor(profile.id);
       const subjects: Subject[] = (await journal.batchesIn(['RUNNING', 'PAUSED'])).map((b) => ({ kind: 'batch' as const, id: b.id }));
-      for await (const p of journal.iterateHistory({ kinds: ['payout'], statuses: ['HELD'] })) if (p.batchId === null) subjects.push({ kind: 'payout', id: p.id });
+      for (const id of await dc.heldPayoutIds(profile.id)) subjects.push({ kind: 'payout', id });
       const people = await dc.listPeople(profile.id);
       const items: ApprovalItem[] = [];
+      // Digests and payee flags reused while the journal saw no write since the last open (subject-facts.ts).
+      await dc.keepFactsOf(profile.id, subjects);
       for (const subject of subjects) {
-        const view = await viewOf(profile.id, subject);
+        const view = await viewOf(profile.id, subject, { reuse: true });
         if (!view) continue;
         const item = await itemOf(profile.id, view, people);
         // Approved and already on its way: nothing left for dual control to show.

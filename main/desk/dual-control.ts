@@ -12,7 +12,8 @@ import type { ControlInfo, ControlProposalInfo } from '../../contract/api';
 import { approvalSignatureValid, signApproval, type ApprovalRecord, type Decision } from '../approvals/approval';
 import type { ApprovalExportRow } from '../csv/export';
 import { manifestFromJournal, preparationProblem } from '../approvals/gate';
-import { manifestDigest, subjectText, type Manifest, type Subject } from '../approvals/manifest';
+import { manifestDigest, manifestDigests, subjectText, type Manifest, type Subject } from '../approvals/manifest';
+import { PREPARATION_VARIANT } from '../approvals/preparation';
 import { checkRules, type ApprovalPolicy, type PolicyRules } from '../approvals/policy';
 import { RepositoryError } from '../trust/repository';
 import { verifyApprovals, type Verdict } from '../approvals/verify';
@@ -30,6 +31,7 @@ import { Journal } from '../store/sqlite';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 import { stillNeeded, stillNeededText, type StillNeeded } from './still-needed';
+import { SubjectFactsCache, type SubjectFacts } from './subject-facts';
 
 export interface PersonView {
   id: string;
@@ -186,6 +188,14 @@ export async function approvalExportRows(rt: DeskRuntime, profileId: string, sub
   });
 }
 
+export interface ShowOptions {
+  /**
+   * Reuse the manifest's digests and payee flags worked out before when no write to the journal happened since
+   * (subject-facts.ts): for the queue, opened again and again. Approvals are verified anew either way.
+   */
+  reuse?: boolean;
+}
+
 export interface DualControlService {
   listPeople(profileId: string): Promise<PersonView[]>;
   /** The control chain as this desk sees it: root fingerprint, whether it holds, proposals waiting. */
@@ -214,7 +224,11 @@ export interface DualControlService {
   /** "Lock": the person working on this profile at this desk is forgotten now; false when nobody was unlocked. */
   lock(profileId: string): Promise<boolean>;
   listApprovals(profileId: string, limit?: number): Promise<ApprovalRecord[]>;
-  show(profileId: string, subject: Subject): Promise<SubjectView>;
+  show(profileId: string, subject: Subject, options?: ShowOptions): Promise<SubjectView>;
+  /** Forgets the reused facts of every subject but these (the queue's, once it is built). */
+  keepFactsOf(profileId: string, subjects: readonly Subject[]): Promise<void>;
+  /** Ids of single payouts held by the gate (not of a batch), read again only after a write to the journal. */
+  heldPayoutIds(profileId: string): Promise<readonly string[]>;
   decide(profileId: string, subject: Subject, decision: Decision, reason: string | null, by: UnlockedSession): Promise<{ approval: ApprovalRecord; view: SubjectView }>;
   policy(profileId: string): Promise<{ policy: ApprovalPolicy; isDefault: boolean; enforced: boolean }>;
   setPolicy(profileId: string, rules: PolicyRules, by: UnlockedSession): Promise<{ policy: ApprovalPolicy; proposal: ProposalView | null }>;
@@ -224,6 +238,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
   const now = options.now ?? Date.now;
   const vault = new PersonKeyVault(rt.ctx.keyStore, options);
   const throttle = new UnlockThrottle(rt.ctx.keyStore, now);
+  const reused = new SubjectFactsCache();
 
   const view = async (p: Person): Promise<PersonView> => ({
     id: p.id, name: p.name, roles: currentRoles(p), fingerprint: publicKeyFingerprint(p.publicKey), createdAt: new Date(p.createdAt).toISOString(),
@@ -301,19 +316,31 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
   const auditChange = (profileId: string, by: Person, action: string, subject: string, details: Record<string, unknown>) =>
     rt.audit(profileId, { actor: personActor(by), action, subject, details: { ...details, by: by.name } });
 
-  const subjectView = async (profileId: string, subject: Subject): Promise<SubjectView> => {
-    const s = await rt.controlFor(profileId);
+  /** The manifest, its digests and payee flags: what costs the most (subject-facts.ts). */
+  const factsOf = async (profileId: string, s: ControlState, subject: Subject): Promise<SubjectFacts | undefined> => {
     const manifest = await manifestFromJournal(await rt.journalFor(profileId), s.scope, subject, s.policy.version);
-    if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
-    const repo = await rt.dualControlFor(profileId);
+    if (!manifest) return undefined;
+    // Both digests in one pass over the rows, as the gate does.
+    const [digest, preparedDigest] = manifestDigests(manifest, [{}, PREPARATION_VARIANT]) as [string, string];
     // The same count the gate passes (runtime.ts), so what an approver is shown is what the send is checked against.
     const payeeFlags = await flagPayeeRows(await rt.payeesFor(profileId), manifest.rows, { profileId, control: async () => s, audit: (entry) => rt.audit(profileId, entry) });
+    return { manifest: { ...manifest, rows: [] }, rowCount: manifest.rows.length, digest, preparedDigest, payeeFlags };
+  };
+
+  const subjectView = async (profileId: string, subject: Subject, options: ShowOptions = {}): Promise<SubjectView> => {
+    const s = await rt.controlFor(profileId);
+    const facts = options.reuse
+      ? await reused.get(await rt.journalFor(profileId), s, subject, () => factsOf(profileId, s, subject))
+      : await factsOf(profileId, s, subject);
+    if (!facts) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
+    const { manifest, payeeFlags } = facts;
+    const repo = await rt.dualControlFor(profileId);
     // With this desk's kept rejections, as the gate reads them: a "no" deleted from the store still shows.
     const { approvals } = withKeptRejections(await repo.approvalsFor(subject), await keptRejections(rt.ctx.keyStore, profileId, subject));
-    const verdict = verifyApprovals(manifest, approvals, s.people, s.policy, { now: now(), newOrChangedPayees: payeeFlags.length });
-    const preparation = s.enforced ? (s.problem?.message ?? preparationProblem(manifest, await repo.preparationsFor(subject), s.people)) : null;
+    const verdict = verifyApprovals(manifest, approvals, s.people, s.policy, { now: now(), newOrChangedPayees: payeeFlags.length, digest: facts.digest });
+    const preparation = s.enforced ? (s.problem?.message ?? preparationProblem(manifest, await repo.preparationsFor(subject), s.people, facts.preparedDigest)) : null;
     return {
-      subject, manifestDigest: manifestDigest(manifest), preparedBy: manifest.preparedBy, fileSha256: manifest.fileSha256, rows: manifest.rows.length,
+      subject, manifestDigest: facts.digest, preparedBy: manifest.preparedBy, fileSha256: manifest.fileSha256, rows: facts.rowCount,
       totals: manifest.totals, policyVersion: manifest.policyVersion, enforced: s.enforced, payeeFlags, preparation, verdict,
       stillNeeded: s.enforced ? stillNeeded(verdict, s.people, manifest.preparedBy, now()) : null,
     };
@@ -549,6 +576,19 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     },
 
     show: subjectView,
+
+    async keepFactsOf(profileId, subjects) {
+      reused.keepOnly(await rt.journalFor(profileId), subjects);
+    },
+
+    async heldPayoutIds(profileId) {
+      const journal = await rt.journalFor(profileId);
+      return reused.list(journal, 'held payouts', async () => {
+        const ids: string[] = [];
+        for await (const p of journal.iterateHistory({ kinds: ['payout'], statuses: ['HELD'] })) if (p.batchId === null) ids.push(p.id);
+        return ids;
+      });
+    },
 
     async decide(profileId, subject, decision, reason, by) {
       const s = await trustedControl(rt, profileId);
