@@ -1,7 +1,6 @@
 // Turns an HTTP answer or a transport failure into a GatewayError. The gateway's error body shape is
 // not documented, so code and message are looked for in every plausible place; whatever the gateway
 // says is passed through the log redaction first, so an echoed token or secret never travels on.
-import { AxiosError } from 'axios';
 import { redactText } from '../log';
 import { GatewayError, type GatewayErrorKind } from './errors';
 
@@ -103,8 +102,9 @@ export function errorFromResponse(
 /** A GatewayError for a request that got no HTTP answer at all. */
 export function errorFromTransport(error: unknown, ctx: ErrorContext, timeoutMs: number): GatewayError {
   if (error instanceof GatewayError) return error;
-  const code = error instanceof AxiosError ? error.code : (error as { code?: unknown } | undefined)?.code;
-  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === AxiosError.ETIMEDOUT) {
+  // axios' errors carry node's code (ECONNRESET…) or their own (ECONNABORTED, ETIMEDOUT) in the same field.
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') {
     return new GatewayError('timeout', `${ctx.operation}: ${KIND_TEXT.timeout} (no answer within ${timeoutMs} ms)`, {
       code: 'TIMEOUT',
       operation: ctx.operation,
@@ -134,7 +134,13 @@ export function answerTooLarge(ctx: ErrorContext, maxBytes: number): GatewayErro
   });
 }
 
-/** True for axios' own "maxContentLength size of N exceeded" failure. */
+/**
+ * True for axios' own "maxContentLength size of N exceeded" failure. axios marks its errors with isAxiosError
+ * (what axios.isAxiosError reads): checked that way, this module does not load axios (main/gateway/transport.ts
+ * loads it at the first request, so a CLI command that sends nothing starts without it).
+ */
 export function isAnswerTooLarge(error: unknown): boolean {
-  return error instanceof AxiosError && error.code === AxiosError.ERR_BAD_RESPONSE && /maxContentLength/i.test(error.message);
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { isAxiosError?: unknown; code?: unknown; message?: unknown };
+  return e.isAxiosError === true && e.code === 'ERR_BAD_RESPONSE' && typeof e.message === 'string' && /maxContentLength/i.test(e.message);
 }

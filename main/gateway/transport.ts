@@ -5,7 +5,7 @@
 //   safety margin) and tries once more;
 // - idempotent calls (GETs, token requests) are retried a bounded number of times on time-out, network or 5xx;
 // - POST creates are never retried here: the engine owns that decision (DESIGN.md §4).
-import axios, { type AxiosAdapter, type AxiosInstance, type AxiosResponse } from 'axios';
+import type { AxiosAdapter, AxiosInstance, AxiosResponse } from 'axios';
 import { getProxyForUrl } from 'proxy-from-env';
 import type { Logger } from '../log';
 import { GatewayError, SendCancelledError } from './errors';
@@ -57,13 +57,38 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * axios (with its HTTP, proxy and form-data code) is loaded at the first request, not with this module: the
+ * CLI's profile and key commands build an app context, and with it this transport, but send nothing (issue 26).
+ */
+let axiosLoaded: Promise<typeof import('axios').default> | undefined;
+const loadAxios = () => (axiosLoaded ??= import('axios').then((m) => m.default));
+
+/**
+ * Loads axios now. The simulation calls it before it installs its fake clock, so that no run ever waits on a
+ * module load (real I/O) in the middle of its seeded order of events.
+ */
+export async function preloadHttp(): Promise<void> {
+  await loadAxios();
+}
+
 export class GatewayTransport {
-  private readonly http: AxiosInstance;
+  private http: AxiosInstance | undefined;
   private readonly maxResponseBytes: number;
 
   constructor(private readonly options: TransportOptions) {
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    this.http = axios.create({
+    // Started here, awaited at the first request: a client made is a client about to send. A failure to
+    // load is seen there, not here.
+    loadAxios().catch(() => undefined);
+  }
+
+  /** This profile's axios instance, made at its first request. */
+  private async httpClient(): Promise<AxiosInstance> {
+    if (this.http) return this.http;
+    const axios = await loadAxios();
+    const options = this.options;
+    this.http ??= axios.create({
       baseURL: options.baseUrl,
       timeout: options.timeoutMs,
       responseType: 'text',
@@ -81,6 +106,7 @@ export class GatewayTransport {
       ...(getProxyForUrl(options.baseUrl) === '' ? { proxy: false as const } : {}),
       ...(options.adapter ? { adapter: options.adapter } : {}),
     });
+    return this.http;
   }
 
   get limiter(): RateLimiter {
@@ -121,6 +147,8 @@ export class GatewayTransport {
     if (request.body !== undefined) headers['Content-Type'] = 'application/json';
     if (authorization) headers.Authorization = `Bearer ${authorization}`;
 
+    // Ready before the slot is taken: loading axios (once) never holds one of the merchant's slots.
+    const http = this.http ?? (await this.httpClient());
     // The limiter learns from how the request ended: an answer (a 429 told apart) or none at all.
     const done = await this.options.limiter.acquire(request.lane);
     let outcome: SlotOutcome = 'no-answer';
@@ -129,7 +157,7 @@ export class GatewayTransport {
       if (request.beforeSend && !request.beforeSend()) throw new SendCancelledError(request.operation);
       const started = performance.now();
       try {
-        response = await this.http.request<string>({
+        response = await http.request<string>({
           method: request.method,
           url: withQuery(request.path, request.query),
           data: request.body,

@@ -8,6 +8,7 @@ import nodeCrypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import FakeTimers from '@sinonjs/fake-timers';
 import { MemoryKeyStore } from '../../main/keys/key-store';
+import { preloadHttp } from '../../main/gateway/transport';
 import { openStorage, SQLITE, type Adapter, type SimStorage } from './adapters';
 import { GatewayModel } from './gateway-model';
 import { InvariantChecker, type Violation } from './invariants';
@@ -42,6 +43,8 @@ export const dualControlFor = (seed: number): boolean => seed % 2 === 0;
 export async function runHistory(seed: number, steps: Step[], dualControl = false, adapter: Adapter = SQLITE): Promise<RunResult> {
   // Before the fake clock: a team database is made on real time.
   const storage: SimStorage = await openStorage(adapter);
+  // The desk loads its HTTP client at its first request: loaded here, on real time, it is never a wait on I/O inside a run.
+  await preloadHttp();
   const home = mkdtempSync(join(SCRATCH, 'desk-sim-'));
   // Ids the desk makes itself (retry rows, batches) come from the seed too, so a run replays exactly: those of
   // the global crypto (the SQLite journal, the desk services) and, on a stream of their own, those of
