@@ -109,8 +109,9 @@ const fileSource = z.discriminatedUnion('kind', [
 
 type SchemaMap = { [A in Area]: { [V in Verb<A>]: z.ZodType<AreaArgs<A, V>> } };
 
-export const ARG_SCHEMAS: SchemaMap = {
-  profiles: {
+/** Each area's schemas, built when the area is first used (see ARG_SCHEMAS). */
+const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
+  profiles: () => ({
     list: none,
     create: z.strictObject({
       name: required(80),
@@ -131,8 +132,8 @@ export const ARG_SCHEMAS: SchemaMap = {
     }),
     remove: z.strictObject({ profileId, deleteJournal: z.boolean().optional() }),
     testConnection: optionalProfile,
-  },
-  keys: {
+  }),
+  keys: () => ({
     list: optionalProfile,
     generate: z.strictObject({ profileId: profileId.optional(), modulusBits: z.union([z.literal(2048), z.literal(3072), z.literal(4096)]).optional() }),
     import: z.strictObject({ profileId: profileId.optional(), file: fileToken, passphrase: text(1024).optional() }),
@@ -149,8 +150,8 @@ export const ARG_SCHEMAS: SchemaMap = {
     }),
     setSecret: z.strictObject({ profileId: profileId.optional(), secret: required(4096) }),
     clearSecret: optionalProfile,
-  },
-  payouts: {
+  }),
+  payouts: () => ({
     validate: z.strictObject(payoutFields),
     create: z.strictObject({ ...payoutFields, idPayout: paymentId }),
     get: z.strictObject({ idPayout: paymentId }),
@@ -158,8 +159,8 @@ export const ARG_SCHEMAS: SchemaMap = {
     discard: z.strictObject({ idPayout: paymentId, reason: z.string().trim().min(1).max(500).optional() }),
     currencies: none,
     operators: z.strictObject({ currencyCode: currencyCode.optional() }),
-  },
-  batches: {
+  }),
+  batches: () => ({
     template: none,
     validateFile: z.strictObject({ source: fileSource, decimalComma: z.boolean().optional() }),
     submit: z.strictObject({
@@ -178,19 +179,19 @@ export const ARG_SCHEMAS: SchemaMap = {
     exportResults: byBatch,
     exportApprovals: byBatch,
     retryFailed: z.strictObject({ batchId, idPayouts: listOf(paymentId).min(1) }),
-  },
-  balances: {
+  }),
+  balances: () => ({
     get: none,
     refresh: none,
     series: z.strictObject({ currencyCode, from: isoTime.optional(), to: isoTime.optional() }),
     pending: none,
-  },
-  history: {
+  }),
+  history: () => ({
     query: z.strictObject({ ...page, filters: historyFilters.optional(), sort: historySort.optional() }),
     timeline: z.strictObject({ kind: z.enum(['payout', 'payin']), id: paymentId }),
     export: z.strictObject({ filters: historyFilters.optional(), sort: historySort.optional() }),
-  },
-  payins: {
+  }),
+  payins: () => ({
     options: z.strictObject({ money }),
     create: z.strictObject({
       idPayin: paymentId.optional(),
@@ -208,12 +209,12 @@ export const ARG_SCHEMAS: SchemaMap = {
     accountData: byPayin,
     markPaidDemo: byPayin,
     shareToken: z.strictObject({ idPayin: paymentId, validitySecs: z.number().int().min(60).max(86_400) }),
-  },
-  audit: {
+  }),
+  audit: () => ({
     list: z.strictObject(page),
     verify: none,
-  },
-  settings: {
+  }),
+  settings: () => ({
     get: optionalProfile,
     update: z.strictObject({
       profileId: profileId.optional(),
@@ -238,8 +239,8 @@ export const ARG_SCHEMAS: SchemaMap = {
     }),
     clearTeamDatabase: optionalProfile,
     checkTeamDatabase: optionalProfile,
-  },
-  people: {
+  }),
+  people: () => ({
     list: none,
     session: none,
     unlock: z.strictObject({ personId, passphrase }),
@@ -253,8 +254,8 @@ export const ARG_SCHEMAS: SchemaMap = {
     cosign: z.strictObject({ hash: z.string().regex(/^[0-9a-f]{64}$/, 'is not a control record hash') }),
     seal: none,
     confirmRoot: z.strictObject({ fingerprint: z.string().trim().regex(/^[0-9a-f]{4}(:[0-9a-f]{4}){7}$/i, 'is not a root fingerprint (8 groups of 4 hex digits)') }),
-  },
-  approvals: {
+  }),
+  approvals: () => ({
     queue: none,
     show: z.strictObject(subjectRef),
     status: z.strictObject({ subjects: z.array(z.strictObject(subjectRef)).max(200, 'at most 200 items') }),
@@ -262,8 +263,8 @@ export const ARG_SCHEMAS: SchemaMap = {
     reject: z.strictObject({ ...subjectRef, reason: required(500) }),
     policy: none,
     setPolicy: z.strictObject({ rules: policyRules }),
-  },
-  payees: {
+  }),
+  payees: () => ({
     list: z.strictObject({ all: z.boolean().optional() }),
     versions: z.strictObject({ payeeId }),
     add: z.strictObject({ ...payeeFields, name: text(200), accountNumber: text(64), operatorCode: text(64), emailAddress: text(254) }),
@@ -274,13 +275,37 @@ export const ARG_SCHEMAS: SchemaMap = {
     import: z.strictObject({ source: z.strictObject({ kind: z.literal('granted'), token: fileToken }) }),
     export: none,
     addFromPayout: z.strictObject({ idPayout: paymentId }),
-  },
-  app: {
+  }),
+  app: () => ({
     info: none,
     connectionState: none,
     rateBudget: none,
     openDataFolder: none,
     chooseFile: z.strictObject({ purpose: filePurpose }),
     fileDropped: z.strictObject({ purpose: filePurpose, path: required(4096) }),
-  },
+  }),
 };
+
+/**
+ * The argument schema of every contract method, by area. An area's schemas are built the first time the area is
+ * read, not when this module loads: building all of them takes tens of milliseconds, and a CLI command calls
+ * one or two methods (issue 26: a CLI that starts fast). The Electron main process builds an area at its
+ * first call in the same way.
+ */
+export const ARG_SCHEMAS: SchemaMap = builtOnFirstRead(AREA_SCHEMAS);
+
+function builtOnFirstRead<T extends object>(builders: { [K in keyof T]: () => T[K] }): T {
+  const built = {} as T;
+  for (const key of Object.keys(builders) as (keyof T)[]) {
+    Object.defineProperty(built, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = builders[key]();
+        Object.defineProperty(built, key, { value, enumerable: true, configurable: false, writable: false });
+        return value;
+      },
+    });
+  }
+  return built;
+}

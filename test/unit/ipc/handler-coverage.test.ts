@@ -12,6 +12,15 @@ import { recordingServices } from './fake-services';
 const sorted = (xs: Iterable<string>) => [...xs].sort();
 
 describe('handler coverage', () => {
+  it("an area's schemas are built at its first read, once, and then stay the same objects", () => {
+    const descriptor = Object.getOwnPropertyDescriptor(ARG_SCHEMAS, 'payins');
+    // The first test of this file: nothing has read it yet, so it is still the getter that builds it.
+    expect(descriptor?.get).toBeTypeOf('function');
+    const first = ARG_SCHEMAS.payins;
+    expect(Object.getOwnPropertyDescriptor(ARG_SCHEMAS, 'payins')).toMatchObject({ value: first, writable: false });
+    expect(ARG_SCHEMAS.payins).toBe(first);
+  });
+
   it('createIpcHandlers answers every contract channel and no other', () => {
     const handlers = createIpcHandlers(recordingServices().services);
     expect(sorted(Object.keys(handlers))).toEqual(sorted(IPC_CHANNELS));
