@@ -17,15 +17,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const NATIVE_OR_OPTIONAL = ['keytar', 'better-sqlite3', 'pg-native'];
 
 /**
- * zod's classic API re-exports every translation of its messages (`z.locales`, about a quarter of the
- * bundle); the app uses none of them, only the English one zod configures for itself. An empty module
- * stands in for the list, so start-up does not parse it.
+ * zod's classic and mini APIs and its core re-export every translation of its messages (`z.locales`, about a
+ * quarter of the bundle); the app uses none of them, only the English one (set up by the classic API itself
+ * and by main/zod-mini.ts). An empty module stands in for the list, so start-up does not parse it.
  */
 const zodWithoutLocales = {
   name: 'zod-without-locales',
   setup(build) {
     build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/]classic[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-without-locales' } : undefined,
+      /[\\/]zod[\\/]v4[\\/](classic|mini|core)[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-without-locales' } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'zod-without-locales' }, () => ({ contents: 'export {};', loader: 'js' }));
   },

@@ -8,7 +8,7 @@ import { execFile, spawn } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { z } from 'zod';
+import * as z from '../zod-mini';
 import { CodedError } from '../domain/coded-error';
 import { secretServiceState, type SecretServiceState } from './secret-service-bus';
 
@@ -23,7 +23,7 @@ export const WRONG_PASSWORD = 'the keyring did not unlock: wrong password?';
 
 export class KeyringAgentError extends CodedError<'KEYRING_WRONG_PASSWORD' | 'KEYRING_NOT_STARTED'> {}
 
-const agentSchema = z.object({ busAddress: z.string().min(1), busPid: z.number().int().positive(), keyringPid: z.number().int().positive() });
+const agentSchema = z.object({ busAddress: z.string().check(z.minLength(1)), busPid: z.int().check(z.positive()), keyringPid: z.int().check(z.positive()) });
 export type Agent = z.infer<typeof agentSchema>;
 
 /** Single quotes for sh, bash and zsh: nothing inside is expanded. */

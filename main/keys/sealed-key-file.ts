@@ -4,7 +4,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from '../zod-mini';
 import { CodedError } from '../domain/coded-error';
 
 const FORMAT = 'payout-desk-sealed-key';

@@ -1,7 +1,7 @@
 // A profile: one merchant on one gateway. Everything here is non-secret; the wrap key, the
 // deprecated secret and the private keys live in the keychain / sealed key files (main/keys/).
 import { posix, win32 } from 'node:path';
-import { z } from 'zod';
+import * as z from '../zod-mini';
 import { DEFAULT_FINAL_STATUSES } from '../domain/status';
 
 export const TIMESTAMP_UNITS = ['ms', 's'] as const;
@@ -12,23 +12,25 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 export const PROFILE_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,39}$/;
 export const DEFAULT_ACCOUNT_DATA_PATH = '/payins/{idPayin}/account-data';
 
-const httpUrl = z
-  .string()
-  .trim()
-  .refine((text) => {
+const httpUrl = z.string().check(
+  z.trim(),
+  z.refine((text) => {
     try {
       const url = new URL(text);
       return url.protocol === 'http:' || url.protocol === 'https:';
     } catch {
       return false;
     }
-  }, 'must be an http(s) URL such as https://gateway.example.com');
+  }, 'must be an http(s) URL such as https://gateway.example.com'),
+);
 
 /** A public callback URL: where the gateway sends callbacks, so never an "every interface" address. */
-const callbackBaseUrl = httpUrl.refine((text) => {
-  const host = new URL(text).hostname.replace(/^\[|\]$/g, '');
-  return host !== '0.0.0.0' && host !== '::';
-}, 'public callback URL must name a host the gateway can reach (0.0.0.0 and [::] are listening addresses, not destinations)');
+const callbackBaseUrl = httpUrl.check(
+  z.refine((text) => {
+    const host = new URL(text).hostname.replace(/^\[|\]$/g, '');
+    return host !== '0.0.0.0' && host !== '::';
+  }, 'public callback URL must name a host the gateway can reach (0.0.0.0 and [::] are listening addresses, not destinations)'),
+);
 
 // ---- team database (issue 15, "Team desk") ----------------------------------------------------
 
@@ -94,72 +96,81 @@ export function teamDatabaseTarget(text: string): TeamDatabaseTarget {
   };
 }
 
-const teamUrl = z
-  .string()
-  .trim()
-  .max(2048, 'at most 2048 characters')
-  .superRefine((text, ctx) => {
+const teamUrl = z.string().check(
+  z.trim(),
+  z.maxLength(2048, 'at most 2048 characters'),
+  z.superRefine((text, ctx) => {
     const problem = teamUrlProblem(text);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+  }),
+);
 
 /** Where the team journal lives; null (the default) = a single desk with its own SQLite journal. */
 export const TeamDatabaseSchema = z.strictObject({
   url: teamUrl,
-  tls: z.enum(TEAM_TLS_MODES).default('verify-full'),
+  tls: z._default(z.enum(TEAM_TLS_MODES), 'verify-full'),
   /** A PEM bundle of the CA(s) that signed the server's certificate; absent = the system's trusted CAs. */
-  caFile: z
-    .string()
-    .trim()
-    .max(4096)
-    .refine((p) => posix.isAbsolute(p) || win32.isAbsolute(p), 'CA file must be an absolute path to a PEM file')
-    .nullable()
-    .default(null),
+  caFile: z._default(
+    z.nullable(
+      z.string().check(
+        z.trim(),
+        z.maxLength(4096),
+        z.refine((p) => posix.isAbsolute(p) || win32.isAbsolute(p), 'CA file must be an absolute path to a PEM file'),
+      ),
+    ),
+    null,
+  ),
 });
 export type TeamDatabase = z.output<typeof TeamDatabaseSchema>;
 export type TeamDatabaseInput = z.input<typeof TeamDatabaseSchema>;
 
 /** Input for a new profile; every field but name, baseUrl and merchantCode has a default. */
+/** A whole number from `min` to `max`, `fallback` when absent. */
+const intIn = (min: number, max: number, fallback: number) => z._default(z.int().check(z.minimum(min), z.maximum(max)), fallback);
+
 export const ProfileInputSchema = z.object({
-  id: z.string().regex(PROFILE_ID_PATTERN, 'profile id must be 1-40 of a-z, 0-9 and "-", starting with a letter or digit').optional(),
-  name: z.string().trim().min(1, 'name is required').max(80),
-  baseUrl: httpUrl.transform((u) => u.replace(/\/+$/, '')),
-  merchantCode: z.string().trim().min(1, 'merchant code is required').max(64),
-  apiMajorVersion: z.number().int().min(1).max(99).default(2),
-  timestampUnit: z.enum(TIMESTAMP_UNITS).default('ms'),
-  environment: z.enum(ENVIRONMENTS).default('TEST'),
-  rateLimitPerSec: z.number().int().min(1).max(1000).default(10),
-  tokenValiditySecs: z.number().int().min(60).max(86_400).default(900),
-  callbackEnabled: z.boolean().default(false),
-  callbackHost: z.string().trim().min(1).default('127.0.0.1'),
-  callbackPort: z.number().int().min(0).max(65_535).default(0),
+  id: z.optional(z.string().check(z.regex(PROFILE_ID_PATTERN, 'profile id must be 1-40 of a-z, 0-9 and "-", starting with a letter or digit'))),
+  name: z.string().check(z.trim(), z.minLength(1, 'name is required'), z.maxLength(80)),
+  baseUrl: z.pipe(httpUrl, z.transform((u) => u.replace(/\/+$/, ''))),
+  merchantCode: z.string().check(z.trim(), z.minLength(1, 'merchant code is required'), z.maxLength(64)),
+  apiMajorVersion: intIn(1, 99, 2),
+  timestampUnit: z._default(z.enum(TIMESTAMP_UNITS), 'ms'),
+  environment: z._default(z.enum(ENVIRONMENTS), 'TEST'),
+  rateLimitPerSec: intIn(1, 1000, 10),
+  tokenValiditySecs: intIn(60, 86_400, 900),
+  callbackEnabled: z._default(z.boolean(), false),
+  callbackHost: z._default(z.string().check(z.trim(), z.minLength(1)), '127.0.0.1'),
+  callbackPort: intIn(0, 65_535, 0),
   /** The public base URL the gateway reaches this desk's listener at; the path secret is added to it. */
-  callbackUrl: callbackBaseUrl.nullable().default(null),
+  callbackUrl: z._default(z.nullable(callbackBaseUrl), null),
   /**
    * Unguessable path segment of the callback URL, made by ProfileStore (node:crypto). Kept with the
    * profile, not in the keychain: it travels in every payment's callbackUrl and sits in the journal
    * anyway, and the listener must start while the keychain is locked.
    */
-  callbackSecret: z.string().regex(/^[A-Za-z0-9_-]{22,128}$/).optional(),
-  useDeprecatedSecret: z.boolean().default(false),
-  maxAmountMinor: z.number().int().positive().nullable().default(null),
-  finalStatuses: z.array(z.string().trim().min(1).transform((s) => s.toUpperCase())).min(1).default([...DEFAULT_FINAL_STATUSES]),
-  accountDataPath: z
-    .string()
-    .regex(/^\/[A-Za-z0-9_!/{}.-]*\{idPayin\}[A-Za-z0-9_!/{}.-]*$/, 'account data path must start with "/" and contain {idPayin}')
-    .default(DEFAULT_ACCOUNT_DATA_PATH),
-  pollIntervalSecs: z.number().int().min(1).max(3600).default(10),
+  callbackSecret: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{22,128}$/))),
+  useDeprecatedSecret: z._default(z.boolean(), false),
+  maxAmountMinor: z._default(z.nullable(z.int().check(z.positive())), null),
+  finalStatuses: z._default(
+    z.array(z.string().check(z.trim(), z.minLength(1), z.toUpperCase())).check(z.minLength(1)),
+    () => [...DEFAULT_FINAL_STATUSES],
+  ),
+  accountDataPath: z._default(
+    z.string().check(z.regex(/^\/[A-Za-z0-9_!/{}.-]*\{idPayin\}[A-Za-z0-9_!/{}.-]*$/, 'account data path must start with "/" and contain {idPayin}')),
+    DEFAULT_ACCOUNT_DATA_PATH,
+  ),
+  pollIntervalSecs: intIn(1, 3600, 10),
   /** Dual control: an unlocked person unused this long is locked again (must unlock with their passphrase). */
-  idleLockMinutes: z.number().int().min(1).max(480).default(10),
-  isDemo: z.boolean().default(false),
+  idleLockMinutes: intIn(1, 480, 10),
+  isDemo: z._default(z.boolean(), false),
   /** A shared team journal on PostgreSQL; null = this desk alone (SQLite). Its password is in the keychain. */
-  teamDatabase: TeamDatabaseSchema.nullable().default(null),
+  teamDatabase: z._default(z.nullable(TeamDatabaseSchema), null),
 });
 export type ProfileInput = z.input<typeof ProfileInputSchema>;
 
 /**
  * Fields a user may change after creation (id and createdAt are fixed). Validated field by field
- * (see ProfileStore.update): zod's `.partial()` would still fill every default and so reset fields
+ * (see ProfileStore.update): zod's `partial()` would still fill every default and so reset fields
  * the patch does not name.
  */
 export type ProfilePatch = Partial<Omit<ProfileInput, 'id'>>;

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from '../zod-mini';
 import type { SecurityActionReporter } from '../audit/security-action';
 import {
   ProfileInputSchema,
@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS app_settings (key TEXT PRIMARY KEY, value TEXT NOT NU
 `;
 
 type StoredFields = Omit<Profile, 'id' | 'activeKeyId' | 'createdAt' | 'updatedAt'>;
-const StoredFieldsSchema = ProfileInputSchema.omit({ id: true });
+const StoredFieldsSchema = z.omit(ProfileInputSchema, { id: true });
 
 interface ProfileRow {
   id: string;
@@ -67,7 +67,7 @@ interface KeyRow {
   retired_at: string | null;
 }
 
-function describeZod(error: z.ZodError): string {
+function describeZod(error: z.core.$ZodError): string {
   return error.issues.map((i) => `${i.path.join('.') || 'profile'}: ${i.message}`).join('; ');
 }
 
