@@ -1,28 +1,24 @@
 // The app context: the services one data folder needs, built once and shared by the Electron main
 // process, the CLI, the tests and the benchmarks. No singletons: each context owns its database
 // connection, its key store and one rate limiter per merchant.
-import { join } from 'node:path';
 import type { AxiosAdapter } from 'axios';
 import { GatewayClient } from './gateway/client';
 import { RateLimiterRegistry, type RateLimiter } from './gateway/rate-limiter';
 import type { TokenCredentials } from './gateway/token-manager';
-import { KeyCustody } from './keys/key-custody';
-import { KeytarKeyStore, type KeyStore } from './keys/key-store';
-import { silentLogger, type Logger } from './log';
+import { createProfileContext, type ProfileContext, type ProfileContextOptions } from './profile-context';
 import { profileRuleProblem, type Profile } from './profiles/profile-schema';
-import { ProfileError, ProfileStore } from './profiles/profile-store';
-import { SecurityTrail } from './audit/security-trail';
+import { ProfileError } from './profiles/profile-store';
 
 /** A gateway request is aborted after this long unless the context says otherwise. */
 export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
 
-export interface AppContextOptions {
-  /** The data folder: `desk.db` and `profiles/<id>/keys/*.key.enc` live here. */
-  home: string;
-  /** Default: the OS keychain through keytar (service `payout-desk`). */
-  keyStore?: KeyStore;
+export interface AppContextOptions extends ProfileContextOptions {
+  /**
+   * The profile half already made (the CLI makes it first for its light commands): the app context shares
+   * its profile store, keychain and trail, and closing the app context closes it. Default: a new one.
+   */
+  base?: ProfileContext;
   fetchTimeoutMs?: number;
-  logger?: Logger;
   /** What carries gateway requests; default real HTTP. The simulation's in-process gateway goes here. */
   httpAdapter?: AxiosAdapter;
   /**
@@ -32,15 +28,7 @@ export interface AppContextOptions {
   sharedLimiterFor?: (profile: Profile) => RateLimiter | undefined;
 }
 
-export interface AppContext {
-  readonly home: string;
-  readonly profiles: ProfileStore;
-  readonly keys: KeyCustody;
-  /** The keychain: key custody's wrap keys, and each journal's audit key and head anchor (main/store/sqlite/audit-seal.ts). */
-  readonly keyStore: KeyStore;
-  /** Security actions of key custody and the profile store on their way to the audit log. */
-  readonly trail: SecurityTrail;
-  readonly logger: Logger;
+export interface AppContext extends ProfileContext {
   /** The client of a profile (cached; rebuilt when the profile or its active key changed). */
   gatewayFor(profileId: string): GatewayClient;
   /** The rate limiter shared by every client of this merchant. */
@@ -52,17 +40,11 @@ export interface AppContext {
    * budget kept in the team database), or, with null, from this process's own limiter again.
    */
   shareLimiter(profileId: string, limiter: RateLimiter | null): void;
-  close(): void;
 }
 
 export function createAppContext(options: AppContextOptions): AppContext {
-  const home = options.home;
-  const logger = options.logger ?? silentLogger;
-  const trail = new SecurityTrail();
-  const profiles = new ProfileStore(join(home, 'desk.db'), trail);
-  // PAYOUT_DESK_KEYCHAIN_SERVICE lets tests and a second install keep their keys apart from the default service.
-  const keyStore = options.keyStore ?? new KeytarKeyStore(process.env['PAYOUT_DESK_KEYCHAIN_SERVICE'] || undefined);
-  const keys = new KeyCustody({ home, keyStore, profiles, audit: trail });
+  const base = options.base ?? createProfileContext(options);
+  const { profiles, keys, logger } = base;
   const limiters = new RateLimiterRegistry();
   const clients = new Map<string, { client: GatewayClient; stamp: string }>();
   const shared = new Map<string, RateLimiter>();
@@ -79,11 +61,11 @@ export function createAppContext(options: AppContextOptions): AppContext {
   };
 
   return {
-    home,
+    home: base.home,
     profiles,
     keys,
-    keyStore,
-    trail,
+    keyStore: base.keyStore,
+    trail: base.trail,
     logger,
     limiterFor,
     fetchTimeoutMs,
@@ -115,7 +97,7 @@ export function createAppContext(options: AppContextOptions): AppContext {
     },
     close() {
       clients.clear();
-      profiles.close();
+      base.close();
     },
   };
 }

@@ -10,7 +10,8 @@
 import { type Command } from 'commander';
 import type { BatchResultRow, BatchView } from '../../contract/api';
 import { nextStepsOf } from './approval-hints';
-import { actingOptions, workAs, type ActingOptions } from './dual-control';
+import { workAs } from './dual-control';
+import { actingOptions, type ActingOptions } from './acting';
 import { typedCommand } from './invocation';
 import { fileSubmitOptions, submitValidated, validateFile, type FileSubmitOptions } from './submit-file';
 import { CliUsageError, type CliDeps, type CliDesk } from './deps';

@@ -1,7 +1,9 @@
 // What main/cli/index.ts hands every command module (main/cli/<area>.ts). Kept apart from main/cli/index.ts so
 // the command modules never import the entry file that imports them.
+import type { Command } from 'commander';
 import type { Area, Verb } from '../../contract/api';
 import type { AppContext } from '../context';
+import type { ProfileContext } from '../profile-context';
 import type { DeskEvents } from '../desk/events';
 import type { DeskRuntime } from '../desk/runtime';
 import type { AreaArgs, AreaResult, DeskServices } from '../desk/services';
@@ -32,7 +34,12 @@ export interface CliDesk {
 
 /** What every command module gets. */
 export interface CliDeps {
-  /** The app context of the chosen data folder, created on first use and closed when the command ends. */
+  /**
+   * The profile half of the app context (profiles, keychain, key custody), created on first use and closed
+   * when the command ends: all a command marked startsLight may use.
+   */
+  profileContext(): ProfileContext;
+  /** The app context of the chosen data folder (the profile half plus the gateway clients), created on first use. */
   context(): AppContext;
   /** The profile named by --profile, else the current one; a clear error when there is none. */
   profile(): Profile;
@@ -69,4 +76,20 @@ export class CliHeldError extends CodedError<'PAYOUT_HELD'> {
   ) {
     super('PAYOUT_HELD', message);
   }
+}
+
+const light = new WeakSet<Command>();
+
+/**
+ * Marks a command that needs only the app context (profiles, keys, the keychain), never runtime() or desk():
+ * it starts without loading the desk's composition (journals, engines, the gateway client), issue 26.
+ * A security action it records still reaches the audit log: the first one composes the runtime.
+ */
+export function startsLight(command: Command): Command {
+  light.add(command);
+  return command;
+}
+
+export function startsLightly(command: Command): boolean {
+  return light.has(command);
 }

@@ -18,17 +18,7 @@ import { nextStepLines, stillNeededLines } from './approval-hints';
 import { CliUsageError, type CliDeps } from './deps';
 import { intOption, plural, readSecretInput } from './shared';
 
-export interface ActingOptions {
-  as?: string;
-  passphraseEnv?: string;
-  passphraseFile?: string;
-}
-
-export const actingOptions = (command: Command): Command =>
-  command
-    .option('--as <person>', 'who acts: person id or name')
-    .option('--passphrase-env <name>', 'environment variable holding the passphrase of --as')
-    .option('--passphrase-file <file>', 'file whose first line is the passphrase of --as');
+import { actingOptions, type ActingOptions } from './acting';
 
 export { lockedInCliTerms } from './locked-words';
 

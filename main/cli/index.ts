@@ -12,12 +12,13 @@ import { Command, CommanderError } from 'commander';
 // A named import: the bundle (scripts/build-cli.mjs) keeps only the version, not the whole package.json.
 import { version } from '../../package.json';
 import type { AppContext } from '../context';
+import type { ProfileContext } from '../profile-context';
 import { GatewayError } from '../gateway/errors';
 import type { DeskRuntime } from '../desk/runtime';
 import { KeytarKeyStore, type KeyStore } from '../keys/key-store';
 import { createLogger, redactText, silentLogger, type Logger } from '../log';
 import { CodedError } from '../domain/coded-error';
-import { CliHeldError, CliUsageError, type CliDeps, type CliDesk, type CliIo } from './deps';
+import { CliHeldError, CliUsageError, startsLightly, type CliDeps, type CliDesk, type CliIo } from './deps';
 import { HELD_EXIT } from './shared';
 import { CLI_AREAS, commandWord } from './catalogue';
 import { lockedInCliTerms } from './locked-words';
@@ -43,18 +44,29 @@ export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
 
 type Composition = typeof import('./composition');
 let composition: Composition | undefined;
+type ContextModule = typeof import('../context');
+let contextModule: ContextModule | undefined;
+type ProfileContextModule = typeof import('../profile-context');
+let profileContextModule: ProfileContextModule | undefined;
 
 /**
  * Loads the heavy half of the CLI (main/cli/composition.ts). runCli does it before a command's action runs;
  * code that uses buildProgram's deps without parsing a command line awaits it first.
  */
 export async function loadCliComposition(): Promise<Composition> {
+  profileContextModule ??= await import('../profile-context');
+  contextModule ??= await import('../context');
   composition ??= await import('./composition');
   return composition;
 }
 
+/** Whether this process has loaded the desk's composition (the tests of the light commands ask). */
+export function cliCompositionLoaded(): boolean {
+  return composition !== undefined;
+}
+
 function loadedComposition(): Composition {
-  if (!composition) throw new Error('the CLI composition is not loaded: await loadCliComposition() first');
+  if (!composition) throw new Error('the CLI composition is not loaded: await loadCliComposition() first (or the command is marked startsLight but uses the desk)');
   return composition;
 }
 
@@ -75,38 +87,62 @@ export async function buildProgram(options: CliOptions = {}, argv?: readonly str
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    // Before any command's action (help and usage errors never get here): what deps.context() builds on.
-    .hook('preAction', async () => {
-      await loadCliComposition();
+    // Before any command's action (help and usage errors never get here): what deps.context() builds on, and
+    // the desk's composition unless the command only reads or writes profiles and keys (startsLight).
+    .hook('preAction', async (_program, action) => {
+      if (startsLightly(action)) profileContextModule ??= await import('../profile-context');
+      else await loadCliComposition();
     });
 
+  // The profile half of the context (profiles, keychain, keys), then the app context made on it.
+  let base: ProfileContext | undefined;
   let ctx: AppContext | undefined;
-  // Made with the context: key and profile commands act on the context directly, and the runtime is
-  // what writes their audit entries into the profile's journal (main/audit/security-trail.ts).
+  // Made on first use: by runtime() and desk(), or by the first security action of a key or profile command
+  // (the runtime is what writes those into the profile's journal, main/audit/security-trail.ts).
   let runtime: DeskRuntime | undefined;
+  let runtimeComposed: Promise<void> | undefined;
   let desk: CliDesk | undefined;
   // A command that completes but must still exit non-zero (e.g. `batch validate` with invalid rows).
   let exitCode = 0;
+  const composeRuntime = (c: AppContext): DeskRuntime => {
+    if (runtime) return runtime;
+    const { createDeskEvents, composeDesk } = loadedComposition();
+    const events = createDeskEvents((error) => c.logger.error('cli event listener failed', { error }));
+    runtime = composeDesk({ ctx: c, events, log: c.logger });
+    return runtime;
+  };
   const globals = () => program.opts<{ json?: boolean; home?: string; profile?: string; verbose?: boolean }>();
   const deps: CliDeps = {
     env,
     io,
     json: () => globals().json === true,
-    context() {
-      if (!ctx) {
+    profileContext() {
+      if (!base) {
         const home = globals().home ?? env.PAYOUT_DESK_HOME ?? defaultHome(env);
         const logger = options.logger ?? (globals().verbose ? createLogger((line) => io.stderr(`${line}\n`)) : silentLogger);
         const keyStore = options.keyStore ?? new KeytarKeyStore(env['PAYOUT_DESK_KEYCHAIN_SERVICE'] || undefined);
-        const { createAppContext, createDeskEvents, composeDesk } = loadedComposition();
-        ctx = createAppContext({ home, keyStore, logger });
-        const c = ctx;
-        const events = createDeskEvents((error) => c.logger.error('cli event listener failed', { error }));
-        runtime = composeDesk({ ctx: c, events, log: c.logger });
+        if (!profileContextModule) throw new Error('the CLI profile context module is not loaded: it is loaded before a command runs');
+        const b = profileContextModule.createProfileContext({ home, keyStore, logger });
+        base = b;
+        // Until the runtime exists, the first security action composes it (its writer then replaces this
+        // one) and is passed on to it: a light command that adds a profile still has it audited.
+        b.trail.attach(async (action) => {
+          runtimeComposed ??= loadCliComposition().then(() => void composeRuntime(deps.context()));
+          await runtimeComposed;
+          await b.trail.record(action);
+        });
+      }
+      return base;
+    },
+    context() {
+      if (!ctx) {
+        if (!contextModule) throw new Error('the CLI context module is not loaded: a command marked startsLight asked for the app context');
+        ctx = contextModule.createAppContext({ home: deps.profileContext().home, base: deps.profileContext() });
       }
       return ctx;
     },
     profile() {
-      const c = deps.context();
+      const c = deps.profileContext();
       const named = globals().profile;
       if (named) return c.profiles.resolve(named);
       const current = c.profiles.currentId();
@@ -114,14 +150,12 @@ export async function buildProgram(options: CliOptions = {}, argv?: readonly str
       return c.profiles.get(current);
     },
     runtime() {
-      deps.context();
-      if (!runtime) throw new Error('the desk runtime is made with the context');
-      return runtime;
+      return runtime ?? composeRuntime(deps.context());
     },
     desk() {
       const c = deps.context();
-      if (!runtime) throw new Error('the desk runtime is made with the context');
-      desk ??= loadedComposition().openCliDesk(c, runtime, deps.profile());
+      const r = deps.runtime();
+      desk ??= loadedComposition().openCliDesk(c, r, deps.profile());
       return desk;
     },
     setExitCode(code) {
@@ -147,13 +181,18 @@ export async function buildProgram(options: CliOptions = {}, argv?: readonly str
     async dispose() {
       // Engine stopped (requests on the wire finish and are journalled) and journals closed before the profile store.
       try {
+        // A runtime still being made for a security action is waited for, then closed like any other.
+        await runtimeComposed;
         // Also waits for audit entries of key and profile commands and anchors them in the keychain.
         await runtime?.close();
       } finally {
         desk = undefined;
         runtime = undefined;
-        ctx?.close();
+        // The app context closes the profile half it was made on.
+        if (ctx) ctx.close();
+        else base?.close();
         ctx = undefined;
+        base = undefined;
       }
     },
   };

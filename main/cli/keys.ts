@@ -6,12 +6,11 @@
 // environment variable (never argv); a backup also needs --second, another admin or approver.
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { CliUsageError, type CliDeps } from './deps';
+import { CliUsageError, startsLight, type CliDeps } from './deps';
 import type { KeyRecord } from '../profiles/profile-schema';
 import { DEFAULT_RSA_BITS, RSA_KEY_SIZES } from '../keys/rsa';
-import { dualControlService, type PersonView } from '../desk/dual-control';
-import { guardedKeys, type SecondPerson } from '../desk/keys';
-import { actingOptions, type ActingOptions } from './dual-control';
+import type { SecondPerson } from '../desk/keys';
+import { actAs, actingOptions, personNamed, type ActingOptions, type PersonSource } from './acting';
 import { intOption, readSecretInput } from './shared';
 
 interface SecretSource {
@@ -19,34 +18,6 @@ interface SecretSource {
   passphraseEnv?: string;
 }
 
-
-/** A person of the profile by id or by name (ignoring case); a clear error for none or several. */
-async function personNamed(deps: CliDeps, profileId: string, named: string): Promise<PersonView> {
-  const people = await dualControlService(deps.runtime()).listPeople(profileId);
-  const byName = people.filter((p) => p.name.toLowerCase() === named.trim().toLowerCase());
-  const found = people.find((p) => p.id === named) ?? (byName.length === 1 ? byName[0] : undefined);
-  if (found) return found;
-  throw new CliUsageError(byName.length > 1 ? `Several people are named "${named}"; give the id (people list)` : `No person "${named}" on this profile (people list)`);
-}
-
-/** Who --as names and their passphrase, from where the options say (the option names differ where --passphrase-* means a key's own). */
-interface PersonSource {
-  named?: string;
-  file?: string;
-  env?: string;
-}
-
-/**
- * Unlocks the person named for this command on `profileId`, as the one working at the desk (the runtime locks
- * them when the command ends). Nothing without a name: enough while the profile has no dual control.
- */
-export async function actAs(deps: CliDeps, profileId: string, who: PersonSource, options: string): Promise<void> {
-  if (!who.named) return;
-  const passphrase = await readSecretInput(deps, { file: who.file, env: who.env }, 'passphrase of --as');
-  if (passphrase === undefined) throw new CliUsageError(`Give the passphrase of --as with ${options}`);
-  const person = await personNamed(deps, profileId, who.named);
-  deps.runtime().setSession(profileId, await dualControlService(deps.runtime()).unlock(profileId, person.id, passphrase));
-}
 
 /** The --as of a command whose --passphrase-* options are the acting person's (actingOptions). */
 const actingAs = (o: ActingOptions): PersonSource => ({ named: o.as, file: o.passphraseFile, env: o.passphraseEnv });
@@ -64,6 +35,12 @@ interface AsOptions {
   asPassphraseFile?: string;
 }
 const AS_OWN = '--as-passphrase-env <VAR> or --as-passphrase-file <file>';
+
+/** The desk's guarded key actions on this command's runtime; loaded by the commands that change keys, not to list them. */
+async function guardedAt(deps: CliDeps): Promise<ReturnType<typeof import('../desk/keys').guardedKeys>> {
+  const { guardedKeys } = await import('../desk/keys');
+  return guardedKeys(deps.runtime());
+}
 
 function keyLine(k: KeyRecord): string {
   const retired = k.retiredAt ? ` retired ${k.retiredAt}` : '';
@@ -94,7 +71,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
     .action(async (o: ActingOptions & { bits: number; activate?: boolean }) => {
       const p = deps.profile();
       await actAs(deps, p.id, actingAs(o), ACTING);
-      const k = await guardedKeys(deps.runtime()).generate(p.id, o.bits, o.activate ? { activate: true } : {});
+      const k = await (await guardedAt(deps)).generate(p.id, o.bits, o.activate ? { activate: true } : {});
       deps.print([`Generated key for profile ${p.id}:`, keyLine(k), 'Register its public key with the platform: keys letter (or keys export-public).'], k);
     });
 
@@ -109,40 +86,40 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
       const pem = await readFile(file, 'utf8');
       const passphrase = await readSecretInput(deps, { file: o.passphraseFile, env: o.passphraseEnv }, 'passphrase');
       await actAs(deps, p.id, { named: o.as, file: o.asPassphraseFile, env: o.asPassphraseEnv }, AS_OWN);
-      const k = await guardedKeys(deps.runtime()).import(p.id, pem, passphrase, o.activate ? { activate: true } : {});
+      const k = await (await guardedAt(deps)).import(p.id, pem, passphrase, o.activate ? { activate: true } : {});
       deps.print([`Imported key into profile ${p.id}:`, keyLine(k), `The file ${file} still holds the key in the clear: store or destroy it safely.`], k);
     });
 
-  keys
+  startsLight(keys
     .command('list')
     .description('list the keys of the profile; * marks the active key')
     .action(() => {
       const p = deps.profile();
-      const all = deps.context().keys.listKeys(p.id);
+      const all = deps.profileContext().keys.listKeys(p.id);
       deps.print(all.length === 0 ? [`Profile ${p.id} has no keys: keys generate`] : all.map(keyLine), all);
-    });
+    }));
 
-  keys
+  startsLight(keys
     .command('export-public')
     .description('print (or write) the public key as SPKI PEM')
     .option('--key <keyId>', 'key id (default: the active key)')
     .option('--out <file>', 'write to a new file instead of printing')
     .action(async (o: { key?: string; out?: string }) => {
       const p = deps.profile();
-      const k = deps.context().keys.keyRecord(p.id, o.key);
-      const pem = await deps.context().keys.publicKeyPem(p.id, k.keyId);
+      const k = deps.profileContext().keys.keyRecord(p.id, o.key);
+      const pem = await deps.profileContext().keys.publicKeyPem(p.id, k.keyId);
       await writeOrPrint(deps, pem, o.out, { keyId: k.keyId, fingerprint: k.fingerprint, publicKeyPem: pem });
-    });
+    }));
 
-  keys
+  startsLight(keys
     .command('fingerprint')
     .description('SHA-256 fingerprint of the public key (DER SubjectPublicKeyInfo, hex with colons)')
     .option('--key <keyId>', 'key id (default: the active key)')
     .action((o: { key?: string }) => {
       const p = deps.profile();
-      const k = deps.context().keys.keyRecord(p.id, o.key);
+      const k = deps.profileContext().keys.keyRecord(p.id, o.key);
       deps.print(`${k.keyId}  SHA-256 ${k.fingerprint}`, { keyId: k.keyId, fingerprint: k.fingerprint, algorithm: 'SHA-256 of DER SPKI' });
-    });
+    }));
 
   actingOptions(keys
     .command('rotate')
@@ -152,7 +129,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
     .action(async (o: ActingOptions & { bits: number; to?: string }) => {
       const p = deps.profile();
       await actAs(deps, p.id, actingAs(o), ACTING);
-      const guarded = guardedKeys(deps.runtime());
+      const guarded = (await guardedAt(deps));
       const previous = p.activeKeyId;
       const k = o.to ? await guarded.activate(p.id, o.to) : (await guarded.rotate(p.id, o.bits)).key;
       deps.print(
@@ -166,17 +143,17 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
       );
     });
 
-  keys
+  startsLight(keys
     .command('letter')
     .description('printable key letter for the platform: merchant code, key id, fingerprint, date, signature line')
     .option('--key <keyId>', 'key id (default: the active key)')
     .option('--out <file>', 'write to a new file instead of printing')
     .action(async (o: { key?: string; out?: string }) => {
       const p = deps.profile();
-      const letter = await deps.context().keys.keyLetter(p.id, o.key);
-      const k = deps.context().keys.keyRecord(p.id, o.key);
+      const letter = await deps.profileContext().keys.keyLetter(p.id, o.key);
+      const k = deps.profileContext().keys.keyRecord(p.id, o.key);
       await writeOrPrint(deps, letter, o.out, { keyId: k.keyId, fingerprint: k.fingerprint });
-    });
+    }));
 
   asOptions(keys
     .command('backup')
@@ -200,7 +177,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
         second = { personId: (await personNamed(deps, p.id, o.second)).id, passphrase: secondPassphrase };
       }
       await actAs(deps, p.id, { named: o.as, file: o.asPassphraseFile, env: o.asPassphraseEnv }, AS_OWN);
-      const pem = await guardedKeys(deps.runtime()).backupPem(p.id, o.key, passphrase, o.confirmPrivateKeyExport === true, second);
+      const pem = await (await guardedAt(deps)).backupPem(p.id, o.key, passphrase, o.confirmPrivateKeyExport === true, second);
       await writeOrPrint(deps, pem, o.out, { keyId: o.key, format: 'encrypted PKCS#8 PEM' }, 0o600);
     });
 
@@ -210,7 +187,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
     .action(async (keyId: string, o: ActingOptions) => {
       const p = deps.profile();
       await actAs(deps, p.id, actingAs(o), ACTING);
-      const k = await guardedKeys(deps.runtime()).retire(p.id, keyId);
+      const k = await (await guardedAt(deps)).retire(p.id, keyId);
       deps.print([`Retired key ${k.keyId} of ${p.id}. Ask the platform to remove its public key too.`, keyLine(k)], k);
     });
 
@@ -226,24 +203,24 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
       const value = await readSecretInput(deps, { file: o.secretFile, env: o.secretEnv }, 'secret');
       if (value === undefined) throw new CliUsageError('Give the secret with --secret-file <file> or --secret-env <VAR> (never on the command line)');
       await actAs(deps, p.id, actingAs(o), ACTING);
-      await guardedKeys(deps.runtime()).setSecret(p.id, value, o.use === true);
+      await (await guardedAt(deps)).setSecret(p.id, value, o.use === true);
       deps.print(`Stored the merchant secret of ${p.id} in the keychain (DEPRECATED authentication${o.use ? ', now in use' : ', not in use'}).`, { stored: true, deprecated: true, inUse: o.use === true });
     });
-  secret
+  startsLight(secret
     .command('status')
     .description('whether a secret is stored and whether the profile uses it')
     .action(async () => {
       const p = deps.profile();
-      const stored = await deps.context().keys.hasDeprecatedSecret(p.id);
+      const stored = await deps.profileContext().keys.hasDeprecatedSecret(p.id);
       deps.print(`Merchant secret (DEPRECATED): ${stored ? 'stored' : 'not stored'}; ${p.useDeprecatedSecret ? 'in use for tokens' : 'not used (signatures are used)'}`, { stored, inUse: p.useDeprecatedSecret, deprecated: true });
-    });
+    }));
   actingOptions(secret
     .command('delete')
     .description('remove the merchant secret from the keychain and stop using it (with dual control on: an admin, --as)'))
     .action(async (o: ActingOptions) => {
       const p = deps.profile();
       await actAs(deps, p.id, actingAs(o), ACTING);
-      const removed = await guardedKeys(deps.runtime()).clearSecret(p.id, true);
+      const removed = await (await guardedAt(deps)).clearSecret(p.id, true);
       deps.print(removed ? `Removed the merchant secret of ${p.id}.` : `No merchant secret was stored for ${p.id}.`, { removed });
     });
 }

@@ -13,7 +13,8 @@ import type { Command } from 'commander';
 import type { PayeeChangeOutcome, PayeeInputView } from '../../contract/api';
 import { payeeService, type PayeeChangeResult, type PayeeService, type PayeeView } from '../desk/payees';
 import { maskAccount } from '../payees/match';
-import { actingAs, actingOptions, type ActingOptions, type ActingPerson } from './dual-control';
+import { actingAs, type ActingPerson } from './dual-control';
+import { actingOptions, type ActingOptions } from './acting';
 import { CliUsageError, type CliDeps } from './deps';
 import { plural, writeOut } from './shared';
 

@@ -3,16 +3,14 @@
 // (the same validation as the app's settings; the environment is fixed at creation); `remove` keeps the
 // journal unless --delete-journal, and needs an admin (--as) once dual control is on.
 import { type Command, InvalidArgumentError } from 'commander';
-import { CliUsageError, type CliDeps } from './deps';
+import { CliUsageError, startsLight, type CliDeps } from './deps';
 import { DeskError } from '../desk/services';
-import { removeProfile } from '../desk/profiles';
 import type { Profile, ProfilePatch } from '../profiles/profile-schema';
 import { askYesNo, intOption } from './shared';
 import { assertKeychainReachable } from '../keys/key-store';
 import { registerTeamCommands } from './team';
-import { actingOptions, type ActingOptions } from './dual-control';
-import { actAs } from './keys';
-import { updateProfile } from '../desk/profiles';
+import { actingOptions, type ActingOptions } from './acting';
+import { actAs } from './acting';
 
 function choice<T extends string>(allowed: readonly T[]) {
   return (value: string): T => {
@@ -88,7 +86,7 @@ function patchOf(o: EditOptions): ProfilePatch {
 export function registerProfileCommands(program: Command, deps: CliDeps): void {
   const profiles = program.command('profiles').description('gateway profiles (one merchant on one gateway each)');
 
-  profiles
+  startsLight(profiles
     .command('add')
     .description('add a profile; the first one becomes current')
     .requiredOption('--name <name>', 'display name, e.g. "Shop EU (live)"')
@@ -104,8 +102,8 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
     .option('--use', 'make it the current profile')
     .action(async (o: { name: string; baseUrl: string; merchantCode: string; id?: string; environment: 'TEST' | 'LIVE'; apiVersion: number; timestampUnit: 'ms' | 's'; rateLimit: number; tokenValidity: number; maxAmountMinor?: number; use?: boolean }) => {
       // Adding a profile is audited in its journal, sealed with a key from the keychain: check it first.
-      await assertKeychainReachable(deps.context().keyStore);
-      const store = deps.context().profiles;
+      await assertKeychainReachable(deps.profileContext().keyStore);
+      const store = deps.profileContext().profiles;
       const p = store.add({
         ...(o.id ? { id: o.id } : {}),
         name: o.name,
@@ -121,37 +119,37 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
       if (o.use) store.setCurrent(p.id);
       const current = store.currentId();
       deps.print([`Added profile ${p.id}${current === p.id ? ' (current)' : ''}`, ...profileLines(p, current), 'Next: keys generate, then give the key letter (keys letter) to the platform.'], profileView(p, current));
-    });
+    }));
 
-  profiles
+  startsLight(profiles
     .command('list')
     .description('list profiles; * marks the current one')
     .action(() => {
-      const store = deps.context().profiles;
+      const store = deps.profileContext().profiles;
       const current = store.currentId();
       const all = store.list();
       deps.print(all.length === 0 ? ['No profiles yet: profiles add --name … --base-url … --merchant-code …'] : all.flatMap((p) => profileLines(p, current)), all.map((p) => profileView(p, current)));
-    });
+    }));
 
-  profiles
+  startsLight(profiles
     .command('use <profile>')
     .description('make a profile (id or name) the current one')
     .action((idOrName: string) => {
-      const store = deps.context().profiles;
+      const store = deps.profileContext().profiles;
       const p = store.resolve(idOrName);
       store.setCurrent(p.id);
       deps.print(`Current profile: ${p.id} "${p.name}" [${p.environment}]`, profileView(p, p.id));
-    });
+    }));
 
-  profiles
+  startsLight(profiles
     .command('show')
     .description('show the current (or --profile) profile with all settings')
     .action(() => {
       const p = deps.profile();
-      const current = deps.context().profiles.currentId();
+      const current = deps.profileContext().profiles.currentId();
       const view = profileView(p, current);
       deps.print(Object.entries(view).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v && typeof v === 'object' ? JSON.stringify(v) : String(v)}`), view);
-    });
+    }));
 
   profiles
     .command('edit [profile]')
@@ -180,6 +178,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
       const patch = patchOf(o);
       if (Object.keys(patch).length === 0) throw new CliUsageError('Nothing to change: give at least one option (see profiles edit --help)');
       await actAs(deps, before.id, { named: o.as, file: o.passphraseFile, env: o.passphraseEnv }, '--passphrase-env <VAR> or --passphrase-file <file>');
+      const { updateProfile } = await import('../desk/profiles');
       const after = await updateProfile(deps.runtime(), before.id, patch);
       const changed = (Object.keys(after) as (keyof Profile)[]).filter((k) => k !== 'updatedAt' && JSON.stringify(after[k]) !== JSON.stringify(before[k]));
       const current = store.currentId();
@@ -207,6 +206,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
         if (yes === null) throw new CliUsageError(`Not confirmed: no terminal to ask on. Run again with --yes to delete the journal of ${p.id}; nothing was removed`);
         if (!yes) throw new DeskError('NOT_CONFIRMED', 'Not confirmed; nothing was removed');
       }
+      const { removeProfile } = await import('../desk/profiles');
       const removal = await removeProfile(deps.runtime(), p.id, { deleteJournal: o.deleteJournal === true });
       deps.print(
         [

@@ -17,7 +17,8 @@ import { dualControlService } from '../desk/dual-control';
 import { NOT_SENDER_MESSAGE } from '../engine/payout-engine';
 import type { TeamDesk } from '../compose/team-desk';
 import { CliUsageError, type CliDeps } from './deps';
-import { actingOptions, unlockAs, type ActingOptions } from './dual-control';
+import { unlockAs } from './dual-control';
+import { actingOptions, type ActingOptions } from './acting';
 import { intOption, interrupted } from './shared';
 import { fileSubmitOptions, submitValidated, validateFile, type FileSubmitOptions } from './submit-file';
 

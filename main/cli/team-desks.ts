@@ -7,7 +7,8 @@ import type { Command } from 'commander';
 import { dualControlService } from '../desk/dual-control';
 import { TeamAuditSeal, type TeamSignerView } from '../store/postgres/audit-seal';
 import { CliUsageError, type CliDeps } from './deps';
-import { actingOptions, unlockAs, type ActingOptions } from './dual-control';
+import { unlockAs } from './dual-control';
+import { actingOptions, type ActingOptions } from './acting';
 import { table } from './shared';
 
 /** The `team` command, made by whichever module registers first (team-desk.ts registers `team send`). */

@@ -8,11 +8,8 @@ import { teamWhere } from '../store/postgres/team-names';
 import { TEAM_TLS_MODES, type Profile, type TeamDatabase, type TeamTlsMode } from '../profiles/profile-schema';
 import { TeamPasswords } from '../keys/team-password';
 import { registerTeamInitCommand } from './team-init';
-import { actedBy, changeAdmin } from '../desk/keys';
-import { actingOptions, controlLines, type ActingOptions } from './dual-control';
-import { dualControlService } from '../desk/dual-control';
-import { readControlPin } from '../trust/control-pin';
-import { actAs } from './keys';
+import { actingOptions, type ActingOptions } from './acting';
+import { actAs } from './acting';
 import { typedCommand } from './invocation';
 
 function tlsMode(value: string): TeamTlsMode {
@@ -78,6 +75,8 @@ export function registerTeamCommands(profiles: Command, deps: CliDeps): void {
       if (password === '') throw new CliUsageError('--password-stdin read an empty password; nothing was changed');
       // Once dual control is on, where the profile's records are is an admin's decision.
       await actAs(deps, before.id, { named: o.as, file: o.passphraseFile, env: o.passphraseEnv }, '--passphrase-env <VAR> or --passphrase-file <file>');
+      // The desk's key and dual-control code loads when a command changes something, not to register it.
+      const { actedBy, changeAdmin } = await import('../desk/keys');
       const admin = await changeAdmin(deps.runtime(), before.id, 'changing the team database');
       // Audited (profile change, password set) in a journal sealed with a key from the keychain: check it first.
       await assertKeychainReachable(ctx.keyStore);
@@ -91,6 +90,7 @@ export function registerTeamCommands(profiles: Command, deps: CliDeps): void {
       if (password !== undefined) await store.set(after.id, password);
       const stored = await store.has(after.id);
       // Joining a team database never switches dual control off: say so, and what happens to the records.
+      const { readControlPin } = await import('../trust/control-pin');
       const pin = await readControlPin(ctx.keyStore, after.id);
       const control = pin
         ? [`Dual control is on for ${after.id} at this desk${pin.fingerprint ? ` (root ${pin.fingerprint})` : ''}: its control records go with it to a team database that has none, at its first open (profiles team check); one whose records start at another root is refused, and nothing is sent there.`]
@@ -132,6 +132,7 @@ export function registerTeamCommands(profiles: Command, deps: CliDeps): void {
       }
       // Whether this desk can work there (a LIVE desk refuses an owner's login), and dual control as this desk sees
       // it there: a team database never switches it off unseen.
+      const [{ dualControlService }, { controlLines }] = await Promise.all([import('../desk/dual-control'), import('./dual-control')]);
       const control = await dualControlService(deps.runtime()).control(p.id).catch((error: unknown) => ({ refused: error instanceof Error ? error.message : String(error) }));
       const { serverVersion, schemaVersion, migratedFrom } = versions;
       const ok = !('refused' in control) && control.problem === null;
@@ -154,6 +155,8 @@ export function registerTeamCommands(profiles: Command, deps: CliDeps): void {
       const ctx = deps.context();
       const p = ctx.profiles.resolve(idOrName);
       await actAs(deps, p.id, { named: o.as, file: o.passphraseFile, env: o.passphraseEnv }, '--passphrase-env <VAR> or --passphrase-file <file>');
+      // The desk's key and dual-control code loads when a command changes something, not to register it.
+      const { actedBy, changeAdmin } = await import('../desk/keys');
       const admin = await changeAdmin(deps.runtime(), p.id, 'leaving the team database');
       await assertKeychainReachable(ctx.keyStore);
       const after = p.teamDatabase ? ctx.profiles.update(p.id, { teamDatabase: null }, actedBy(admin)) : p;
