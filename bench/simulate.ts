@@ -30,16 +30,16 @@ interface WorkerResult {
   failures: string[];
 }
 
-/** One process runs a contiguous range of seeds through the simulation's CLI and reports its summary line. */
+/** One process runs a contiguous range of seeds through the simulation's CLI, in one thread, and reports its summary line. */
 function runRange(start: number, count: number): Promise<WorkerResult> {
   return new Promise((resolve, reject) => {
-    const args = ['--import', 'tsx', 'test/simulation/cli.ts', '--seeds', String(count), '--from', String(start), '--steps', values.steps, '--keep-going', '--no-shorten', '--adapter', values.adapter!];
+    const args = ['--import', 'tsx', 'test/simulation/cli.ts', '--seeds', String(count), '--from', String(start), '--steps', values.steps, '--keep-going', '--no-shorten', '--adapter', values.adapter!, '--workers', '1'];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...(clusterUrl ? { SIM_POSTGRES_URL: clusterUrl } : {}) } });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
     child.on('close', () => {
-      const summary = /simulate: (\d+) seed\(s\) of \d+ steps on \w+, (\d+) failed; (\d+) steps/.exec(out);
+      const summary = /simulate: (\d+) seed\(s\) of \d+ steps on \w+ in \d+ thread\(s\), (\d+) failed; (\d+) steps/.exec(out);
       if (!summary) return reject(new Error(`no summary from seeds ${start}..${start + count - 1}:\n${out.slice(-2000)}`));
       const failures = out.split('\n').filter((line) => /^seed \d+( on \w+)?: \d+ violation/.test(line));
       resolve({ seeds: Number(summary[1]), failed: Number(summary[2]), steps: Number(summary[3]), failures });

@@ -3,6 +3,7 @@
 // its desk lease, dual control, payee book, change feed). Per adapter: how fake time passes, how a desk
 // process opens its stores and crashes, and what the oracle reads straight from the tables (SQL on each),
 // so the invariants make the same checks on both.
+import { threadId } from 'node:worker_threads';
 import type { Clock } from '@sinonjs/fake-timers';
 import pg from 'pg';
 import type { ApprovalRecord } from '../../main/approvals/approval';
@@ -235,7 +236,7 @@ class SqliteRows implements RowAccess {
 /** LISTEN connections a desk's team stores hold for good: dual control, payee book, change feed. */
 const LISTENING = 3;
 
-/** Per process and cluster: a migrated database each history's database is copied from (a fresh one in ~50 ms). */
+/** Per thread (histories run in worker threads too: parallel.ts) and cluster: a migrated database each history's database is copied from (a fresh one in ~50 ms). */
 const templates = new Map<string, Promise<string>>();
 let databases = 0;
 
@@ -257,7 +258,7 @@ function templateOn(clusterUrl: string): Promise<string> {
   let template = templates.get(clusterUrl);
   if (!template) {
     template = (async () => {
-      const name = `sim_template_${process.pid}`;
+      const name = `sim_template_${process.pid}_${threadId}`;
       await adminQuery(clusterUrl, `DROP DATABASE IF EXISTS ${name}`);
       await adminQuery(clusterUrl, `CREATE DATABASE ${name}`);
       const pool = new pg.Pool({ connectionString: databaseUrl(clusterUrl, name), max: 1 });
@@ -299,7 +300,7 @@ class PgStorage implements SimStorage {
 
   static async open(clusterUrl: string): Promise<PgStorage> {
     const template = await templateOn(clusterUrl);
-    const name = `sim_${process.pid}_${++databases}`;
+    const name = `sim_${process.pid}_${threadId}_${++databases}`;
     await adminQuery(clusterUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`);
     const admin = new pg.Client({ connectionString: databaseUrl(clusterUrl, name) });
     await admin.connect();

@@ -1,4 +1,5 @@
 // npm run simulate -- --seeds N [--from S] [--steps K]   runs seeds S..S+N-1 (default 1..200, 200 steps)
+// --workers W runs W histories at a time in worker threads (default: one per core; 1 runs them in this thread).
 // npm run simulate -- --seed S [--steps K]               replays one seed exactly and prints its history
 // --adapter postgres runs them on a team database (a fresh one per history) on the cluster at
 // SIM_POSTGRES_URL, or on a throwaway cluster started for the run (test/integration/postgres/cluster.ts).
@@ -8,7 +9,8 @@
 import { parseArgs } from 'node:util';
 import { startCluster, type Cluster } from '../integration/postgres/cluster';
 import { dropTemplates, SQLITE, type Adapter } from './adapters';
-import { report, runSeed, shorten } from './run';
+import { DEFAULT_WORKERS, runSeeds } from './parallel';
+import type { SeedJob } from './seed-outcome';
 import type { StepKind } from './steps';
 
 const { values } = parseArgs({
@@ -25,6 +27,8 @@ const { values } = parseArgs({
     without: { type: 'string', default: '' },
     /** sqlite (default) or postgres. */
     adapter: { type: 'string', default: 'sqlite' },
+    /** Histories run at a time, each in a worker thread of its own. */
+    workers: { type: 'string', default: String(DEFAULT_WORKERS) },
   },
 });
 if (values.adapter !== 'sqlite' && values.adapter !== 'postgres') throw new Error(`--adapter is sqlite or postgres, not ${values.adapter}`);
@@ -38,22 +42,29 @@ let failed = 0;
 let stepsRun = 0;
 
 async function runAll(): Promise<void> {
-  for (const seed of seeds) {
-    const result = await runSeed(seed, steps, values.without.split(',').filter(Boolean) as StepKind[], adapter);
-    stepsRun += result.stats.steps;
-    if (values.kind !== undefined) {
-      const wanted = result.violations.filter((v) => v.kind.includes(values.kind ?? ''));
-      result.violations = wanted.length > 0 ? [...wanted, ...result.violations.filter((v) => !wanted.includes(v))] : [];
-    }
-    if (result.violations.length === 0) {
-      if (values.seed !== undefined) console.log(`seed ${seed}: no violation in ${result.stats.steps} steps (${result.stats.payouts} payouts, ${Math.round(result.stats.simulatedMs / 60_000)} simulated minutes)`);
-      continue;
-    }
-    failed++;
-    const shown = values['no-shorten'] ? result : await shorten(result);
-    console.log(report(shown));
-    if (!values['keep-going']) break;
-  }
+  const jobs: SeedJob[] = seeds.map((seed) => ({
+    seed,
+    steps,
+    without: values.without.split(',').filter(Boolean) as StepKind[],
+    adapter,
+    ...(values.kind !== undefined ? { kind: values.kind } : {}),
+    shortenBudget: values['no-shorten'] ? 0 : 400,
+  }));
+  const workers = Number(values.workers);
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers is a whole number from 1, not ${values.workers}`);
+  await runSeeds(jobs, {
+    workers,
+    stopAtFirstFailure: !values['keep-going'],
+    onOutcome(outcome) {
+      stepsRun += outcome.steps;
+      if (outcome.failure === null) {
+        if (values.seed !== undefined) console.log(`seed ${outcome.seed}: no violation in ${outcome.steps} steps (${outcome.payouts} payouts, ${Math.round(outcome.simulatedMs / 60_000)} simulated minutes)`);
+        return;
+      }
+      failed++;
+      console.log(outcome.failure);
+    },
+  });
 }
 
 // A cluster started here is stopped here, interrupted or not.
@@ -68,5 +79,5 @@ try {
   await cluster?.stop();
 }
 const seconds = (performance.now() - started) / 1000;
-console.log(`simulate: ${seeds.length} seed(s) of ${steps} steps on ${adapter.name}, ${failed} failed; ${stepsRun} steps in ${seconds.toFixed(1)} s (${(seeds.length / seconds).toFixed(2)} seeds/s, ${Math.round(stepsRun / seconds)} steps/s)`);
+console.log(`simulate: ${seeds.length} seed(s) of ${steps} steps on ${adapter.name} in ${Math.min(Number(values.workers), seeds.length)} thread(s), ${failed} failed; ${stepsRun} steps in ${seconds.toFixed(1)} s (${(seeds.length / seconds).toFixed(2)} seeds/s, ${Math.round(stepsRun / seconds)} steps/s)`);
 process.exitCode = failed > 0 ? 1 : 0;

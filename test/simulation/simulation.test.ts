@@ -13,6 +13,9 @@ import { Journal } from '../../main/store/sqlite';
 import type { PaymentKind } from '../../main/journal';
 import { RECORDED_HISTORIES } from './regressions';
 import { report, runHistory, runSeed, shorten, type RunResult } from './run';
+import { SQLITE } from './adapters';
+import { runSeeds } from './parallel';
+import { runSeedOutcome, type SeedOutcome } from './seed-outcome';
 
 /** `npm test` runs at least 200 seeds of 200 steps (npm run simulate runs as many as asked). */
 const SEEDS = Number(process.env['SIMULATION_SEEDS'] ?? 200);
@@ -40,6 +43,15 @@ describe('simulated histories', () => {
       expect(failures, failures.join('\n\n')).toEqual([]);
     });
   }
+
+  it('a seed ends the same in a worker thread (npm run simulate --workers) as in this thread', async () => {
+    const jobs = [5, 6, 11].map((seed) => ({ seed, steps: 120, without: [], adapter: SQLITE, shortenBudget: 0 }));
+    const inThreads = await runSeeds(jobs, { workers: 2 });
+    const here: SeedOutcome[] = [];
+    for (const job of jobs) here.push(await runSeedOutcome(job));
+    expect(here.map((o) => o.payouts).every((n) => n > 0)).toBe(true);
+    expect(inThreads).toEqual(here);
+  });
 
   it('a seed replays exactly: the same steps, answers and outcome', async () => {
     const strip = (r: RunResult) => ({ log: r.log, stats: r.stats, violations: r.violations });
