@@ -46,10 +46,22 @@ export function generatePersonKey(): PersonKeyPair {
   return { publicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'), privateKey };
 }
 
+/**
+ * Public keys already read, by their SPKI text: a desk checks the same few people's signatures over and over
+ * (every control record at each read of the chain, every approval at each gate), and reading a key is most of
+ * the cost of checking a signature. A KeyObject cannot change; the oldest entry goes when the map is full.
+ */
+const readKeys = new Map<string, KeyObject>();
+const READ_KEYS_KEPT = 512;
+
 /** The public key of a stored SPKI (base64); throws on anything that is not an Ed25519 key. */
 export function publicKeyObject(spkiBase64: string): KeyObject {
+  const known = readKeys.get(spkiBase64);
+  if (known) return known;
   const key = createPublicKey({ key: Buffer.from(spkiBase64, 'base64'), format: 'der', type: 'spki' });
   if (key.asymmetricKeyType !== 'ed25519') throw new PeopleError('KEY_DAMAGED', 'The stored public key is not an Ed25519 key');
+  if (readKeys.size >= READ_KEYS_KEPT) readKeys.delete(readKeys.keys().next().value!);
+  readKeys.set(spkiBase64, key);
   return key;
 }
 

@@ -78,7 +78,19 @@ export interface TrustedControl {
   policyAt(at: number): ApprovalPolicy | undefined;
 }
 
+/** The oracle's chain grows by appends: its trusted reading is kept until the chain has another head. */
+const trustedReadings = new WeakMap<readonly ChainRecord[], { length: number; head: string | undefined; trusted: TrustedControl }>();
+
 export function trustedControl(records: readonly ChainRecord[]): TrustedControl {
+  const head = records.at(-1)?.hash;
+  const kept = trustedReadings.get(records);
+  if (kept && kept.length === records.length && kept.head === head) return kept.trusted;
+  const trusted = readTrustedControl(records);
+  trustedReadings.set(records, { length: records.length, head, trusted });
+  return trusted;
+}
+
+function readTrustedControl(records: readonly ChainRecord[]): TrustedControl {
   const { replay, problem } = replayChain(records);
   if (problem) throw new Error(`the oracle's own control records do not replay: ${problem.message}`);
   const state = replay.state()!;
