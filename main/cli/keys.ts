@@ -129,7 +129,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
     .action(async (o: ActingOptions & { bits: number; to?: string }) => {
       const p = deps.profile();
       await actAs(deps, p.id, actingAs(o), ACTING);
-      const guarded = (await guardedAt(deps));
+      const guarded = await guardedAt(deps);
       const previous = p.activeKeyId;
       const k = o.to ? await guarded.activate(p.id, o.to) : (await guarded.rotate(p.id, o.bits)).key;
       deps.print(

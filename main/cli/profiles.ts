@@ -9,8 +9,7 @@ import type { Profile, ProfilePatch } from '../profiles/profile-schema';
 import { askYesNo, intOption } from './shared';
 import { assertKeychainReachable } from '../keys/key-store';
 import { registerTeamCommands } from './team';
-import { actingOptions, type ActingOptions } from './acting';
-import { actAs } from './acting';
+import { actAs, actingOptions, type ActingOptions } from './acting';
 
 function choice<T extends string>(allowed: readonly T[]) {
   return (value: string): T => {

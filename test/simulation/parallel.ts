@@ -44,19 +44,24 @@ async function drain(jobs: readonly SeedJob[], take: () => number | null, record
   const worker = new Worker(new URL('./seed-worker-boot.mjs', import.meta.url));
   // The answer awaited now: a message, or the thread failing or ending first.
   let waiting: { resolve(answer: { outcome?: SeedOutcome; error?: string }): void; reject(error: Error): void } | null = null;
-  let exited = false;
+  // Why the thread ended, once it has: a seed is never posted to a thread that is gone (it would wait forever).
+  let gone: Error | null = null;
   const ended = new Promise<void>((resolve) => {
     worker.on('exit', (code) => {
-      exited = true;
-      waiting?.reject(new Error(`the worker thread ended (exit ${code}) before it answered`));
+      gone ??= new Error(`the worker thread ended (exit ${code}) before it answered`);
+      waiting?.reject(gone);
       resolve();
     });
   });
   worker.on('message', (answer: { outcome?: SeedOutcome; error?: string }) => waiting?.resolve(answer));
-  worker.on('error', (error) => waiting?.reject(error));
+  worker.on('error', (error) => {
+    gone ??= error;
+    waiting?.reject(error);
+  });
   try {
     for (let index = take(); index !== null; index = take()) {
       const job = jobs[index]!;
+      if (gone) throw gone;
       const answer = new Promise<{ outcome?: SeedOutcome; error?: string }>((resolve, reject) => (waiting = { resolve, reject }));
       worker.postMessage(job);
       const { outcome, error } = await answer;
@@ -65,7 +70,7 @@ async function drain(jobs: readonly SeedJob[], take: () => number | null, record
       record(index, outcome);
     }
   } finally {
-    if (!exited) worker.postMessage(null);
+    if (!gone) worker.postMessage(null);
     await ended;
   }
 }
