@@ -1,13 +1,19 @@
 #!/usr/bin/env node
-// Builds the CLI ahead of time (issue 26): main/cli/index.ts bundled by esbuild into out/cli/, so the
-// `payout-desk` bin starts plain JavaScript instead of transpiling TypeScript on every run.
+// Builds the CLI ahead of time (issue 26): main/cli/index.ts bundled by esbuild into out/cli/index.cjs, so
+// the `payout-desk` bin starts plain JavaScript instead of transpiling TypeScript on every run.
 // Run: node scripts/build-cli.mjs [--outdir DIR] [--warn-only]   (npm run build:cli; also `prepare` and `npm run build`)
 //
 // The pure-JavaScript dependencies are bundled in: resolving and loading dozens of packages file by file
 // is a large part of start-up. Native modules stay outside and load from node_modules at run time.
+// One CommonJS file, not ES module chunks: node 20 keeps no compiled code between runs, but a script can
+// be given V8's code cache (vm.Script cachedData), and esbuild turns each import() of the sources into a
+// module initialised on first use, so a command still evaluates only the modules it imports. The build
+// runs one desk command to write that cache (index.cjs.v8cache); bin/payout-desk.js reads it.
 // Besides the bundle, the build writes inputs.json (every source file it read): bin/payout-desk.js
 // compares their times with the build's, and runs the sources instead of a bundle older than they are.
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -51,22 +57,21 @@ export async function buildCli({ outdir = join(root, 'out', 'cli') } = {}) {
   // Taken before reading the sources: a file saved during the build counts as newer than the bundle.
   const builtAt = Date.now();
   // Chunks are named by their content: those of an earlier build would pile up beside the new ones.
-  if (existsSync(outdir)) for (const file of readdirSync(outdir)) if (/\.(mjs|map)$|^inputs\.json$/.test(file)) rmSync(join(outdir, file));
+  // (.mjs: the chunks of builds before the single file.)
+  if (existsSync(outdir)) for (const file of readdirSync(outdir)) if (/\.(mjs|cjs|map|v8cache)$|^inputs\.json$/.test(file)) rmSync(join(outdir, file));
   const result = await build({
     absWorkingDir: root,
     entryPoints: { index: 'main/cli/index.ts' },
     outdir,
     bundle: true,
-    // Commands load what they need with import(): splitting puts that in chunks read only by those commands.
-    splitting: true,
-    format: 'esm',
+    format: 'cjs',
     platform: 'node',
     target: 'node20',
-    outExtension: { '.js': '.mjs' },
+    outExtension: { '.js': '.cjs' },
     external: NATIVE_OR_OPTIONAL,
     plugins: [zodWithoutLocales, mimeTableLeftOut],
-    // Bundled CommonJS packages call require() for node's own modules: give the ES module one.
-    banner: { js: "import { createRequire as __payoutDeskRequire } from 'node:module'; const require = __payoutDeskRequire(import.meta.url);" },
+    // main/cli/index.ts runs itself when node is given its path (npm run cli); the bundle never is.
+    define: { 'import.meta.url': 'undefined' },
     minify: true,
     // Error classes keep their names: describeError prints a foreign error's class when it has no code.
     keepNames: true,
@@ -80,7 +85,27 @@ export async function buildCli({ outdir = join(root, 'out', 'cli') } = {}) {
     .map((path) => relative(root, resolve(root, path)))
     .sort();
   writeFileSync(join(outdir, 'inputs.json'), `${JSON.stringify({ builtAt, inputs }, null, 1)}\n`);
-  return join(outdir, 'index.mjs');
+  writeCodeCache(outdir);
+  return join(outdir, 'index.cjs');
+}
+
+/**
+ * Runs one desk command on an empty data folder through the bin, which finds no code cache and writes one
+ * after the command (V8 keeps the code of every function that ran, the desk's composition included). A
+ * build without it still works: the bin then writes the cache on its first run.
+ */
+function writeCodeCache(outdir) {
+  const home = mkdtempSync(join(tmpdir(), 'payout-desk-cli-build-'));
+  try {
+    // No profile in the folder: it composes the desk, stops with a usage error (exit 2) and touches nothing else.
+    const ran = spawnSync(process.execPath, [join(root, 'bin', 'payout-desk.js'), 'payouts', 'list', '--home', home], {
+      env: { ...process.env, PAYOUT_DESK_CLI_BUILD: outdir, PAYOUT_DESK_HOME: '' },
+      encoding: 'utf8',
+    });
+    if (!existsSync(join(outdir, 'index.cjs.v8cache'))) throw new Error(`the bundle did not run (exit ${ran.status}): ${ran.stderr.trim()}`);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;

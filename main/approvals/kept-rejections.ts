@@ -8,29 +8,33 @@ import { z } from 'zod';
 import type { ApprovalRecord } from './approval';
 import type { Subject } from './manifest';
 import { readKeychainJson, type KeyStore } from '../keys/key-store';
+import { builtOnFirstUse } from '../built-on-first-use';
 
 /** A subject's rejections kept at most (the newest): a rejection is voided by a change of policy or manifest anyway. */
 const KEPT_PER_SUBJECT = 3;
 
 export const keptRejectionsAccount = (profileId: string, subject: Subject) => `profile:${profileId}:rejections:${subject.kind}:${subject.id}`;
 
-const RecordSchema = z.object({
-  id: z.string(),
-  profileId: z.string(),
-  subject: z.object({ kind: z.enum(['payout', 'batch']), id: z.string() }),
-  manifestDigest: z.string(),
-  policyVersion: z.number().int().min(0),
-  decision: z.literal('reject'),
-  reason: z.string().nullable(),
-  signerId: z.string(),
-  signedAt: z.number(),
-  signature: z.string(),
-  recordedAt: z.number().optional(),
-});
-const KeptSchema = z.array(RecordSchema);
+const keptSchema = builtOnFirstUse(() =>
+  z.array(
+    z.object({
+      id: z.string(),
+      profileId: z.string(),
+      subject: z.object({ kind: z.enum(['payout', 'batch']), id: z.string() }),
+      manifestDigest: z.string(),
+      policyVersion: z.number().int().min(0),
+      decision: z.literal('reject'),
+      reason: z.string().nullable(),
+      signerId: z.string(),
+      signedAt: z.number(),
+      signature: z.string(),
+      recordedAt: z.number().optional(),
+    }),
+  ),
+);
 
 export async function keptRejections(keyStore: KeyStore, profileId: string, subject: Subject): Promise<ApprovalRecord[]> {
-  return (await readKeychainJson(keyStore, keptRejectionsAccount(profileId, subject), KeptSchema)) ?? [];
+  return (await readKeychainJson(keyStore, keptRejectionsAccount(profileId, subject), keptSchema())) ?? [];
 }
 
 /** Keeps a rejection this desk just stored; `recordedAt` is when this desk took it (roles must hold then too). */

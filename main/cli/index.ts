@@ -253,6 +253,9 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+// Not a top-level await: the bundle (scripts/build-cli.mjs) is a CommonJS script, which cannot have one.
 if (invokedDirectly) {
-  process.exitCode = await runCli(process.argv.slice(2));
+  void runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

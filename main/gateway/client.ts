@@ -102,7 +102,7 @@ export class GatewayClient {
     assertSendableAmount(p.amountMinor); // refused before anything is fetched
     const bodyText = payoutRequestBody(p, await this.decimals(p.currencyCode));
     const res = await this.call({ method: 'POST', path, bodyText, lane: 'create', idempotent: false, operation: 'createPayout', idRoute: false, ...options });
-    const data = this.read(R.PayoutCreatedSchema, res, 'createPayout');
+    const data = this.read(R.responseSchemas().PayoutCreatedSchema, res, 'createPayout');
     const money = await this.money(data.paymentRequested?.money, 'createPayout', res.status);
     return { idPayout: data.paymentMethodResponse.idPayout, ...money, paymentMethodCode: data.paymentMethodResponse.paymentMethodCode, raw: res.data };
   }
@@ -110,7 +110,7 @@ export class GatewayClient {
   async getPayout(idPayout: string, lane: Lane = 'status'): Promise<R.PayoutStatus> {
     const path = `/payouts/${this.checkedId(idPayout, 'idPayout')}`;
     const res = await this.call({ method: 'GET', path, lane, idempotent: true, operation: 'getPayout', idRoute: true });
-    const data = this.read(R.PayoutStatusSchema, res, 'getPayout');
+    const data = this.read(R.responseSchemas().PayoutStatusSchema, res, 'getPayout');
     const answeredId = data.paymentMethodResponse?.idPayout;
     if (answeredId !== undefined && answeredId !== idPayout) {
       throw badResponse({ operation: 'getPayout', idRoute: true }, res.status, `asked for ${idPayout}, the answer is about ${answeredId}`);
@@ -135,7 +135,7 @@ export class GatewayClient {
   async paymentOptions(money: R.MoneyMinor): Promise<R.PaymentOption[]> {
     const body = { amount: amountLiteral(money.amountMinor, await this.decimals(money.currencyCode)), currencyCode: money.currencyCode };
     const res = await this.call({ method: 'POST', path: '/payins/!availablePaymentOptions', body, lane: 'list', idempotent: true, operation: 'paymentOptions', idRoute: false });
-    const data = this.read(R.PaymentOptionsSchema, res, 'paymentOptions');
+    const data = this.read(R.responseSchemas().PaymentOptionsSchema, res, 'paymentOptions');
     return data.data.map((o) => ({ paymentMethodCode: o.paymentMethodCode, operators: o.paymentOperators.map((op) => ({ code: op.code, name: op.name })) }));
   }
 
@@ -144,14 +144,14 @@ export class GatewayClient {
     assertSendableAmount(p.amountMinor); // refused before anything is fetched
     const body = { ...paymentRequestValue(p, await this.decimals(p.currencyCode)), returnUrl: p.returnUrl };
     const res = await this.call({ method: 'POST', path, body, lane: 'create', idempotent: false, operation: 'createPayin', idRoute: false });
-    const data = this.read(R.PayinCreatedSchema, res, 'createPayin');
+    const data = this.read(R.responseSchemas().PayinCreatedSchema, res, 'createPayin');
     return { ...(await this.payinFields(data, res.status, 'createPayin')), idPayin: data.paymentMethodResponse.idPayin, raw: res.data };
   }
 
   async getPayin(idPayin: string, lane: Lane = 'status'): Promise<R.PayinStatus> {
     const path = `/payins/${this.checkedId(idPayin, 'idPayin')}`;
     const res = await this.call({ method: 'GET', path, lane, idempotent: true, operation: 'getPayin', idRoute: true });
-    const data = this.read(R.PayinStatusSchema, res, 'getPayin');
+    const data = this.read(R.responseSchemas().PayinStatusSchema, res, 'getPayin');
     const fee = await this.money(data.fee, 'getPayin', res.status);
     return {
       ...(await this.payinFields(data, res.status, 'getPayin')),
@@ -169,7 +169,7 @@ export class GatewayClient {
   async getPayinAccountData(idPayin: string): Promise<R.PayinAccountData> {
     const path = this.profile.accountDataPath.replace('{idPayin}', this.checkedId(idPayin, 'idPayin'));
     const res = await this.call({ method: 'GET', path, lane: 'status', idempotent: true, operation: 'getPayinAccountData', idRoute: true });
-    const data = this.read(R.AccountDataSchema, res, 'getPayinAccountData');
+    const data = this.read(R.responseSchemas().AccountDataSchema, res, 'getPayinAccountData');
     return { request: data.request ?? null, process: data.process ?? null, raw: res.data };
   }
 
@@ -194,14 +194,14 @@ export class GatewayClient {
       if (!isGatewayError(e) || e.status !== 405) throw e;
       res = await this.call({ method: 'POST', path: '/merchant-info', lane: 'list', idempotent: true, operation: 'merchantInfo', idRoute: false });
     }
-    const data = this.read(R.MerchantInfoSchema, res, 'merchantInfo');
+    const data = this.read(R.responseSchemas().MerchantInfoSchema, res, 'merchantInfo');
     return { channelName: data.channelInfo.name, raw: res.data };
   }
 
   async balances(currencyCodes: string[]): Promise<R.Balance[]> {
     const query = currencyCodes.length > 0 ? { currencies: currencyCodes.join(',') } : undefined;
     const res = await this.call({ method: 'GET', path: '/balances', ...(query ? { query } : {}), lane: 'list', idempotent: true, operation: 'balances', idRoute: false });
-    const data = this.read(R.BalancesSchema, res, 'balances');
+    const data = this.read(R.responseSchemas().BalancesSchema, res, 'balances');
     const out: R.Balance[] = [];
     for (const b of data.data) {
       const decimals = await this.decimals(b.currencyCode);
@@ -213,7 +213,7 @@ export class GatewayClient {
 
   async currencies(): Promise<R.CurrencyInfo[]> {
     const res = await this.call({ method: 'GET', path: '/currencies', lane: 'list', idempotent: true, operation: 'currencies', idRoute: false });
-    const data = this.read(R.CurrenciesSchema, res, 'currencies');
+    const data = this.read(R.responseSchemas().CurrenciesSchema, res, 'currencies');
     const list = data.data.map((c) => ({ code: c.code, name: c.name, decimals: c.decimals ?? currencyDecimals(c.code) }));
     this.decimalsCache = { map: new Map(list.map((c) => [c.code, c.decimals])), until: Date.now() + CURRENCY_CACHE_MS };
     return list;
@@ -221,7 +221,7 @@ export class GatewayClient {
 
   async paymentOperators(): Promise<R.PaymentOperator[]> {
     const res = await this.call({ method: 'GET', path: '/payment-operators', lane: 'list', idempotent: true, operation: 'paymentOperators', idRoute: false });
-    return this.read(R.OperatorsSchema, res, 'paymentOperators').data.map((o) => ({
+    return this.read(R.responseSchemas().OperatorsSchema, res, 'paymentOperators').data.map((o) => ({
       code: o.code,
       name: o.name,
       paymentMethodCode: o.paymentMethodCode,
@@ -296,7 +296,7 @@ export class GatewayClient {
     return { amountMinor: this.minor(m.amount, await this.decimals(m.currencyCode), operation, status), currencyCode: m.currencyCode };
   }
 
-  private async payinFields(data: z.output<typeof R.PayinStatusSchema>, status: number, operation: string): Promise<Omit<R.PayinCreated, 'idPayin' | 'raw'>> {
+  private async payinFields(data: z.output<ReturnType<typeof R.responseSchemas>['PayinStatusSchema']>, status: number, operation: string): Promise<Omit<R.PayinCreated, 'idPayin' | 'raw'>> {
     const requested = await this.money(data.paymentRequested?.money, operation, status);
     const toPay = await this.money(data.paymentMethodResponse?.money, operation, status);
     const r = data.paymentMethodResponse;

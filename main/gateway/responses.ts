@@ -3,106 +3,115 @@
 // GatewayError 'bad-response'. Amounts are converted to minor units by currency decimals here.
 import { z } from 'zod';
 import type { PayoutFields } from '../domain/payout';
+import { builtOnFirstUse } from '../built-on-first-use';
 
-const Money = z.looseObject({ amount: z.number(), currencyCode: z.string() });
-const OptionalMoney = Money.optional();
+/**
+ * The readers of the answers, built at the first answer read rather than when the module loads (every CLI
+ * command loads the gateway client; main/built-on-first-use.ts).
+ */
+export const responseSchemas = builtOnFirstUse(() => {
+  const Money = z.looseObject({ amount: z.number(), currencyCode: z.string() });
+  const OptionalMoney = Money.optional();
 
-const Process = z.looseObject({
-  status: z.string().min(1),
-  createdAt: z.string().optional(),
-  processedAt: z.string().optional(),
-  isTest: z.boolean().optional(),
-  failureReason: z.string().optional(),
-});
+  const Process = z.looseObject({
+    status: z.string().min(1),
+    createdAt: z.string().optional(),
+    processedAt: z.string().optional(),
+    isTest: z.boolean().optional(),
+    failureReason: z.string().optional(),
+  });
 
-export const PayoutCreatedSchema = z.looseObject({
-  paymentRequested: z.looseObject({ money: OptionalMoney }).optional(),
-  paymentMethodResponse: z.looseObject({ idPayout: z.string().min(1), paymentMethodCode: z.string().optional() }),
-});
+  const PayoutCreatedSchema = z.looseObject({
+    paymentRequested: z.looseObject({ money: OptionalMoney }).optional(),
+    paymentMethodResponse: z.looseObject({ idPayout: z.string().min(1), paymentMethodCode: z.string().optional() }),
+  });
 
-export const PayoutStatusSchema = z.looseObject({
-  paymentRequested: z.looseObject({ money: OptionalMoney }).optional(),
-  process: Process,
-  fee: OptionalMoney,
-  paymentMethodResponse: z.looseObject({ idPayout: z.string().optional(), paymentMethodCode: z.string().optional() }).optional(),
-});
+  const PayoutStatusSchema = z.looseObject({
+    paymentRequested: z.looseObject({ money: OptionalMoney }).optional(),
+    process: Process,
+    fee: OptionalMoney,
+    paymentMethodResponse: z.looseObject({ idPayout: z.string().optional(), paymentMethodCode: z.string().optional() }).optional(),
+  });
 
-const PayinAccount = z.looseObject({
-  accountName: z.string().optional(),
-  accountNumber: z.string().optional(),
-  bankCode: z.string().optional(),
-  bankName: z.string().optional(),
-});
+  const PayinAccount = z.looseObject({
+    accountName: z.string().optional(),
+    accountNumber: z.string().optional(),
+    bankCode: z.string().optional(),
+    bankName: z.string().optional(),
+  });
 
-const PayinMethodResponse = z.looseObject({
-  idPayin: z.string().optional(),
-  paymentMethodCode: z.string().optional(),
-  account: PayinAccount.optional(),
-  money: OptionalMoney,
-  expireAt: z.string().optional(),
-  reference: z.string().optional(),
-  returnUrl: z.string().optional(),
-});
+  const PayinMethodResponse = z.looseObject({
+    idPayin: z.string().optional(),
+    paymentMethodCode: z.string().optional(),
+    account: PayinAccount.optional(),
+    money: OptionalMoney,
+    expireAt: z.string().optional(),
+    reference: z.string().optional(),
+    returnUrl: z.string().optional(),
+  });
 
-export const PayinCreatedSchema = z.looseObject({
-  paymentRequested: z.looseObject({ money: OptionalMoney }).optional(),
-  paymentMethodResponse: PayinMethodResponse.extend({ idPayin: z.string().min(1) }),
-});
+  const PayinCreatedSchema = z.looseObject({
+    paymentRequested: z.looseObject({ money: OptionalMoney }).optional(),
+    paymentMethodResponse: PayinMethodResponse.extend({ idPayin: z.string().min(1) }),
+  });
 
-export const PayinStatusSchema = z.looseObject({
-  paymentRequested: z.looseObject({ money: OptionalMoney }).optional(),
-  paymentMethodResponse: PayinMethodResponse.optional(),
-  process: Process.partial().optional(),
-  fee: OptionalMoney,
-});
+  const PayinStatusSchema = z.looseObject({
+    paymentRequested: z.looseObject({ money: OptionalMoney }).optional(),
+    paymentMethodResponse: PayinMethodResponse.optional(),
+    process: Process.partial().optional(),
+    fee: OptionalMoney,
+  });
 
-export const AccountDataSchema = z.looseObject({
-  request: z.record(z.string(), z.unknown()).nullable().optional(),
-  process: z.record(z.string(), z.unknown()).nullable().optional(),
-});
+  const AccountDataSchema = z.looseObject({
+    request: z.record(z.string(), z.unknown()).nullable().optional(),
+    process: z.record(z.string(), z.unknown()).nullable().optional(),
+  });
 
-export const PaymentOptionsSchema = z.looseObject({
-  data: z.array(
-    z.looseObject({
-      paymentMethodCode: z.string().min(1),
-      paymentOperators: z.array(z.looseObject({ code: z.string().min(1), name: z.string().optional() })).default([]),
-    }),
-  ),
-});
+  const PaymentOptionsSchema = z.looseObject({
+    data: z.array(
+      z.looseObject({
+        paymentMethodCode: z.string().min(1),
+        paymentOperators: z.array(z.looseObject({ code: z.string().min(1), name: z.string().optional() })).default([]),
+      }),
+    ),
+  });
 
-export const MerchantInfoSchema = z.looseObject({
-  channelInfo: z.looseObject({ name: z.string() }),
-});
+  const MerchantInfoSchema = z.looseObject({
+    channelInfo: z.looseObject({ name: z.string() }),
+  });
 
-export const BalancesSchema = z.looseObject({
-  data: z.array(
-    z.looseObject({
-      currencyCode: z.string().min(1),
-      available: z.number(),
-      reserved: z.number().optional(),
-    }),
-  ),
-});
+  const BalancesSchema = z.looseObject({
+    data: z.array(
+      z.looseObject({
+        currencyCode: z.string().min(1),
+        available: z.number(),
+        reserved: z.number().optional(),
+      }),
+    ),
+  });
 
-export const CurrenciesSchema = z.looseObject({
-  data: z.array(
-    z.looseObject({
-      code: z.string().min(1),
-      name: z.string().optional(),
-      decimals: z.number().int().min(0).max(6).optional(),
-    }),
-  ),
-});
+  const CurrenciesSchema = z.looseObject({
+    data: z.array(
+      z.looseObject({
+        code: z.string().min(1),
+        name: z.string().optional(),
+        decimals: z.number().int().min(0).max(6).optional(),
+      }),
+    ),
+  });
 
-export const OperatorsSchema = z.looseObject({
-  data: z.array(
-    z.looseObject({
-      code: z.string().min(1),
-      name: z.string().optional(),
-      paymentMethodCode: z.string().optional(),
-      currencyCodes: z.array(z.string()).optional(),
-    }),
-  ),
+  const OperatorsSchema = z.looseObject({
+    data: z.array(
+      z.looseObject({
+        code: z.string().min(1),
+        name: z.string().optional(),
+        paymentMethodCode: z.string().optional(),
+        currencyCodes: z.array(z.string()).optional(),
+      }),
+    ),
+  });
+
+  return { PayoutCreatedSchema, PayoutStatusSchema, PayinCreatedSchema, PayinStatusSchema, AccountDataSchema, PaymentOptionsSchema, MerchantInfoSchema, BalancesSchema, CurrenciesSchema, OperatorsSchema };
 });
 
 /** "process.status: expected string" style summary of what is missing, for the bad-response message. */

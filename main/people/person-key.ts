@@ -8,6 +8,7 @@
 import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, scrypt, createHash, verify, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { PeopleError } from './roles';
+import { builtOnFirstUse } from '../built-on-first-use';
 
 /**
  * scrypt N = 2^17, r = 8, p = 1: 128 MiB of memory and about 0.4 s per unlock on the build machine
@@ -23,17 +24,19 @@ export const MIN_PASSPHRASE_LENGTH = 12;
 
 const FORMAT = 'payout-desk-person-key';
 
-const SealedSchema = z.object({
-  format: z.literal(FORMAT),
-  version: z.literal(1),
-  personId: z.string().min(1),
-  publicKey: z.string().min(1),
-  kdf: z.object({ alg: z.literal('scrypt'), N: z.number().int(), r: z.number().int(), p: z.number().int(), salt: z.string() }),
-  iv: z.string(),
-  tag: z.string(),
-  ciphertext: z.string(),
-});
-export type SealedPersonKey = z.infer<typeof SealedSchema>;
+const sealedSchema = builtOnFirstUse(() =>
+  z.object({
+    format: z.literal(FORMAT),
+    version: z.literal(1),
+    personId: z.string().min(1),
+    publicKey: z.string().min(1),
+    kdf: z.object({ alg: z.literal('scrypt'), N: z.number().int(), r: z.number().int(), p: z.number().int(), salt: z.string() }),
+    iv: z.string(),
+    tag: z.string(),
+    ciphertext: z.string(),
+  }),
+);
+export type SealedPersonKey = z.infer<ReturnType<typeof sealedSchema>>;
 
 export interface PersonKeyPair {
   /** SPKI DER, base64: what the journal keeps and every verifier uses. */
@@ -157,7 +160,7 @@ export async function sealPersonKey(input: {
 
 export function parseSealedPersonKey(text: string): SealedPersonKey {
   try {
-    return SealedSchema.parse(JSON.parse(text));
+    return sealedSchema().parse(JSON.parse(text));
   } catch {
     throw new PeopleError('KEY_DAMAGED', 'The sealed signing key is damaged or not a Payout Desk person key');
   }

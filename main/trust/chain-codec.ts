@@ -4,38 +4,42 @@
 import { z } from 'zod';
 import { canonicalJson } from '../approvals/canonical';
 import { ROLES } from '../people/roles';
+import { builtOnFirstUse } from '../built-on-first-use';
 import type { ChainRecord } from './chain-record';
 import { ChainRecordError } from './chain-state';
 
-const Role = z.enum(ROLES);
-const Person = z.object({ id: z.string(), name: z.string(), publicKey: z.string() }).strict();
-const Rules = z
-  .object({
-    bands: z.record(z.string(), z.array(z.object({ atLeast: z.string(), approvals: z.number() }).strict())),
-    newOrChangedPayee: z.number(),
-    secondAdmin: z.boolean().optional(),
-  })
-  .strict();
+// Built at the first record read, not when the module loads (main/built-on-first-use.ts).
+const recordSchema = builtOnFirstUse(() => {
+  const Role = z.enum(ROLES);
+  const Person = z.object({ id: z.string(), name: z.string(), publicKey: z.string() }).strict();
+  const Rules = z
+    .object({
+      bands: z.record(z.string(), z.array(z.object({ atLeast: z.string(), approvals: z.number() }).strict())),
+      newOrChangedPayee: z.number(),
+      secondAdmin: z.boolean().optional(),
+    })
+    .strict();
 
-const Body = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('genesis'), scope: z.string(), people: z.array(Person.extend({ roles: z.array(Role) }).strict()), policy: z.object({ version: z.number(), rules: Rules }).strict().nullable() }).strict(),
-  z.object({ kind: z.literal('enrolled'), person: Person }).strict(),
-  z.object({ kind: z.literal('roles'), personId: z.string(), roles: z.array(Role) }).strict(),
-  z.object({ kind: z.literal('revoked'), personId: z.string(), reason: z.string() }).strict(),
-  z.object({ kind: z.literal('policy'), version: z.number(), rules: Rules }).strict(),
-  z.object({ kind: z.literal('desk'), keyId: z.string(), publicKey: z.string(), deskName: z.string() }).strict(),
-]);
+  const Body = z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('genesis'), scope: z.string(), people: z.array(Person.extend({ roles: z.array(Role) }).strict()), policy: z.object({ version: z.number(), rules: Rules }).strict().nullable() }).strict(),
+    z.object({ kind: z.literal('enrolled'), person: Person }).strict(),
+    z.object({ kind: z.literal('roles'), personId: z.string(), roles: z.array(Role) }).strict(),
+    z.object({ kind: z.literal('revoked'), personId: z.string(), reason: z.string() }).strict(),
+    z.object({ kind: z.literal('policy'), version: z.number(), rules: Rules }).strict(),
+    z.object({ kind: z.literal('desk'), keyId: z.string(), publicKey: z.string(), deskName: z.string() }).strict(),
+  ]);
 
-const Record = z
-  .object({
-    seq: z.number(),
-    prev: z.string(),
-    at: z.number(),
-    body: Body,
-    signatures: z.array(z.object({ signerId: z.string(), signature: z.string() }).strict()),
-    hash: z.string(),
-  })
-  .strict();
+  return z
+    .object({
+      seq: z.number(),
+      prev: z.string(),
+      at: z.number(),
+      body: Body,
+      signatures: z.array(z.object({ signerId: z.string(), signature: z.string() }).strict()),
+      hash: z.string(),
+    })
+    .strict();
+});
 
 export function encodeChainRecord(record: ChainRecord): string {
   return canonicalJson(record);
@@ -45,7 +49,7 @@ export function encodeChainRecord(record: ChainRecord): string {
 export function decodeChainRecord(row: { seq: number; hash?: string; json: string }): ChainRecord {
   let parsed: ChainRecord;
   try {
-    parsed = Record.parse(JSON.parse(row.json)) as ChainRecord;
+    parsed = recordSchema().parse(JSON.parse(row.json)) as ChainRecord;
   } catch (error) {
     const why = error instanceof z.ZodError ? (error.issues[0]?.message ?? 'wrong shape') : 'not JSON';
     throw new ChainRecordError({ code: 'MALFORMED', seq: row.seq, message: `control record ${row.seq} is not a control record (${why})` });

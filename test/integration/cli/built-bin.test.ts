@@ -2,7 +2,7 @@
 // run from its sources, and the fallback to the sources, with one line that says how to build, when the
 // build is missing or older than a source file.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,7 +44,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   rmSync(work, { recursive: true, force: true });
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+  for (const dir of [buildDir, `${buildDir}-no-cache`, `${buildDir}-bad-cache`]) if (buildDir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the built bin', () => {
@@ -72,6 +72,37 @@ describe('the built bin', () => {
   it('prints the version of package.json', async () => {
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
     expect(await runBin(['--version'], buildDir)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+});
+
+describe("the bundle's code cache (compiled code kept beside it)", () => {
+  // Beside the build, inside the repository: the bundle finds its native modules in node_modules from there.
+  const copyOfBuild = (name: string) => {
+    const copy = `${buildDir}-${name}`;
+    cpSync(buildDir, copy, { recursive: true });
+    return copy;
+  };
+
+  it('is written by the build', () => {
+    expect(statSync(join(buildDir, 'index.cjs.v8cache')).size).toBeGreaterThan(100_000);
+  });
+
+  it('when missing: the command runs as usual and the cache is written for the next one', async () => {
+    const build = copyOfBuild('no-cache');
+    rmSync(join(build, 'index.cjs.v8cache'));
+    const home = emptyHome();
+    expect(await runBin(['payouts', 'list', '--home', home], build)).toEqual(await runSources(['payouts', 'list', '--home', home]));
+    expect(existsSync(join(build, 'index.cjs.v8cache'))).toBe(true);
+  });
+
+  it('when V8 rejects it (damaged, or from another node): the same output, and a good cache replaces it', async () => {
+    const build = copyOfBuild('bad-cache');
+    const damaged = Buffer.alloc(4096, 7);
+    writeFileSync(join(build, 'index.cjs.v8cache'), damaged);
+    const home = emptyHome();
+    expect(await runBin(['payouts', 'list', '--home', home], build)).toEqual(await runSources(['payouts', 'list', '--home', home]));
+    expect(readFileSync(join(build, 'index.cjs.v8cache')).equals(damaged)).toBe(false);
+    expect(await runBin(['--help'], build)).toEqual({ ...(await runSources(['--help'])), stderr: '' });
   });
 });
 
