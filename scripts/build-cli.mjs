@@ -91,8 +91,7 @@ export async function buildCli({ outdir = join(root, 'out', 'cli') } = {}) {
 
 /**
  * Runs one desk command on an empty data folder through the bin, which finds no code cache and writes one
- * after the command (V8 keeps the code of every function that ran, the desk's composition included). A
- * build without it still works: the bin then writes the cache on its first run.
+ * after the command (V8 keeps the code of every function that ran, the desk's composition included).
  */
 function writeCodeCache(outdir) {
   const home = mkdtempSync(join(tmpdir(), 'payout-desk-cli-build-'));
@@ -102,7 +101,8 @@ function writeCodeCache(outdir) {
       env: { ...process.env, PAYOUT_DESK_CLI_BUILD: outdir, PAYOUT_DESK_HOME: '' },
       encoding: 'utf8',
     });
-    if (!existsSync(join(outdir, 'index.cjs.v8cache'))) throw new Error(`the bundle did not run (exit ${ran.status}): ${ran.stderr.trim()}`);
+    // Not a failed build: the bundle is there, and its first run writes the cache.
+    if (!existsSync(join(outdir, 'index.cjs.v8cache'))) process.stderr.write(`payout-desk: the CLI is built, but its code cache is not (exit ${ran.status}): ${ran.stderr.trim()}\n`);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
