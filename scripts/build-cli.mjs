@@ -72,6 +72,9 @@ export async function buildCli({ outdir = join(root, 'out', 'cli') } = {}) {
     plugins: [zodWithoutLocales, mimeTableLeftOut],
     // main/cli/index.ts runs itself when node is given its path (npm run cli); the bundle never is.
     define: { 'import.meta.url': 'undefined' },
+    // import() of a native module (keytar) becomes require(): the bin runs the bundle as a vm script, which
+    // has no loader for import().
+    supported: { 'dynamic-import': false },
     minify: true,
     // Error classes keep their names: describeError prints a foreign error's class when it has no code.
     keepNames: true,

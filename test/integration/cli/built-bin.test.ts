@@ -16,9 +16,9 @@ let work = '';
 
 interface Ran { code: number; stdout: string; stderr: string }
 
-function runBin(args: string[], build: string): Promise<Ran> {
+function runBin(args: string[], build: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { env: { ...process.env, PAYOUT_DESK_CLI_BUILD: build, PAYOUT_DESK_HOME: '' } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { env: { ...process.env, PAYOUT_DESK_CLI_BUILD: build, PAYOUT_DESK_HOME: '', ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
     });
   });
@@ -67,6 +67,16 @@ describe('the built bin', () => {
     const built = await runBin(['--json', 'profiles', 'list', '--home', home], buildDir);
     expect(built).toEqual(await runSources(['--json', 'profiles', 'list', '--home', home]));
     expect(built.code).toBe(0);
+  });
+
+  it('reaches the OS keychain (keytar, loaded when first needed) as the sources do', async () => {
+    const home = emptyHome();
+    const env = { PAYOUT_DESK_KEYCHAIN_SERVICE: `payout-desk-built-bin-test-${process.pid}` };
+    const args = ['profiles', 'add', '--name', 'Built', '--base-url', 'http://127.0.0.1:9', '--merchant-code', 'M1', '--home', home];
+    const built = await runBin(args, buildDir, env);
+    expect(built.stderr).toBe('');
+    expect(built.code).toBe(0);
+    expect((await runBin(['--json', 'profiles', 'list', '--home', home], buildDir, env)).stdout).toContain('"name": "Built"');
   });
 
   it('prints the version of package.json', async () => {
