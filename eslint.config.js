@@ -32,6 +32,8 @@ export default tseslint.config(
       'vue/html-self-closing': 'off',
     },
   },
+  // CommonJS files (the bin): require() is how they import.
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
   {
     files: ['renderer/**/*.{ts,vue}'],
     languageOptions: { globals: { ...globals.browser } },

@@ -8,8 +8,8 @@
 // One CommonJS file, not ES module chunks: node 20 keeps no compiled code between runs, but a script can
 // be given V8's code cache (vm.Script cachedData), and esbuild turns each import() of the sources into a
 // module initialised on first use, so a command still evaluates only the modules it imports. The build
-// runs one desk command to write that cache (index.cjs.v8cache); bin/payout-desk.js reads it.
-// Besides the bundle, the build writes inputs.json (every source file it read): bin/payout-desk.js
+// runs one desk command to write that cache (index.cjs.v8cache); bin/payout-desk.cjs reads it.
+// Besides the bundle, the build writes inputs.json (every source file it read): bin/payout-desk.cjs
 // compares their times with the build's, and runs the sources instead of a bundle older than they are.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -100,7 +100,7 @@ function writeCodeCache(outdir) {
   const home = mkdtempSync(join(tmpdir(), 'payout-desk-cli-build-'));
   try {
     // No profile in the folder: it composes the desk, stops with a usage error (exit 2) and touches nothing else.
-    const ran = spawnSync(process.execPath, [join(root, 'bin', 'payout-desk.js'), 'payouts', 'list', '--home', home], {
+    const ran = spawnSync(process.execPath, [join(root, 'bin', 'payout-desk.cjs'), 'payouts', 'list', '--home', home], {
       env: { ...process.env, PAYOUT_DESK_CLI_BUILD: outdir, PAYOUT_DESK_HOME: '' },
       encoding: 'utf8',
     });

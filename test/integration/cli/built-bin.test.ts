@@ -10,7 +10,7 @@ import { buildCli } from '../../../scripts/build-cli.mjs';
 import { runCli } from '../../../main/cli/index';
 
 const root = join(import.meta.dirname, '..', '..', '..');
-const bin = join(root, 'bin', 'payout-desk.js');
+const bin = join(root, 'bin', 'payout-desk.cjs');
 let buildDir = '';
 let work = '';
 

@@ -258,7 +258,7 @@ describe('keys import and profiles use', () => {
 
 describe('payout-desk bin', () => {
   it('runs the CLI from any folder and passes the exit code through', async () => {
-    const bin = join(import.meta.dirname, '../../../bin/payout-desk.js');
+    const bin = join(import.meta.dirname, '../../../bin/payout-desk.cjs');
     const run = promisify(execFile);
     const binHome = mkdtempSync(join(tmpdir(), 'desk-bin-'));
     const ok = await run(process.execPath, [bin, '--home', binHome, '--json', 'profiles', 'list'], { cwd: tmpdir() });
