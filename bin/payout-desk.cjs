@@ -49,7 +49,8 @@ function compileBundle(file) {
   const cacheFile = `${file}.v8cache`;
   let source;
   try {
-    source = readFileSync(file, 'utf8');
+    // Pure ASCII (the build makes sure), so latin1 reads it exactly, and faster than UTF-8.
+    source = readFileSync(file, 'latin1');
   } catch {
     return null;
   }
