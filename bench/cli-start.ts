@@ -74,25 +74,30 @@ try {
   });
   const withProfile = added.status === 0;
   if (!withProfile) console.log(`(no "payouts list, a profile" row: adding the bench's profile needs the OS keychain, and failed: ${added.stderr.trim().split('\n')[0]})`);
-  const worstBuiltMedian = { light: 0, desk: 0 };
-  for (const command of commands) {
-    if (command.args('', profileHome).includes(profileHome) && !withProfile) continue;
-    const cells: string[] = [];
-    for (const path of paths) {
-      const samples: number[] = [];
-      const cpu: number[] = [];
-      for (let i = 0; i < runs; i += 1) {
+  const measured = commands.filter((command) => withProfile || !command.args('', profileHome).includes(profileHome));
+  // Round by round, every command and path once per round: a burst of load on this shared machine then slows
+  // a run of each, not all the runs of one command.
+  const samples = measured.map(() => paths.map(() => ({ wall: [] as number[], cpu: [] as number[] })));
+  for (let i = 0; i < runs; i += 1) {
+    measured.forEach((command, c) =>
+      paths.forEach((path, p) => {
         const one = timeOne(command.args(mkdtempSync(join(work, 'home-')), profileHome), path.buildDir);
-        samples.push(one.wall);
-        if (one.cpu !== null) cpu.push(one.cpu);
-      }
-      const { median, min, max } = figures(samples);
+        samples[c]![p]!.wall.push(one.wall);
+        if (one.cpu !== null) samples[c]![p]!.cpu.push(one.cpu);
+      }),
+    );
+  }
+  const worstBuiltMedian = { light: 0, desk: 0 };
+  measured.forEach((command, c) => {
+    const cells = paths.map((path, p) => {
+      const { wall, cpu } = samples[c]![p]!;
+      const { median, min, max } = figures(wall);
       if (path.label === 'built') worstBuiltMedian[command.kind] = Math.max(worstBuiltMedian[command.kind], median);
       const cpuCell = cpu.length > 0 ? ` cpu ${figures(cpu).median.toFixed(0)}` : '';
-      cells.push(`${path.label} ${median.toFixed(0).padStart(5)} [${min.toFixed(0)}–${max.toFixed(0)}]${cpuCell}`);
-    }
+      return `${path.label} ${median.toFixed(0).padStart(5)} [${min.toFixed(0)}–${max.toFixed(0)}]${cpuCell}`;
+    });
     console.log(`${command.label.padEnd(23)} ${cells.join('   ')}`);
-  }
+  });
   const verdict = (ms: number) => `${ms.toFixed(0)} ms (target ≤ ${TARGET_MS} ms${ms <= TARGET_MS ? ', met' : ', missed'})`;
   console.log(`slowest median of the built CLI: start and light commands ${verdict(worstBuiltMedian.light)}; a desk command ${verdict(worstBuiltMedian.desk)}`);
 } finally {
