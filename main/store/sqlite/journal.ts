@@ -506,21 +506,41 @@ export class Journal implements DeskJournal {
    * (Unicode-aware). One row per payee key and account; the caller compares with all of them.
    */
   knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): { accountName: string; emailAddress: string; accountNumber: string }[] {
-    const byName = this.stmt(`SELECT DISTINCT account_number FROM payments WHERE kind = 'payout' AND payee_name_key = ? ORDER BY account_number`);
-    const byEmail = this.stmt(`SELECT DISTINCT account_number FROM payments WHERE kind = 'payout' AND payee_email_key = ? ORDER BY account_number`);
-    const out: { accountName: string; emailAddress: string; accountNumber: string }[] = [];
-    const names = new Set<string>();
-    const emails = new Set<string>();
+    // Each name and e-mail once, under the spelling it first came with.
+    const names = new Map<string, string>();
+    const emails = new Map<string, string>();
     for (const k of keys) {
       const name = payeeKey(k.accountName);
-      if (name && !names.has(name)) {
-        names.add(name);
-        for (const row of byName.all(name) as { account_number: string }[]) out.push({ accountName: k.accountName, emailAddress: '', accountNumber: row.account_number });
+      if (name && !names.has(name)) names.set(name, k.accountName);
+      const email = payeeKey(k.emailAddress);
+      if (email && !emails.has(email)) emails.set(email, k.emailAddress);
+    }
+    // One statement for all the keys of a kind (a JSON array), not one per key: 100,000 rows took 1.3 s in
+    // 200,000 statements. CROSS JOIN keeps the keys outside, so each walks the index of its column.
+    const accounts = (column: 'payee_name_key' | 'payee_email_key', keyed: Map<string, string>): Map<string, string[]> => {
+      const found = new Map<string, string[]>();
+      if (keyed.size === 0) return found;
+      const sql = `SELECT DISTINCT k.value AS key, p.account_number FROM json_each(?) AS k CROSS JOIN payments AS p ON p.${column} = k.value AND p.kind = 'payout' ORDER BY k.value, p.account_number`;
+      for (const row of this.stmt(sql).all(JSON.stringify([...keyed.keys()])) as { key: string; account_number: string }[]) {
+        found.set(row.key, [...(found.get(row.key) ?? []), row.account_number]);
+      }
+      return found;
+    };
+    const byName = accounts('payee_name_key', names);
+    const byEmail = accounts('payee_email_key', emails);
+    // In the order of the keys: a name's accounts, then its e-mail's; a name or e-mail seen before not again.
+    const out: { accountName: string; emailAddress: string; accountNumber: string }[] = [];
+    const said = new Set<string>();
+    for (const k of keys) {
+      const name = payeeKey(k.accountName);
+      if (name && !said.has(`n:${name}`)) {
+        said.add(`n:${name}`);
+        for (const accountNumber of byName.get(name) ?? []) out.push({ accountName: names.get(name)!, emailAddress: '', accountNumber });
       }
       const email = payeeKey(k.emailAddress);
-      if (email && !emails.has(email)) {
-        emails.add(email);
-        for (const row of byEmail.all(email) as { account_number: string }[]) out.push({ accountName: '', emailAddress: k.emailAddress, accountNumber: row.account_number });
+      if (email && !said.has(`e:${email}`)) {
+        said.add(`e:${email}`);
+        for (const accountNumber of byEmail.get(email) ?? []) out.push({ accountName: '', emailAddress: emails.get(email)!, accountNumber });
       }
     }
     return out;
