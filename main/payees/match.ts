@@ -36,6 +36,7 @@ export interface PayeeFlag {
 export { maskAccount };
 
 const ROWS_PER_TURN = 2000;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The versions in force among `open` that count: all of them, or with a BookReading those that hold when read. */
 async function inForceThatHold(repo: PayeeRepository, open: readonly PayeeVersion[], paid: PaidIndex, rows: { nameKeys: Set<string>; emailKeys: Set<string>; ids: string[] }, book?: BookReading): Promise<PayeeVersion[]> {
@@ -54,14 +55,30 @@ async function inForceThatHold(repo: PayeeRepository, open: readonly PayeeVersio
 
 export async function flagPayeeRows(repo: PayeeRepository, rows: readonly PayeeRow[], book?: BookReading): Promise<PayeeFlag[]> {
   if (rows.length === 0) return [];
-  const keyed = rows.map((r) => ({ row: r, nameKey: payeeKey(r.payeeName), emailKey: payeeKey(r.email) }));
-  const nameKeys = [...new Set(keyed.map((k) => k.nameKey).filter(Boolean))];
-  const emailKeys = [...new Set(keyed.map((k) => k.emailKey).filter(Boolean))];
-  const ids = rows.map((r) => r.id);
+  // The gate runs in the app's main process: every loop over the rows (or what they were paid) takes a turn of
+  // the event loop every ROWS_PER_TURN items.
+  const keyed: { row: PayeeRow; nameKey: string; emailKey: string }[] = [];
+  const nameKeySet = new Set<string>();
+  const emailKeySet = new Set<string>();
+  const ids: string[] = [];
+  for (const row of rows) {
+    if (keyed.length % ROWS_PER_TURN === ROWS_PER_TURN - 1) await nextTurn();
+    const k = { row, nameKey: payeeKey(row.payeeName), emailKey: payeeKey(row.email) };
+    keyed.push(k);
+    if (k.nameKey) nameKeySet.add(k.nameKey);
+    if (k.emailKey) emailKeySet.add(k.emailKey);
+    ids.push(row.id);
+  }
+  const nameKeys = [...nameKeySet];
+  const emailKeys = [...emailKeySet];
   const [open, paid] = await Promise.all([repo.openByKeys(nameKeys, emailKeys), repo.paidBefore(nameKeys, emailKeys, ids)]);
   // Indexed by key: a 100,000-row batch against as many earlier payouts must not compare every row with every one.
-  const paidIndex = new PaidIndex(paid);
-  const inForce = await inForceThatHold(repo, open, paidIndex, { nameKeys: new Set(nameKeys), emailKeys: new Set(emailKeys), ids }, book);
+  const paidIndex = new PaidIndex([]);
+  for (let i = 0; i < paid.length; i += ROWS_PER_TURN) {
+    paidIndex.add(paid.slice(i, i + ROWS_PER_TURN));
+    await nextTurn();
+  }
+  const inForce = await inForceThatHold(repo, open, paidIndex, { nameKeys: nameKeySet, emailKeys: emailKeySet, ids }, book);
   const bookByName = new Map<string, PayeeVersion>();
   const bookByEmail = new Map<string, PayeeVersion>();
   for (const v of inForce) {
@@ -71,8 +88,7 @@ export async function flagPayeeRows(repo: PayeeRepository, rows: readonly PayeeR
   const flags: PayeeFlag[] = [];
   let done = 0;
   for (const { row, nameKey, emailKey } of keyed) {
-    // The gate runs in the app's main process: a turn for the event loop every ROWS_PER_TURN rows.
-    if (++done % ROWS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (++done % ROWS_PER_TURN === 0) await nextTurn();
     const saved = bookByName.get(nameKey) ?? (emailKey ? bookByEmail.get(emailKey) : undefined);
     const before = paidIndex.of(nameKey, emailKey);
     const rowDetails = { accountNumber: row.account, operatorCode: row.operator };

@@ -46,7 +46,8 @@ interface PendingObservation {
   reject: (error: unknown) => void;
 }
 
-const CHUNK = 500;
+/** Ids looked up per statement in existingIds (a JSON array: no limit on parameters to keep under). */
+const ID_LOOKUP_CHUNK = 10_000;
 
 export class Journal implements DeskJournal {
   readonly db: Database.Database;
@@ -477,11 +478,12 @@ export class Journal implements DeskJournal {
   }
 
   existingIds(kind: PaymentKind, ids: string[]): Set<string> {
+    // The ids as one JSON array, through one statement prepared once: a statement with 500 placeholders
+    // prepared for every 500 ids cost 80 ms of each 100,000-row file check.
+    const statement = this.stmt('SELECT k.value AS id FROM json_each(?) AS k CROSS JOIN payments AS p ON p.kind = ? AND p.id = k.value');
     const found = new Set<string>();
-    for (let i = 0; i < ids.length; i += CHUNK) {
-      const chunk = ids.slice(i, i + CHUNK);
-      const rows = this.db.prepare(`SELECT id FROM payments WHERE kind = ? AND id IN (${chunk.map(() => '?').join(', ')})`).all(kind, ...chunk) as { id: string }[];
-      for (const r of rows) found.add(r.id);
+    for (let i = 0; i < ids.length; i += ID_LOOKUP_CHUNK) {
+      for (const r of statement.all(JSON.stringify(ids.slice(i, i + ID_LOOKUP_CHUNK)), kind) as { id: string }[]) found.add(r.id);
     }
     return found;
   }
