@@ -49,7 +49,8 @@ async function batchView(journal: DeskJournal, batchId: string, profileId: strin
   const batch = await journal.getBatch(batchId);
   if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
   const live = engine ? engine.batchLive(batchId) : { running: false };
-  const { counts: _counts, ...progress } = progressOf(batch, await journal.batchCounts(batchId), 0, live);
+  // The run's sending rate: the screen reads the batch again on every change, and must not then say "0.0/s".
+  const { counts: _counts, ...progress } = progressOf(batch, await journal.batchCounts(batchId), engine ? engine.liveRate(batchId) : 0, live);
   const ended = batch.state === 'COMPLETED' || batch.state === 'CANCELLED';
   return {
     id: batch.id,

@@ -188,6 +188,11 @@ export class BatchRun {
     }
   }
 
+  /** Creates accepted per second in the last few seconds: what every progress report of a running batch carries. */
+  ratePerSec(): number {
+    return this.rate(this.deps.now());
+  }
+
   private rate(now: number): number {
     while (this.acceptedAt.length > 0 && this.acceptedAt[0]! < now - RATE_WINDOW_MS) this.acceptedAt.shift();
     // Creates accepted in the last few seconds (or since the run started, when that is shorter).

@@ -152,7 +152,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       sends: () => this.sends,
       started: () => this.started,
       batch: async (batchId) => this.journal.getBatch(batchId),
-      report: async (batchId) => void this.emit('batch-progress', await batchProgress(this.journal, batchId, 0, this.batchLive(batchId))),
+      report: async (batchId) => void this.emit('batch-progress', await batchProgress(this.journal, batchId, this.liveRate(batchId), this.batchLive(batchId))),
       onError,
       ...(options.heldElsewhereRetryMs !== undefined ? { rerunMs: options.heldElsewhereRetryMs } : {}),
     });
@@ -397,7 +397,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     if (batch.state !== 'RUNNING') throw new EngineError('BAD_STATE', `batch ${batchId} is ${batch.state.toLowerCase()}, not running`);
     await this.journal.setBatchState(batchId, 'PAUSED', 'paused by the user', actor);
     await this.runs.stop(batchId);
-    this.emit('batch-progress', await batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
+    this.emit('batch-progress', await batchProgress(this.journal, batchId, this.liveRate(batchId), this.batchLive(batchId)));
     return await this.mustGetBatch(batchId);
   }
 
@@ -408,7 +408,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     await this.journal.setBatchState(batchId, 'CANCELLED', 'cancelled by the user', actor);
     await this.runs.stop(batchId);
     await this.settleUnsent(batchId);
-    this.emit('batch-progress', await batchProgress(this.journal, batchId, 0, this.batchLive(batchId)));
+    this.emit('batch-progress', await batchProgress(this.journal, batchId, this.liveRate(batchId), this.batchLive(batchId)));
     return await this.mustGetBatch(batchId);
   }
 
@@ -419,9 +419,19 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     return await this.mustGetBatch(batchId);
   }
 
+  /**
+   * The sending rate of the batch's run going now, 0 without one: a progress report made outside the run (a status
+   * that settled, a screen that asked, the connection) must not show "0.0/s" while rows are being sent.
+   */
+  liveRate(batchId: string): number {
+    const run = this.runs.get(batchId);
+    // A run being stopped (a pause, a cancel) sends nothing new.
+    return run && !run.stopping ? run.ratePerSec() : 0;
+  }
+
   async batchProgress(batchId: string): Promise<BatchProgressEvent> {
     await this.mustGetBatch(batchId);
-    return await batchProgress(this.journal, batchId, 0, this.batchLive(batchId));
+    return await batchProgress(this.journal, batchId, this.liveRate(batchId), this.batchLive(batchId));
   }
 
   /** Reads one payment from the gateway now. */
@@ -507,7 +517,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     this.emit('connection', this.connection);
     // A running batch now waits for the gateway (or goes on): its state's words change with it.
     for (const batchId of this.runs.batchIds()) {
-      batchProgress(this.journal, batchId, 0, this.batchLive(batchId)).then(
+      batchProgress(this.journal, batchId, this.liveRate(batchId), this.batchLive(batchId)).then(
         (e) => this.emit('batch-progress', e),
         (e: unknown) => this.emit('background-error', e instanceof Error ? e : new Error(String(e))),
       );

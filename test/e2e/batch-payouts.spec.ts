@@ -65,6 +65,8 @@ test('a 50-row CSV with 3 bad rows is fixed, re-uploaded, reviewed, submitted, f
   expect((await desk.sandboxState()).payoutCount, 'nothing reaches the gateway while paused').toBe(sentWhenPaused);
   await page.getByTestId('batch-resume').click();
   await expect(page.getByTestId('batch-state')).not.toHaveText('PAUSED');
+  // While rows are being sent the screen says how fast, not "0.0/s" (more than 30 rows are left at 10 a second).
+  await expect(page.getByTestId('progress-rate')).not.toHaveText('0.0/s');
   await shot(page, 'batch-progress');
   // Every payout reaches a final gateway status, not merely "sent".
   await expect(page.getByTestId('progress-done')).toHaveText('50', { timeout: 150_000 });

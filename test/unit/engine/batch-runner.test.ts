@@ -24,6 +24,33 @@ describe('batch runner', () => {
     expect(events.some((e) => e.ratePerSec > 0)).toBe(true);
   });
 
+  it('progress asked for outside the run (a screen opening, a status settling) carries the run\'s rate, not 0/s', async () => {
+    // 10 creates a second of the injected clock; the 30th waits until the test has asked.
+    let clock = Date.UTC(2026, 3, 1, 8, 0, 0);
+    let creates = 0;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    class HoldsThe30th extends FakeGateway {
+      override async createPayout(idPayout: string, request: PayoutRequest, options?: { beforeSend?: () => boolean }): Promise<{ raw: unknown }> {
+        clock += 100;
+        if (++creates === 30) await held;
+        return super.createPayout(idPayout, request, options);
+      }
+    }
+    f = engineFixture({ concurrency: 1, now: () => clock }, new HoldsThe30th());
+    const batch = await f.engine.submitBatch({ fileName: 'asked.csv', sha256: 'a1', rows: rows(60) });
+    await until(() => creates === 30);
+    const asked = await f.engine.batchProgress(batch.id);
+    expect(asked).toMatchObject({ state: 'RUNNING', sent: 29 });
+    expect(asked.ratePerSec).toBeGreaterThanOrEqual(9.5);
+    expect(asked.ratePerSec).toBeLessThanOrEqual(10.5);
+    expect(asked.etaSeconds).toBe(Math.ceil(31 / asked.ratePerSec));
+    release();
+    expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
+    // With no run going, nothing is being sent: 0/s.
+    expect((await f.engine.batchProgress(batch.id)).ratePerSec).toBe(0);
+  });
+
   it('mid-run progress carries counts per state, the rate and a time left that fits it (injected clock)', async () => {
     // Each create takes 100 ms of the injected clock: 10 per second, one at a time.
     let clock = Date.UTC(2026, 3, 1, 8, 0, 0);
