@@ -253,6 +253,17 @@ export interface PayoutValidation {
   issues: FieldIssue[];
   /** Present when valid. */
   preview: PayoutPreview | null;
+  /** The chosen currency's last known balance, and what this payout would leave of it; null when none is known. */
+  balance: PayoutBalance | null;
+}
+
+/** The funding rule's figures for one payout (main/desk/funding.ts): the available balance, not what is pending. */
+export interface PayoutBalance {
+  available: Money;
+  /** When the balance was read from the gateway. */
+  observedAt: IsoTime;
+  /** Available minus this payout's amount (negative: short by that much); null until the amount is valid. */
+  afterThis: Money | null;
 }
 
 export interface CurrencyView {

@@ -1,5 +1,5 @@
 // payouts:* — validate, create (journalled, sent once by the engine), read, code lists.
-import type { FieldIssue, PayoutInput, PayoutPreview } from '../../contract/api';
+import type { FieldIssue, PayoutBalance, PayoutInput, PayoutPreview } from '../../contract/api';
 import { DEFAULT_PAYMENT_METHOD, payoutFieldsOf, validatePayout, type PayoutDraft } from '../domain/payout';
 import { newPaymentId } from '../domain/ids';
 import { MoneyError, parseMinor } from '../domain/money';
@@ -68,6 +68,20 @@ async function fundingIssue(rt: DeskRuntime, profile: Profile, draft: PayoutDraf
   return { field: 'amount', code: 'INSUFFICIENT_BALANCE', message: `not enough funds: ${short}; top up the balance or send less` };
 }
 
+/**
+ * What the form shows beside the amount: the currency's last stored balance (read from the gateway at most every
+ * 15 s while a valid payout is typed, by fundingIssue) and what this payout would leave, in minor units here.
+ */
+async function payoutBalance(rt: DeskRuntime, profileId: string, currencyCode: string, amountMinor: number | null, decimalsOf: DecimalsOf): Promise<PayoutBalance | null> {
+  const snapshot = (await (await rt.journalFor(profileId)).latestBalances()).find((b) => b.currencyCode === currencyCode);
+  if (!snapshot) return null;
+  return {
+    available: money(snapshot.availableMinor, currencyCode, decimalsOf),
+    observedAt: new Date(snapshot.observedAt).toISOString(),
+    afterThis: amountMinor === null ? null : money(snapshot.availableMinor - amountMinor, currencyCode, decimalsOf),
+  };
+}
+
 function preview(draft: PayoutDraft, decimalsOf: DecimalsOf): PayoutPreview {
   const { amountMinor, currencyCode, callbackUrl, ...payee } = payoutFieldsOf(draft);
   // PayoutPreview is written by hand in contract/api.ts (which imports nothing from main); this fails to
@@ -95,7 +109,8 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       // Validated as the person types: the balance is read at most every 15 s, and never waited for long.
       const funding = draft && issues.length === 0 ? await fundingIssue(rt, profile, draft, decimalsOf, LIVE_CHECK) : null;
       if (funding) issues.push(funding);
-      return issues.length > 0 ? { valid: false, issues, preview: null } : { valid: true, issues: [], preview: draft ? preview(draft, decimalsOf) : null };
+      const balance = await payoutBalance(rt, profile.id, input.currencyCode, draft?.amountMinor ?? null, decimalsOf);
+      return issues.length > 0 ? { valid: false, issues, preview: null, balance } : { valid: true, issues: [], preview: draft ? preview(draft, decimalsOf) : null, balance };
     },
     async create(profile, input) {
       const journal = await rt.journalFor(profile.id);

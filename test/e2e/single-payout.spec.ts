@@ -27,6 +27,10 @@ test('a single payout is validated live, reviewed, confirmed and followed to SUC
     await review.getByRole('button', { name: 'Back' }).click();
     await expect(review).toBeHidden();
   }
+  // The EUR balance beside the amount, and what this payout of 1,250.50 leaves of it (main's exact figures).
+  await expect(page.getByTestId('payout-balance-after')).toBeVisible();
+  const cents = async (id: string) => BigInt((await page.getByTestId(id).textContent())!.replace(/[^0-9]/g, ''));
+  expect((await cents('payout-balance-available')) - (await cents('payout-balance-after'))).toBe(125050n);
   await shot(page, 'new-payout');
 
   await page.getByTestId('review-payout').click();

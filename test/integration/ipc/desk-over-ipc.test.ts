@@ -83,6 +83,26 @@ describe('the desk over IPC against the demo sandbox', () => {
     expect(good.preview?.money).toEqual({ amount: '1250.50', currencyCode: 'EUR' });
   });
 
+  it('answers each validation with the currency\'s balance and what the payout would leave of it, exactly', async () => {
+    const good = await call('payouts:validate', payout({ amount: '1250.50' }));
+    const eur = (await call('balances:get')).find((b) => b.currencyCode === 'EUR');
+    if (!good.balance || !eur) throw new Error('no EUR balance read');
+    expect(good.balance.available).toEqual(eur.available);
+    expect(good.balance.observedAt).toBe(eur.observedAt);
+    const cents = (amount: string) => BigInt(amount.replace('.', ''));
+    expect(cents(good.balance.afterThis!.amount)).toBe(cents(eur.available.amount) - 125050n);
+    // An amount that is not valid yet: the balance, and nothing computed from it.
+    const typing = await call('payouts:validate', payout({ amount: '12.' }));
+    expect(typing.balance).toEqual({ ...good.balance, afterThis: null });
+    // More than there is: "short by" is the negative remainder, and the funding rule refuses it.
+    const tooMuch = (cents(eur.available.amount) + 1n).toString();
+    const over = await call('payouts:validate', payout({ amount: `${tooMuch.slice(0, -2)}.${tooMuch.slice(-2)}` }));
+    expect(over.issues.map((i) => i.code)).toContain('INSUFFICIENT_BALANCE');
+    expect(over.balance?.afterThis).toEqual({ amount: '-0.01', currencyCode: 'EUR' });
+    // A currency the desk has never read a balance of: none.
+    expect((await call('payouts:validate', payout({ currencyCode: 'XTS' }))).balance).toBeNull();
+  });
+
   it('sends one payout to SUCCESS, and a repeated create with the same id pays once', async () => {
     const preview = (await call('payouts:validate', payout())).preview;
     if (!preview) throw new Error('no preview');
