@@ -78,6 +78,9 @@ test('admin sets up people and a policy; a batch waits for approval, is approved
   // Who can still approve it, as main works it out: the approvers other than Pat, who prepared it.
   await expect(page.getByTestId('batch-still-needed')).toHaveText('It needs 1 more approval from: Ada Admin, Alex Approver.');
   expect((await desk.sandboxState()).payoutCount, 'nothing reached the gateway').toBe(0);
+  // Pat may not send: Resume is not offered as if it could work, and says why.
+  await expect(page.getByTestId('batch-resume')).toBeDisabled();
+  await expect(page.getByTestId('batch-resume-blocked')).toHaveText('Pat Preparer is not a sender: a sender resumes it');
   await cleanShot(page, 'dual-control-batch-waiting');
   // Pat prepared it: it is under "Prepared by me", and Pat cannot approve it.
   await page.getByRole('link', { name: 'Approvals' }).click();
@@ -111,6 +114,7 @@ test('admin sets up people and a policy; a batch waits for approval, is approved
   await unlockAs(page, 'Sam Sender', PASS.sam);
   await page.getByRole('link', { name: 'Batches' }).click();
   await expect(page.getByTestId('batch-approval-note')).toContainText('Approved by Alex Approver');
+  await expect(page.getByTestId('batch-resume-blocked')).toHaveCount(0);
   await page.getByTestId('batch-resume').click();
   await expect(page.getByTestId('progress-done')).toHaveText('4', { timeout: 60_000 });
   await expect(page.getByTestId('batch-state')).toHaveText('COMPLETED');
