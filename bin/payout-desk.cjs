@@ -109,4 +109,8 @@ async function main() {
   bundle.keepCodeCache();
 }
 
-void main();
+main().catch((e) => {
+  // Only a bundle that cannot even start gets here (runCli reports every command's own failure).
+  process.stderr.write(`payout-desk: the built CLI did not start: ${e instanceof Error ? e.message : String(e)}. Rebuild it with: npm run build:cli\n`);
+  process.exitCode = 1;
+});

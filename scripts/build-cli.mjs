@@ -56,8 +56,8 @@ export async function buildCli({ outdir = join(root, 'out', 'cli') } = {}) {
   const { build } = await import('esbuild');
   // Taken before reading the sources: a file saved during the build counts as newer than the bundle.
   const builtAt = Date.now();
-  // Chunks are named by their content: those of an earlier build would pile up beside the new ones.
-  // (.mjs: the chunks of builds before the single file.)
+  // What an earlier build left, its code cache above all (a cache of another bundle); .mjs: the chunks of the
+  // builds before the single file.
   if (existsSync(outdir)) for (const file of readdirSync(outdir)) if (/\.(mjs|cjs|map|v8cache)$|^inputs\.json$/.test(file)) rmSync(join(outdir, file));
   const result = await build({
     absWorkingDir: root,

@@ -62,7 +62,7 @@ export async function flagPayeeRows(repo: PayeeRepository, rows: readonly PayeeR
   const emailKeySet = new Set<string>();
   const ids: string[] = [];
   for (const row of rows) {
-    if (keyed.length % ROWS_PER_TURN === ROWS_PER_TURN - 1) await nextTurn();
+    if (keyed.length > 0 && keyed.length % ROWS_PER_TURN === 0) await nextTurn();
     const k = { row, nameKey: payeeKey(row.payeeName), emailKey: payeeKey(row.email) };
     keyed.push(k);
     if (k.nameKey) nameKeySet.add(k.nameKey);
