@@ -506,6 +506,8 @@ export interface AttemptView {
 }
 
 export interface PaymentDetail extends HistoryRow {
+  /** The operator it was (or is to be) paid through: with the account, what a payee saved from it needs. */
+  paymentOperatorCode: string;
   failureReason: string | null;
   processedAt: IsoTime | null;
   /** Why it is HELD, UNKNOWN or MISSING, or the last error while sending; null otherwise. */

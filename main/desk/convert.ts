@@ -71,6 +71,7 @@ export function paymentDetail(p: PaymentRecord, events: StatusEvent[], decimalsO
   const withRaw = [...events].reverse().find((e) => e.source !== 'local' && e.raw !== null && e.raw !== undefined);
   return {
     ...historyRow(p, decimalsOf),
+    paymentOperatorCode: p.paymentOperatorCode,
     failureReason: p.failureReason ?? (p.state === 'REJECTED' || p.state === 'MISMATCH' ? p.lastError : null),
     processedAt: p.processedAt,
     reason: reasonOf(p),

@@ -51,4 +51,17 @@ test('a single payout is validated live, reviewed, confirmed and followed to SUC
 
   const state = await desk.sandboxState();
   expect(state.payoutCount).toBe(1);
+
+  // Saved to the payee book from the payout: the Add dialog comes filled in with what was paid.
+  await page.getByTestId('save-as-payee').click();
+  const form = page.getByTestId('payee-form-dialog');
+  await expect(form).toBeVisible();
+  await expect(form.getByTestId('payee-name').locator('input')).toHaveValue('Ada Lovelace');
+  await expect(form.getByTestId('payee-account').locator('input')).toHaveValue('DE89370400440532013000');
+  await expect(form.getByTestId('payee-operator').locator('input')).toHaveValue('EU_SEPA');
+  await expect(form.getByTestId('payee-email').locator('input')).toHaveValue('ada@example.com');
+  await shot(page, 'payee-from-payout');
+  await form.getByTestId('payee-save').click();
+  await expect(form).toBeHidden();
+  await expect(page.getByTestId('payees-list')).toContainText('Ada Lovelace');
 });

@@ -63,6 +63,7 @@ export function createFakeDesk(options: { historyRows?: number } = {}): IpcHandl
   };
   const detail = (row: HistoryRow): PaymentDetail => ({
     ...row,
+    paymentOperatorCode: 'EU_SEPA',
     failureReason: row.status === 'FAILED' ? 'Account closed' : null,
     processedAt: now,
     reason: reasons[row.localState] ?? null,
