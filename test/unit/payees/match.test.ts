@@ -1,6 +1,6 @@
 // New payee, changed bank details or known: matched by the journal's payee key (name first, else e-mail)
 // against the payee book in force and what was paid before (leaving out the rows being checked).
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flagPayeeRows, type PayeeRow } from '../../../main/payees/match';
 import { MemoryPayeeRepository, type PaidAccount } from '../../../main/payees/repository';
 import { version } from './helpers';
@@ -9,6 +9,18 @@ const paid = (paymentId: string, nameKey: string, accountNumber: string, emailKe
 const row = (id: string, overrides: Partial<PayeeRow> = {}): PayeeRow => ({ id, payeeName: 'Grace Hopper', account: 'NL91ABNA0417164300', operator: 'EU_SEPA', email: 'grace@example.com', ...overrides });
 
 describe('flagging rows of a payout or batch', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('answers a check that fits in one slice without waiting for a turn of the event loop (a fake clock never stalls the gate)', async () => {
+    // The simulation runs the gate under fake timers: an await of setImmediate there waits for a clock nobody moves.
+    vi.useFakeTimers({ toFake: ['setImmediate', 'setTimeout'] });
+    const repo = new MemoryPayeeRepository([paid('old-1', 'grace hopper', 'NL91ABNA0417164300')]);
+    const flags = await flagPayeeRows(repo, [row('r1', { account: 'DE89370400440532013000' })]);
+    expect(flags.map((f) => f.flag)).toEqual(['changed']);
+  });
+
   it('flags a name never in the book nor paid as a new payee', async () => {
     const flags = await flagPayeeRows(new MemoryPayeeRepository(), [row('r1')]);
     expect(flags).toEqual([{ rowId: 'r1', flag: 'new', payeeId: null, reason: 'new payee: Grace Hopper is not in the payee book and was never paid' }]);
