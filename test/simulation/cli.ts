@@ -52,11 +52,16 @@ async function runAll(): Promise<void> {
   }));
   const workers = Number(values.workers);
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers is a whole number from 1, not ${values.workers}`);
+  // A line on stderr each tenth of the seeds: a run of 15 minutes says it is alive (and one that hangs, that it is not).
+  const every = Math.max(10, Math.ceil(jobs.length / 10));
+  let done = 0;
   await runSeeds(jobs, {
     workers,
     stopAtFirstFailure: !values['keep-going'],
     onOutcome(outcome) {
       stepsRun += outcome.steps;
+      done++;
+      if (done % every === 0 && done < jobs.length) process.stderr.write(`simulate: ${done}/${jobs.length} seeds, ${failed + (outcome.failure === null ? 0 : 1)} failed, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
       if (outcome.failure === null) {
         if (values.seed !== undefined) console.log(`seed ${outcome.seed}: no violation in ${outcome.steps} steps (${outcome.payouts} payouts, ${Math.round(outcome.simulatedMs / 60_000)} simulated minutes)`);
         return;
