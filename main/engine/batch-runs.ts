@@ -26,6 +26,8 @@ export class BatchRuns {
   private readonly reruns = new Map<string, ReturnType<typeof setTimeout>>();
   /** Progress reports waiting, so settlements coming in quick succession are reported together. */
   private readonly settleReports = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Reports and rerun reads under way: stopping waits for them, so none reads a journal that closed after it. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly options: BatchRunsOptions) {}
 
@@ -74,6 +76,13 @@ export class BatchRuns {
     this.settleReports.clear();
     for (const timer of this.reruns.values()) clearTimeout(timer);
     this.reruns.clear();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Work that reads the journal for a run (a progress report): stopAll waits for it. */
+  track(work: Promise<unknown>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
   }
 
   /**
@@ -81,10 +90,11 @@ export class BatchRuns {
    * reported together, once per 200 ms; the report after the last one always comes.
    */
   reportSettled(batchId: string): void {
-    if (this.settleReports.has(batchId)) return;
+    // A status the poller read while the engine stopped: nobody is left to report to.
+    if (this.settleReports.has(batchId) || !this.options.started()) return;
     const timer = setTimeout(() => {
       this.settleReports.delete(batchId);
-      this.options.report(batchId).catch((e: unknown) => this.options.onError(e));
+      this.track(this.options.report(batchId).catch((e: unknown) => this.options.onError(e)));
     }, 200);
     timer.unref?.();
     this.settleReports.set(batchId, timer);
@@ -96,12 +106,12 @@ export class BatchRuns {
     const timer = setTimeout(() => {
       this.reruns.delete(batchId);
       if (!this.options.started()) return;
-      this.options
+      this.track(this.options
         .batch(batchId)
         .then((batch) => {
           if (this.options.started() && batch?.state === 'RUNNING') this.start(batchId);
         })
-        .catch((e: unknown) => this.options.onError(e));
+        .catch((e: unknown) => this.options.onError(e)));
     }, this.options.rerunMs ?? 2_000);
     timer.unref?.();
     this.reruns.set(batchId, timer);

@@ -517,10 +517,10 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     this.emit('connection', this.connection);
     // A running batch now waits for the gateway (or goes on): its state's words change with it.
     for (const batchId of this.runs.batchIds()) {
-      batchProgress(this.journal, batchId, this.liveRate(batchId), this.batchLive(batchId)).then(
+      this.runs.track(batchProgress(this.journal, batchId, this.liveRate(batchId), this.batchLive(batchId)).then(
         (e) => this.emit('batch-progress', e),
         (e: unknown) => this.emit('background-error', e instanceof Error ? e : new Error(String(e))),
-      );
+      ));
     }
   }
 
