@@ -681,6 +681,32 @@ export interface ControlInfo {
   proposals: ControlProposalInfo[];
 }
 
+/** The unlocked person's second factor (an authenticator app's codes) on this desk, and when it is asked. */
+export interface SecondFactorView {
+  /** Nobody is unlocked: the rest says nothing. */
+  personId: string | null;
+  /** The person has set up a second factor on this desk. */
+  enrolled: boolean;
+  /** Recovery codes not used yet; null when not enrolled. */
+  recoveryCodesLeft: number | null;
+  /** Asked on approve (set up, the policy says so, or LIVE's default policy). */
+  onApprove: boolean;
+  /** Asked on admin actions (set up, or the policy says so). */
+  onAdmin: boolean;
+  /** Until when the last code typed covers admin actions (5 minutes); null when none counts now. */
+  verifiedUntil: IsoTime | null;
+}
+
+/** A secret to scan: shown once, kept sealed until a code from the app confirms it (10 minutes). */
+export interface SecondFactorEnrolment {
+  uri: string;
+  /** The same secret in base32, for typing into an app by hand. */
+  secret: string;
+  /** The URI as a QR code (a PNG data: URL), drawn in main. */
+  qrDataUrl: string;
+  expiresAt: IsoTime;
+}
+
 export interface PeopleContract {
   list: { args: void; result: PersonInfo[] };
   session: { args: void; result: DeskSessionView };
@@ -710,6 +736,16 @@ export interface PeopleContract {
   seal: { args: void; result: ControlInfo };
   /** A person compared the root fingerprint with the team's admin: this desk pins it as confirmed. */
   confirmRoot: { args: { fingerprint: string }; result: ControlInfo };
+  /** The unlocked person's second factor, and which actions ask for it. */
+  secondFactor: { args: void; result: SecondFactorView };
+  /** The unlocked person starts setting up a second factor: a secret to scan with an authenticator app. */
+  beginSecondFactor: { args: void; result: SecondFactorEnrolment };
+  /** A code from the app confirms the secret; the ten recovery codes are returned this once. */
+  confirmSecondFactor: { args: { code: string }; result: { view: SecondFactorView; recoveryCodes: string[] } };
+  /** A code (or recovery code) of the unlocked person: admin actions need no other for 5 minutes. */
+  verifySecondFactor: { args: { code: string }; result: SecondFactorView };
+  /** Removes the unlocked person's second factor; needs one of its codes. Refused while the policy requires one. */
+  removeSecondFactor: { args: { code: string }; result: SecondFactorView };
 }
 
 export type ApprovalSubjectKind = 'batch' | 'payout';
@@ -808,6 +844,8 @@ export interface PolicyRulesView {
   newOrChangedPayee: number;
   /** With two admins or more: grants of approver or admin and policy changes need both. */
   secondAdmin?: boolean;
+  /** Every approval and admin action needs a code of the person's authenticator app besides the passphrase. */
+  secondFactor?: boolean;
 }
 
 export interface PolicyView {
@@ -828,7 +866,8 @@ export interface ApprovalsContract {
   /** Where each subject stands (Batches and a payout's page show "waiting for approval (1 of 2)"). */
   status: { args: { subjects: ApprovalSubjectRef[] }; result: ApprovalStatusView[] };
   /** Signed in main by the unlocked person; the passphrase is asked again for each approval. */
-  approve: { args: ApprovalSubjectRef & { passphrase: string }; result: ApprovalDetail };
+  /** `code`: of the person's authenticator app, when their second factor is asked on approve. */
+  approve: { args: ApprovalSubjectRef & { passphrase: string; code?: string }; result: ApprovalDetail };
   reject: { args: ApprovalSubjectRef & { reason: string }; result: ApprovalDetail };
   policy: { args: void; result: PolicyView };
   /** A new policy version, signed by the unlocked admin; approvals given under the old one are void. */
@@ -924,7 +963,7 @@ export interface PayeesContract {
   /** A bank-detail change under dual control answers inForce false: it waits for approval. */
   edit: { args: PayeeInputView & { payeeId: string }; result: PayeeChangeOutcome };
   /** Signed in main by the unlocked approver; the passphrase is asked again for each approval. */
-  approve: { args: { payeeId: string; passphrase: string }; result: PayeeChangeOutcome };
+  approve: { args: { payeeId: string; passphrase: string; code?: string }; result: PayeeChangeOutcome };
   reject: { args: { payeeId: string; reason: string }; result: PayeeChangeOutcome };
   withdraw: { args: { payeeId: string }; result: PayeeChangeOutcome };
   /** A CSV the user chose in main's dialog (app:chooseFile), by its token only. */
@@ -1097,7 +1136,7 @@ export const IPC_METHODS = {
   payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
   audit: ['list', 'verify'],
   settings: ['get', 'update', 'teamDatabase', 'setTeamDatabase', 'clearTeamDatabase', 'checkTeamDatabase'],
-  people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'enroll', 'setRoles', 'revoke', 'control', 'cosign', 'seal', 'confirmRoot'],
+  people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'enroll', 'setRoles', 'revoke', 'control', 'cosign', 'seal', 'confirmRoot', 'secondFactor', 'beginSecondFactor', 'confirmSecondFactor', 'verifySecondFactor', 'removeSecondFactor'],
   approvals: ['queue', 'show', 'status', 'approve', 'reject', 'policy', 'setPolicy'],
   payees: ['list', 'versions', 'add', 'edit', 'approve', 'reject', 'withdraw', 'import', 'export', 'addFromPayout'],
   app: ['info', 'connectionState', 'rateBudget', 'openDataFolder', 'chooseFile', 'fileDropped'],

@@ -36,6 +36,8 @@ const role = z.enum(['preparer', 'approver', 'sender', 'viewer', 'admin']);
 const roles = z.array(role).min(1, 'at least one role').max(5);
 /** Its strength (length) is the service's rule, so the message is the same as on the command line. */
 const passphrase = z.string().min(1, 'is required').max(1024, 'at most 1024 characters');
+/** 6 digits of an authenticator app, or a recovery code (10 letters and digits, a dash optional). */
+const secondFactorCode = z.string().trim().regex(/^(\d{6}|[A-Za-z0-9]{5}-?[A-Za-z0-9]{5})$/, 'is not a 6-digit code or a recovery code');
 const subjectRef = { kind: z.enum(['batch', 'payout']), id: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'is not a batch or payout id') };
 const policyBand = z.strictObject({ atLeast: z.string().regex(/^\d{1,18}(\.\d{1,6})?$/, 'must be a plain decimal such as 1000 or 2500.50'), approvals: z.number().int().min(0).max(3) });
 const policyRules = z.strictObject({
@@ -44,6 +46,7 @@ const policyRules = z.strictObject({
     .refine((b) => Object.keys(b).length <= 200, 'at most 200 currencies'),
   newOrChangedPayee: z.number().int().min(0).max(3),
   secondAdmin: z.boolean().optional(),
+  secondFactor: z.boolean().optional(),
 });
 
 const payeeId = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'is not a payee id');
@@ -254,12 +257,17 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     cosign: z.strictObject({ hash: z.string().regex(/^[0-9a-f]{64}$/, 'is not a control record hash') }),
     seal: none,
     confirmRoot: z.strictObject({ fingerprint: z.string().trim().regex(/^[0-9a-f]{4}(:[0-9a-f]{4}){7}$/i, 'is not a root fingerprint (8 groups of 4 hex digits)') }),
+    secondFactor: none,
+    beginSecondFactor: none,
+    confirmSecondFactor: z.strictObject({ code: secondFactorCode }),
+    verifySecondFactor: z.strictObject({ code: secondFactorCode }),
+    removeSecondFactor: z.strictObject({ code: secondFactorCode }),
   }),
   approvals: () => ({
     queue: none,
     show: z.strictObject(subjectRef),
     status: z.strictObject({ subjects: z.array(z.strictObject(subjectRef)).max(200, 'at most 200 items') }),
-    approve: z.strictObject({ ...subjectRef, passphrase }),
+    approve: z.strictObject({ ...subjectRef, passphrase, code: secondFactorCode.optional() }),
     reject: z.strictObject({ ...subjectRef, reason: required(500) }),
     policy: none,
     setPolicy: z.strictObject({ rules: policyRules }),
@@ -269,7 +277,7 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     versions: z.strictObject({ payeeId }),
     add: z.strictObject({ ...payeeFields, name: text(200), accountNumber: text(64), operatorCode: text(64), emailAddress: text(254) }),
     edit: z.strictObject({ payeeId, ...payeeFields }),
-    approve: z.strictObject({ payeeId, passphrase }),
+    approve: z.strictObject({ payeeId, passphrase, code: secondFactorCode.optional() }),
     reject: z.strictObject({ payeeId, reason: required(500) }),
     withdraw: z.strictObject({ payeeId }),
     import: z.strictObject({ source: z.strictObject({ kind: z.literal('granted'), token: fileToken }) }),

@@ -58,7 +58,7 @@ export async function buildCli({ outdir = join(root, 'out', 'cli') } = {}) {
   const builtAt = Date.now();
   // What an earlier build left, its code cache above all (a cache of another bundle); .mjs: the chunks of the
   // builds before the single file.
-  if (existsSync(outdir)) for (const file of readdirSync(outdir)) if (/\.(mjs|cjs|map|v8cache)$|^inputs\.json$/.test(file)) rmSync(join(outdir, file));
+  if (existsSync(outdir)) for (const file of readdirSync(outdir)) if (/\.(mjs|cjs|map|v8cache)$|^inputs\.json$|LEGAL\.txt$/.test(file)) rmSync(join(outdir, file));
   const result = await build({
     absWorkingDir: root,
     entryPoints: { index: 'main/cli/index.ts' },
@@ -78,6 +78,9 @@ export async function buildCli({ outdir = join(root, 'out', 'cli') } = {}) {
     minify: true,
     // Non-ASCII characters written as escapes: the bin reads the bundle as latin1, twice as fast as UTF-8.
     charset: 'ascii',
+    // Licence notices of the bundled packages go beside it (index.cjs.LEGAL.txt): comments are not escaped, and
+    // some name their authors in UTF-8.
+    legalComments: 'external',
     // Error classes keep their names: describeError prints a foreign error's class when it has no code.
     keepNames: true,
     sourcemap: 'linked',

@@ -34,6 +34,12 @@ export interface PolicyRules {
    * setting a policy need two admins' signatures (main/trust/chain-state.ts). Absent: one admin is enough.
    */
   secondAdmin?: boolean;
+  /**
+   * Every approval and every admin action needs a code from the person's authenticator app (or a recovery code)
+   * besides their passphrase (main/desk/second-factor-gate.ts). Absent: only people who set one up are asked,
+   * and approvals on LIVE under the built-in default.
+   */
+  secondFactor?: boolean;
 }
 
 export interface ApprovalPolicy {
@@ -77,8 +83,11 @@ export function checkRules(rules: PolicyRules): PolicyRules {
     bands[currency] = sorted.map((b) => ({ atLeast: b.atLeast, approvals: b.approvals }));
   }
   if (rules.secondAdmin !== undefined && typeof rules.secondAdmin !== 'boolean') throw new PolicyError('secondAdmin must be true or false');
-  // Written only when on, so a policy without the switch signs as it always did.
-  return { bands, newOrChangedPayee: rules.newOrChangedPayee, ...(rules.secondAdmin === true ? { secondAdmin: true } : {}) };
+  if (rules.secondFactor !== undefined && typeof rules.secondFactor !== 'boolean') throw new PolicyError('secondFactor must be true or false');
+  // Written only when on, so a policy without the switches signs as it always did.
+  return {
+    bands, newOrChangedPayee: rules.newOrChangedPayee, ...(rules.secondAdmin === true ? { secondAdmin: true } : {}), ...(rules.secondFactor === true ? { secondFactor: true } : {}),
+  };
 }
 
 export interface Requirement {

@@ -10,6 +10,7 @@ import { manifestFromJournal } from '../approvals/gate';
 import type { Subject } from '../approvals/manifest';
 import type { DualControlService, PersonView, ShowOptions, SubjectView } from './dual-control';
 import { proposalInfo, unlockedOrThrow } from './people';
+import { verifyCode } from './second-factor-ipc';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
@@ -130,6 +131,7 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
       rules: {
         bands: Object.fromEntries(Object.entries(policy.rules.bands).map(([c, bands]) => [c, bands.map((b) => ({ ...b }))])), newOrChangedPayee: policy.rules.newOrChangedPayee,
         ...(policy.rules.secondAdmin ? { secondAdmin: true } : {}),
+        ...(policy.rules.secondFactor ? { secondFactor: true } : {}),
       },
       setBy: policy.setBy ? names(policy.setBy) : null,
       setAt: policy.setAt ? new Date(policy.setAt).toISOString() : null,
@@ -172,10 +174,11 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
       }
       return out;
     },
-    async approve(profile, { kind, id, passphrase }) {
+    async approve(profile, { kind, id, passphrase, code }) {
       const session = unlockedOrThrow(rt, profile.id, 'approve');
       // The passphrase again, for this signature: a desk left unlocked does not approve on its own.
       const signer = await dc.unlock(profile.id, session.personId, passphrase);
+      if (code !== undefined) await verifyCode(rt, dc, profile.id, session, code);
       try {
         await dc.decide(profile.id, { kind, id }, 'approve', null, signer);
       } finally {

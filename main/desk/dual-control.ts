@@ -32,6 +32,7 @@ import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 import { stillNeeded, stillNeededText, type StillNeeded } from './still-needed';
 import { SubjectFactsCache, type SubjectFacts } from './subject-facts';
+import { SecondFactorGate } from './second-factor-gate';
 
 export interface PersonView {
   id: string;
@@ -197,6 +198,8 @@ export interface ShowOptions {
 }
 
 export interface DualControlService {
+  /** When a person's second factor is asked, and their codes checked (second-factor-gate.ts). */
+  readonly secondFactor: SecondFactorGate;
   listPeople(profileId: string): Promise<PersonView[]>;
   /** The control chain as this desk sees it: root fingerprint, whether it holds, proposals waiting. */
   control(profileId: string): Promise<ControlView>;
@@ -239,6 +242,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
   const vault = new PersonKeyVault(rt.ctx.keyStore, options);
   const throttle = new UnlockThrottle(rt.ctx.keyStore, now);
   const reused = new SubjectFactsCache();
+  const secondFactor = new SecondFactorGate(rt, now);
 
   const view = async (p: Person): Promise<PersonView> => ({
     id: p.id, name: p.name, roles: currentRoles(p), fingerprint: publicKeyFingerprint(p.publicKey), createdAt: new Date(p.createdAt).toISOString(),
@@ -395,6 +399,8 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
   };
 
   return {
+    secondFactor,
+
     async listPeople(profileId) {
       // Before the chain, the people from before it: they unlock to have an admin among them sign it (seal).
       const state = await rt.controlFor(profileId);
@@ -476,6 +482,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     async setRoles(profileId, personId, roles, by) {
       const state = await trustedControl(rt, profileId);
       const admin = acting(state, by, 'admin');
+      await secondFactor.require(profileId, admin, state.policy, 'admin', by);
       const person = mustGet(state, personId);
       const clean = checkPersonInput(person.name, roles).roles;
       if (!clean.includes('admin') && activeAdminsAt(state.people, now()).every((p) => p.id === personId)) {
@@ -490,6 +497,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     async revokePerson(profileId, personId, reason, by) {
       const state = await trustedControl(rt, profileId);
       const admin = acting(state, by, 'admin');
+      await secondFactor.require(profileId, admin, state.policy, 'admin', by);
       const person = mustGet(state, personId);
       if (!reason.trim()) throw new DeskError('REASON_REQUIRED', 'Say why the person is revoked');
       if (activeAdminsAt(state.people, now()).every((p) => p.id === personId)) throw new DeskError('LAST_ADMIN', `${person.name} is the last admin and cannot be revoked`);
@@ -504,6 +512,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     async cosign(profileId, hash, by) {
       const state = await trustedControl(rt, profileId);
       const admin = acting(state, by, 'admin');
+      await secondFactor.require(profileId, admin, state.policy, 'admin', by);
       const repo = await rt.dualControlFor(profileId);
       const found = (await repo.proposals()).find((r) => r.hash === hash);
       if (!found) throw new DeskError('NOT_FOUND', `No control change ${hash} waits for a signature`);
@@ -527,6 +536,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     async registerDesk(profileId, desk, by) {
       const state = await trustedControl(rt, profileId);
       const admin = acting(state, by, 'admin');
+      await secondFactor.require(profileId, admin, state.policy, 'admin', by);
       if (state.chain?.desks.some((d) => d.keyId === desk.keyId)) return;
       await propose(profileId, state, { kind: 'desk', keyId: desk.keyId, publicKey: desk.publicKey, deskName: desk.deskName }, by);
       await auditChange(profileId, admin, 'desk.registered', desk.keyId, { deskName: desk.deskName });
@@ -593,6 +603,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     async decide(profileId, subject, decision, reason, by) {
       const s = await trustedControl(rt, profileId);
       const approver = acting(s, by, 'approver');
+      if (decision === 'approve') await secondFactor.require(profileId, approver, s.policy, 'approve', by);
       const manifest = await manifestFromJournal(await rt.journalFor(profileId), s.scope, subject, s.policy.version);
       if (!manifest) throw new DeskError('NOT_FOUND', `No ${subjectText(subject)} in this profile's journal`);
       if (manifest.preparedBy === approver.id) throw new DeskError('SELF_APPROVAL', `${approver.name} prepared this ${subject.kind} and cannot approve or reject their own work`);
@@ -630,6 +641,7 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
     async setPolicy(profileId, rules, by) {
       const state = await trustedControl(rt, profileId);
       const admin = acting(state, by, 'admin');
+      await secondFactor.require(profileId, admin, state.policy, 'admin', by);
       let checked: PolicyRules;
       try {
         checked = checkRules(rules);

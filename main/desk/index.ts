@@ -44,7 +44,7 @@ export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: D
     settings: settingsService(rt, files),
     people: peopleService(rt, dualControl),
     approvals: approvalsService(rt, dualControl),
-    payees: payeesIpcService(rt, dualControl, payeeService(rt), files),
+    payees: payeesIpcService(rt, dualControl, payeeService(rt, { secondFactor: dualControl.secondFactor }), files),
     app: appService(rt, env, files),
   });
 }

@@ -14,6 +14,7 @@ import { stateOf, type PayeeDetails } from '../payees/payee';
 import type { DualControlService, PersonView } from './dual-control';
 import type { FileGrants } from './file-grants';
 import { unlockedOrThrow } from './people';
+import { verifyCode } from './second-factor-ipc';
 import type { PayeeChangeResult, PayeeChangeView, PayeeService, PayeeView } from './payees';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
@@ -92,10 +93,11 @@ export function payeesIpcService(rt: DeskRuntime, dc: DualControlService, payees
     async edit(profile, { payeeId, ...patch }) {
       return outcome(profile.id, await payees.edit(profile.id, payeeId, patch, actor(profile.id)));
     },
-    async approve(profile, { payeeId, passphrase }) {
+    async approve(profile, { payeeId, passphrase, code }) {
       const session = unlockedOrThrow(rt, profile.id, 'approve a payee change');
       // The passphrase again, for this signature: a desk left unlocked does not approve on its own.
       const signer = await dc.unlock(profile.id, session.personId, passphrase);
+      if (code !== undefined) await verifyCode(rt, dc, profile.id, session, code);
       try {
         return await outcome(profile.id, await payees.decide(profile.id, payeeId, 'approve', null, signer));
       } finally {

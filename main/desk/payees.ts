@@ -36,6 +36,7 @@ import {
 } from '../payees/payee';
 import type { ControlState } from '../trust/control-state';
 import { personActor } from './dual-control';
+import { SecondFactorGate } from './second-factor-gate';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 import { missingFrom, stillNeededText } from './still-needed';
@@ -172,10 +173,11 @@ export const bookReading = (rt: DeskRuntime, profileId: string, control?: Contro
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const issuesText = (issues: { message: string }[]) => issues.map((i) => i.message).join('; ');
 
-export function payeeService(rt: DeskRuntime, options: { now?: () => number } = {}): PayeeService {
+export function payeeService(rt: DeskRuntime, options: { now?: () => number; secondFactor?: SecondFactorGate } = {}): PayeeService {
   const now = options.now ?? Date.now;
   const state = (profileId: string) => rt.controlFor(profileId);
   const book = (profileId: string) => rt.payeesFor(profileId);
+  const secondFactor = options.secondFactor ?? new SecondFactorGate(rt, now);
 
   /** Who acts: with dual control on, an unlocked, unrevoked person holding `role`; before that, the unlocked person if any. */
   const acting = async (profileId: string, by: UnlockedSession | null, role: Role): Promise<{ person: Person | null; enforced: boolean; required: number; policyVersion: number; people: Person[] }> => {
@@ -366,6 +368,7 @@ export function payeeService(rt: DeskRuntime, options: { now?: () => number } = 
       if (digest !== waiting.changeDigest) throw new DeskError('CHANGE_ALTERED', `The stored change of ${waiting.name} does not match its digest: it was altered; nobody can approve it`);
       const repo = await book(profileId);
       if (decision === 'approve') {
+        await secondFactor.require(profileId, approver, (await state(profileId)).policy, 'approve', by);
         // A second approval by the same person would be recorded and counted once: refused, with who can still help.
         const s0 = await state(profileId);
         const before = verifyPayeeChange(profileId, waiting, digest, await repo.approvalsFor(payeeId, waiting.version), s0.people, s0.policy, payeeApprovalsRequired(s0.enforced, s0.policy));

@@ -9,6 +9,7 @@ import type { ControlView, DualControlService, PersonView, ProposalView } from '
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
+import { secondFactorMethods } from './second-factor-ipc';
 
 export const personInfo = (p: PersonView): PersonInfo => ({ ...p, roles: [...p.roles] as RoleName[] });
 
@@ -101,5 +102,6 @@ export function peopleService(rt: DeskRuntime, dc: DualControlService): ProfileA
     async confirmRoot(profile, { fingerprint }) {
       return controlInfo(await dc.confirmRoot(profile.id, fingerprint));
     },
+    ...secondFactorMethods(rt, dc),
   };
 }

@@ -19,6 +19,8 @@ export const personSigningKeyAccount = (personId: string) => `person:${personId}
  */
 export class UnlockedSession {
   private key: KeyObject | null;
+  /** When this person last typed a code of their second factor at this desk (main/desk/second-factor-gate.ts). */
+  secondFactorAt: number | null = null;
 
   constructor(
     readonly personId: string,

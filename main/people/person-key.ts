@@ -104,7 +104,7 @@ function aad(layer: 'inner' | 'outer', personId: string, publicKey: string, kdf:
   return Buffer.from(`payout-desk/person-key/v1/${layer}/${personId}/${publicKey}/scrypt:${kdf.N}:${kdf.r}:${kdf.p}:${kdf.salt}`, 'utf8');
 }
 
-function gcmSeal(key: Buffer, plaintext: Buffer, associated: Buffer): Buffer {
+export function gcmSeal(key: Buffer, plaintext: Buffer, associated: Buffer): Buffer {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(associated);
@@ -113,7 +113,7 @@ function gcmSeal(key: Buffer, plaintext: Buffer, associated: Buffer): Buffer {
 }
 
 /** Opens iv(12) | tag(16) | body; null when the key is wrong or the bytes were altered. */
-function gcmOpen(key: Buffer, sealed: Buffer, associated: Buffer): Buffer | null {
+export function gcmOpen(key: Buffer, sealed: Buffer, associated: Buffer): Buffer | null {
   if (sealed.length < 28) return null;
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));

@@ -27,12 +27,12 @@ export class UnlockThrottle {
   ) {}
 
   /** Refuses (THROTTLED, with the wait) when the person must wait before trying again. */
-  async check(personId: string, name: string): Promise<void> {
+  async check(personId: string, name: string, what = 'wrong passphrases'): Promise<void> {
     const f = await readKeychainJson(this.keyStore, unlockFailuresAccount(personId), Failures);
     if (!f) return;
     const left = f.lastAt + unlockWaitMs(f.count) - this.now();
     if (left > 0) {
-      throw new PeopleError('THROTTLED', `${f.count} wrong passphrases in a row for ${name}: try again in ${Math.ceil(left / 1000)} s (each further wrong one doubles the wait)`);
+      throw new PeopleError('THROTTLED', `${f.count} ${what} in a row for ${name}: try again in ${Math.ceil(left / 1000)} s (each further wrong one doubles the wait)`);
     }
   }
 

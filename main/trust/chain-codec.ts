@@ -17,6 +17,7 @@ const recordSchema = builtOnFirstUse(() => {
       bands: z.record(z.string(), z.array(z.object({ atLeast: z.string(), approvals: z.number() }).strict())),
       newOrChangedPayee: z.number(),
       secondAdmin: z.boolean().optional(),
+      secondFactor: z.boolean().optional(),
     })
     .strict();
 
