@@ -11,13 +11,29 @@ export interface ActingOptions {
   as?: string;
   passphraseEnv?: string;
   passphraseFile?: string;
+  /** Where a code of --as's second factor is (approvals and admin changes may ask for one). */
+  codeEnv?: string;
+  codeFile?: string;
 }
 
-export const actingOptions = (command: Command): Command =>
+export const actingOptions = (command: Command): Command => secondFactorOptions(
   command
     .option('--as <person>', 'who acts: person id or name')
     .option('--passphrase-env <name>', 'environment variable holding the passphrase of --as')
-    .option('--passphrase-file <file>', 'file whose first line is the passphrase of --as');
+    .option('--passphrase-file <file>', 'file whose first line is the passphrase of --as'),
+);
+
+/** A code of the person's authenticator app (or a recovery code): from the environment or a file, never argv. */
+export const secondFactorOptions = (command: Command): Command =>
+  command
+    .option('--code-env <name>', "environment variable holding a code of --as's second factor (the authenticator app's, or a recovery code)")
+    .option('--code-file <file>', "file whose first line is a code of --as's second factor");
+
+/** The code the options point at, if any. */
+export async function secondFactorCode(deps: CliDeps, o: ActingOptions): Promise<string | undefined> {
+  const code = await readSecretInput(deps, { file: o.codeFile, env: o.codeEnv }, 'second-factor code');
+  return code?.trim();
+}
 
 /** A person of the profile by id or by name (ignoring case); a clear error for none or several. */
 export async function personNamed(deps: CliDeps, profileId: string, named: string): Promise<PersonView> {

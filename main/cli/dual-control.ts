@@ -18,7 +18,8 @@ import { nextStepLines, stillNeededLines } from './approval-hints';
 import { CliUsageError, type CliDeps } from './deps';
 import { intOption, plural, readSecretInput } from './shared';
 
-import { actingOptions, type ActingOptions } from './acting';
+import { actingOptions, secondFactorCode, type ActingOptions } from './acting';
+import { registerSecondFactorCommands } from './second-factor';
 
 export { lockedInCliTerms } from './locked-words';
 
@@ -99,9 +100,12 @@ export async function unlockAs(deps: CliDeps, svc: DualControlService, o: Acting
   if (!o.as) throw new CliUsageError('Say who acts: --as <person> with --passphrase-env or --passphrase-file');
   const passphrase = await readSecretInput(deps, { file: o.passphraseFile, env: o.passphraseEnv }, 'passphrase');
   if (passphrase === undefined) throw new CliUsageError('Give the passphrase of --as with --passphrase-env or --passphrase-file');
+  const code = await secondFactorCode(deps, o);
   const profileId = deps.profile().id;
   const person = personNamed(await svc.listPeople(profileId), o.as);
-  return svc.unlock(profileId, person.id, passphrase);
+  const session = await svc.unlock(profileId, person.id, passphrase);
+  if (code !== undefined) await svc.secondFactor.verify(profileId, session, person, code);
+  return session;
 }
 
 /** Who acts, unlocked at the CLI's desk: their passphrase is asked again by the verbs that sign (approve). */
@@ -116,8 +120,18 @@ async function unlockAtDesk(deps: CliDeps, o: ActingOptions): Promise<ActingPers
   if (!o.as) throw new CliUsageError('Say who acts: --as <person> with --passphrase-env or --passphrase-file');
   const passphrase = await readSecretInput(deps, { file: o.passphraseFile, env: o.passphraseEnv }, 'passphrase');
   if (passphrase === undefined) throw new CliUsageError('Give the passphrase of --as with --passphrase-env or --passphrase-file');
+  const code = await secondFactorCode(deps, o);
   const person = await findPerson(deps, o.as);
   await deps.desk().call('people', 'unlock', { personId: person.id, passphrase });
+  // A code given covers this command's approvals and admin changes (the desk asks for it only where it must).
+  if (code !== undefined) {
+    try {
+      await deps.desk().call('people', 'verifySecondFactor', { code });
+    } catch (error) {
+      lockDesk(deps);
+      throw error;
+    }
+  }
   return { personId: person.id, name: person.name, passphrase };
 }
 
@@ -283,6 +297,8 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
       deps.print(`${person.name}'s signing key opens with this passphrase`, { personId: person.id, unlocked: true });
     });
 
+  registerSecondFactorCommands(people, deps, (o, work) => actingAs(deps, o, work));
+
   // ---- approvals ----
   const approvals = program.command('approvals').description('approvals and rejections of payouts and batches (dual control)');
 
@@ -350,6 +366,7 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
           `Policy version ${p.version}${p.isDefault ? ' (the built-in default)' : ` set by ${String(p.setBy?.id ?? null)} at ${String(p.setAt)}`}${p.enforced ? '' : '; not enforced: nobody on this desk yet'}`,
           ...(bands.length > 0 ? bands : ['  no approval needed at any amount']),
           `  new or changed payee: +${p.rules.newOrChangedPayee}`,
+          ...(p.rules.secondFactor ? ['  a second factor on every approval and admin change'] : []),
         ],
         { policy: policyData(profileId(), p), isDefault: p.isDefault, enforced: p.enforced },
       );

@@ -21,7 +21,7 @@ import { CodedError } from '../domain/coded-error';
 import { CliHeldError, CliUsageError, startsLightly, type CliDeps, type CliDesk, type CliIo } from './deps';
 import { HELD_EXIT } from './shared';
 import { CLI_AREAS, commandWord } from './catalogue';
-import { lockedInCliTerms } from './locked-words';
+import { lockedInCliTerms, secondFactorInCliTerms } from './locked-words';
 import { keychainErrorForCli } from './keychain-fix';
 
 export { CliHeldError, CliUsageError, type CliDeps, type CliDesk, type CliIo } from './deps';
@@ -205,7 +205,10 @@ export function describeError(e: unknown): { code: string; message: string } {
     return { code: e.code, message: `gateway ${e.kind} (${status}${e.code}): ${e.message}` };
   }
   // The desk's "unlock first" is the screen's way; the CLI's is --as.
-  if (e instanceof CodedError) return { code: e.code, message: redactText(e.code === 'LOCKED' ? lockedInCliTerms(e.message) : e.message) };
+  if (e instanceof CodedError) {
+    const text = e.code === 'LOCKED' ? lockedInCliTerms(e.message) : e.code === 'SECOND_FACTOR_REQUIRED' ? secondFactorInCliTerms(e.message) : e.message;
+    return { code: e.code, message: redactText(text) };
+  }
   if (e instanceof Error) {
     // Not ours (a library's, node's): its own code when it has one (ENOENT…), else its class.
     const code = typeof (e as { code?: unknown }).code === 'string' ? String((e as { code?: unknown }).code) : e.name.toUpperCase();
