@@ -707,6 +707,17 @@ export interface SecondFactorEnrolment {
   expiresAt: IsoTime;
 }
 
+/** What a person can be alerted of at their desk (main/desk/alerts.ts). */
+export const ALERT_KINDS = ['approval-waiting', 'batch-paused', 'batch-failures', 'payout-held', 'payout-returned', 'payout-missing'] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+export interface AlertKindView {
+  kind: AlertKind;
+  /** What it says, as the switch reads ("Something waits for my approval"). */
+  label: string;
+  muted: boolean;
+}
+
 export interface PeopleContract {
   list: { args: void; result: PersonInfo[] };
   session: { args: void; result: DeskSessionView };
@@ -746,6 +757,10 @@ export interface PeopleContract {
   verifySecondFactor: { args: { code: string }; result: SecondFactorView };
   /** Removes the unlocked person's second factor; needs one of its codes. Refused while the policy requires one. */
   removeSecondFactor: { args: { code: string }; result: SecondFactorView };
+  /** The kinds of alert the unlocked person gets at this desk, and which they muted. */
+  alerts: { args: void; result: AlertKindView[] };
+  /** The unlocked person mutes (or unmutes) a kind of alert at this desk. */
+  muteAlert: { args: { kind: AlertKind; muted: boolean }; result: AlertKindView[] };
 }
 
 export type ApprovalSubjectKind = 'batch' | 'payout';
@@ -1136,7 +1151,7 @@ export const IPC_METHODS = {
   payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
   audit: ['list', 'verify'],
   settings: ['get', 'update', 'teamDatabase', 'setTeamDatabase', 'clearTeamDatabase', 'checkTeamDatabase'],
-  people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'enroll', 'setRoles', 'revoke', 'control', 'cosign', 'seal', 'confirmRoot', 'secondFactor', 'beginSecondFactor', 'confirmSecondFactor', 'verifySecondFactor', 'removeSecondFactor'],
+  people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'enroll', 'setRoles', 'revoke', 'control', 'cosign', 'seal', 'confirmRoot', 'secondFactor', 'beginSecondFactor', 'confirmSecondFactor', 'verifySecondFactor', 'removeSecondFactor', 'alerts', 'muteAlert'],
   approvals: ['queue', 'show', 'status', 'approve', 'reject', 'policy', 'setPolicy'],
   payees: ['list', 'versions', 'add', 'edit', 'approve', 'reject', 'withdraw', 'import', 'export', 'addFromPayout'],
   app: ['info', 'connectionState', 'rateBudget', 'openDataFolder', 'chooseFile', 'fileDropped'],

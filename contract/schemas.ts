@@ -2,7 +2,7 @@
 // has a length limit, every number a range. The types are checked against the contract, so a
 // schema cannot drift from what the renderer is allowed to send.
 import { z } from 'zod';
-import type { Area, AreaArgs, Verb } from './api';
+import { ALERT_KINDS, type Area, type AreaArgs, type Verb } from './api';
 import { MAX_CSV_BYTES, MAX_LIST_ITEMS, MAX_PAGE_SIZE } from './limits';
 
 const listOf = <T extends z.ZodType>(item: T, max = MAX_LIST_ITEMS) => z.array(item).max(max, `at most ${max.toLocaleString('en')} items`);
@@ -262,6 +262,8 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     confirmSecondFactor: z.strictObject({ code: secondFactorCode }),
     verifySecondFactor: z.strictObject({ code: secondFactorCode }),
     removeSecondFactor: z.strictObject({ code: secondFactorCode }),
+    alerts: none,
+    muteAlert: z.strictObject({ kind: z.enum(ALERT_KINDS), muted: z.boolean() }),
   }),
   approvals: () => ({
     queue: none,

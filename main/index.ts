@@ -9,6 +9,7 @@ import { DemoMode } from './demo/demo-mode';
 import { forwardEventsToWindow, registerIpcHandlers, type SenderTrust } from './ipc/register';
 import { bindActiveProfile, createDeskServices } from './desk';
 import { createDeskEvents } from './desk/events';
+import { startDeskAlerts } from './desk/alerts';
 import { createIpcHandlers } from './ipc/handlers';
 import { composeDesk } from './compose/desk';
 import { handleAppProtocol, registerAppScheme } from './shell/app-protocol';
@@ -104,6 +105,8 @@ async function start(): Promise<void> {
   };
   events.on('batchProgress', (progress) => notify(policy.onBatchProgress(progress)));
   events.on('paymentStatusChanged', (change) => notify(policy.onPaymentStatus(change)));
+  // And what the people of this desk must act on, each told once (main/desk/alerts.ts).
+  const alerts = startDeskAlerts(runtime, notify);
 
   const current = ctx.profiles.currentId();
   if (current) void runtime.engineFor(current).catch((error: unknown) => log.warn('engine did not start', { error }));
@@ -116,6 +119,7 @@ async function start(): Promise<void> {
   app.on('will-quit', (event) => {
     if (closed) return;
     event.preventDefault();
+    alerts.stop();
     void runtime
       .close()
       .then(() => demo.close())

@@ -10,6 +10,7 @@ import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 import { secondFactorMethods } from './second-factor-ipc';
+import { alertSwitches } from './alerts-ipc';
 
 export const personInfo = (p: PersonView): PersonInfo => ({ ...p, roles: [...p.roles] as RoleName[] });
 
@@ -103,5 +104,6 @@ export function peopleService(rt: DeskRuntime, dc: DualControlService): ProfileA
       return controlInfo(await dc.confirmRoot(profile.id, fingerprint));
     },
     ...secondFactorMethods(rt, dc),
+    ...alertSwitches(rt),
   };
 }

@@ -78,6 +78,8 @@ export const VALID_ARGS: { [C in Channel]: ArgsOf<C> } = {
   'people:confirmSecondFactor': { code: '123456' },
   'people:verifySecondFactor': { code: 'ABCDE-23456' },
   'people:removeSecondFactor': { code: '654321' },
+  'people:alerts': undefined,
+  'people:muteAlert': { kind: 'approval-waiting', muted: true },
   'approvals:queue': undefined,
   'approvals:show': { kind: 'batch', id: 'b-1' },
   'approvals:status': { subjects: [{ kind: 'batch', id: 'b-1' }, { kind: 'payout', id: 'p-0001' }] },
