@@ -20,6 +20,7 @@ import { intOption, plural, readSecretInput } from './shared';
 
 import { actingOptions, secondFactorCode, type ActingOptions } from './acting';
 import { registerSecondFactorCommands } from './second-factor';
+import { registerAlertCommands } from './alerts';
 
 export { lockedInCliTerms } from './locked-words';
 
@@ -298,6 +299,7 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
     });
 
   registerSecondFactorCommands(people, deps, (o, work) => actingAs(deps, o, work));
+  registerAlertCommands(people, deps, (o, work) => actingAs(deps, o, work));
 
   // ---- approvals ----
   const approvals = program.command('approvals').description('approvals and rejections of payouts and batches (dual control)');

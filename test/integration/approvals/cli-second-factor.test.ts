@@ -105,6 +105,18 @@ describe('second factor on the command line', { timeout: 60_000 }, () => {
     expect((await cli({}, 'people', 'second-factor', 'status', ...asBob)).out).toContain('(10 recovery codes left)');
   });
 
+  it('people alerts lists the kinds, and mutes one for --as at this desk', async () => {
+    const muted = await cli({}, 'people', 'alerts', ...asBob, '--mute', 'approval-waiting');
+    expect(muted.err).toBe('');
+    expect(muted.out).toMatch(/muted {2}approval-waiting +Something waits for my approval/);
+    expect(muted.out).toMatch(/on {5}payout-held/);
+    expect((await cli({}, 'people', 'alerts', ...asBob)).out).toMatch(/muted {2}approval-waiting/);
+    expect((await cli({}, 'people', 'alerts', ...asBob, '--unmute', 'approval-waiting')).out).toMatch(/on {5}approval-waiting/);
+    const wrong = await cli({}, 'people', 'alerts', ...asBob, '--mute', 'everything');
+    expect(wrong.code).toBe(2);
+    expect(wrong.err).toContain('"everything" is not a kind of alert');
+  });
+
   it('an admin without a second factor is told to set one up before changing roles', async () => {
     const r = await cli({}, 'people', 'roles', 'Bob', '--roles', 'approver,viewer', ...asAda);
     expect(r.code).toBe(1);
