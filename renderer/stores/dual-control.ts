@@ -8,6 +8,7 @@ import type {
   ApprovalDetail, ApprovalItem, ApprovalSubjectRef, ControlInfo, DeskSessionView, PersonInfo, PolicyRulesView, PolicyView, Result, RoleName, Unsubscribe,
 } from '../../contract/api';
 import { desk } from '../desk';
+import { useSecondFactorStore } from './second-factor';
 import { registerAreaStore, useSessionStore } from './session';
 
 export const ROLE_NAMES: readonly RoleName[] = ['preparer', 'approver', 'sender', 'viewer', 'admin'];
@@ -130,14 +131,18 @@ export const useDualControlStore = defineStore('dualControl', () => {
   /** The first person only (every role; they sign the control records' root); later people enrol at their own desk. */
   const addPerson = async (name: string, passphrase: string) => after(await desk().people.add({ name, passphrase }), { people: true });
   const enroll = async (name: string, passphrase: string) => after(await desk().people.enroll({ name, passphrase }), { people: true });
-  const setRoles = async (personId: string, roles: RoleName[]) => after(await desk().people.setRoles({ personId, roles }), { people: true });
-  const revoke = async (personId: string, reason: string) => after(await desk().people.revoke({ personId, reason }), { people: true });
+  // Admin actions: when main asks for the admin's second factor, the shared prompt takes a code and they run once more.
+  const admin = <T>(call: () => Promise<Result<T>>) => useSecondFactorStore().guarded(call);
+  const setRoles = async (personId: string, roles: RoleName[]) => after(await admin(() => desk().people.setRoles({ personId, roles })), { people: true });
+  const revoke = async (personId: string, reason: string) => after(await admin(() => desk().people.revoke({ personId, reason })), { people: true });
   const show = (subject: ApprovalSubjectRef) => desk().approvals.show(subject);
-  const approve = async (subject: ApprovalSubjectRef, passphrase: string): Promise<Result<ApprovalDetail>> => after(await desk().approvals.approve({ ...subject, passphrase }));
+  /** `code`: of the approver's authenticator app, when their second factor is asked on approve. */
+  const approve = async (subject: ApprovalSubjectRef, passphrase: string, code?: string): Promise<Result<ApprovalDetail>> =>
+    after(await desk().approvals.approve({ ...subject, passphrase, ...(code ? { code } : {}) }));
   const reject = async (subject: ApprovalSubjectRef, reason: string): Promise<Result<ApprovalDetail>> => after(await desk().approvals.reject({ ...subject, reason }));
-  const savePolicy = async (rules: PolicyRulesView) => after(await desk().approvals.setPolicy({ rules }), { policy: true });
-  const cosign = async (hash: string) => after(await desk().people.cosign({ hash }), { people: true, policy: true });
-  const seal = async () => after(await desk().people.seal(), { people: true, policy: true });
+  const savePolicy = async (rules: PolicyRulesView) => after(await admin(() => desk().approvals.setPolicy({ rules })), { policy: true });
+  const cosign = async (hash: string) => after(await admin(() => desk().people.cosign({ hash })), { people: true, policy: true });
+  const seal = async () => after(await admin(() => desk().people.seal()), { people: true, policy: true });
   const confirmRoot = async (fingerprint: string) => after(await desk().people.confirmRoot({ fingerprint }));
 
   /** The person is still working (input in the window): tell main, at most every 30 s, while unlocked. */
