@@ -113,6 +113,8 @@ export async function adminFor(rt: DeskRuntime, profileId: string, what: string,
   if (!session) throw new DeskError('LOCKED', `Dual control is on for this profile: ${what} needs an unlocked admin; unlock first`);
   const person = state.people.find((p) => p.id === session.personId && p.publicKey === session.publicKey);
   if (!person || person.revokedAt !== null || !heldRoleAt(person, 'admin', now)) throw new DeskError('NOT_ALLOWED', `${person?.name ?? 'This person'} is not an admin; ${what} needs one`);
+  // Key custody and the profile's admin settings are admin changes too.
+  await new SecondFactorGate(rt).require(profileId, person, state.policy, 'admin', session);
   return person;
 }
 

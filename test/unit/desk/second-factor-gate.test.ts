@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAppContext, type AppContext } from '../../../main/context';
-import { dualControlService, type DualControlService } from '../../../main/desk/dual-control';
+import { adminFor, dualControlService, type DualControlService } from '../../../main/desk/dual-control';
 import { createDeskEvents } from '../../../main/desk/events';
 import { payeeService } from '../../../main/desk/payees';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
@@ -142,6 +142,16 @@ describe('second factor on admin actions', () => {
     // Switching it off is an admin change too: it needs the code while the switch is on.
     now += SECOND_FACTOR_COVERS_MS + 1;
     await expect(svc.setPolicy(PROFILE, { bands: {}, newOrChangedPayee: 0 }, ada.session)).rejects.toMatchObject({ code: 'SECOND_FACTOR_REQUIRED' });
+  });
+
+  it('key custody and the profile\'s admin settings ask an admin who set one up for a code too', async () => {
+    await desk('TEST', { secondFactor: false });
+    rt.setSession(PROFILE, ada.session);
+    await expect(adminFor(rt, PROFILE, 'rotating the merchant key')).resolves.toMatchObject({ id: ada.id });
+    const { secret } = await enrol(ada.id);
+    await expect(adminFor(rt, PROFILE, 'rotating the merchant key')).rejects.toMatchObject({ code: 'SECOND_FACTOR_REQUIRED' });
+    await svc.secondFactor.verify(PROFILE, ada.session, who(ada, 'Ada'), codeAt(secret, now));
+    await expect(adminFor(rt, PROFILE, 'rotating the merchant key')).resolves.toMatchObject({ id: ada.id });
   });
 
   it('a recovery code stands in for the app once', async () => {
