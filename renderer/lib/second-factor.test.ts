@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SecondFactorView } from '../../contract/api';
-import { asksForCode, codeNeeded, covered, enrolmentMissing, isCodeShape, isNotEnrolled } from './second-factor';
+import { asksForCode, codeNeeded, covered, enrolmentMissing, isCodeShape, isNotEnrolled, msUntilUncovered } from './second-factor';
 
 const NOW = Date.parse('2026-11-27T10:00:00Z');
 const view = (v: Partial<SecondFactorView>): SecondFactorView => ({
@@ -37,6 +37,22 @@ describe('codeNeeded', () => {
   it('asks nothing when nobody is unlocked or nothing is known yet', () => {
     expect(codeNeeded(null, 'approve', NOW)).toBe(false);
     expect(codeNeeded(view({ personId: null }), 'approve', NOW)).toBe(false);
+  });
+});
+
+describe('msUntilUncovered', () => {
+  it('is the time left until the last code runs out, plus a little so the line is gone when the timer fires', () => {
+    const v = view({ verifiedUntil: '2026-11-27T10:03:00Z' });
+    expect(msUntilUncovered(v, NOW, 250)).toBe(180_250);
+    expect(covered(v, NOW + msUntilUncovered(v, NOW)!)).toBe(false);
+  });
+  it('is null when no code covers the person now', () => {
+    expect(msUntilUncovered(view({ verifiedUntil: null }), NOW)).toBeNull();
+    expect(msUntilUncovered(view({ verifiedUntil: '2026-11-27T09:59:59Z' }), NOW)).toBeNull();
+    expect(msUntilUncovered(null, NOW)).toBeNull();
+  });
+  it('never asks setTimeout for more than it keeps', () => {
+    expect(msUntilUncovered(view({ verifiedUntil: '2030-01-01T00:00:00Z' }), NOW)).toBe(2 ** 31 - 1);
   });
 });
 

@@ -18,6 +18,18 @@ export function covered(view: SecondFactorView | null, now = Date.now()): boolea
   return Number.isFinite(until) && until > now;
 }
 
+/** Longest delay setTimeout keeps (about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * How long until the last code typed stops covering the person, for a timer that refreshes the screen then;
+ * null when no code covers them now. A little after the instant itself, so `covered` is false when it fires.
+ */
+export function msUntilUncovered(view: SecondFactorView | null, now = Date.now(), slackMs = 250): number | null {
+  if (!covered(view, now)) return null;
+  return Math.min(Date.parse(view!.verifiedUntil!) - now + slackMs, MAX_TIMER_MS);
+}
+
 /** The action asks for a code now: main says it is asked, and no code typed lately covers it. */
 export function codeNeeded(view: SecondFactorView | null, action: GuardedAction, now = Date.now()): boolean {
   if (!view?.personId) return false;

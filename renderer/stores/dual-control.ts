@@ -8,6 +8,8 @@ import type {
   ApprovalDetail, ApprovalItem, ApprovalSubjectRef, ControlInfo, DeskSessionView, PersonInfo, PolicyRulesView, PolicyView, Result, RoleName, Unsubscribe,
 } from '../../contract/api';
 import { desk } from '../desk';
+import { latestRequests } from '../lib/latest-request';
+import { isWaitingForMe, waitingBadgeCount } from '../lib/waiting-for-me';
 import { useSecondFactorStore } from './second-factor';
 import { registerAreaStore, useSessionStore } from './session';
 
@@ -35,12 +37,16 @@ export const useDualControlStore = defineStore('dualControl', () => {
   const unlockOpen = ref(false);
   let unsubscribers: Unsubscribe[] = [];
   let lastTouch = 0;
+  // Events, unlocks and screens all ask for the queue; an older answer landing late must not undo a newer one.
+  const queueRequests = latestRequests();
 
   const me = computed(() => session.value?.unlocked ?? null);
   const has = (role: RoleName) => me.value?.roles.includes(role) === true;
   const isAdmin = computed(() => has('admin'));
   const enforced = computed(() => session.value?.enforced === true);
-  const waitingForMe = computed(() => queue.value.filter((i) => i.forMe));
+  const waitingForMe = computed(() => queue.value.filter(isWaitingForMe));
+  /** The navigation drawer's badge on Approvals: the same items as the "Waiting for me" tab, 0 when nobody is unlocked. */
+  const waitingForMeCount = computed(() => waitingBadgeCount(queue.value, { enforced: enforced.value, unlocked: me.value !== null }));
   const preparedByMe = computed(() => queue.value.filter((i) => i.preparedByMe));
   const rejected = computed(() => queue.value.filter((i) => i.state === 'rejected'));
   /** Why nothing may be sent or approved at this desk now (the control records do not verify here), or null. */
@@ -57,7 +63,9 @@ export const useDualControlStore = defineStore('dualControl', () => {
     if (r.ok) people.value = r.data;
   }
   async function loadQueue(): Promise<void> {
-    const r = await desk().approvals.queue();
+    const answer = await queueRequests.run(() => desk().approvals.queue());
+    if (answer.stale) return;
+    const r = answer.value;
     if (r.ok) {
       queue.value = r.data;
       queueLoaded.value = true;
@@ -109,6 +117,8 @@ export const useDualControlStore = defineStore('dualControl', () => {
 
   function dehydrate(): void {
     unsubscribers.splice(0).forEach((u) => u());
+    // A queue of the profile before a switch must not land under the next one.
+    queueRequests.dropAll();
     session.value = null;
     people.value = [];
     queue.value = [];
@@ -157,7 +167,7 @@ export const useDualControlStore = defineStore('dualControl', () => {
   }
 
   return {
-    session, people, queue, queueLoaded, policy, control, revision, unlockOpen, me, isAdmin, enforced, waitingForMe, preparedByMe, rejected, controlProblem,
+    session, people, queue, queueLoaded, policy, control, revision, unlockOpen, me, isAdmin, enforced, waitingForMe, waitingForMeCount, preparedByMe, rejected, controlProblem,
     has, hydrate, dehydrate, loadSession, loadPeople, loadQueue, loadPolicy, loadControl, unlock, lock, addPerson, enroll, setRoles, revoke, show, approve, reject,
     savePolicy, cosign, seal, confirmRoot, touch,
   };

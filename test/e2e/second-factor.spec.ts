@@ -259,3 +259,21 @@ test('approving a held payout asks the approver for the app\'s code beside the p
   await expect(detail.getByTestId('approval-decisions')).toContainText('Approved by Alex Approver');
   expect((await desk.sandboxState()).payoutCount, 'approved is not sent: a sender sends').toBe(0);
 });
+
+test('"Your last code covers these until" goes by itself once that time has passed', async ({ page, desk }) => {
+  test.setTimeout(90_000);
+  // The page's clock, so five minutes pass at once; main keeps real time (its answer still says covered).
+  await page.clock.install();
+  await call(desk.handlers, 'profiles:createDemo');
+  await call(desk.handlers, 'people:add', { name: 'Ada Admin', passphrase: PASS.ada });
+  // Ada sets up her second factor (through the handlers; the test is her phone): the code typed covers 5 minutes.
+  const { secret } = await call<SecondFactorEnrolment>(desk.handlers, 'people:beginSecondFactor');
+  await call(desk.handlers, 'people:confirmSecondFactor', { code: appCode(secret) });
+  await page.goto(`${APP_URL}#/people`);
+  const card = page.getByTestId('second-factor-card');
+  await expect(card.getByTestId('second-factor-covered')).toContainText('Your last code covers these until');
+
+  await page.clock.fastForward('05:01');
+  await expect(card.getByTestId('second-factor-covered')).toHaveCount(0);
+  await expect(card.getByTestId('second-factor-state')).toHaveText('set up');
+});
