@@ -19,6 +19,7 @@ const SMOKE: Record<string, string[] | null> = {
   limiter: ['--calls', '30', '--callers', '4'],
   'payee-book': ['--rows', '1000', '--runs', '1'],
   'payee-check': ['--rows', '1000', '--runs', '1'],
+  'repeat-check': ['--earlier', '20000', '--rows', '2000', '--runs', '1'],
   'pg-history': ['--rows', '2000', '--runs', '2'],
   'pg-journal': ['--sends', '20', '--max-batch', '300'],
   sandbox: ['--seconds', '1', '--connections', '4'],

@@ -38,10 +38,14 @@ const yieldNow = async (): Promise<void> => {
   await nextTurn();
 };
 
+/** How far back a row like an earlier payout is flagged as a possible duplicate, unless the caller says otherwise. */
+export const DEFAULT_REPEAT_WINDOW_DAYS = 30;
+
 const optionsSchema = z.object({
   fileName: z.string().optional(),
   maxAmountMinor: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   decimalComma: z.boolean().optional(),
+  repeatWindowDays: z.number().int().min(0).max(3650).optional(),
   operators: z
     .array(z.object({ code: z.string(), paymentMethodCode: z.string().optional(), currencyCodes: z.array(z.string()).optional() }))
     .optional(),
@@ -247,7 +251,7 @@ export async function importPayoutCsv(bytes: Uint8Array, options: CsvImportOptio
   let warnings = sink.warnings;
   let invalid = sink.invalidRows;
   if (options.journal) {
-    const journalOutcome = await checkAgainstJournal(rows, options.journal, (f) => sink.columnOf(f), yieldNow);
+    const journalOutcome = await checkAgainstJournal(rows, options.journal, (f) => sink.columnOf(f), yieldNow, { repeatWindowDays: options.repeatWindowDays ?? DEFAULT_REPEAT_WINDOW_DAYS, fileSha256: sha256 });
     rows = journalOutcome.rows;
     invalid += journalOutcome.errors.length;
     // concat, not push(...list): a spread of 100,000 issues can overflow the call stack.

@@ -1,5 +1,7 @@
-// Checks against what the desk has already paid: ids the journal holds (errors) and beneficiaries whose
-// account number differs from the one used before (warnings: the classic sign of invoice fraud).
+// Checks against what the desk has already paid: ids the journal holds (errors), beneficiaries whose account
+// number differs from the one used before (warnings: the classic sign of invoice fraud), and rows like a recent
+// payout to the same account, amount and currency from another file or entry (warnings: the classic double
+// payment of accounts payable, last week's invoice in this week's run).
 import { payeeKey } from '../domain/payee-key';
 import { accountKey } from './account-number';
 import { TimeSlicer } from './time-slice';
@@ -26,6 +28,7 @@ export async function checkAgainstJournal(
   journal: CsvJournalLookup,
   columnOf: (field: 'idPayout' | 'accountNumber') => string,
   yieldNow: () => Promise<void>,
+  options: { repeatWindowDays?: number; now?: number; fileSha256?: string } = {},
 ): Promise<JournalCheckOutcome> {
   const errors: CsvIssue[] = [];
   const warnings: CsvIssue[] = [];
@@ -102,6 +105,39 @@ export async function checkAgainstJournal(
         }
       }
       if (slicer.due()) await slicer.pause();
+    }
+  }
+  // 3. Rows like a payout of the last days: same account, amount and currency, paid or still on its way.
+  const days = options.repeatWindowDays ?? 0;
+  if (days > 0 && journal.recentLikePayouts && kept.length > 0) {
+    const since = (options.now ?? Date.now()) - days * 86_400_000;
+    const likeKey = (a: string, m: number, c: string) => `${a}\u0000${m}\u0000${c}`;
+    const earlier = new Map<string, { id: string; createdAt: number; fileName: string | null }>();
+    for (let i = 0; i < kept.length; i += LOOKUP_BATCH) {
+      const keys = kept.slice(i, i + LOOKUP_BATCH).map(({ payout }) => ({ accountNumber: payout.accountNumber, amountMinor: payout.amountMinor, currencyCode: payout.currencyCode }));
+      // Oldest first: the first payment of the invoice is the one to name.
+      for (const like of await journal.recentLikePayouts(keys, since)) {
+        // An earlier submission of this very file: FILE_ALREADY_SUBMITTED says it once for every row.
+        if (options.fileSha256 !== undefined && like.fileSha256 === options.fileSha256) continue;
+        const key = likeKey(like.accountNumber, like.amountMinor, like.currencyCode);
+        if (!earlier.has(key)) earlier.set(key, like);
+      }
+      await slicer.pause();
+    }
+    if (earlier.size > 0) {
+      for (const { payout, rowNumber } of kept) {
+        const like = earlier.get(likeKey(payout.accountNumber, payout.amountMinor, payout.currencyCode));
+        if (like) {
+          const when = new Date(like.createdAt).toISOString().slice(0, 10);
+          warnings.push({
+            rowNumber,
+            column: null,
+            code: 'POSSIBLE_DUPLICATE',
+            message: `possible duplicate of payout ${like.id} of ${when}${like.fileName ? ` (file ${like.fileName})` : ''}: the same amount in ${payout.currencyCode} to the same account ${lastDigits(payout.accountNumber)}; paying it again pays twice, so confirm only if this is a separate payment`,
+          });
+        }
+        if (slicer.due()) await slicer.pause();
+      }
     }
   }
   return { rows: kept, errors, warnings };

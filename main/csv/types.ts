@@ -1,6 +1,7 @@
 // Shapes shared by the CSV importer, its callers (engine, IPC, CLI) and the exporter.
 import type { PayoutDraft } from '../domain/payout';
 import { CodedError } from '../domain/coded-error';
+import type { LikePayout, LikePayoutKey } from '../journal/port';
 
 /** What the journal can tell the importer (implemented by main/journal). */
 /** What the import asks the journal; answered now (a single desk's SQLite) or later (the team database). */
@@ -13,6 +14,8 @@ export interface CsvJournalLookup {
   knownBeneficiaryAccounts(
     keys: { accountName: string; emailAddress: string }[],
   ): KnownAccount[] | Promise<KnownAccount[]>;
+  /** Payouts since `since` (ms) to these accounts with the same amount and currency that paid or may still pay. */
+  recentLikePayouts?(rows: LikePayoutKey[], since: number): LikePayout[] | Promise<LikePayout[]>;
 }
 
 export interface KnownAccount {
@@ -38,6 +41,8 @@ export interface CsvImportOptions {
   /** Force the decimal separator: true = comma, false = dot. Default: comma when the delimiter is ";", else dot. */
   decimalComma?: boolean;
   journal?: CsvJournalLookup;
+  /** Days back a row like an earlier payout (account, amount, currency) is flagged POSSIBLE_DUPLICATE; 0: never. Default 30. */
+  repeatWindowDays?: number;
 }
 
 export const CSV_ENCODINGS = ['utf-8', 'utf-8-bom', 'utf-16le', 'utf-16be', 'windows-1252'] as const;
@@ -89,6 +94,7 @@ export const CSV_ISSUE_CODES = [
   'DUPLICATE_ROW',
   'FILE_ALREADY_SUBMITTED',
   'BANK_DETAILS_CHANGED',
+  'POSSIBLE_DUPLICATE',
   'NAME_LOOKS_LIKE_FORMULA',
 ] as const;
 export type CsvIssueCode = (typeof CSV_ISSUE_CODES)[number];

@@ -104,6 +104,22 @@ export interface JournalPort {
  * observations and the audit list. The SQLite journal answers now, the team journal later; the desk services
  * (main/desk) await every call, so each screen and command works on either (issue "Team desk").
  */
+/** What makes two payouts look like the same payment: account, amount and currency. */
+export interface LikePayoutKey {
+  accountNumber: string;
+  amountMinor: number;
+  currencyCode: string;
+}
+
+export interface LikePayout extends LikePayoutKey {
+  id: string;
+  createdAt: number;
+  batchId: string | null;
+  /** The file of its batch, and that file's SHA-256, if it came in one. */
+  fileName: string | null;
+  fileSha256: string | null;
+}
+
 export interface DeskJournal extends JournalPort {
   // ---- history ----
   history(query?: HistoryQuery): Awaitable<HistoryPage>;
@@ -127,6 +143,11 @@ export interface DeskJournal extends JournalPort {
   existingPayoutIds(ids: string[]): Awaitable<Set<string>>;
   batchFileSubmitted(sha256: string): Awaitable<boolean>;
   knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): Awaitable<{ accountName: string; emailAddress: string; accountNumber: string }[]>;
+  /**
+   * Payouts created since `since` (ms) to one of these accounts with the same amount and currency that paid or may
+   * still pay (not final, or final SUCCESS): a new row like one of them may pay the same invoice twice.
+   */
+  recentLikePayouts(rows: LikePayoutKey[], since: number): Awaitable<LikePayout[]>;
 
   // ---- payins (sent by the desk service, not the engine) ----
   /** Stores one status read at once. */

@@ -6,6 +6,7 @@ import type { QueryResultRow } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
 import { toBatch, type BatchRow } from '../rows';
 import type { AuditEntry, BalanceSnapshot, BatchRecord, StoredBatchState, CurrencyTotal, PaymentRecord } from '../../journal/types';
+import type { LikePayout, LikePayoutKey } from '../../journal/port';
 import { integerBound, pgInteger, toPgPayment, type PgQueryable } from './history';
 
 export function pgBatchRow(r: QueryResultRow): BatchRow {
@@ -186,5 +187,23 @@ export async function listAuditPg(db: PgQueryable, limit = 200, beforeSeq?: numb
     details: JSON.parse(r.details_json as string) as unknown,
     prevHash: r.prev_hash as string,
     hash: r.hash as string,
+  }));
+}
+
+/** As the SQLite journal's recentLikePayouts: one statement, the rows as three arrays unnested side by side. */
+export async function recentLikePayoutsPg(db: PgQueryable, rows: LikePayoutKey[], since: number): Promise<LikePayout[]> {
+  if (rows.length === 0) return [];
+  const result = await db.query<{ id: string; account_number: string; amount_minor: string; currency_code: string; created_at: string; batch_id: string | null; file_name: string | null; sha256: string | null }>(
+    `SELECT p.id, p.account_number, p.amount_minor, p.currency_code, p.created_at, p.batch_id, b.file_name, b.sha256
+       FROM unnest($1::text[], $2::bigint[], $3::text[]) AS k (account_number, amount_minor, currency_code)
+       JOIN payments AS p ON p.account_number = k.account_number AND p.amount_minor = k.amount_minor AND p.currency_code = k.currency_code
+        AND p.kind = 'payout' AND p.created_at >= $4
+       LEFT JOIN batches AS b ON b.id = p.batch_id
+      WHERE NOT p.is_final OR p.status = 'SUCCESS'
+      ORDER BY p.created_at, p.id`,
+    [rows.map((r) => r.accountNumber), rows.map((r) => r.amountMinor), rows.map((r) => r.currencyCode), since],
+  );
+  return result.rows.map((r) => ({
+    id: r.id, accountNumber: r.account_number, amountMinor: Number(r.amount_minor), currencyCode: r.currency_code, createdAt: Number(r.created_at), batchId: r.batch_id, fileName: r.file_name, fileSha256: r.sha256,
   }));
 }

@@ -29,7 +29,7 @@ import type { Pool, PoolClient } from 'pg';
 import { deskActor } from '../../audit/actor';
 import { AuditKeyError, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, type AuditSigner, type NewAuditEntry } from '../../audit/chain';
 import { checkedBatch, JournalError } from '../../journal/shared';
-import type { DeskJournal, ManifestRow, SendClaim } from '../../journal/port';
+import type { DeskJournal, LikePayout, LikePayoutKey, ManifestRow, SendClaim } from '../../journal/port';
 import { Grouped } from './grouped';
 import { paymentRowsJson, STORE_PAYMENTS_SQL } from './payment-rows';
 import { toBatch } from '../rows';
@@ -39,7 +39,7 @@ import type {
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
 import {
-  balanceSeriesPg, batchFileSubmittedPg, batchPaymentsPg, existingPayoutIdsPg, intentAttemptsPg, knownBeneficiaryAccountsPg, latestBalancesPg,
+  balanceSeriesPg, batchFileSubmittedPg, batchPaymentsPg, existingPayoutIdsPg, intentAttemptsPg, knownBeneficiaryAccountsPg, latestBalancesPg, recentLikePayoutsPg,
   listAuditPg, listBatchesPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg, batchRetriesPg,
 } from './desk-reads';
 import { migratePg } from './migrations';
@@ -1039,6 +1039,10 @@ export class PgJournal implements DeskJournal {
 
   knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): Promise<{ accountName: string; emailAddress: string; accountNumber: string }[]> {
     return knownBeneficiaryAccountsPg(this.pool, keys);
+  }
+
+  recentLikePayouts(rows: LikePayoutKey[], since: number): Promise<LikePayout[]> {
+    return recentLikePayoutsPg(this.pool, rows, since);
   }
 
   balanceSeries(currencyCode: string, from?: number, to?: number): Promise<BalanceSnapshot[]> {

@@ -479,6 +479,10 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER control_proposals_changed AFTER INSERT ON control_proposals FOR EACH STATEMENT EXECUTE FUNCTION dual_control_changed();
   CREATE TRIGGER preparations_changed AFTER INSERT ON preparations FOR EACH STATEMENT EXECUTE FUNCTION dual_control_changed();
   `,
+  // 10: payouts by account, amount and currency, as SQLite migration 9 (possible duplicates across history).
+  `
+  CREATE INDEX payments_like ON payments (account_number, amount_minor, currency_code, created_at) WHERE kind = 'payout';
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -16,7 +16,7 @@ import {
 } from '../history';
 import { migrate } from './migrations';
 import { toBatch, toPayment, type BatchRow, type PaymentRow } from '../rows';
-import type { DeskJournal, ManifestRow, SendClaim } from '../../journal/port';
+import type { DeskJournal, LikePayout, LikePayoutKey, ManifestRow, SendClaim } from '../../journal/port';
 import type {
   AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
@@ -507,6 +507,22 @@ export class Journal implements DeskJournal {
    * Every account each payee (by name, and by e-mail, each on its own) was paid to, compared by payeeKey
    * (Unicode-aware). One row per payee key and account; the caller compares with all of them.
    */
+  recentLikePayouts(rows: LikePayoutKey[], since: number): LikePayout[] {
+    if (rows.length === 0) return [];
+    // One statement for all rows (a JSON array of [account, amount, currency]); CROSS JOIN walks payments_like per row.
+    const sql = `SELECT p.id, p.account_number, p.amount_minor, p.currency_code, p.created_at, p.batch_id, b.file_name, b.sha256
+      FROM json_each(?) AS k CROSS JOIN payments AS p
+        ON p.account_number = k.value ->> 0 AND p.amount_minor = k.value ->> 1 AND p.currency_code = k.value ->> 2
+       AND p.kind = 'payout' AND p.created_at >= ?
+      LEFT JOIN batches AS b ON b.id = p.batch_id
+      WHERE p.is_final = 0 OR p.status = 'SUCCESS'
+      ORDER BY p.created_at, p.id`;
+    const keys = JSON.stringify(rows.map((r) => [r.accountNumber, r.amountMinor, r.currencyCode]));
+    return (this.stmt(sql).all(keys, since) as { id: string; account_number: string; amount_minor: number; currency_code: string; created_at: number; batch_id: string | null; file_name: string | null; sha256: string | null }[]).map((r) => ({
+      id: r.id, accountNumber: r.account_number, amountMinor: r.amount_minor, currencyCode: r.currency_code, createdAt: r.created_at, batchId: r.batch_id, fileName: r.file_name, fileSha256: r.sha256,
+    }));
+  }
+
   knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): { accountName: string; emailAddress: string; accountNumber: string }[] {
     // Each name and e-mail once, under the spelling it first came with.
     const names = new Map<string, string>();

@@ -388,6 +388,11 @@ const MIGRATIONS: readonly Migration[] = [
       `);
     }
   },
+  // 9: payouts by account, amount and currency: a new row like a recent payout is flagged as a possible
+  //    duplicate (main/csv/journal-checks.ts), looked up per row among a million earlier payouts.
+  (db) => {
+    db.exec(`CREATE INDEX payments_like ON payments (account_number, amount_minor, currency_code, created_at) WHERE kind = 'payout';`);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -267,3 +267,54 @@ describe('bank details changed, against a real journal', () => {
     }
   });
 });
+
+describe('possible duplicates across history', () => {
+  it('a row like a payout of the last 30 days (same account, amount, currency) is a warning naming it; older, other amounts and failed ones are not', async () => {
+    const t = tempJournal();
+    try {
+      const day = 86_400_000;
+      const now = Date.now();
+      t.journal.createBatch({ id: 'B-OLD', fileName: 'last-week.csv', sha256: 'sha-last-week', rows: [payout('inv-1', { accountNumber: 'DE89370400440532013000', amountMinor: 1_250_000 })] });
+      t.journal.insertPayment('payout', payout('inv-2', { accountNumber: 'FR1420041010050500013M02606', amountMinor: 99_00 }));
+      const r = await importPayoutCsv(
+        file(
+          // last week's invoice in this week's run
+          'D-1,12500.00,EUR,Jane Doe,DE89 3704 0044 0532 0130 00,EU_SEPA,,jane@example.com',
+          // same account, another amount
+          'D-2,12500.01,EUR,Jane Doe,DE89370400440532013000,EU_SEPA,,jane@example.com',
+          // a single payout entered by hand
+          'D-3,99.00,EUR,John Roe,FR1420041010050500013M02606,EU_SEPA,,john@example.com',
+        ),
+        { journal: t.journal },
+      );
+      expect(r.errors).toEqual([]);
+      expect(r.warnings.filter((w) => w.code === 'POSSIBLE_DUPLICATE').map((w) => w.rowNumber)).toEqual([2, 4]);
+      const first = r.warnings.find((w) => w.rowNumber === 2)!;
+      expect(first.message).toMatch(new RegExp(`^possible duplicate of payout inv-1 of ${new Date(now).toISOString().slice(0, 10)} \\(file last-week\\.csv\\): the same amount in EUR to the same account …3000; paying it again pays twice`));
+      expect(r.warnings.find((w) => w.rowNumber === 4)!.message).toMatch(/^possible duplicate of payout inv-2 of \d{4}-\d{2}-\d{2}: the same amount/);
+      // Switched off, or looking back less far than the earlier payouts: nothing.
+      const off = await importPayoutCsv(file('D-1,12500.00,EUR,Jane Doe,DE89370400440532013000,EU_SEPA,,jane@example.com'), { journal: t.journal, repeatWindowDays: 0 });
+      expect(off.warnings.filter((w) => w.code === 'POSSIBLE_DUPLICATE')).toEqual([]);
+      const lookup: CsvJournalLookup = { ...journal(), recentLikePayouts: (_rows, since) => (since > now - 2 * day ? [] : [{ id: 'x', accountNumber: 'DE89370400440532013000', amountMinor: 1_250_000, currencyCode: 'EUR', createdAt: now - 3 * day, batchId: null, fileName: null, fileSha256: null }]) };
+      const oneDay = await importPayoutCsv(file('D-1,12500.00,EUR,Jane Doe,DE89370400440532013000,EU_SEPA,,jane@example.com'), { journal: lookup, repeatWindowDays: 1 });
+      expect(oneDay.warnings.filter((w) => w.code === 'POSSIBLE_DUPLICATE')).toEqual([]);
+      const fiveDays = await importPayoutCsv(file('D-1,12500.00,EUR,Jane Doe,DE89370400440532013000,EU_SEPA,,jane@example.com'), { journal: lookup, repeatWindowDays: 5 });
+      expect(fiveDays.warnings.filter((w) => w.code === 'POSSIBLE_DUPLICATE').map((w) => w.message)).toEqual([expect.stringContaining('payout x of')]);
+    } finally {
+      t.dispose();
+    }
+  });
+
+  it('the same file again is one file warning, not a warning per row', async () => {
+    const t = tempJournal();
+    try {
+      const bytes = file('S-3,10.00,EUR,Jane Doe,DE89370400440532013000,EU_SEPA,,jane@example.com', 'S-4,11.00,EUR,John Roe,FR1420041010050500013M02606,EU_SEPA,,john@example.com');
+      const first = await importPayoutCsv(bytes, { journal: t.journal });
+      t.journal.createBatch({ id: 'B-S', fileName: 'same.csv', sha256: first.sha256, rows: [payout('S-1', { accountNumber: 'DE89370400440532013000', amountMinor: 1_000 }), payout('S-2', { accountNumber: 'FR1420041010050500013M02606', amountMinor: 1_100 })] });
+      const again = await importPayoutCsv(bytes, { journal: t.journal });
+      expect(again.warnings.map((w) => w.code)).toEqual(['FILE_ALREADY_SUBMITTED']);
+    } finally {
+      t.dispose();
+    }
+  });
+});

@@ -180,6 +180,30 @@ export function deskJournalContract(name: string, open: (clock: TestClock) => Pr
       ]);
     });
 
+    it('finds recent payouts like new rows (account, amount, currency) that paid or may still pay, oldest first, with their file', async () => {
+      const clock = testClock();
+      const j = await open(clock);
+      expect(await j.recentLikePayouts([], 0)).toEqual([]);
+      await j.createBatch({ id: 'B1', fileName: 'june.csv', sha256: 'sha-like', rows: [payout('l1', { accountNumber: 'ACC-1', amountMinor: 5_000 }), payout('l2', { accountNumber: 'ACC-2', amountMinor: 5_000 })] });
+      clock.set(T0 + 1_000);
+      await j.insertPayment('payout', payout('l3', { accountNumber: 'ACC-1', amountMinor: 5_000 }));
+      await j.insertPayment('payout', payout('l4', { accountNumber: 'ACC-1', amountMinor: 5_001 }));
+      await j.insertPayment('payout', payout('l5', { accountNumber: 'ACC-1', amountMinor: 5_000, currencyCode: 'USD' }));
+      await j.insertPayment('payin', payout('l6', { accountNumber: 'ACC-1', amountMinor: 5_000 }));
+      // A payout that failed for good paid nothing: paying it again is no duplicate.
+      await send(j, 'l2', failed);
+      const key = { accountNumber: 'ACC-1', amountMinor: 5_000, currencyCode: 'EUR' };
+      expect(await j.recentLikePayouts([key, { ...key, accountNumber: 'ACC-2' }], T0)).toEqual([
+        { id: 'l1', accountNumber: 'ACC-1', amountMinor: 5_000, currencyCode: 'EUR', createdAt: T0, batchId: 'B1', fileName: 'june.csv', fileSha256: 'sha-like' },
+        { id: 'l3', accountNumber: 'ACC-1', amountMinor: 5_000, currencyCode: 'EUR', createdAt: T0 + 1_000, batchId: null, fileName: null, fileSha256: null },
+      ]);
+      // Only those created since the given time.
+      expect((await j.recentLikePayouts([key], T0 + 1)).map((p) => p.id)).toEqual(['l3']);
+      // Paid (final SUCCESS) still counts.
+      await send(j, 'l3', { status: 'SUCCESS', source: 'create', isFinal: true });
+      expect((await j.recentLikePayouts([key], T0 + 1)).map((p) => p.id)).toEqual(['l3']);
+    });
+
     it('stores a payin status read at once, leaving a status event, folding a repeat from the same source', async () => {
       const clock = testClock();
       const j = await open(clock);

@@ -47,6 +47,7 @@ export function payout(id: string, overrides: Partial<NewPayment> = {}): NewPaym
  */
 export function rollBackToSchema5(db: Database.Database): void {
   db.exec(`
+    DROP INDEX payments_like;
     DROP TABLE preparations;
     DROP TABLE control_proposals;
     DROP TABLE control_chain;
