@@ -15,6 +15,8 @@ export const vuetify = createVuetify({
           held: '#d84315', unknown: '#6a1b9a', missing: '#ad1457', discarded: '#616161',
           // Darker than Vuetify's green: white text on it ("online", SUCCESS) reaches 4.5:1 (WCAG AA; axe in the e2e tests).
           success: '#2e7d32',
+          // Black on Vuetify's orange (9:1) where white reached 2.4:1: "waiting for approval", the Approvals count.
+          'on-warning': '#000000',
         },
         // Field labels and secondary lines a little darker than Vuetify's 0.6: they reach 4.5:1 on white and on a
         // selected row's grey (WCAG AA).
@@ -26,6 +28,7 @@ export const vuetify = createVuetify({
           primary: '#7fb2f0', secondary: '#98c1d9', test: '#f59e0b', live: '#ef5350',
           held: '#ff8a65', unknown: '#ce93d8', missing: '#f48fb1', discarded: '#9e9e9e',
           success: '#2e7d32',
+          'on-warning': '#000000',
         },
       },
     },
