@@ -6,13 +6,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Channel, IpcHandlerMap, PayeeChangeOutcome, PayeeImportOutcome, PayeeItem, Result } from '../../../contract/api';
+import type { Channel, IpcHandlerMap, PayeeChangeOutcome, PayeeImportOutcome, PayeeItem } from '../../../contract/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { bindActiveProfile, createDeskServices, createFileGrants, type FileGrants } from '../../../main/desk';
 import { createDeskEvents } from '../../../main/desk/events';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
+import { handlerCalls } from './handler-calls';
 import { silentLogger } from '../../../main/log';
 
 const PASS_ADA = 'ada-long-passphrase';
@@ -26,17 +27,7 @@ let rt: DeskRuntime;
 let grants: FileGrants;
 let handlers: IpcHandlerMap;
 
-const call = async (channel: Channel, args?: unknown): Promise<Result<unknown>> => handlers[channel](args) as Promise<Result<unknown>>;
-async function ok<T>(channel: Channel, args?: unknown): Promise<T> {
-  const r = await call(channel, args);
-  if (!r.ok) throw new Error(`${channel}: ${r.error.code} ${r.error.message}`);
-  return r.data as T;
-}
-async function fails(channel: Channel, args?: unknown): Promise<{ code: string; message: string; issues?: { field: string; code: string }[] }> {
-  const r = await call(channel, args);
-  expect(r.ok, `${channel} should fail`).toBe(false);
-  return (r as { ok: false; error: { code: string; message: string } }).error;
-}
+const { ok, fails } = handlerCalls(() => handlers);
 const csvFile = (name: string, text: string) => {
   const path = join(home, name);
   writeFileSync(path, text);

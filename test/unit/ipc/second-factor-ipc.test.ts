@@ -6,13 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Channel, IpcHandlerMap, Result, SecondFactorEnrolment, SecondFactorView } from '../../../contract/api';
+import type { IpcHandlerMap, SecondFactorEnrolment, SecondFactorView } from '../../../contract/api';
 import { createAppContext, type AppContext } from '../../../main/context';
 import { bindActiveProfile, createDeskServices } from '../../../main/desk';
 import { createDeskEvents } from '../../../main/desk/events';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
 import { createIpcHandlers } from '../../../main/ipc/handlers';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
+import { handlerCalls } from './handler-calls';
 import { silentLogger } from '../../../main/log';
 import { codeAt } from '../../../main/people/second-factor';
 
@@ -21,17 +22,7 @@ let ctx: AppContext;
 let rt: DeskRuntime;
 let handlers: IpcHandlerMap;
 
-const call = async (channel: Channel, args?: unknown): Promise<Result<unknown>> => handlers[channel](args) as Promise<Result<unknown>>;
-async function ok<T>(channel: Channel, args?: unknown): Promise<T> {
-  const r = await call(channel, args);
-  if (!r.ok) throw new Error(`${channel}: ${r.error.code} ${r.error.message}`);
-  return r.data as T;
-}
-async function fails(channel: Channel, args?: unknown): Promise<{ code: string; message: string }> {
-  const r = await call(channel, args);
-  expect(r.ok, `${channel} should fail`).toBe(false);
-  return (r as { ok: false; error: { code: string; message: string } }).error;
-}
+const { ok, fails } = handlerCalls(() => handlers);
 
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'desk-2fa-ipc-'));
