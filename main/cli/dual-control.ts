@@ -105,7 +105,12 @@ export async function unlockAs(deps: CliDeps, svc: DualControlService, o: Acting
   const profileId = deps.profile().id;
   const person = personNamed(await svc.listPeople(profileId), o.as);
   const session = await svc.unlock(profileId, person.id, passphrase);
-  if (code !== undefined) await svc.secondFactor.verify(profileId, session, person, code);
+  try {
+    if (code !== undefined) await svc.secondFactor.verify(profileId, session, person, code);
+  } catch (error) {
+    session.lock();
+    throw error;
+  }
   return session;
 }
 

@@ -178,8 +178,8 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
       const session = unlockedOrThrow(rt, profile.id, 'approve');
       // The passphrase again, for this signature: a desk left unlocked does not approve on its own.
       const signer = await dc.unlock(profile.id, session.personId, passphrase);
-      if (code !== undefined) await verifyCode(rt, dc, profile.id, session, code);
       try {
+        if (code !== undefined) await verifyCode(rt, dc, profile.id, session, code);
         await dc.decide(profile.id, { kind, id }, 'approve', null, signer);
       } finally {
         signer.lock();

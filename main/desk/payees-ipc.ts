@@ -97,8 +97,8 @@ export function payeesIpcService(rt: DeskRuntime, dc: DualControlService, payees
       const session = unlockedOrThrow(rt, profile.id, 'approve a payee change');
       // The passphrase again, for this signature: a desk left unlocked does not approve on its own.
       const signer = await dc.unlock(profile.id, session.personId, passphrase);
-      if (code !== undefined) await verifyCode(rt, dc, profile.id, session, code);
       try {
+        if (code !== undefined) await verifyCode(rt, dc, profile.id, session, code);
         return await outcome(profile.id, await payees.decide(profile.id, payeeId, 'approve', null, signer));
       } finally {
         signer.lock();
