@@ -36,6 +36,12 @@ async function desk(url: string, options: Partial<PgJournalOptions> = {}): Promi
 }
 
 /** Polls `check` until it returns something other than null/undefined/false, or fails after `ms`. */
+/**
+ * A lease that runs out soon after its desk stops, yet leaves a claim taken right after a heartbeat 1.2 s to be
+ * confirmed: 300 ms (150 ms to confirm) failed a confirm on a loaded CI machine whose heartbeat came late.
+ */
+const SHORT_LEASE = { leaseMs: 1_500, marginMs: 100, maxRequestMs: 200 };
+
 async function eventually<T>(check: () => Promise<T | null | undefined | false>, what: string, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -119,7 +125,7 @@ describe('desks sharing the team journal', () => {
 
   it('takes over a payout claimed by a desk whose lease ran out as UNKNOWN, never as new', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
-    const { journal: dead, pool } = await desk(url, { leaseMs: 300, marginMs: 50, maxRequestMs: 100 });
+    const { journal: dead, pool } = await desk(url, SHORT_LEASE);
     const { journal: live } = await desk(url);
     await live.createBatch({ id: 'B1', fileName: 'x.csv', sha256: 'h', rows: [payout('p-1'), payout('p-2')] });
     const claim = await dead.claimSend('payout', 'p-1');
@@ -151,7 +157,7 @@ describe('desks sharing the team journal', () => {
   it("refuses a live desk's claim to markInterruptedSendsUnknown, and turns a dead desk's into UNKNOWN with the claim cleared", async () => {
     const url = await freshDatabase(inject('postgresUrl'));
     const { journal: alive } = await desk(url);
-    const { journal: dying, pool } = await desk(url, { leaseMs: 300, marginMs: 50, maxRequestMs: 100 });
+    const { journal: dying, pool } = await desk(url, SHORT_LEASE);
     const { journal: restarted } = await desk(url);
     await alive.createBatch({ id: 'B1', fileName: 'x.csv', sha256: 'h', rows: [payout('p-1'), payout('p-2')] });
     const held = await alive.claimSend('payout', 'p-1');
@@ -171,8 +177,8 @@ describe('desks sharing the team journal', () => {
 
   it("takes over a dead desk's claims from the heartbeat, with no call from the engine", async () => {
     const url = await freshDatabase(inject('postgresUrl'));
-    const { journal: dying } = await desk(url, { leaseMs: 300, marginMs: 50, maxRequestMs: 100 });
-    const { journal: watcher } = await desk(url, { leaseMs: 300, marginMs: 50, maxRequestMs: 100 });
+    const { journal: dying } = await desk(url, SHORT_LEASE);
+    const { journal: watcher } = await desk(url, SHORT_LEASE);
     await watcher.insertPayment('payout', payout('p-1'));
     const claim = await dying.claimSend('payout', 'p-1');
     expect(claim!.confirm()).toBe(true);
@@ -202,7 +208,7 @@ describe('desks sharing the team journal', () => {
 
   it('voids the claims of a desk that hung past its lease, even once its heartbeat comes back', async () => {
     const url = await freshDatabase(inject('postgresUrl'));
-    const { journal: hung } = await desk(url, { leaseMs: 300, marginMs: 50, maxRequestMs: 100 });
+    const { journal: hung } = await desk(url, SHORT_LEASE);
     const { journal: other } = await desk(url);
     await other.insertPayment('payout', payout('p-1'));
     const stale = await hung.claimSend('payout', 'p-1');
