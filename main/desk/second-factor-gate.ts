@@ -42,9 +42,14 @@ export class SecondFactorGate {
   /** Whether the action asks this person for a code under this policy, and whether they have a second factor here. */
   async asks(profileId: string, person: Who, policy: ApprovalPolicy, action: GuardedAction): Promise<{ asked: boolean; enrolled: boolean }> {
     const enrolled = (await this.vault.status(person.id).catch(() => null))?.enrolled === true;
-    if (enrolled || policy.rules.secondFactor === true) return { asked: true, enrolled };
+    return { asked: this.asked(profileId, enrolled, policy, action), enrolled };
+  }
+
+  /** The rule itself, once it is known whether the person set one up. */
+  private asked(profileId: string, enrolled: boolean, policy: ApprovalPolicy, action: GuardedAction): boolean {
+    if (enrolled || policy.rules.secondFactor === true) return true;
     const live = this.rt.ctx.profiles.get(profileId).environment === 'LIVE';
-    return { asked: action === 'approve' && policy.version === 0 && live, enrolled };
+    return action === 'approve' && policy.version === 0 && live;
   }
 
   /**
@@ -90,10 +95,14 @@ export class SecondFactorGate {
   /** The screen's view of the unlocked person's second factor. */
   async view(profileId: string, person: Who | null, policy: ApprovalPolicy): Promise<SecondFactorView> {
     if (!person) return { personId: null, enrolled: false, recoveryCodesLeft: null, onApprove: false, onAdmin: false, verifiedUntil: null };
+    // One keychain read for the whole view.
     const status = await this.vault.status(person.id).catch(() => null);
-    const [approve, admin] = await Promise.all([this.asks(profileId, person, policy, 'approve'), this.asks(profileId, person, policy, 'admin')]);
+    const enrolled = status?.enrolled === true;
     const session = this.rt.peekSession(profileId);
     const until = this.covered(session, person.id) && session?.secondFactorAt ? new Date(session.secondFactorAt + SECOND_FACTOR_COVERS_MS).toISOString() : null;
-    return { personId: person.id, enrolled: status?.enrolled === true, recoveryCodesLeft: status?.recoveryCodesLeft ?? null, onApprove: approve.asked, onAdmin: admin.asked, verifiedUntil: until };
+    return {
+      personId: person.id, enrolled, recoveryCodesLeft: status?.recoveryCodesLeft ?? null,
+      onApprove: this.asked(profileId, enrolled, policy, 'approve'), onAdmin: this.asked(profileId, enrolled, policy, 'admin'), verifiedUntil: until,
+    };
   }
 }
