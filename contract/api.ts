@@ -454,6 +454,61 @@ export interface BalancesContract {
   pending: { args: void; result: Money[] };
 }
 
+// ---------------------------------------------------------------- overview (the home screen)
+
+/** A count of payouts and their total. */
+export interface PayoutTally {
+  count: number;
+  amount: Money;
+}
+
+/**
+ * The payouts the gateway accepted in one period, in one currency, by where they stand now. A payout counts in
+ * the period it was handed to the gateway (accepted), whatever its entry date; one the gateway refused at
+ * create was never sent and is not here.
+ */
+export interface PayoutActivity {
+  sent: PayoutTally;
+  succeeded: PayoutTally;
+  /** Final and not paid: FAILED, REJECTED, CANCELLED, EXPIRED… */
+  failed: PayoutTally;
+  /** Paid, then came back. */
+  returned: PayoutTally;
+  /** Not final yet. */
+  inFlight: PayoutTally;
+  /** Fees charged in this currency on payouts of the period (a fee in another currency is counted there). */
+  fees: Money;
+  /** failed ÷ final, in percent with one decimal ("2.5"); null while none is final. */
+  failureRatePercent: string | null;
+  /** returned ÷ (succeeded + returned), in percent with one decimal; null while none was paid. */
+  returnRatePercent: string | null;
+}
+
+export interface OverviewCurrency {
+  currencyCode: string;
+  today: PayoutActivity;
+  /** Today and the six days before. */
+  lastSevenDays: PayoutActivity;
+  /** Sent per day, oldest first: the seven days of `lastSevenDays`. */
+  sentByDay: PayoutTally[];
+  /** The newest balance reading (null: never read), and this desk's payouts still to settle. */
+  available: Money | null;
+  pendingOutgoing: Money;
+  balanceObservedAt: IsoTime | null;
+}
+
+export interface OverviewView {
+  /** Local midnight of each of the seven days, oldest first (the last is today's). */
+  dayStarts: IsoTime[];
+  generatedAt: IsoTime;
+  currencies: OverviewCurrency[];
+}
+
+export interface OverviewContract {
+  /** From the journal only (works offline): volumes, outcomes and fees of today and the last seven days, balances. */
+  get: { args: void; result: OverviewView };
+}
+
 // ---------------------------------------------------------------- history
 
 export interface HistoryFilters {
@@ -1130,6 +1185,7 @@ export interface IpcContract {
   payouts: PayoutsContract;
   batches: BatchesContract;
   balances: BalancesContract;
+  overview: OverviewContract;
   history: HistoryContract;
   payins: PayinsContract;
   audit: AuditContract;
@@ -1147,6 +1203,7 @@ export const IPC_METHODS = {
   payouts: ['validate', 'create', 'get', 'release', 'discard', 'currencies', 'operators'],
   batches: ['template', 'validateFile', 'submit', 'pause', 'resume', 'cancel', 'list', 'get', 'results', 'exportResults', 'exportApprovals', 'retryFailed'],
   balances: ['get', 'refresh', 'series', 'pending'],
+  overview: ['get'],
   history: ['query', 'timeline', 'export'],
   payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
   audit: ['list', 'verify'],

@@ -189,6 +189,9 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     series: z.strictObject({ currencyCode, from: isoTime.optional(), to: isoTime.optional() }),
     pending: none,
   }),
+  overview: () => ({
+    get: none,
+  }),
   history: () => ({
     query: z.strictObject({ ...page, filters: historyFilters.optional(), sort: historySort.optional() }),
     timeline: z.strictObject({ kind: z.enum(['payout', 'payin']), id: paymentId }),

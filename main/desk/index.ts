@@ -11,6 +11,7 @@ import { dualControlService } from './dual-control';
 import { createFileGrants } from './file-grants';
 import type { DemoController } from './demo-controller';
 import { historyService } from './history';
+import { overviewService } from './overview';
 import { keysService } from './keys';
 import { payeeService } from './payees';
 import { payeesIpcService } from './payees-ipc';
@@ -38,6 +39,7 @@ export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: D
     payouts: payoutsService(rt, currencies),
     batches: batchesService(rt, currencies, files),
     balances: balancesService(rt, currencies),
+    overview: overviewService(rt, currencies),
     history: historyService(rt, currencies),
     payins: payinsService(rt, currencies, demo),
     audit: auditService(rt),

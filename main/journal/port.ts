@@ -5,7 +5,7 @@
 import type { PayoutFields } from '../domain/payout';
 import type { NewAuditEntry } from '../audit/chain';
 import type {
-  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind,
   PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from './types';
 
@@ -161,6 +161,11 @@ export interface DeskJournal extends JournalPort {
   latestBalances(): Awaitable<BalanceSnapshot[]>;
   /** Amounts of payouts not final yet, per currency (what the balance still has to cover). */
   pendingPayoutTotals(): Awaitable<CurrencyTotal[]>;
+  /**
+   * Payouts the gateway accepted since `dayStarts[0]` (ms), grouped by currency, day (the last start at or before
+   * their acceptance), outcome and fee currency. `dayStarts` ascending.
+   */
+  payoutActivity(dayStarts: number[]): Awaitable<PayoutActivityRow[]>;
 
   // ---- audit ----
   /** The newest entries first; before `beforeSeq` when given. */

@@ -114,6 +114,22 @@ export interface CurrencyTotal {
   count: number;
 }
 
+/** Where a payout the gateway accepted stands now, as the Overview counts it. */
+export type PayoutOutcome = 'succeeded' | 'failed' | 'returned' | 'inFlight';
+
+/** Payouts accepted on one day, in one currency, with one outcome and one fee currency (the Overview's figures). */
+export interface PayoutActivityRow {
+  currencyCode: string;
+  /** Index of the day in the day starts asked for (0: the first). */
+  day: number;
+  outcome: PayoutOutcome;
+  count: number;
+  amountMinor: number;
+  /** Null when no fee was charged (yet). */
+  feeCurrencyCode: string | null;
+  feeMinor: number;
+}
+
 export interface BatchRecord {
   id: string;
   fileName: string;

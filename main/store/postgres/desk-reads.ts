@@ -5,9 +5,10 @@
 import type { QueryResultRow } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
 import { toBatch, type BatchRow } from '../rows';
-import type { AuditEntry, BalanceSnapshot, BatchRecord, StoredBatchState, CurrencyTotal, PaymentRecord } from '../../journal/types';
+import type { AuditEntry, BalanceSnapshot, BatchRecord, StoredBatchState, CurrencyTotal, PaymentRecord, PayoutActivityRow, PayoutOutcome } from '../../journal/types';
 import type { LikePayout, LikePayoutKey } from '../../journal/port';
 import { integerBound, pgInteger, toPgPayment, type PgQueryable } from './history';
+import { payoutActivitySql } from '../history';
 
 export function pgBatchRow(r: QueryResultRow): BatchRow {
   return {
@@ -165,6 +166,21 @@ export async function pendingPayoutTotalsPg(db: PgQueryable): Promise<CurrencyTo
       GROUP BY currency_code ORDER BY currency_code`,
   )).rows;
   return rows.map((r) => ({ currencyCode: r.currency_code as string, amountMinor: pgInteger(r.total, 'pending total'), count: pgInteger(r.n, 'count') }));
+}
+
+/** As the SQLite journal's payoutActivity: the same statement, BIGINT day starts. */
+export async function payoutActivityPg(db: PgQueryable, dayStarts: number[]): Promise<PayoutActivityRow[]> {
+  if (dayStarts.length === 0) return [];
+  const rows = (await db.query(payoutActivitySql(dayStarts.length, (i) => `$${i + 1}::bigint`, 'pg'), dayStarts)).rows;
+  return rows.map((r) => ({
+    currencyCode: r.currency_code as string,
+    day: pgInteger(r.day, 'day'),
+    outcome: r.outcome as PayoutOutcome,
+    count: pgInteger(r.n, 'count'),
+    amountMinor: pgInteger(r.total, 'total'),
+    feeCurrencyCode: r.fee_currency_code as string | null,
+    feeMinor: pgInteger(r.fees, 'fees'),
+  }));
 }
 
 // ---- audit ----

@@ -34,13 +34,13 @@ import { Grouped } from './grouped';
 import { paymentRowsJson, STORE_PAYMENTS_SQL } from './payment-rows';
 import { toBatch } from '../rows';
 import type {
-  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
   PaymentState, StatusEvent, StatusObservation,
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
 import {
   balanceSeriesPg, batchFileSubmittedPg, batchPaymentsPg, existingPayoutIdsPg, intentAttemptsPg, knownBeneficiaryAccountsPg, latestBalancesPg, recentLikePayoutsPg,
-  listAuditPg, listBatchesPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg, batchRetriesPg,
+  listAuditPg, listBatchesPg, payoutActivityPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg, batchRetriesPg,
 } from './desk-reads';
 import { migratePg } from './migrations';
 import { isConnectionError } from './connection-error';
@@ -1056,6 +1056,11 @@ export class PgJournal implements DeskJournal {
   async pendingPayoutTotals(): Promise<CurrencyTotal[]> {
     await this.writesStarted();
     return pendingPayoutTotalsPg(this.pool);
+  }
+
+  async payoutActivity(dayStarts: number[]): Promise<PayoutActivityRow[]> {
+    await this.writesStarted();
+    return payoutActivityPg(this.pool, dayStarts);
   }
 
   /** Entries of held, released, discarded, missing and rejected payments are written on the chains. */

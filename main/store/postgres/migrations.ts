@@ -483,6 +483,12 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX payments_like ON payments (account_number, amount_minor, currency_code, created_at) WHERE kind = 'payout';
   `,
+  // 11: the Overview's reads, as SQLite migration 10.
+  `
+  CREATE INDEX payments_accepted ON payments (accepted_at, currency_code, fee_currency_code, is_final, status, amount_minor, fee_minor)
+    WHERE kind = 'payout' AND accepted_at IS NOT NULL;
+  CREATE INDEX payments_pending ON payments (currency_code, state, amount_minor) WHERE kind = 'payout' AND NOT is_final;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

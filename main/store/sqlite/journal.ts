@@ -12,13 +12,13 @@ import {
 } from '../../audit/chain';
 import { appendAudit, auditHead, auditKeyIds, firstSealedSeq, listAudit, startSealing, verifyAuditFrom } from './audit-log';
 import {
-  balanceSeries, iterateHistory, latestBalances, paymentTimeline, pendingPayoutTotals, queryHistory,
+  balanceSeries, iterateHistory, latestBalances, paymentTimeline, payoutActivity, pendingPayoutTotals, queryHistory,
 } from '../history';
 import { migrate } from './migrations';
 import { toBatch, toPayment, type BatchRow, type PaymentRow } from '../rows';
 import type { DeskJournal, LikePayout, LikePayoutKey, ManifestRow, SendClaim } from '../../journal/port';
 import type {
-  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, HistoryFilter, HistoryPage, HistoryQuery,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
@@ -732,6 +732,10 @@ export class Journal implements DeskJournal {
 
   pendingPayoutTotals(): CurrencyTotal[] {
     return pendingPayoutTotals(this.db);
+  }
+
+  payoutActivity(dayStarts: number[]): PayoutActivityRow[] {
+    return payoutActivity(this.db, dayStarts);
   }
 
   // ---- audit ----

@@ -43,6 +43,7 @@ export const VALID_ARGS: { [C in Channel]: ArgsOf<C> } = {
   'balances:refresh': undefined,
   'balances:series': { currencyCode: 'EUR', from: '2026-11-01T00:00:00.000Z' },
   'balances:pending': undefined,
+  'overview:get': undefined,
   'history:query': { offset: 0, limit: 100, filters: { kinds: ['payout'], statuses: ['FAILED'], search: 'Jane' }, sort: { field: 'amount', direction: 'asc' } },
   'history:timeline': { kind: 'payout', id: 'p-0001' },
   'history:export': { filters: { currencyCodes: ['EUR'] } },

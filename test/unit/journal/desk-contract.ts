@@ -321,6 +321,50 @@ export function deskJournalContract(name: string, open: (clock: TestClock) => Pr
       await sending.release();
     });
 
+    it('counts the payouts the gateway accepted per day, outcome and fee currency, leaving out earlier ones, refusals at create and payins', async () => {
+      const HOUR = 3_600_000;
+      const DAY = 24 * HOUR;
+      const starts = [T0 - 2 * DAY, T0 - DAY, T0];
+      const clock = testClock(T0 - 3 * DAY);
+      const j = await open(clock);
+      expect(await j.payoutActivity(starts)).toEqual([]);
+      const rows = [
+        payout('before', { amountMinor: 9 }), payout('a', { amountMinor: 1_000 }), payout('b', { amountMinor: 500 }), payout('c', { amountMinor: 700 }),
+        payout('d', { amountMinor: 300, currencyCode: 'USD' }), payout('e', { amountMinor: MAX - 1_000 }), payout('f', { amountMinor: 1 }), payout('refused', { amountMinor: 40 }),
+      ];
+      for (const row of rows) await j.insertPayment('payout', row);
+      await j.insertPayment('payin', payout('payin', { amountMinor: 60 }));
+      await send(j, 'before', { status: 'SUCCESS', source: 'create', isFinal: true });
+      // The day's first millisecond belongs to it.
+      clock.set(starts[0]!);
+      await send(j, 'a', { status: 'SUCCESS', source: 'create', isFinal: true, feeMinor: 10, feeCurrencyCode: 'EUR' });
+      await send(j, 'b', failed);
+      clock.set(starts[1]! + HOUR);
+      // Paid, and came back the next day: it counts on the day it was accepted, as returned.
+      await send(j, 'c', { status: 'SUCCESS', source: 'create', isFinal: true, feeMinor: 5, feeCurrencyCode: 'EUR' });
+      await send(j, 'd', { status: 'PROCESSING', source: 'create', isFinal: false, nextPollAt: T0 + DAY });
+      await claimed(j, 'refused').then(async (c) => {
+        expect(await j.markLocalFinal('payout', 'refused', 'REJECTED', 'bad IBAN')).toBe(true);
+        await c.release();
+      });
+      clock.set(starts[2]! + HOUR);
+      await j.recordObservation('payout', 'c', { status: 'RETURNED', source: 'poll', isFinal: true, feeMinor: 5, feeCurrencyCode: 'EUR' });
+      await send(j, 'e', { status: 'success', source: 'create', isFinal: true, feeMinor: 3, feeCurrencyCode: 'USD' });
+      await send(j, 'f', { status: 'SUCCESS', source: 'create', isFinal: true, feeMinor: 2, feeCurrencyCode: 'USD' });
+      await j.insertPayment('payin', payout('payin-2', { amountMinor: 60 }));
+      const sorted = (await j.payoutActivity(starts)).sort((x, y) => x.day - y.day || x.currencyCode.localeCompare(y.currencyCode) || x.outcome.localeCompare(y.outcome) || String(x.feeCurrencyCode).localeCompare(String(y.feeCurrencyCode)));
+      expect(sorted).toEqual([
+        { currencyCode: 'EUR', day: 0, outcome: 'failed', count: 1, amountMinor: 500, feeCurrencyCode: null, feeMinor: 0 },
+        { currencyCode: 'EUR', day: 0, outcome: 'succeeded', count: 1, amountMinor: 1_000, feeCurrencyCode: 'EUR', feeMinor: 10 },
+        { currencyCode: 'EUR', day: 1, outcome: 'returned', count: 1, amountMinor: 700, feeCurrencyCode: 'EUR', feeMinor: 5 },
+        { currencyCode: 'USD', day: 1, outcome: 'inFlight', count: 1, amountMinor: 300, feeCurrencyCode: null, feeMinor: 0 },
+        // Exact near the edge of what a number keeps: MAX − 1,000 and 1 in one sum; "success" read as SUCCESS.
+        { currencyCode: 'EUR', day: 2, outcome: 'succeeded', count: 2, amountMinor: MAX - 999, feeCurrencyCode: 'USD', feeMinor: 5 },
+      ]);
+      // One day asked for: only today's.
+      expect(await j.payoutActivity([starts[2]!])).toEqual([{ currencyCode: 'EUR', day: 0, outcome: 'succeeded', count: 2, amountMinor: MAX - 999, feeCurrencyCode: 'USD', feeMinor: 5 }]);
+    });
+
     it('lists the audit log newest first, before a given entry when asked, at most 200 by default', async () => {
       const j = await open(testClock());
       expect(await j.listAudit()).toEqual([]);
