@@ -34,6 +34,10 @@ export const CLI_AREAS: readonly CliArea[] = [
     load: async () => (await import('./lists')).registerListCommands,
   },
   { commands: { payouts: 'single payouts: create, get, list' }, load: async () => (await import('./payouts')).registerPayoutCommands },
+  {
+    commands: { overview: "today's and the last seven days' payouts per currency, outcomes, fees and balances (from the journal)" },
+    load: async () => (await import('./overview')).registerOverviewCommands,
+  },
   { commands: { history: 'the payment history of this profile (from the journal)' }, load: async () => (await import('./history')).registerHistoryCommands },
   { commands: { payins: 'payins: payment requests your customers pay into' }, load: async () => (await import('./payins')).registerPayinCommands },
   { commands: { audit: 'the append-only, hash-chained audit log of this profile' }, load: async () => (await import('./audit')).registerAuditCommands },

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchView, Page, HistoryRow, PaymentDetail, PayinView } from '../../../contract/api';
+import type { BatchView, Page, HistoryRow, OverviewView, PaymentDetail, PayinView } from '../../../contract/api';
 import { runCli } from '../../../main/cli/index';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
@@ -67,6 +67,27 @@ describe('payouts', () => {
     expect(r.out).toContain('1250.50 EUR to Jane Doe, DE89370400440532013000');
     expect(r.out).toMatch(/Final: SUCCESS, fee 6\.50 EUR/);
     expect(sandbox.state().createAttempts.payouts[id]).toBe(1);
+  });
+
+  it('counts the paid payout in the overview: today and the last seven days, its fee, no failure', async () => {
+    const view = await json<OverviewView>('overview');
+    expect(view.currencies.map((c) => c.currencyCode)).toContain('EUR');
+    const eur = view.currencies.find((c) => c.currencyCode === 'EUR')!;
+    for (const period of [eur.today, eur.lastSevenDays]) {
+      expect(period).toMatchObject({
+        sent: { count: 1, amount: { amount: '1250.50', currencyCode: 'EUR' } },
+        succeeded: { count: 1 },
+        failed: { count: 0 },
+        inFlight: { count: 0 },
+        fees: { amount: '6.50', currencyCode: 'EUR' },
+        failureRatePercent: '0.0',
+        returnRatePercent: '0.0',
+      });
+    }
+    expect(eur.sentByDay.at(-1)).toEqual({ count: 1, amount: { amount: '1250.50', currencyCode: 'EUR' } });
+    const r = await cli('overview');
+    expect(r).toMatchObject({ code: 0, err: '' });
+    expect(r.out).toMatch(/^EUR\s+today\s+1 \(1250\.50\)\s+0\s+0\s+0\s+6\.50\s+0\.0 %\s+0\.0 %/m);
   });
 
   it('shows the journal record and its status timeline', async () => {
