@@ -255,6 +255,22 @@ export interface PayoutValidation {
   preview: PayoutPreview | null;
   /** The chosen currency's last known balance, and what this payout would leave of it; null when none is known. */
   balance: PayoutBalance | null;
+  /** An earlier payout like this one (see PossibleDuplicate); create refuses until the person confirms. Null: none. */
+  possibleDuplicate: PossibleDuplicate | null;
+}
+
+/**
+ * A payout of the profile's last `repeatWindowDays` days (Settings) to the same account, of the same amount and
+ * currency, paid or still on its way: sending again may pay one invoice twice.
+ */
+export interface PossibleDuplicate {
+  /** The earliest such payout. */
+  idPayout: string;
+  createdAt: IsoTime;
+  /** The batch file it came in, if any. */
+  fileName: string | null;
+  /** The sentence to show: what matched, and what confirming means. */
+  message: string;
 }
 
 /** The funding rule's figures for one payout (main/desk/funding.ts): the available balance, not what is pending. */
@@ -282,7 +298,11 @@ export interface OperatorView {
 export interface PayoutsContract {
   validate: { args: PayoutInput; result: PayoutValidation };
   /** idPayout is required: it comes from validate's preview, so a double click cannot pay twice. */
-  create: { args: PayoutInput & { idPayout: string }; result: PaymentDetail };
+  /**
+   * Refused with POSSIBLE_DUPLICATE while an earlier payout like it exists (validate's possibleDuplicate), unless
+   * `confirmPossibleDuplicate`: the person checked it is a separate payment (audited).
+   */
+  create: { args: PayoutInput & { idPayout: string; confirmPossibleDuplicate?: boolean }; result: PaymentDetail };
   get: { args: { idPayout: string }; result: PaymentDetail };
   /** A HELD payout is sent after a person fixed the cause (PAYOUT_HELD again if it still cannot be). */
   release: { args: { idPayout: string }; result: PaymentDetail };
@@ -1053,6 +1073,8 @@ export interface SettingsView {
   accountDataPath: string;
   /** Per-payout ceiling in minor units of the payout's currency; null = none. */
   maxAmountMinor: number | null;
+  /** A payout like one of the last this many days (same account, amount and currency) needs confirming; 0: off. */
+  repeatWindowDays: number;
   callback: CallbackSettings;
   /** Read only: the listener as it runs now. */
   callbackListener: CallbackListenerStatus;
@@ -1067,6 +1089,7 @@ export interface SettingsUpdate {
   timestampUnit?: 'ms' | 's';
   accountDataPath?: string;
   maxAmountMinor?: number | null;
+  repeatWindowDays?: number;
   useDeprecatedSecret?: boolean;
   callback?: Partial<CallbackSettings>;
 }

@@ -156,7 +156,7 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
   }),
   payouts: () => ({
     validate: z.strictObject(payoutFields),
-    create: z.strictObject({ ...payoutFields, idPayout: paymentId }),
+    create: z.strictObject({ ...payoutFields, idPayout: paymentId, confirmPossibleDuplicate: z.boolean().optional() }),
     get: z.strictObject({ idPayout: paymentId }),
     release: z.strictObject({ idPayout: paymentId }),
     discard: z.strictObject({ idPayout: paymentId, reason: z.string().trim().min(1).max(500).optional() }),
@@ -231,6 +231,7 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
       timestampUnit: z.enum(['ms', 's']).optional(),
       accountDataPath: text(300).optional(),
       maxAmountMinor: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable().optional(),
+      repeatWindowDays: z.number().int().min(0).max(3650).optional(),
       useDeprecatedSecret: z.boolean().optional(),
       callback: callback.partial().optional(),
     }),

@@ -189,10 +189,11 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
     .option('--reference <text>', 'your reference, kept in the journal (never sent)')
     .option('--wait', 'wait until the gateway reports a final status (exit 1 unless SUCCESS)')
     .option('--timeout <secs>', 'with --wait: stop waiting after this many seconds', intOption('timeout'), 300)
-    .option('--yes', 'on a LIVE profile: send without asking for a confirmation');
+    .option('--yes', 'on a LIVE profile: send without asking for a confirmation')
+    .option('--confirm-duplicate', 'send although a payout to the same account, of the same amount and currency, was made in the last days (Settings: repeat window); only for a separate payment');
   // Dual control: --as names the person preparing it (needed once the profile has people).
   actingOptions(create)
-    .action(async (o: ActingOptions & { payee?: string; amount: string; currency: string; accountName: string; accountNumber: string; operator: string; email: string; method: string; callbackUrl?: string; id?: string; reference?: string; wait?: boolean; timeout: number; yes?: boolean }) => {
+    .action(async (o: ActingOptions & { payee?: string; amount: string; currency: string; accountName: string; accountNumber: string; operator: string; email: string; method: string; callbackUrl?: string; id?: string; reference?: string; wait?: boolean; timeout: number; yes?: boolean; confirmDuplicate?: boolean }) => {
       await fromPayeeBook(deps, o);
       const desk = deps.desk();
       await workAs(deps, o);
@@ -218,8 +219,12 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
         if (detail.localState === 'QUEUED' || detail.localState === 'SENDING') detail = await waitFor(desk, detail.id, 'accepted', 15_000, () => undefined);
       } else {
         const idPayout = checked.preview!.idPayout;
+        const duplicate = checked.possibleDuplicate;
+        if (duplicate && !o.confirmDuplicate) {
+          throw new DeskError('POSSIBLE_DUPLICATE', `The payout was not sent: ${duplicate.message}. If it is a separate payment, run the command again with --confirm-duplicate.`, false, [{ field: 'amount', code: 'POSSIBLE_DUPLICATE', message: duplicate.message }]);
+        }
         if (desk.profile.environment === 'LIVE' && !o.yes) await confirmLive(deps, desk, checked.preview!);
-        detail = await desk.call('payouts', 'create', { ...input, idPayout }).catch(async (error: unknown) => {
+        detail = await desk.call('payouts', 'create', { ...input, idPayout, ...(duplicate ? { confirmPossibleDuplicate: true } : {}) }).catch(async (error: unknown) => {
           throw await heldError(deps, error, idPayout);
         });
       }

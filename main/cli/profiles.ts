@@ -55,6 +55,7 @@ interface EditOptions {
   pollInterval?: number;
   idleLock?: number;
   maxAmountMinor?: number | typeof NONE;
+  repeatWindow?: number;
   callbacks?: 'on' | 'off';
   callbackHost?: string;
   callbackPort?: number;
@@ -75,6 +76,7 @@ function patchOf(o: EditOptions): ProfilePatch {
   if (o.pollInterval !== undefined) patch.pollIntervalSecs = o.pollInterval;
   if (o.idleLock !== undefined) patch.idleLockMinutes = o.idleLock;
   if (o.maxAmountMinor !== undefined) patch.maxAmountMinor = o.maxAmountMinor === NONE ? null : o.maxAmountMinor;
+  if (o.repeatWindow !== undefined) patch.repeatWindowDays = o.repeatWindow;
   if (o.callbacks !== undefined) patch.callbackEnabled = o.callbacks === 'on';
   if (o.callbackHost !== undefined) patch.callbackHost = o.callbackHost;
   if (o.callbackPort !== undefined) patch.callbackPort = o.callbackPort;
@@ -164,11 +166,12 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
     .option('--poll-interval <secs>', 'status polling interval in seconds', intOption('poll interval'))
     .option('--idle-lock <minutes>', 'dual control: lock an unlocked person after this many idle minutes (default 10)', intOption('idle lock'))
     .option('--max-amount-minor <minor>', 'largest amount of one payout in minor units of its currency, or "none"', intOrNone('maximum amount'))
+    .option('--repeat-window <days>', 'a payout like one of the last this many days (same account, amount and currency) is a possible duplicate to confirm; 0 turns the check off (default 30)', intOption('repeat window'))
     .option('--callbacks <onOff>', 'listen for status callbacks: on or off', choice(['on', 'off'] as const))
     .option('--callback-host <host>', 'address the callback listener binds')
     .option('--callback-port <port>', 'port of the callback listener (0 = any free port)', intOption('callback port'))
     .option('--callback-url <url>', 'public callback URL the gateway calls, or "none"')
-    .option('--as <person>', 'who acts, once dual control is on (an admin, for the gateway address, merchant, signing and largest payout): person id or name')
+    .option('--as <person>', 'who acts, once dual control is on (an admin, for the gateway address, merchant, signing, largest payout and repeat window): person id or name')
     .option('--passphrase-env <name>', 'environment variable holding the passphrase of --as')
     .option('--passphrase-file <file>', 'file whose first line is the passphrase of --as')
     .action(async (idOrName: string | undefined, o: EditOptions & ActingOptions) => {

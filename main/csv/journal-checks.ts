@@ -18,7 +18,7 @@ export interface JournalCheckOutcome {
 // Unicode-aware (ÉLODIE = élodie, NFC = NFD), the same key the journal indexes payees by.
 const personKey = payeeKey;
 
-function lastDigits(accountNumber: string): string {
+export function lastDigits(accountNumber: string): string {
   const key = accountKey(accountNumber);
   return key.length > 4 ? `…${key.slice(-4)}` : key;
 }

@@ -143,6 +143,7 @@ export function batchesService(
       // The payee book's details in force stand in for what its payees were paid to (the "bank details changed" warning).
       const options: CsvImportOptions = { journal: await payeeAwareCsvLookup(rt, profile.id, journal), ...(decimalComma !== undefined ? { decimalComma } : {}) };
       if (profile.maxAmountMinor) options.maxAmountMinor = profile.maxAmountMinor;
+      options.repeatWindowDays = profile.repeatWindowDays;
       const skippedChecks: string[] = [];
       try {
         const list = await currencies.currencies(profile.id);

@@ -13,6 +13,7 @@ import { detailOf, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 import { freshFunding, shortfallText, type FreshnessOptions } from './funding';
 import { personActor, preparedByFor, senderFor } from './dual-control';
+import { possibleDuplicateOf } from './possible-duplicate';
 
 /** Live validation (every pause in typing): a balance read at most every 15 s, waited for up to 2 s. */
 const LIVE_CHECK: FreshnessOptions = { maxAgeMs: 15_000, waitMs: 2_000 };
@@ -110,7 +111,9 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       const funding = draft && issues.length === 0 ? await fundingIssue(rt, profile, draft, decimalsOf, LIVE_CHECK) : null;
       if (funding) issues.push(funding);
       const balance = await payoutBalance(rt, profile.id, input.currencyCode, draft?.amountMinor ?? null, decimalsOf);
-      return issues.length > 0 ? { valid: false, issues, preview: null, balance } : { valid: true, issues: [], preview: draft ? preview(draft, decimalsOf) : null, balance };
+      if (issues.length > 0) return { valid: false, issues, preview: null, balance, possibleDuplicate: null };
+      const possibleDuplicate = draft ? await possibleDuplicateOf(await rt.journalFor(profile.id), draft, profile.repeatWindowDays, decimalsOf) : null;
+      return { valid: true, issues: [], preview: draft ? preview(draft, decimalsOf) : null, balance, possibleDuplicate };
     },
     async create(profile, input) {
       const journal = await rt.journalFor(profile.id);
@@ -124,6 +127,19 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       if (funding) throw new DeskError('INSUFFICIENT_BALANCE', `The payout was not sent: ${funding.message}`, false, [funding]);
       // Dual control: the person preparing it is recorded (and, once the desk has people, required).
       const preparedBy = await preparedByFor(rt, profile.id);
+      // Like a payout of the last days: refused here, where every sender passes, until the person confirms.
+      const duplicate = await possibleDuplicateOf(journal, draft, profile.repeatWindowDays, decimalsOf);
+      if (duplicate && input.confirmPossibleDuplicate !== true) {
+        throw new DeskError('POSSIBLE_DUPLICATE', `The payout was not sent: ${duplicate.message}`, false, [{ field: 'amount', code: 'POSSIBLE_DUPLICATE', message: duplicate.message }]);
+      }
+      if (duplicate) {
+        await journal.audit({
+          actor: preparedBy ? personActor({ id: preparedBy }) : 'user',
+          action: 'payout.possible-duplicate-confirmed',
+          subject: draft.idPayout,
+          details: { like: duplicate.idPayout, likeCreatedAt: duplicate.createdAt, windowDays: profile.repeatWindowDays },
+        });
+      }
       const engine = await rt.engineFor(profile.id);
       await engine.submitPayout(draft, { waitMs: 10_000, ...(preparedBy ? { preparedBy } : {}) });
       return detailOf(journal, 'payout', draft.idPayout, decimalsOf);

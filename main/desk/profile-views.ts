@@ -12,6 +12,7 @@ export function settingsView(p: Profile, callbackListener: CallbackListenerStatu
     timestampUnit: p.timestampUnit,
     accountDataPath: p.accountDataPath,
     maxAmountMinor: p.maxAmountMinor,
+    repeatWindowDays: p.repeatWindowDays,
     callback: { enabled: p.callbackEnabled, host: p.callbackHost, port: p.callbackPort, url: p.callbackUrl },
     callbackListener,
   };

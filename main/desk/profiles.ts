@@ -68,6 +68,7 @@ const ADMIN_SETTINGS = {
   merchantCode: "the profile's merchant",
   useDeprecatedSecret: 'how token requests are signed',
   maxAmountMinor: 'the largest payout allowed',
+  repeatWindowDays: 'how far back a payout is compared for possible duplicates',
 } as const satisfies Partial<Record<keyof ProfilePatch, string>>;
 
 /**

@@ -151,6 +151,8 @@ export const ProfileInputSchema = z.object({
   callbackSecret: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{22,128}$/))),
   useDeprecatedSecret: z._default(z.boolean(), false),
   maxAmountMinor: z._default(z.nullable(z.int().check(z.positive())), null),
+  /** A payout like one of the last this many days (account, amount, currency) is flagged a possible duplicate; 0: off. */
+  repeatWindowDays: intIn(0, 3650, 30),
   finalStatuses: z._default(
     z.array(z.string().check(z.trim(), z.minLength(1), z.toUpperCase())).check(z.minLength(1)),
     () => [...DEFAULT_FINAL_STATUSES],
@@ -193,6 +195,7 @@ export interface Profile {
   activeKeyId: string | null;
   useDeprecatedSecret: boolean;
   maxAmountMinor: number | null;
+  repeatWindowDays: number;
   finalStatuses: string[];
   accountDataPath: string;
   pollIntervalSecs: number;

@@ -340,6 +340,9 @@ export class World {
       if (answer.data.state === 'HELD') this.person.acknowledge('hold', id, this.now);
     } else if (answer.error.code === 'PAYOUT_HELD') {
       this.person.acknowledge('hold', id, this.now);
+    } else if (answer.error.code === 'POSSIBLE_DUPLICATE') {
+      // The desk names an earlier payout of this intent that paid or may still pay: the person does not send it again.
+      this.log.push(`${this.now} person keeps the earlier payout of intent ${intent.no}: ${answer.error.message}`);
     } else {
       // The desk did not say the payout is kept: a person enters it again once things look fixed.
       intent.reenter = true;

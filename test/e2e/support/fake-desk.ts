@@ -52,6 +52,7 @@ export function createFakeDesk(options: { historyRows?: number } = {}): IpcHandl
       timestampUnit: 'ms',
       accountDataPath: '/payins/{idPayin}/account-data',
       maxAmountMinor: null,
+    repeatWindowDays: 30,
       callback: { enabled: false, host: '127.0.0.1', port: 0, url: null },
       callbackListener: { state: 'off', boundTo: null, announcedUrl: null, message: null },
     },

@@ -64,7 +64,8 @@ describe('held payouts', () => {
     expect(r.err).not.toMatch(/unexpected problem/i);
     expect(storedAtSandbox('held-1')).toBe(0);
 
-    const asJson = await cli('--json', 'payouts', 'create', ...payout, '--id', 'held-2');
+    // Another amount: the same one again would be a possible duplicate of held-1 (held payouts may still pay).
+    const asJson = await cli('--json', 'payouts', 'create', ...payout.map((a) => (a === '40.00' ? '40.01' : a)), '--id', 'held-2');
     expect(asJson.code).toBe(4);
     expect(JSON.parse(asJson.err)).toMatchObject({ error: { code: 'PAYOUT_HELD', idPayout: 'held-2', message: expect.stringMatching(/^Payout held-2 is held, not sent; /) } });
 

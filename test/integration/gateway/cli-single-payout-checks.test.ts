@@ -1,11 +1,13 @@
 // A single payout gets the checks a batch gets: the available balance of its currency and the
 // profile's per-payout ceiling, enforced in main (payouts service) so the CLI and the UI both stop;
+// a payout like one of the profile's last days refused until confirmed;
 // and on a LIVE profile the CLI asks before real money leaves (--yes skips it, no terminal refuses).
 import axios from 'axios';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliDesk } from '../../../main/cli/deps';
 import { buildProgram, loadCliComposition, runCli, type CliIo } from '../../../main/cli/index';
 import { createAppContext } from '../../../main/context';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
@@ -83,6 +85,59 @@ describe('single payout funding and ceiling', () => {
       await built.dispose();
     }
     expect(payoutIds()).toHaveLength(1);
+  });
+});
+
+describe('possible duplicates of a single payout', () => {
+  const journalOf = async <T>(read: (desk: CliDesk) => Promise<T>): Promise<T> => {
+    await loadCliComposition();
+    const built = await buildProgram({ keyStore, env: { PAYOUT_DESK_HOME: home }, io: { stdout: () => undefined, stderr: () => undefined } });
+    try {
+      return await read(built.deps.desk());
+    } finally {
+      await built.dispose();
+    }
+  };
+
+  it('refuses the same amount and currency to the same account within the window, names the earlier payout, and sends nothing', async () => {
+    const [first] = payoutIds();
+    const r = await cli(['payouts', 'create', '--amount', '10.00', ...payee]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`possible duplicate of payout ${first} of ${new Date().toISOString().slice(0, 10)}: 10.00 EUR to the same account …3000`);
+    expect(r.err).toContain('run the command again with --confirm-duplicate');
+    expect(payoutIds()).toEqual([first]);
+    // The service refuses too, whoever calls it, and journals nothing.
+    const refused = await journalOf(async (desk) => {
+      const error = await desk
+        .call('payouts', 'create', { idPayout: 'dup-1', amount: '10.00', currencyCode: 'EUR', accountName: 'Jane Doe', accountNumber: 'DE89370400440532013000', paymentOperatorCode: 'EU_SEPA', emailAddress: 'jane@example.com' })
+        .catch((e: unknown) => e as { code: string; message: string });
+      return { error, kept: await (await desk.runtime.journalFor('sandbox-eu')).getPayment('payout', 'dup-1') };
+    });
+    expect(refused.error).toMatchObject({ code: 'POSSIBLE_DUPLICATE' });
+    expect(refused.kept).toBeUndefined();
+    // Another amount is another payment.
+    expect((await cli(['payouts', 'create', '--amount', '10.01', ...payee])).code).toBe(0);
+    expect(payoutIds()).toHaveLength(2);
+  });
+
+  it('sends it once the person confirms it is a separate payment, and audits who confirmed what', async () => {
+    const [first] = payoutIds();
+    const r = await cli(['payouts', 'create', '--amount', '10.00', '--confirm-duplicate', ...payee]);
+    expect(r).toMatchObject({ code: 0, err: '' });
+    expect(payoutIds()).toHaveLength(3);
+    const second = payoutIds()[2]!;
+    const entries = await journalOf(async (desk) => (await desk.runtime.journalFor('sandbox-eu')).listAudit());
+    expect(entries.find((e) => e.action === 'payout.possible-duplicate-confirmed')).toMatchObject({ subject: second, details: { like: first, windowDays: 30 } });
+  });
+
+  it('checks only as far back as the profile says, and not at all at 0 days', async () => {
+    const r = await cli(['profiles', 'edit', '--repeat-window', '0']);
+    expect(r.code).toBe(0);
+    expect((await cli(['payouts', 'create', '--amount', '10.00', ...payee])).code).toBe(0);
+    expect(payoutIds()).toHaveLength(4);
+    expect((await cli(['profiles', 'edit', '--repeat-window', '30'])).code).toBe(0);
+    expect((await cli(['payouts', 'create', '--amount', '10.00', ...payee])).code).toBe(1);
+    expect(payoutIds()).toHaveLength(4);
   });
 });
 
