@@ -1287,7 +1287,10 @@ export interface DeskNotification {
   body: string;
 }
 
-export const MENU_COMMANDS = ['import-csv', 'export', 'open-data-folder', 'about'] as const;
+export const MENU_COMMANDS = [
+  'import-csv', 'export', 'open-data-folder', 'about', 'new-payout', 'lock', 'refresh', 'find-history', 'shortcuts',
+  'go-overview', 'go-balances', 'go-new-payout', 'go-batches', 'go-approvals', 'go-payees', 'go-history', 'go-payins', 'go-people', 'go-settings',
+] as const;
 export type MenuCommand = (typeof MENU_COMMANDS)[number];
 
 export interface EventContract {

@@ -1,16 +1,34 @@
 // The application menu (main/shell/menu.ts) only says what the user chose; this is the one place in the
-// renderer that acts on it, through the same stores and calls as the screens' own buttons.
+// renderer that acts on it, through the same stores and calls as the screens' own buttons. The keyboard
+// shortcuts in the page (use-shortcut-keys.ts, one table in contract/shortcuts.ts) come here too.
 import { onBeforeUnmount, onMounted, ref } from 'vue';
 import { useRouter } from 'vue-router';
 import type { AppInfo, FileGrant, MenuCommand, Unsubscribe } from '../../contract/api';
 import { desk } from '../desk';
+import { focusWhenShown } from '../lib/focus-when-shown';
 import { saveFile } from '../lib/save-file';
+import { screens } from '../router';
+import { useBalancesStore } from '../stores/balances';
 import { useBatchDraftStore } from '../stores/batch-draft';
 import { useBatchRunStore } from '../stores/batch-run';
+import { useCatalogStore } from '../stores/catalog';
+import { useDualControlStore } from '../stores/dual-control';
 import { useHistoryStore } from '../stores/history';
 import { useNotifyStore } from '../stores/notify';
+import { useOverviewStore } from '../stores/overview';
+import { usePayinsStore } from '../stores/payins';
 import { useSessionStore } from '../stores/session';
 import { useAction } from './use-action';
+import { useShortcutKeys } from './use-shortcut-keys';
+
+type ScreenName = (typeof screens)[number]['name'];
+type GoCommand = Extract<MenuCommand, `go-${string}`>;
+/** Go › <screen>. Compiles only while every screen of the drawer has its go- command in MENU_COMMANDS. */
+const goCommandOf = (name: ScreenName): GoCommand => `go-${name}`;
+
+/** The fields a shortcut puts the cursor in (data-testid of the Vuetify field, then its input). */
+export const PAYOUT_AMOUNT_INPUT = '[data-testid="payout-amount"] input';
+export const HISTORY_SEARCH_INPUT = '[data-testid="history-search"] input';
 
 export function useMenuCommands() {
   const router = useRouter();
@@ -19,14 +37,37 @@ export function useMenuCommands() {
   const batchDraft = useBatchDraftStore();
   const batchRun = useBatchRunStore();
   const history = useHistoryStore();
+  const balances = useBalancesStore();
+  const catalog = useCatalogStore();
+  const payins = usePayinsStore();
+  const dualControl = useDualControlStore();
+  const overview = useOverviewStore();
   const aboutOpen = ref(false);
   const about = ref<AppInfo | null>(null);
+  const shortcutsOpen = ref(false);
+  /** Bumped to mount the screen again (Refresh on a screen whose data is its own, not a store's). */
+  const screenReloads = ref(0);
 
   const exportHistory = useAction(() => history.exportFiltered());
   const exportBatch = useAction((batchId: string) => desk().batches.exportResults({ batchId }));
   const openDataFolder = useAction(() => desk().app.openDataFolder());
   const loadInfo = useAction(() => desk().app.info());
   const validateChosen = useAction((file: FileGrant) => batchDraft.validateFile(file), { latest: true });
+  // The app bar's Lock button runs the same call (SessionControl.vue).
+  const lockAction = useAction(() => dualControl.lock());
+
+  const screenName = () => router.currentRoute.value.name;
+
+  /** Screens belong to a profile: the drawer is disabled without one, and so are its shortcuts. */
+  function profileChosen(): boolean {
+    if (session.activeProfile) return true;
+    notify.push('info', 'Create or choose a profile first: the screens belong to a profile.');
+    return false;
+  }
+
+  async function goTo(name: ScreenName): Promise<void> {
+    if (screenName() !== name) await router.push({ name });
+  }
 
   /** `file`: main already asked the user for the file (its own dialog); otherwise the page's picker opens. */
   async function importCsv(file?: FileGrant): Promise<void> {
@@ -40,12 +81,12 @@ export function useMenuCommands() {
       batchRun.reset();
     }
     if (!file) batchDraft.requestPicker();
-    if (router.currentRoute.value.name !== 'batches') await router.push({ name: 'batches' });
+    if (screenName() !== 'batches') await router.push({ name: 'batches' });
     if (file) await validateChosen.run(file);
   }
 
   async function exportCurrent(): Promise<void> {
-    const screen = router.currentRoute.value.name;
+    const screen = screenName();
     if (screen === 'history' && session.activeProfile) {
       if (history.total === 0) {
         notify.push('info', 'No payment matches the filters: there is nothing to export.');
@@ -80,7 +121,78 @@ export function useMenuCommands() {
     aboutOpen.value = true;
   }
 
+  async function go(command: GoCommand): Promise<void> {
+    const screen = screens.find((s) => goCommandOf(s.name) === command);
+    if (!screen || !profileChosen()) return;
+    await goTo(screen.name);
+  }
+
+  /** File › New payout…: the New payout screen, the cursor in Amount (what is typed there already stays). */
+  async function newPayout(): Promise<void> {
+    if (!profileChosen()) return;
+    await goTo('new-payout');
+    await focusWhenShown(PAYOUT_AMOUNT_INPUT);
+  }
+
+  /** Go › Find in History…: History, the cursor in its search field with what it holds selected. */
+  async function findInHistory(): Promise<void> {
+    if (!profileChosen()) return;
+    await goTo('history');
+    await focusWhenShown(HISTORY_SEARCH_INPUT, { select: true });
+  }
+
+  /** File › Lock: what the app bar's Lock button does, or why there is nothing to lock. */
+  async function lock(): Promise<void> {
+    if (!session.activeProfile) return;
+    if (!dualControl.session?.hasPeople) {
+      notify.push('info', 'Nobody is set up on this profile, so there is nothing to lock. People › Add the first person turns dual control on.');
+      return;
+    }
+    if (!dualControl.me) {
+      notify.push('info', 'Nobody is unlocked at this desk.');
+      return;
+    }
+    await lockAction.run();
+  }
+
+  /** View › Refresh: what the screen's own refresh does; a screen that keeps its data itself is mounted again. */
+  async function refresh(): Promise<void> {
+    if (!session.activeProfile) return;
+    switch (screenName()) {
+      case 'overview':
+        // As its Refresh button: the picture of the day, and what waits for approval.
+        await Promise.all([overview.load(), dualControl.enforced ? dualControl.loadQueue() : undefined]);
+        return;
+      case 'balances':
+        return balances.load(true);
+      case 'new-payout':
+        // Currencies and operators; what is typed stays.
+        return catalog.hydrate();
+      case 'batches': {
+        const open = batchRun.current?.id;
+        await Promise.all([batchRun.loadPast(), open ? batchRun.open(open) : undefined]);
+        return;
+      }
+      case 'approvals':
+        return dualControl.loadQueue();
+      case 'history':
+        return history.apply();
+      case 'payins':
+        await Promise.all([payins.loadRecent(), payins.current ? payins.refresh() : undefined]);
+        return;
+      case 'people':
+        await Promise.all([dualControl.loadSession(), dualControl.loadPeople(), dualControl.loadControl()]);
+        return;
+      default:
+        // Payees, Settings, a payout's page: they load what they show when they mount.
+        screenReloads.value++;
+    }
+  }
+
+  const isGo = (command: MenuCommand): command is GoCommand => command.startsWith('go-');
+
   async function run(command: MenuCommand, file?: FileGrant): Promise<void> {
+    if (isGo(command)) return go(command);
     switch (command) {
       case 'import-csv':
         return importCsv(file);
@@ -90,6 +202,22 @@ export function useMenuCommands() {
         return showDataFolder();
       case 'about':
         return showAbout();
+      case 'new-payout':
+        return newPayout();
+      case 'find-history':
+        return findInHistory();
+      case 'lock':
+        return lock();
+      case 'refresh':
+        return refresh();
+      case 'shortcuts':
+        aboutOpen.value = false;
+        shortcutsOpen.value = true;
+        return;
+      default: {
+        const unhandled: never = command;
+        throw new Error(`menu command ${String(unhandled)} has no handler`);
+      }
     }
   }
 
@@ -98,6 +226,8 @@ export function useMenuCommands() {
     unsubscribe = desk().events.menuCommand(({ command, file }) => void run(command, file));
   });
   onBeforeUnmount(() => unsubscribe?.());
+  // The same commands from the keyboard in the page (and in a browser, where there is no menu).
+  useShortcutKeys((command) => void run(command));
 
-  return { aboutOpen, about, run };
+  return { aboutOpen, about, shortcutsOpen, screenReloads, run };
 }

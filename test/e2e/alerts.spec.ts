@@ -186,5 +186,5 @@ test('the Approvals item of the drawer counts what waits for the unlocked approv
   await expectBadge(link, 1);
   await approveOnScreen(page, 'Ada Lovelace', PASS.alex);
   await expectBadge(link, 0);
-  await expect(page.getByTestId('approvals-list')).toContainText('Nothing waits for your approval.');
+  await expect(page.getByTestId('approvals-list')).toContainText('Nothing waits for your approval');
 });

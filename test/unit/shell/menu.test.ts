@@ -1,8 +1,10 @@
 // The application menu: each item of ours only tells the renderer what the user chose (a MenuCommand),
-// the platform decides where About and Quit live, and developer tools exist only in development.
+// the platform decides where About and Quit live, and developer tools exist only in development. Its
+// accelerators are the shortcut table's (contract/shortcuts.ts), the same keys the page answers.
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it } from 'vitest';
 import { MENU_COMMANDS, type MenuCommand } from '../../../contract/api';
+import { SHORTCUTS } from '../../../contract/shortcuts';
 import { buildMenuTemplate } from '../../../main/shell/menu';
 
 type Item = MenuItemConstructorOptions;
@@ -63,7 +65,7 @@ describe.each(['darwin', 'win32', 'linux'] as const)('the menu on %s', (platform
 
   it('puts nothing on a click of its own: every other item is an Electron role or a separator', () => {
     const { template } = build(platform, false);
-    const ours = new Set(['Import CSV batch…', 'Export…', 'Open data folder', 'About Payout Desk']);
+    const ours = new Set([...SHORTCUTS.map((s) => s.label), 'Open data folder', 'About Payout Desk']);
     for (const item of flatten(template)) {
       if (item.click) expect(ours.has(item.label ?? ''), item.label).toBe(true);
       else expect(item.role !== undefined || item.type === 'separator' || Array.isArray(item.submenu), JSON.stringify(item)).toBe(true);
@@ -79,6 +81,45 @@ describe.each(['darwin', 'win32', 'linux'] as const)('the menu on %s', (platform
     expect(roles(false)).toContain('reload');
     // Developer tools sit in View, not at the top level.
     expect(submenuOf(topLevel(build(platform, false).template, 'View')).map((i) => i.role)).toContain('toggleDevTools');
+  });
+
+  it('has every shortcut of the table on its item, in its menu, sending its command', () => {
+    const { template, sent } = build(platform);
+    const menus = { file: 'File', go: 'Go', view: 'View', help: 'help' } as const;
+    for (const shortcut of SHORTCUTS) {
+      const item = itemLabelled(submenuOf(topLevel(template, menus[shortcut.menu])), shortcut.label);
+      expect(item?.accelerator, shortcut.label).toBe(shortcut.accelerator);
+      sent.length = 0;
+      click(item);
+      expect(sent).toEqual([shortcut.command]);
+    }
+    // Only the table's items carry accelerators of ours: a key added to the menu alone would not work in the page.
+    const accelerated = flatten(template).filter((i) => i.accelerator !== undefined);
+    expect(accelerated.map((i) => i.label).sort()).toEqual(SHORTCUTS.map((s) => s.label).sort());
+  });
+
+  it('has Go with the screens in the drawer order, then Find in History…', () => {
+    const go = submenuOf(topLevel(build(platform).template, 'Go'));
+    expect(go.map((i) => i.label ?? i.type)).toEqual(['Overview', 'Balances', 'New payout', 'Batches', 'Approvals', 'Payees', 'History', 'Payins', 'People', 'Settings', 'separator', 'Find in History…']);
+    expect(go.map((i) => i.accelerator).filter(Boolean)).toEqual([
+      'CmdOrCtrl+1', 'CmdOrCtrl+2', 'CmdOrCtrl+3', 'CmdOrCtrl+4', 'CmdOrCtrl+5', 'CmdOrCtrl+6', 'CmdOrCtrl+7', 'CmdOrCtrl+8', 'CmdOrCtrl+9', 'CmdOrCtrl+,', 'CmdOrCtrl+F',
+    ]);
+  });
+
+  it('has File with New payout…, Import, Export, then Lock (CmdOrCtrl+L); View with Refresh (F5), not CmdOrCtrl+R (the reload of development builds)', () => {
+    const { template } = build(platform, false);
+    const file = submenuOf(topLevel(template, 'File'));
+    expect(file.slice(0, 5).map((i) => i.label ?? i.type)).toEqual(['New payout…', 'Import CSV batch…', 'Export…', 'separator', 'Lock']);
+    expect(itemLabelled(file, 'New payout…')?.accelerator).toBe('CmdOrCtrl+N');
+    expect(itemLabelled(file, 'Lock')?.accelerator).toBe('CmdOrCtrl+L');
+    const view = submenuOf(topLevel(template, 'View'));
+    expect(view[0]).toMatchObject({ label: 'Refresh', accelerator: 'F5' });
+    expect(flatten(template).filter((i) => i.accelerator === 'CmdOrCtrl+R')).toHaveLength(0);
+  });
+
+  it('has Help › Keyboard shortcuts (CmdOrCtrl+/) first', () => {
+    const help = submenuOf(topLevel(build(platform).template, 'help'));
+    expect(help[0]).toMatchObject({ label: 'Keyboard shortcuts', accelerator: 'CmdOrCtrl+/' });
   });
 
   it('has the standard Edit and Window menus (copy/paste and window shortcuts keep working)', () => {
@@ -102,7 +143,9 @@ describe('macOS', () => {
     const { template } = build('darwin');
     expect(submenuOf(topLevel(template, 'File')).map((i) => i.role)).not.toContain('quit');
     expect(flatten(template).filter((i) => i.role === 'quit')).toHaveLength(1);
-    expect(submenuOf(topLevel(template, 'help')).some((i) => i.label === 'About Payout Desk')).toBe(false);
+    const help = submenuOf(topLevel(template, 'help'));
+    expect(help.some((i) => i.label === 'About Payout Desk')).toBe(false);
+    expect(help.map((i) => i.label)).toEqual(['Keyboard shortcuts']);
   });
 });
 
@@ -116,9 +159,10 @@ describe.each(['win32', 'linux'] as const)('%s', (platform) => {
     expect(flatten(template).filter((i) => i.role === 'quit')).toHaveLength(1);
   });
 
-  it('puts About in Help', () => {
+  it('puts About in Help, after Keyboard shortcuts', () => {
     const { template, sent } = build(platform);
     const help = submenuOf(topLevel(template, 'help'));
+    expect(help.map((i) => i.label ?? i.type)).toEqual(['Keyboard shortcuts', 'separator', 'About Payout Desk']);
     click(itemLabelled(help, 'About Payout Desk'));
     expect(sent).toEqual(['about']);
   });
