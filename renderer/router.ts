@@ -1,6 +1,7 @@
 import { createRouter, createWebHashHistory, type RouteRecordRaw } from 'vue-router';
 
 export const screens = [
+  { path: '/overview', name: 'overview', title: 'Overview', icon: 'mdi-view-dashboard-outline' },
   { path: '/balances', name: 'balances', title: 'Balances', icon: 'mdi-scale-balance' },
   { path: '/payouts/new', name: 'new-payout', title: 'New payout', icon: 'mdi-bank-transfer-out' },
   { path: '/batches', name: 'batches', title: 'Batches', icon: 'mdi-file-table-box-multiple' },
@@ -13,6 +14,7 @@ export const screens = [
 ] as const;
 
 const views: Record<(typeof screens)[number]['name'], () => Promise<unknown>> = {
+  overview: () => import('./views/OverviewView.vue'),
   balances: () => import('./views/BalancesView.vue'),
   'new-payout': () => import('./views/NewPayoutView.vue'),
   batches: () => import('./views/BatchesView.vue'),
@@ -25,7 +27,7 @@ const views: Record<(typeof screens)[number]['name'], () => Promise<unknown>> = 
 };
 
 const routes: RouteRecordRaw[] = [
-  { path: '/', redirect: '/balances' },
+  { path: '/', redirect: '/overview' },
   { path: '/welcome', name: 'welcome', component: () => import('./views/FirstRunView.vue'), meta: { title: 'Welcome' } },
   ...screens.map(
     (s): RouteRecordRaw => ({ path: s.path, name: s.name, component: views[s.name], meta: { title: s.title } }),
