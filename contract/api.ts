@@ -898,6 +898,8 @@ export interface ApprovalRowView {
   method: string;
   email: string;
   payeeFlag: 'new' | 'changed' | null;
+  /** Like a payout of the profile's repeat window that is not part of this subject: what matched. Null: none. */
+  possibleDuplicate: string | null;
 }
 
 export interface ApprovalDecisionView {
@@ -918,6 +920,8 @@ export interface ApprovalDetail extends ApprovalItem {
   /** The first rows of the manifest (all of them up to `rowsShown`); totals cover every row. */
   manifestRows: ApprovalRowView[];
   rowsShown: number;
+  /** Rows of the whole manifest (not only those shown) like an earlier payout: see ApprovalRowView.possibleDuplicate. */
+  possibleDuplicates: number;
   decisions: ApprovalDecisionView[];
 }
 

@@ -15,6 +15,7 @@ import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 import { stillNeededText, type StillNeededFix } from './still-needed';
+import { possibleDuplicatesOfRows } from './possible-duplicate';
 
 /** The way out the screens name when nobody left can approve. */
 const SCREEN_FIX: StillNeededFix = { grant: 'grant the approver role to another person (People)', policy: 'lower the policy (Settings)' };
@@ -106,19 +107,23 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
     const item = await itemOf(profileId, view, people);
     const manifest = await manifestFromJournal(await rt.journalFor(profileId), profileId, subject, view.policyVersion);
     const flags = payeeFlagsOf(view);
-    // Rows to a new payee or changed bank details first, so none is cut off by the rows shown.
     const rows = manifest?.rows ?? [];
-    const ordered = flags.size === 0 ? rows : [...rows.filter((r) => flags.has(r.id)), ...rows.filter((r) => !flags.has(r.id))];
+    const windowDays = rt.ctx.profiles.get(profileId).repeatWindowDays;
+    const duplicates = await possibleDuplicatesOfRows(await rt.journalFor(profileId), rows, subject.kind === 'batch' ? subject.id : null, windowDays);
+    // Rows to a new payee, changed bank details or like an earlier payout first, so none is cut off by the rows shown.
+    const marked = (id: string) => flags.has(id) || duplicates.has(id);
+    const ordered = flags.size === 0 && duplicates.size === 0 ? rows : [...rows.filter((r) => marked(r.id)), ...rows.filter((r) => !marked(r.id))];
     const manifestRows: ApprovalRowView[] = ordered.slice(0, MANIFEST_ROWS_SHOWN).map((r) => ({
       id: r.id, money: { amount: r.amount, currencyCode: r.currency }, payeeName: r.payeeName, account: r.account, operator: r.operator, method: r.method, email: r.email,
       payeeFlag: flags.get(r.id) ?? null,
+      possibleDuplicate: duplicates.get(r.id) ?? null,
     }));
     const checks = new Map(view.verdict.checks.map((c) => [c.approvalId, c]));
     const decisions: ApprovalDecisionView[] = (await (await rt.dualControlFor(profileId)).approvalsFor(subject)).map((a) => ({
       approvalId: a.id, signer: names(a.signerId), decision: a.decision, reason: a.reason, signedAt: new Date(a.signedAt).toISOString(),
       status: checks.get(a.id)?.status ?? 'unchecked', message: checks.get(a.id)?.message ?? '',
     }));
-    return { ...item, manifestDigest: view.manifestDigest, fileSha256: view.fileSha256, policyVersion: view.policyVersion, manifestRows, rowsShown: manifestRows.length, decisions };
+    return { ...item, manifestDigest: view.manifestDigest, fileSha256: view.fileSha256, policyVersion: view.policyVersion, manifestRows, rowsShown: manifestRows.length, possibleDuplicates: duplicates.size, decisions };
   };
 
   const changed = (profileId: string, subject: ApprovalSubjectRef | null) => rt.events.emit('approvalsChanged', { profileId, subject });

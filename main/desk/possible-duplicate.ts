@@ -33,3 +33,46 @@ export async function possibleDuplicateOf(journal: DeskJournal, draft: LikeDraft
     message: `possible duplicate of payout ${like.id} of ${when}${like.fileName ? ` (file ${like.fileName})` : ''}: ${amount} to the same account ${lastDigits(draft.accountNumber)}; paying it again pays twice, so confirm only if this is a separate payment`,
   };
 }
+
+/** One row of an approval's manifest, as the manifest writes it (amount in the currency's decimals). */
+export interface ManifestLikeRow {
+  id: string;
+  amount: string;
+  currency: string;
+  account: string;
+}
+
+/** Rows asked for at once: one statement each, as the CSV check does. */
+const LOOKUP_SLICE = 2_000;
+
+/**
+ * For an approver: which rows of a subject are like a payout of the last `windowDays` days that is not one of the
+ * subject's own (its rows, or the other rows of its batch), with the sentence to show. Worked out when the subject
+ * is shown, from the journal: a hint for the approver's eyes, not a signed fact (the send-time gate does not read it).
+ */
+export async function possibleDuplicatesOfRows(journal: DeskJournal, rows: readonly ManifestLikeRow[], ownBatchId: string | null, windowDays: number, now = Date.now()): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  if (windowDays <= 0 || rows.length === 0) return found;
+  const since = now - windowDays * DAY_MS;
+  const own = new Set(rows.map((r) => r.id));
+  // The manifest writes each amount with its currency's decimals: the digits without the point are the minor units.
+  const minorOf = (amount: string) => Number(amount.replace('.', ''));
+  const key = (account: string, minor: number, currency: string) => `${account}\u0000${minor}\u0000${currency}`;
+  const earliest = new Map<string, { id: string; createdAt: number; fileName: string | null }>();
+  for (let i = 0; i < rows.length; i += LOOKUP_SLICE) {
+    const keys = rows.slice(i, i + LOOKUP_SLICE).map((r) => ({ accountNumber: r.account, amountMinor: minorOf(r.amount), currencyCode: r.currency }));
+    for (const like of await journal.recentLikePayouts(keys, since)) {
+      if (own.has(like.id) || (ownBatchId !== null && like.batchId === ownBatchId)) continue;
+      const k = key(like.accountNumber, like.amountMinor, like.currencyCode);
+      const seen = earliest.get(k);
+      if (!seen || like.createdAt < seen.createdAt) earliest.set(k, like);
+    }
+  }
+  for (const r of rows) {
+    const like = earliest.get(key(r.account, minorOf(r.amount), r.currency));
+    if (!like) continue;
+    const when = new Date(like.createdAt).toISOString().slice(0, 10);
+    found.set(r.id, `possible duplicate of payout ${like.id} of ${when}${like.fileName ? ` (file ${like.fileName})` : ''}: ${r.amount} ${r.currency} to the same account ${lastDigits(r.account)}`);
+  }
+  return found;
+}
