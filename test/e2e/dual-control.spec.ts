@@ -211,6 +211,20 @@ test('a single payout is held for approval, shows "waiting for approval (1 of 1)
   await page.getByTestId('release-dialog').getByTestId('release-confirm').click();
   await expect(page.getByTestId('detail-status')).toHaveText('SUCCESS', { timeout: 30_000 });
   expect((await desk.sandboxState()).payoutCount).toBe(1);
+
+  // The same 75.00 to the same account again, confirmed by Ada as a separate payment: held for approval, and its
+  // approver is shown that it is like the payout just paid.
+  const again = await desk.handlers['payouts:create']({
+    idPayout: 'grace-again', amount: '75.00', currencyCode: 'EUR', accountName: 'Grace Hopper', accountNumber: 'DE89370400440532013000',
+    paymentOperatorCode: 'EU_SEPA', emailAddress: 'grace@example.com', confirmPossibleDuplicate: true,
+  });
+  expect(again.ok ? 'sent' : again.error.code).toBe('PAYOUT_HELD');
+  await unlockAs(page, 'Alex Approver', PASS.alex);
+  await page.getByRole('link', { name: 'Approvals' }).click();
+  await page.getByTestId('approvals-list').getByText('Grace Hopper').first().click();
+  await expect(detail.getByTestId('approval-possible-duplicates')).toContainText('1 row is like a payout of the last days');
+  await expect(detail.getByTestId('approval-row-duplicate')).toHaveAttribute('title', /^possible duplicate of payout [0-9a-f-]{36} of \d{4}-\d{2}-\d{2}: 75\.00 EUR to the same account …3000$/);
+  expect((await desk.sandboxState()).payoutCount).toBe(1);
 });
 
 test('a second person cannot be added, only enrolled; with two admins a grant of approver waits for the second admin\'s signature', async ({ page, desk }) => {
