@@ -9,14 +9,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { buildOverview } from '../main/desk/overview';
 import type { DeskJournal } from '../main/journal/port';
 import { openJournal } from '../main/store/sqlite';
-import { migratePg } from '../main/store/postgres/migrations';
 import { latestBalancesPg, payoutActivityPg, pendingPayoutTotalsPg } from '../main/store/postgres/desk-reads';
-import { startCluster } from '../test/integration/postgres/cluster';
 import { numberArg } from './args';
+import { withScratchDatabase } from './scratch-database';
 
 const PAYOUTS = numberArg('payouts', 1_000_000);
 const RUNS = numberArg('runs', 5);
@@ -84,14 +82,7 @@ try {
 }
 
 if (WITH_PG) {
-  const cluster = await startCluster();
-  const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
-  let stopping = false;
-  pool.on('error', (error) => {
-    if (!stopping) console.error(`an idle connection failed: ${error.message}`);
-  });
-  try {
-    await migratePg(pool);
+  await withScratchDatabase(async (pool) => {
     const loadStarted = performance.now();
     await pool.query(`INSERT INTO payments (${COLUMNS}) SELECT ${values('pg')} FROM generate_series(0::bigint, ${PAYOUTS - 1}) n`);
     await pool.query(`INSERT INTO balance_snapshots (${SNAPSHOTS}) SELECT ${snapshotValues} FROM generate_series(0::bigint, 1999) n`);
@@ -105,9 +96,5 @@ if (WITH_PG) {
       pendingPayoutTotals: () => pendingPayoutTotalsPg(pool),
     } as unknown as DeskJournal;
     await timeOverview('team database (PostgreSQL)', journal);
-  } finally {
-    stopping = true;
-    await pool.end();
-    await cluster.stop();
-  }
+  });
 }

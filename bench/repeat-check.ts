@@ -9,14 +9,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { checkAgainstJournal } from '../main/csv/journal-checks';
 import type { CsvJournalLookup, CsvValidRow } from '../main/csv/types';
 import { openJournal } from '../main/store/sqlite';
-import { migratePg } from '../main/store/postgres/migrations';
 import { recentLikePayoutsPg } from '../main/store/postgres/desk-reads';
-import { startCluster } from '../test/integration/postgres/cluster';
 import { numberArg } from './args';
+import { withScratchDatabase } from './scratch-database';
 
 const EARLIER = numberArg('earlier', 1_000_000);
 const ROWS = numberArg('rows', 100_000);
@@ -88,14 +86,7 @@ try {
 }
 
 if (WITH_PG) {
-  const cluster = await startCluster();
-  const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
-  let stopping = false;
-  pool.on('error', (error) => {
-    if (!stopping) console.error(`an idle connection failed: ${error.message}`);
-  });
-  try {
-    await migratePg(pool);
+  await withScratchDatabase(async (pool) => {
     const loadStarted = performance.now();
     await pool.query(`INSERT INTO payments (${COLUMNS}) SELECT ${values('pg')} FROM generate_series(0::bigint, ${EARLIER - 1}) n`);
     await pool.query('VACUUM ANALYZE payments');
@@ -107,9 +98,5 @@ if (WITH_PG) {
       recentLikePayouts: (keys, since) => recentLikePayoutsPg(pool, keys, since),
     };
     await timeCheck('team database (PostgreSQL)', lookup, rows);
-  } finally {
-    stopping = true;
-    await pool.end();
-    await cluster.stop();
-  }
+  });
 }
