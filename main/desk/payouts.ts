@@ -133,7 +133,7 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
         throw new DeskError('POSSIBLE_DUPLICATE', `The payout was not sent: ${duplicate.message}`, false, [{ field: 'amount', code: 'POSSIBLE_DUPLICATE', message: duplicate.message }]);
       }
       if (duplicate) {
-        await journal.audit({
+        await rt.audit(profile.id, {
           actor: preparedBy ? personActor({ id: preparedBy }) : 'user',
           action: 'payout.possible-duplicate-confirmed',
           subject: draft.idPayout,
