@@ -2,12 +2,12 @@
 // of desktop notification; main keeps it (a reload shows it still off) for that person only. The navigation
 // drawer's Approvals item counts what waits for the unlocked approver: it follows unlocks and main's events, and
 // the count goes down as they approve, and away when someone who cannot approve is unlocked.
-import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import type { PaymentDetail, PayoutValidation, Result } from '../../contract/api';
 import { APP_URL } from './support/bridge-page';
 import type { DeskHarness } from './support/desk-bridge';
 import { call, expect, shot, test } from './support/journey';
+import { expectAccessible } from './support/axe';
 import { enrolWithHandlers, KDF, lock, unlockAs } from './support/people';
 
 const PASS = { ada: 'ada-admin-passphrase', alex: 'alex-approver-passphrase' };
@@ -26,13 +26,6 @@ async function closeNotices(page: Page): Promise<void> {
   for (let i = 0; i < 10 && (await close.isVisible()); i++) await close.click();
 }
 
-/** No serious or critical axe-core finding in one part of the page, once transitions have finished. */
-async function expectAccessible(page: Page, selector: string): Promise<void> {
-  await page.evaluate(() => Promise.all(document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished.catch(() => undefined))));
-  const { violations } = await new AxeBuilder({ page }).include(selector).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  expect(serious, `${selector}: ${serious.join('\n')}`).toEqual([]);
-}
 
 /** Light, then dark: a screenshot for the guide and axe on the part shown, in each theme; back to light after. */
 async function shotBothThemes(page: Page, name: string, selector: string): Promise<void> {

@@ -1,30 +1,12 @@
 // Keyboard shortcuts and empty states (issue 29). There is no Electron menu in this browser: the page answers
 // the keys of the one table (contract/shortcuts.ts) itself, running the same commands as the menu's items.
 // The empty screens of a fresh profile say what they are and what to do next, with the button that does it.
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { acceleratorText, SHORTCUTS } from '../../contract/shortcuts';
 import { addFirstPerson } from './support/people';
+import { byTestId, expectAccessible, seriousViolations, settled } from './support/axe';
 import { expect, openWithDemo, shot, test } from './support/journey';
 
-async function seriousViolations(page: Page, selector: string): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).include(selector).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 4).map((n) => n.target.join(' ')).join(' | ')}`);
-}
-
-/** Transitions finished, so axe and the screenshot see what a person reads. */
-async function settled(page: Page): Promise<void> {
-  await page.evaluate(() =>
-    Promise.all(
-      document
-        .getAnimations()
-        .filter((a) => a.effect?.getTiming().iterations !== Infinity)
-        .map((a) => a.finished.catch(() => undefined)),
-    ),
-  );
-}
 
 async function closeNotices(page: Page): Promise<void> {
   const close = page.getByTestId('snackbar').getByRole('button', { name: 'Close' }).first();
@@ -107,8 +89,7 @@ test('Help › Keyboard shortcuts lists the table, opens from the keyboard, the 
   await expect(dialog).toBeVisible();
   await expect(page).toHaveURL(/#\/balances$/);
 
-  await settled(page);
-  expect(await seriousViolations(page, '[data-testid="shortcuts-dialog"]')).toEqual([]);
+  await expectAccessible(page, byTestId('shortcuts-dialog'));
   await shot(page, 'keyboard-shortcuts');
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
@@ -117,8 +98,7 @@ test('Help › Keyboard shortcuts lists the table, opens from the keyboard, the 
   await page.getByTestId('theme-toggle').click();
   await page.getByTestId('shortcuts-open').click();
   await expect(dialog).toBeVisible();
-  await settled(page);
-  expect(await seriousViolations(page, '[data-testid="shortcuts-dialog"]')).toEqual([]);
+  await expectAccessible(page, byTestId('shortcuts-dialog'));
   await page.getByTestId('shortcuts-close').click();
   await expect(dialog).toBeHidden();
 

@@ -3,9 +3,9 @@
 // events, no reload): today's count, amount, outcomes, fees and rates per currency, the balance read and what is
 // still to settle, a bar chart of the seven days. "Waiting for me" shows the drawer badge's number. axe finds
 // nothing serious or critical in light and dark, at 1280×800 and 1920×1080.
-import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import type { PaymentDetail, PayoutValidation, Result } from '../../contract/api';
+import { seriousViolations, settled } from './support/axe';
 import { APP_URL } from './support/bridge-page';
 import { germanIban } from './support/csv-fixtures';
 import type { DeskHarness } from './support/desk-bridge';
@@ -26,25 +26,11 @@ async function payout(desk: DeskHarness, amount: string, currencyCode: string, a
   return call<PaymentDetail>(desk.handlers, 'payouts:create', { ...input, idPayout: v.preview.idPayout });
 }
 
-/** The screen settled: nothing loading, transitions over (a screen fading in is lighter than the one a person reads). */
-async function settled(page: Page): Promise<void> {
+/** Axe's findings on the whole screen once it settled: nothing loading, transitions over. */
+async function screenViolations(page: Page): Promise<string[]> {
   await expect(page.locator('.v-progress-circular')).toHaveCount(0);
-  await page.evaluate(() =>
-    Promise.all(
-      document
-        .getAnimations()
-        .filter((a) => a.effect?.getTiming().iterations !== Infinity)
-        .map((a) => a.finished.catch(() => undefined)),
-    ),
-  );
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
   await settled(page);
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')} [${n.html.slice(0, 120)}]`).join(' | ')}`);
+  return seriousViolations(page);
 }
 
 /** One figure of a currency card: its count (if it has one) and its formatted amount or rate. */
@@ -87,7 +73,7 @@ test('the app opens on the Overview, which says what to do on a new profile, the
   await expect(page.getByTestId('overview-nothing-sent')).toBeVisible();
   await expect(page.getByTestId('overview-quiet-EUR').getByTestId('overview-available')).toHaveText(/^EUR\s100,000\.00$/);
   await expect(page.getByTestId('overview-quiet-EUR').getByTestId('overview-to-settle')).toHaveText(/^EUR\s0\.00$/);
-  expect(await seriousViolations(page)).toEqual([]);
+  expect(await screenViolations(page)).toEqual([]);
   await page.screenshot({ path: 'test-results/overview/balances-only.png' });
 
   // Payouts sent while the Overview is open: main's status events bring them in, no reload.
@@ -137,15 +123,15 @@ test('the app opens on the Overview, which says what to do on a new profile, the
 
   // Light and dark, at the guide's two sizes: nothing serious or critical for axe.
   const found: string[] = [];
-  for (const v of await seriousViolations(page)) found.push(`light 1280: ${v}`);
+  for (const v of await screenViolations(page)) found.push(`light 1280: ${v}`);
   await shot(page, 'overview');
   await page.setViewportSize({ width: 1920, height: 1080 });
-  for (const v of await seriousViolations(page)) found.push(`light 1920: ${v}`);
+  for (const v of await screenViolations(page)) found.push(`light 1920: ${v}`);
   await shot(page, 'overview-1920');
   await page.getByTestId('theme-toggle').click();
-  for (const v of await seriousViolations(page)) found.push(`dark 1920: ${v}`);
+  for (const v of await screenViolations(page)) found.push(`dark 1920: ${v}`);
   await page.setViewportSize({ width: 1280, height: 800 });
-  for (const v of await seriousViolations(page)) found.push(`dark 1280: ${v}`);
+  for (const v of await screenViolations(page)) found.push(`dark 1280: ${v}`);
   await shot(page, 'overview-dark');
   expect(found, found.join('\n')).toEqual([]);
 });

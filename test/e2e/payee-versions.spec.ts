@@ -5,12 +5,12 @@
 // where it stands; axe-core finds nothing serious in the open dialog, light or dark. The dialog's loading
 // state (the answer held), its error state (the answer refused) and Retry are seen too, and Escape returns the
 // keyboard to the row's button.
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import type { Channel, IpcHandlerMap, PayeeChangeOutcome, PersonInfo, Result } from '../../contract/api';
 import { APP_URL, bridgePage } from './support/bridge-page';
 import { createDesk } from './support/desk-bridge';
 import { call, expect, shot, test } from './support/journey';
+import { byTestId, expectAccessible } from './support/axe';
 import { enrolWithHandlers } from './support/people';
 
 const PASS = { ada: 'ada-admin-passphrase', alex: 'alex-approver-passphrase' };
@@ -35,13 +35,6 @@ async function closeNotices(page: Page): Promise<void> {
   for (let i = 0; i < 10 && (await close.isVisible()); i++) await close.click();
 }
 
-/** No serious or critical axe-core finding in one element (the open dialog, the table) once its transitions have finished (the app behind the scrim is not read). */
-async function expectAccessible(page: Page, testId: string): Promise<void> {
-  await page.evaluate(() => Promise.all(document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished.catch(() => undefined))));
-  const { violations } = await new AxeBuilder({ page }).include(`[data-testid="${testId}"]`).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  expect(serious, `${testId}: ${serious.join('\n')}`).toEqual([]);
-}
 
 async function editPayee(page: Page, name: string, fields: { account?: string; email?: string; reference?: string }): Promise<void> {
   await page.getByTestId(`payee-edit-${name}`).click();
@@ -98,7 +91,7 @@ test('a payee\'s versions: newest first, what each changed, who proposed it and 
   await expect(page.getByTestId('payee-state-Jane Doe')).toHaveText('bank details awaiting approval');
   await closeNotices(page);
   // The row's Versions button (an icon with its name for screen readers) passes axe with the rest of the table.
-  await expectAccessible(page, 'payees-list');
+  await expectAccessible(page, byTestId('payees-list'));
 
   // Versions, from the keyboard; main's answer held a moment: the dialog says it is loading.
   control.mode = 'hold';
@@ -149,7 +142,7 @@ test('a payee\'s versions: newest first, what each changed, who proposed it and 
   await expect(v1.getByTestId('payee-version-state')).toContainText('Superseded');
   await expect(v1.getByTestId('payee-version-proposed')).toContainText('Ada Admin');
 
-  await expectAccessible(page, 'payee-versions-dialog');
+  await expectAccessible(page, byTestId('payee-versions-dialog'));
   await shot(page, 'payee-versions');
 
   // Escape closes it and the keyboard is back on the row's Versions button.
@@ -161,7 +154,7 @@ test('a payee\'s versions: newest first, what each changed, who proposed it and 
   await page.getByTestId('theme-toggle').click();
   await versionsButton.click();
   await expect(dialog.getByTestId('payee-versions-rows').locator('tbody > tr')).toHaveCount(4);
-  await expectAccessible(page, 'payee-versions-dialog');
+  await expectAccessible(page, byTestId('payee-versions-dialog'));
   await dialog.getByTestId('payee-versions-close').click();
   await expect(dialog).toBeHidden();
   await page.getByTestId('theme-toggle').click();

@@ -4,12 +4,12 @@
 // payee's new bank details takes the app's code beside the passphrase. The test plays the phone with the
 // secret the dialog shows. With the policy's switch on, someone without a second factor is sent to People.
 // A held payout's approval takes the code in the approval dialog the same way.
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { Secret, TOTP } from 'otpauth';
 import type { PayeeChangeOutcome, PaymentDetail, PayoutValidation, Result, SecondFactorEnrolment } from '../../contract/api';
 import { APP_URL } from './support/bridge-page';
 import { call, expect, shot, test } from './support/journey';
+import { byTestId, expectAccessible } from './support/axe';
 import { enrolWithHandlers, KDF, unlockAs } from './support/people';
 
 const PASS = { ada: 'ada-admin-passphrase', bea: 'bea-preparer-passphrase', alex: 'alex-approver-passphrase' };
@@ -32,16 +32,6 @@ async function closeNotices(page: Page): Promise<void> {
   for (let i = 0; i < 10 && (await close.isVisible()); i++) await close.click();
 }
 
-/**
- * No serious or critical axe-core finding in one element (a card, a dialog), once transitions have finished, as
- * accessibility.spec.ts checks whole screens. Only the element: the app bar behind a dialog's scrim is not read.
- */
-async function expectAccessible(page: Page, testId: string): Promise<void> {
-  await page.evaluate(() => Promise.all(document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished.catch(() => undefined))));
-  const { violations } = await new AxeBuilder({ page }).include(`[data-testid="${testId}"]`).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  expect(serious, `${testId}: ${serious.join('\n')}`).toEqual([]);
-}
 
 /** People › Second factor › Set up…: returns the secret the dialog showed and the ten recovery codes. */
 async function setUpSecondFactor(page: Page, screenshots = false): Promise<{ secret: string; recovery: string[] }> {
@@ -57,7 +47,7 @@ async function setUpSecondFactor(page: Page, screenshots = false): Promise<{ sec
   if (screenshots) {
     await closeNotices(page);
     await shot(page, 'second-factor-setup');
-    await expectAccessible(page, 'second-factor-setup-dialog');
+    await expectAccessible(page, byTestId('second-factor-setup-dialog'));
   }
 
   // A code that is not the app's: refused, and nothing is set up.
@@ -81,7 +71,7 @@ async function setUpSecondFactor(page: Page, screenshots = false): Promise<{ sec
   await setup.getByTestId('second-factor-codes-stored').locator('input').check();
   if (screenshots) {
     await shot(page, 'second-factor-recovery-codes');
-    await expectAccessible(page, 'second-factor-setup-dialog');
+    await expectAccessible(page, byTestId('second-factor-setup-dialog'));
   }
   await setup.getByTestId('second-factor-setup-done').click();
   await expect(setup).toBeHidden();
@@ -113,7 +103,7 @@ test('a person sets up a second factor; a role change then asks for a code in th
   await closeNotices(page);
   await card.scrollIntoViewIfNeeded();
   await shot(page, 'second-factor-card');
-  await expectAccessible(page, 'second-factor-card');
+  await expectAccessible(page, byTestId('second-factor-card'));
 
   // A new unlock forgets that code: granting Bea approver asks for one. Cancel: nothing changes, and the dialog says why.
   await unlockAs(page, 'Ada Admin', PASS.ada);
@@ -135,7 +125,7 @@ test('a person sets up a second factor; a role change then asks for a code in th
   await expect(prompt).toBeVisible();
   await prompt.getByTestId('second-factor-prompt-code').locator('input').fill(recovery[0]!);
   await shot(page, 'second-factor-prompt');
-  await expectAccessible(page, 'second-factor-prompt');
+  await expectAccessible(page, byTestId('second-factor-prompt'));
   await prompt.getByTestId('second-factor-prompt-confirm').click();
   await expect(prompt).toBeHidden();
   await expect(roles).toBeHidden();
