@@ -1,21 +1,7 @@
-import type { BatchValidation, BatchView, PaymentDetail, PayoutValidation } from '../../contract/api';
-import { germanIban, payoutCsv } from './support/csv-fixtures';
-import { call, expect, openWithDemo, shot, test } from './support/journey';
-import type { DeskHarness } from './support/desk-bridge';
+import type { BatchValidation, BatchView } from '../../contract/api';
+import { payoutCsv } from './support/csv-fixtures';
+import { call, expect, openWithDemo, sendPayout, shot, test } from './support/journey';
 
-async function payout(desk: DeskHarness, amount: string, currencyCode: string, accountName: string, bban: string): Promise<PaymentDetail> {
-  const input = {
-    amount,
-    currencyCode,
-    accountName,
-    accountNumber: germanIban(bban),
-    paymentOperatorCode: await desk.operatorFor(currencyCode),
-    emailAddress: `${accountName.split(' ')[0]?.toLowerCase() ?? 'x'}@example.com`,
-  };
-  const v = await call<PayoutValidation>(desk.handlers, 'payouts:validate', input);
-  if (!v.preview) throw new Error(`invalid payout: ${JSON.stringify(v.issues)}`);
-  return call<PaymentDetail>(desk.handlers, 'payouts:create', { ...input, idPayout: v.preview.idPayout });
-}
 
 /** A local calendar day as the date inputs take it (yyyy-mm-dd), `offset` days from today. */
 function localDay(offset: number): string {
@@ -27,10 +13,10 @@ function localDay(offset: number): string {
 test('History filters by status, currency, kind, batch and date range, searches by name, and the detail shows fee, processed time, test flag and raw answer', async ({ page, desk }) => {
   test.setTimeout(90_000);
   await openWithDemo(page, desk, 'balances');
-  await payout(desk, '10.00', 'EUR', 'Alice Alpha', '370400440532011111');
-  await payout(desk, '20.00', 'EUR', 'Bob Bravo', '370400440532012222');
-  await payout(desk, '30.00', 'USD', 'Carol Charlie', '370400440532013333');
-  const failed = await payout(desk, '40.00', 'EUR', 'Dave Delta', '370400440532010000');
+  await sendPayout(desk, '10.00', 'EUR', 'Alice Alpha', '370400440532011111');
+  await sendPayout(desk, '20.00', 'EUR', 'Bob Bravo', '370400440532012222');
+  await sendPayout(desk, '30.00', 'USD', 'Carol Charlie', '370400440532013333');
+  const failed = await sendPayout(desk, '40.00', 'EUR', 'Dave Delta', '370400440532010000');
 
   await page.goto(page.url().replace(/#.*$/, '#/history'));
   await expect(page.getByTestId('history-total')).toContainText('4 payments');

@@ -7,24 +7,9 @@ import type { Locator, Page } from '@playwright/test';
 import type { PaymentDetail, PayoutValidation, Result } from '../../contract/api';
 import { seriousViolations, settled } from './support/axe';
 import { APP_URL } from './support/bridge-page';
-import { germanIban } from './support/csv-fixtures';
-import type { DeskHarness } from './support/desk-bridge';
-import { call, expect, shot, test } from './support/journey';
+import { call, expect, sendPayout, shot, test } from './support/journey';
 import { enrolWithHandlers } from './support/people';
 
-async function payout(desk: DeskHarness, amount: string, currencyCode: string, accountName: string, bban: string): Promise<PaymentDetail> {
-  const input = {
-    amount,
-    currencyCode,
-    accountName,
-    accountNumber: germanIban(bban),
-    paymentOperatorCode: await desk.operatorFor(currencyCode),
-    emailAddress: `${accountName.split(' ')[0]?.toLowerCase() ?? 'x'}@example.com`,
-  };
-  const v = await call<PayoutValidation>(desk.handlers, 'payouts:validate', input);
-  if (!v.preview) throw new Error(`invalid payout: ${JSON.stringify(v.issues)}`);
-  return call<PaymentDetail>(desk.handlers, 'payouts:create', { ...input, idPayout: v.preview.idPayout });
-}
 
 /** Axe's findings on the whole screen once it settled: nothing loading, transitions over. */
 async function screenViolations(page: Page): Promise<string[]> {
@@ -77,10 +62,10 @@ test('the app opens on the Overview, which says what to do on a new profile, the
   await page.screenshot({ path: 'test-results/overview/balances-only.png' });
 
   // Payouts sent while the Overview is open: main's status events bring them in, no reload.
-  await payout(desk, '10.00', 'EUR', 'Alice Alpha', '370400440532011111');
-  await payout(desk, '20.00', 'EUR', 'Bob Bravo', '370400440532012222');
-  await payout(desk, '40.00', 'EUR', 'Dave Delta', '370400440532010000'); // the sandbox fails an account ending 0000
-  await payout(desk, '30.00', 'USD', 'Carol Charlie', '370400440532013333');
+  await sendPayout(desk, '10.00', 'EUR', 'Alice Alpha', '370400440532011111');
+  await sendPayout(desk, '20.00', 'EUR', 'Bob Bravo', '370400440532012222');
+  await sendPayout(desk, '40.00', 'EUR', 'Dave Delta', '370400440532010000'); // the sandbox fails an account ending 0000
+  await sendPayout(desk, '30.00', 'USD', 'Carol Charlie', '370400440532013333');
 
   const eur = page.getByTestId('overview-currency-EUR');
   await expect(eur).toBeVisible({ timeout: 10_000 });

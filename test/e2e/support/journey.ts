@@ -1,8 +1,9 @@
 // Shared steps of the journeys: a fresh desk per test, the Demo profile, screenshots for the guide.
 import { mkdir } from 'node:fs/promises';
 import { expect, test as base, type Page } from '@playwright/test';
-import type { Channel, IpcHandlerMap, Result } from '../../../contract/api';
+import type { Channel, IpcHandlerMap, PaymentDetail, PayoutValidation, Result } from '../../../contract/api';
 import { APP_URL } from './bridge-page';
+import { germanIban } from './csv-fixtures';
 import { startDesk, type DeskHarness } from './desk-bridge';
 
 export const SCREENSHOTS = 'docs/screenshots';
@@ -43,4 +44,19 @@ export async function shot(page: Page, name: string): Promise<void> {
 export async function selectOption(page: Page, testId: string, optionText: string | RegExp): Promise<void> {
   await page.getByTestId(testId).click();
   await page.getByRole('option', { name: optionText }).first().click();
+}
+
+/** One payout sent through the real handlers as New payout sends it (validate, then create with the preview's id). */
+export async function sendPayout(desk: DeskHarness, amount: string, currencyCode: string, accountName: string, bban: string): Promise<PaymentDetail> {
+  const input = {
+    amount,
+    currencyCode,
+    accountName,
+    accountNumber: germanIban(bban),
+    paymentOperatorCode: await desk.operatorFor(currencyCode),
+    emailAddress: `${accountName.split(' ')[0]?.toLowerCase() ?? 'x'}@example.com`,
+  };
+  const v = await call<PayoutValidation>(desk.handlers, 'payouts:validate', input);
+  if (!v.preview) throw new Error(`invalid payout: ${JSON.stringify(v.issues)}`);
+  return call<PaymentDetail>(desk.handlers, 'payouts:create', { ...input, idPayout: v.preview.idPayout });
 }
