@@ -36,4 +36,11 @@ test('a busy callback port is shown in settings, and a free one shows the URL th
   await page.getByTestId('settings-save').click();
   await expect(status).toContainText(/Listening on 127\.0\.0\.1:\d+/);
   await expect(status).toContainText(/Gateway is given: http:\/\/127\.0\.0\.1:\d+\/callbacks\/[A-Za-z0-9_-]{43}/);
+
+  // The repeat window of the possible-duplicate check: 30 days until changed, kept with the profile.
+  const window = panel.getByTestId('settings-repeat-window').locator('input');
+  await expect(window).toHaveValue('30');
+  await window.fill('7');
+  await page.getByTestId('settings-save').click();
+  await expect.poll(() => desk.runtime.ctx.profiles.get(profileId).repeatWindowDays).toBe(7);
 });
