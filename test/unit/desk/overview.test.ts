@@ -103,6 +103,24 @@ describe('the Overview', () => {
     expect(view.currencies[0]!.today.sent.count).toBe(0);
   });
 
+  it('refuses a total beyond the exact integers with an error naming the currency, rather than showing it rounded', async () => {
+    const now = Date.UTC(2026, 10, 27, 11);
+    const half = 2 ** 52;
+    // Two days' sums that each fit but whose total (2^53) is one past Number.MAX_SAFE_INTEGER.
+    const tooMuch = journalWith([row(5, 'succeeded', 1, half), row(6, 'succeeded', 1, half)]);
+    await expect(buildOverview(tooMuch, decimalsOf, now)).rejects.toMatchObject({ code: 'AMOUNT_RANGE', message: expect.stringContaining('in EUR') });
+    // The same with one minor unit less adds up exactly.
+    const justFits = journalWith([row(5, 'succeeded', 1, half), row(6, 'succeeded', 1, half - 1)]);
+    const eur = (await buildOverview(justFits, decimalsOf, now)).currencies[0]!;
+    expect(eur.lastSevenDays.sent.amount.amount).toBe('90071992547409.91');
+    // Fees in another currency are added with the same care.
+    const fees = journalWith([
+      row(5, 'succeeded', 1, 100, { feeCurrencyCode: 'USD', feeMinor: half }),
+      row(6, 'succeeded', 1, 100, { feeCurrencyCode: 'USD', feeMinor: half }),
+    ]);
+    await expect(buildOverview(fees, decimalsOf, now)).rejects.toMatchObject({ code: 'AMOUNT_RANGE', message: expect.stringContaining('in USD') });
+  });
+
   it('writes a rate in percent with one decimal, rounded half up, by integer arithmetic', () => {
     expect([percentText(0, 0), percentText(0, 3), percentText(1, 3), percentText(2, 3), percentText(1, 8), percentText(3, 3)]).toEqual([null, '0.0', '33.3', '66.7', '12.5', '100.0']);
     expect(percentText(1, 2_000)).toBe('0.1');
