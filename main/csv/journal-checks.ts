@@ -3,7 +3,9 @@
 // payout to the same account, amount and currency from another file or entry (warnings: the classic double
 // payment of accounts payable, last week's invoice in this week's run).
 import { payeeKey } from '../domain/payee-key';
+import type { LikePayout } from '../journal/port';
 import { accountKey } from './account-number';
+import { DAY_MS, earliestLikePayouts, lastDigits, likeKey, possibleDuplicateText } from './like-payouts';
 import { TimeSlicer } from './time-slice';
 import type { CsvIssue, CsvJournalLookup, CsvValidRow } from './types';
 
@@ -17,11 +19,6 @@ export interface JournalCheckOutcome {
 
 // Unicode-aware (ÉLODIE = élodie, NFC = NFD), the same key the journal indexes payees by.
 const personKey = payeeKey;
-
-export function lastDigits(accountNumber: string): string {
-  const key = accountKey(accountNumber);
-  return key.length > 4 ? `…${key.slice(-4)}` : key;
-}
 
 export async function checkAgainstJournal(
   rows: CsvValidRow[],
@@ -110,31 +107,16 @@ export async function checkAgainstJournal(
   // 3. Rows like a payout of the last days: same account, amount and currency, paid or still on its way.
   const days = options.repeatWindowDays ?? 0;
   if (days > 0 && journal.recentLikePayouts && kept.length > 0) {
-    const since = (options.now ?? Date.now()) - days * 86_400_000;
-    const likeKey = (a: string, m: number, c: string) => `${a}\u0000${m}\u0000${c}`;
-    const earlier = new Map<string, { id: string; createdAt: number; fileName: string | null }>();
-    for (let i = 0; i < kept.length; i += LOOKUP_BATCH) {
-      const keys = kept.slice(i, i + LOOKUP_BATCH).map(({ payout }) => ({ accountNumber: payout.accountNumber, amountMinor: payout.amountMinor, currencyCode: payout.currencyCode }));
-      // Oldest first: the first payment of the invoice is the one to name.
-      for (const like of await journal.recentLikePayouts(keys, since)) {
-        // An earlier submission of this very file: FILE_ALREADY_SUBMITTED says it once for every row.
-        if (options.fileSha256 !== undefined && like.fileSha256 === options.fileSha256) continue;
-        const key = likeKey(like.accountNumber, like.amountMinor, like.currencyCode);
-        if (!earlier.has(key)) earlier.set(key, like);
-      }
-      await slicer.pause();
-    }
+    const since = (options.now ?? Date.now()) - days * DAY_MS;
+    const keys = kept.map(({ payout }) => ({ accountNumber: payout.accountNumber, amountMinor: payout.amountMinor, currencyCode: payout.currencyCode }));
+    // An earlier submission of this very file: FILE_ALREADY_SUBMITTED says it once for every row.
+    const sameFile = (like: LikePayout) => options.fileSha256 !== undefined && like.fileSha256 === options.fileSha256;
+    const earlier = await earliestLikePayouts(journal.recentLikePayouts.bind(journal), keys, since, sameFile, () => slicer.pause());
     if (earlier.size > 0) {
-      for (const { payout, rowNumber } of kept) {
-        const like = earlier.get(likeKey(payout.accountNumber, payout.amountMinor, payout.currencyCode));
+      for (const [i, { payout, rowNumber }] of kept.entries()) {
+        const like = earlier.get(likeKey(keys[i]!));
         if (like) {
-          const when = new Date(like.createdAt).toISOString().slice(0, 10);
-          warnings.push({
-            rowNumber,
-            column: null,
-            code: 'POSSIBLE_DUPLICATE',
-            message: `possible duplicate of payout ${like.id} of ${when}${like.fileName ? ` (file ${like.fileName})` : ''}: the same amount in ${payout.currencyCode} to the same account ${lastDigits(payout.accountNumber)}; paying it again pays twice, so confirm only if this is a separate payment`,
-          });
+          warnings.push({ rowNumber, column: null, code: 'POSSIBLE_DUPLICATE', message: possibleDuplicateText(like, `the same amount in ${payout.currencyCode}`, true) });
         }
         if (slicer.due()) await slicer.pause();
       }
