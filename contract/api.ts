@@ -529,6 +529,83 @@ export interface OverviewContract {
   get: { args: void; result: OverviewView };
 }
 
+// ---------------------------------------------------------------- statements (closing a period)
+
+export interface StatementQuery {
+  /** The period: from its start (inclusive) to its end (exclusive). The screen and the CLI send local midnights. */
+  from: IsoTime;
+  to: IsoTime;
+  /** One currency; every currency with a balance read or a movement when left out. */
+  currencyCode?: string;
+}
+
+/** A balance as the gateway gave it at one moment: available, reserved (payouts in flight) and their sum. */
+export interface StatementBalance {
+  available: Money;
+  reserved: Money;
+  total: Money;
+  observedAt: IsoTime;
+  /** `read`: a balance read the desk kept; `gateway`: read from the gateway for this statement (a period ending now). */
+  source: 'read' | 'gateway';
+}
+
+/**
+ * A line that explains part of the way from the opening to the closing balance, or says what the desk cannot
+ * explain. `amount` is what it adds to the expected closing total (null for a remark with no amount).
+ */
+export interface StatementLine {
+  kind:
+    | 'beforePeriod' // moved between the opening balance read and the start of the period
+    | 'afterPeriod' // moved between the end of the period and the closing balance read
+    | 'firstRead' // no balance read before the period: the opening is the desk's first one
+    | 'noOpening' // no balance read at all before the end: there is nothing to start from
+    | 'noClosing' // no balance read at or after the end, and the gateway could not be asked
+    | 'closingRead' // the closing balance is the last read before the end, not one at the end
+    | 'paidTimeUnknown' // a returned payout whose payment the desk never saw: counted with its return
+    | 'inFlight' // payouts accepted and not processed at the end: their amount and fee are reserved
+    | 'reservedDiffers' // reserved at the end differs from this desk's payouts in flight
+    | 'unexplained'; // the difference the desk cannot explain
+  amount: Money | null;
+  text: string;
+}
+
+export interface StatementCurrency {
+  currencyCode: string;
+  opening: StatementBalance | null;
+  closing: StatementBalance | null;
+  /** Payouts paid in the period (SUCCESS, returned later or not), by the gateway's processedAt. */
+  paid: PayoutTally;
+  /** Fees charged in this currency on the payouts paid in the period. */
+  fees: Money;
+  /** Payouts that ended without being paid in the period: no fee, nothing left the balance. */
+  failed: PayoutTally;
+  /** Payouts that came back in the period: the amount is available again, the fee stays charged. */
+  returned: PayoutTally;
+  payins: PayoutTally;
+  /** opening.total − paid − fees + returned + payins, with the lines' amounts: what the closing total should be. */
+  expectedClosing: Money | null;
+  /** closing.total − expectedClosing: zero when the statement reconciles. */
+  difference: Money | null;
+  reconciled: boolean;
+  lines: StatementLine[];
+}
+
+export interface StatementView {
+  from: IsoTime;
+  to: IsoTime;
+  generatedAt: IsoTime;
+  currencies: StatementCurrency[];
+}
+
+export interface StatementsContract {
+  /**
+   * A period statement per currency from the journal; for a period that ends now, the closing balance is read from
+   * the gateway (a sender desk) first. Reconciles on the total (available + reserved): a payout's money leaves when
+   * it is processed, so it counts in the period of its processedAt, not of its entry.
+   */
+  get: { args: StatementQuery; result: StatementView };
+}
+
 // ---------------------------------------------------------------- history
 
 export interface HistoryFilters {
@@ -1213,6 +1290,7 @@ export interface IpcContract {
   batches: BatchesContract;
   balances: BalancesContract;
   overview: OverviewContract;
+  statements: StatementsContract;
   history: HistoryContract;
   payins: PayinsContract;
   audit: AuditContract;
@@ -1231,6 +1309,7 @@ export const IPC_METHODS = {
   batches: ['template', 'validateFile', 'submit', 'pause', 'resume', 'cancel', 'list', 'get', 'results', 'exportResults', 'exportApprovals', 'retryFailed'],
   balances: ['get', 'refresh', 'series', 'pending'],
   overview: ['get'],
+  statements: ['get'],
   history: ['query', 'timeline', 'export'],
   payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
   audit: ['list', 'verify'],

@@ -192,6 +192,9 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
   overview: () => ({
     get: none,
   }),
+  statements: () => ({
+    get: z.strictObject({ from: isoTime, to: isoTime, currencyCode: currencyCode.optional() }),
+  }),
   history: () => ({
     query: z.strictObject({ ...page, filters: historyFilters.optional(), sort: historySort.optional() }),
     timeline: z.strictObject({ kind: z.enum(['payout', 'payin']), id: paymentId }),

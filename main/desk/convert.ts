@@ -31,6 +31,18 @@ export function minorOf(amount: string, currencyCode: string, decimalsOf: Decima
   }
 }
 
+/**
+ * a + b in minor units, refused past Number.MAX_SAFE_INTEGER (either sign): a sum that left the exact integers would
+ * be shown rounded. `what` names the figure for the refusal ("Overview's total", "statement's payouts").
+ */
+export function exactSum(a: number, b: number, currencyCode: string, what: string): number {
+  const sum = a + b;
+  if (!Number.isSafeInteger(sum)) {
+    throw new DeskError('AMOUNT_RANGE', `The ${what} in ${currencyCode} is beyond ${Number.MAX_SAFE_INTEGER} minor units, more than the desk adds exactly`);
+  }
+  return sum;
+}
+
 export const iso = (ms: number): string => new Date(ms).toISOString();
 export const isoOrNull = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : iso(ms));
 

@@ -12,6 +12,7 @@ import { createFileGrants } from './file-grants';
 import type { DemoController } from './demo-controller';
 import { historyService } from './history';
 import { overviewService } from './overview';
+import { statementsService } from './statement';
 import { keysService } from './keys';
 import { payeeService } from './payees';
 import { payeesIpcService } from './payees-ipc';
@@ -40,6 +41,7 @@ export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: D
     batches: batchesService(rt, currencies, files),
     balances: balancesService(rt, currencies),
     overview: overviewService(rt, currencies),
+    statements: statementsService(rt, currencies),
     history: historyService(rt, currencies),
     payins: payinsService(rt, currencies, demo),
     audit: auditService(rt),

@@ -8,8 +8,7 @@ import type { PayoutActivityRow } from '../journal/types';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import type { CurrencyCache } from './currency-cache';
-import { iso, money, type DecimalsOf } from './convert';
-import { DeskError } from './services';
+import { exactSum, iso, money, type DecimalsOf } from './convert';
 
 export const OVERVIEW_DAYS = 7;
 
@@ -31,18 +30,6 @@ interface Counters {
 }
 
 const emptyCounters = (): Counters => ({ sent: [0, 0], succeeded: [0, 0], failed: [0, 0], returned: [0, 0], inFlight: [0, 0], feesMinor: 0 });
-
-/**
- * a + b in minor units, refused past Number.MAX_SAFE_INTEGER: the figures only ever grow, so a total that left the
- * exact integers would be shown rounded. A clear refusal names the currency instead.
- */
-export function exactSum(a: number, b: number, currencyCode: string): number {
-  const sum = a + b;
-  if (!Number.isSafeInteger(sum)) {
-    throw new DeskError('AMOUNT_RANGE', `The Overview's total in ${currencyCode} is beyond ${Number.MAX_SAFE_INTEGER} minor units, more than it can add exactly`);
-  }
-  return sum;
-}
 
 /** `part` ÷ `whole` in percent with one decimal, by integer arithmetic (no float drift in what a person reads). */
 export function percentText(part: number, whole: number): string | null {
@@ -79,7 +66,7 @@ export async function buildOverview(journal: DeskJournal, decimalsOf: DecimalsOf
   };
   const add = (pair: [number, number], row: PayoutActivityRow) => {
     pair[0] += row.count;
-    pair[1] = exactSum(pair[1], row.amountMinor, row.currencyCode);
+    pair[1] = exactSum(pair[1], row.amountMinor, row.currencyCode, "Overview's total");
   };
   for (const row of rows) {
     const e = entry(row.currencyCode);
@@ -92,7 +79,7 @@ export async function buildOverview(journal: DeskJournal, decimalsOf: DecimalsOf
     // A fee in another currency counts with that currency's figures.
     if (row.feeCurrencyCode !== null && row.feeMinor !== 0) {
       const fees = entry(row.feeCurrencyCode);
-      for (const c of row.day === today ? [fees.today, fees.week] : [fees.week]) c.feesMinor = exactSum(c.feesMinor, row.feeMinor, row.feeCurrencyCode);
+      for (const c of row.day === today ? [fees.today, fees.week] : [fees.week]) c.feesMinor = exactSum(c.feesMinor, row.feeMinor, row.feeCurrencyCode, "Overview's total");
     }
   }
   for (const b of latest) entry(b.currencyCode);

@@ -6,6 +6,7 @@ import type { PayoutFields } from '../domain/payout';
 import type { NewAuditEntry } from '../audit/chain';
 import type {
   AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind,
+  StatementPaymentRow,
   PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from './types';
 
@@ -159,6 +160,8 @@ export interface DeskJournal extends JournalPort {
   balanceSeries(currencyCode: string, from?: number, to?: number): Awaitable<BalanceSnapshot[]>;
   /** The newest snapshot of each currency. */
   latestBalances(): Awaitable<BalanceSnapshot[]>;
+  /** The snapshot of `currencyCode` observed last at or before `at` (ms), or null. */
+  balanceAt(currencyCode: string, at: number): Awaitable<BalanceSnapshot | null>;
   /** Amounts of payouts not final yet, per currency (what the balance still has to cover). */
   pendingPayoutTotals(): Awaitable<CurrencyTotal[]>;
   /**
@@ -166,6 +169,12 @@ export interface DeskJournal extends JournalPort {
    * their acceptance), outcome and fee currency. `dayStarts` ascending.
    */
   payoutActivity(dayStarts: number[]): Awaitable<PayoutActivityRow[]>;
+  /**
+   * For a statement: payments final and stored or changed at or after `since` (ms), and payouts accepted at or before
+   * `acceptedBy` that are not final yet. Which of them moved money in a period is the statement's to decide, from
+   * the gateway's processedAt (main/desk/statement.ts).
+   */
+  statementPayments(since: number, acceptedBy: number): Awaitable<StatementPaymentRow[]>;
 
   // ---- audit ----
   /** The newest entries first; before `beforeSeq` when given. */

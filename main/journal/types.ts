@@ -130,6 +130,27 @@ export interface PayoutActivityRow {
   feeMinor: number;
 }
 
+/**
+ * A payment that moved money, or may have, since a statement's window began (statementPayments): final ones
+ * stored or changed since then, and payouts the gateway accepted that are not final yet.
+ */
+export interface StatementPaymentRow {
+  kind: PaymentKind;
+  id: string;
+  currencyCode: string;
+  amountMinor: number;
+  feeCurrencyCode: string | null;
+  feeMinor: number | null;
+  /** As a person reads it: the gateway's status once there is one. */
+  status: string;
+  isFinal: boolean;
+  /** The gateway's processedAt of the latest final status, as sent (ISO text). */
+  processedAt: string | null;
+  acceptedAt: number | null;
+  /** A RETURNED payout: the raw bodies of the SUCCESS observations before the return (oldest first), for when it was paid. */
+  successRaw: string[];
+}
+
 export interface BatchRecord {
   id: string;
   fileName: string;

@@ -5,10 +5,11 @@
 import type { QueryResultRow } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
 import { toBatch, type BatchRow } from '../rows';
-import type { AuditEntry, BalanceSnapshot, BatchRecord, StoredBatchState, CurrencyTotal, PaymentRecord, PayoutActivityRow, PayoutOutcome } from '../../journal/types';
+import type { AuditEntry, BalanceSnapshot, BatchRecord, StoredBatchState, CurrencyTotal, PaymentKind, PaymentRecord, PayoutActivityRow, PayoutOutcome, StatementPaymentRow } from '../../journal/types';
 import type { LikePayout, LikePayoutKey } from '../../journal/port';
 import { integerBound, pgInteger, toPgPayment, type PgQueryable } from './history';
 import { payoutActivitySql } from '../history';
+import { balanceAtSql, isReturnedPayout, statementPaymentsSql, successRawSql, toStatementPayment } from '../statements';
 
 export function pgBatchRow(r: QueryResultRow): BatchRow {
   return {
@@ -181,6 +182,35 @@ export async function payoutActivityPg(db: PgQueryable, dayStarts: number[]): Pr
     feeCurrencyCode: r.fee_currency_code as string | null,
     feeMinor: pgInteger(r.fees, 'fees'),
   }));
+}
+
+/** As the SQLite journal's statementPayments (main/store/statements.ts): the same statements, whole milliseconds. */
+export async function statementPaymentsPg(db: PgQueryable, since: number, acceptedBy: number): Promise<StatementPaymentRow[]> {
+  const rows = (await db.query(statementPaymentsSql('pg', '$1::bigint', '$2::bigint'), [since, acceptedBy])).rows;
+  const out: StatementPaymentRow[] = [];
+  for (const r of rows) {
+    const row = {
+      kind: r.kind as PaymentKind,
+      id: r.id as string,
+      currency_code: r.currency_code as string,
+      amount_minor: pgInteger(r.amount_minor, 'amount_minor'),
+      fee_currency_code: r.fee_currency_code as string | null,
+      fee_minor: r.fee_minor === null ? null : pgInteger(r.fee_minor, 'fee_minor'),
+      status: r.status as string,
+      is_final: r.is_final as boolean,
+      processed_at: r.processed_at as string | null,
+      accepted_at: r.accepted_at === null ? null : pgInteger(r.accepted_at, 'accepted_at'),
+    };
+    const successes = isReturnedPayout(row) ? (await db.query(successRawSql('$1'), [row.id])).rows.map((e) => e.raw_json as string) : [];
+    out.push(toStatementPayment(row, successes));
+  }
+  return out;
+}
+
+/** `at` in whole milliseconds, as the statement asks (a BIGINT parameter takes no fraction). */
+export async function balanceAtPg(db: PgQueryable, currencyCode: string, at: number): Promise<BalanceSnapshot | null> {
+  const rows = (await db.query(balanceAtSql('$1', '$2::bigint'), [currencyCode, at])).rows;
+  return rows[0] ? toSnapshot(rows[0]) : null;
 }
 
 // ---- audit ----

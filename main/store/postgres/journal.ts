@@ -34,13 +34,13 @@ import { Grouped } from './grouped';
 import { paymentRowsJson, STORE_PAYMENTS_SQL } from './payment-rows';
 import { toBatch } from '../rows';
 import type {
-  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, StatementPaymentRow, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
   PaymentState, StatusEvent, StatusObservation,
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
 import {
   balanceSeriesPg, batchFileSubmittedPg, batchPaymentsPg, existingPayoutIdsPg, intentAttemptsPg, knownBeneficiaryAccountsPg, latestBalancesPg, recentLikePayoutsPg,
-  listAuditPg, listBatchesPg, payoutActivityPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg, batchRetriesPg,
+  listAuditPg, listBatchesPg, payoutActivityPg, statementPaymentsPg, balanceAtPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg, batchRetriesPg,
 } from './desk-reads';
 import { migratePg } from './migrations';
 import { isConnectionError } from './connection-error';
@@ -1061,6 +1061,15 @@ export class PgJournal implements DeskJournal {
   async payoutActivity(dayStarts: number[]): Promise<PayoutActivityRow[]> {
     await this.writesStarted();
     return payoutActivityPg(this.pool, dayStarts);
+  }
+
+  async statementPayments(since: number, acceptedBy: number): Promise<StatementPaymentRow[]> {
+    await this.writesStarted();
+    return statementPaymentsPg(this.pool, since, acceptedBy);
+  }
+
+  balanceAt(currencyCode: string, at: number): Promise<BalanceSnapshot | null> {
+    return balanceAtPg(this.pool, currencyCode, at);
   }
 
   /** Entries of held, released, discarded, missing and rejected payments are written on the chains. */

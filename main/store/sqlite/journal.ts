@@ -14,11 +14,12 @@ import { appendAudit, auditHead, auditKeyIds, firstSealedSeq, listAudit, startSe
 import {
   balanceSeries, iterateHistory, latestBalances, paymentTimeline, payoutActivity, pendingPayoutTotals, queryHistory,
 } from '../history';
+import { balanceAt, statementPayments } from '../statements';
 import { migrate } from './migrations';
 import { toBatch, toPayment, type BatchRow, type PaymentRow } from '../rows';
 import type { DeskJournal, LikePayout, LikePayoutKey, ManifestRow, SendClaim } from '../../journal/port';
 import type {
-  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, HistoryFilter, HistoryPage, HistoryQuery,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, StatementPaymentRow, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
@@ -736,6 +737,14 @@ export class Journal implements DeskJournal {
 
   payoutActivity(dayStarts: number[]): PayoutActivityRow[] {
     return payoutActivity(this.db, dayStarts);
+  }
+
+  statementPayments(since: number, acceptedBy: number): StatementPaymentRow[] {
+    return statementPayments(this.db, since, acceptedBy);
+  }
+
+  balanceAt(currencyCode: string, at: number): BalanceSnapshot | null {
+    return balanceAt(this.db, currencyCode, at);
   }
 
   // ---- audit ----

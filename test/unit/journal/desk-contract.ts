@@ -365,6 +365,50 @@ export function deskJournalContract(name: string, open: (clock: TestClock) => Pr
       expect(await j.payoutActivity([starts[2]!])).toEqual([{ currencyCode: 'EUR', day: 0, outcome: 'succeeded', count: 2, amountMinor: MAX - 999, feeCurrencyCode: 'USD', feeMinor: 5 }]);
     });
 
+    it('gives a statement the payments that moved money since a moment, a returned payout with its SUCCESS bodies, and a balance as read at a moment', async () => {
+      const HOUR = 3_600_000;
+      const clock = testClock(T0);
+      const j = await open(clock);
+      expect(await j.statementPayments(T0, T0)).toEqual([]);
+      expect(await j.balanceAt('EUR', T0)).toBeNull();
+      for (const id of ['old', 'paid', 'returned', 'in-flight', 'late', 'never-sent']) await j.insertPayment('payout', payout(id, { amountMinor: 1_000 }));
+      await j.insertPayment('payin', payout('payin', { amountMinor: 60 }));
+      // Final before the window: left out.
+      await send(j, 'old', { status: 'SUCCESS', source: 'create', isFinal: true, processedAt: '2026-01-01T00:00:00.000Z' });
+      clock.set(T0 + HOUR);
+      const paidBody = { process: { status: 'SUCCESS', processedAt: '2026-01-01T01:00:00.000Z' } };
+      await send(j, 'paid', { status: 'SUCCESS', source: 'create', isFinal: true, feeMinor: 10, feeCurrencyCode: 'EUR', processedAt: '2026-01-01T01:00:00.000Z', raw: paidBody });
+      await send(j, 'returned', { status: 'PROCESSING', source: 'create', isFinal: false, nextPollAt: T0 + 2 * HOUR });
+      await j.recordObservation('payout', 'returned', { status: 'SUCCESS', source: 'poll', isFinal: true, feeMinor: 5, feeCurrencyCode: 'EUR', processedAt: '2026-01-01T01:30:00.000Z', raw: paidBody });
+      await j.recordObservation('payout', 'returned', { status: 'RETURNED', source: 'callback', isFinal: true, feeMinor: 5, feeCurrencyCode: 'EUR', processedAt: '2026-01-01T02:00:00.000Z', raw: { process: { status: 'RETURNED' } } });
+      await send(j, 'in-flight', { status: 'PROCESSING', source: 'create', isFinal: false, nextPollAt: T0 + 3 * HOUR });
+      await j.recordObservation('payin', 'payin', { status: 'SUCCESS', source: 'poll', isFinal: true, processedAt: '2026-01-01T01:10:00.000Z' });
+      clock.set(T0 + 5 * HOUR);
+      // Accepted after `acceptedBy` and not final: left out.
+      await send(j, 'late', { status: 'PROCESSING', source: 'create', isFinal: false, nextPollAt: T0 + 6 * HOUR });
+
+      const rows = await j.statementPayments(T0 + HOUR, T0 + 4 * HOUR);
+      expect(rows.map((r) => r.id).sort()).toEqual(['in-flight', 'paid', 'payin', 'returned']);
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      expect(byId.get('paid')).toEqual({
+        kind: 'payout', id: 'paid', currencyCode: 'EUR', amountMinor: 1_000, feeCurrencyCode: 'EUR', feeMinor: 10, status: 'SUCCESS', isFinal: true,
+        processedAt: '2026-01-01T01:00:00.000Z', acceptedAt: T0 + HOUR, successRaw: [],
+      });
+      expect(byId.get('returned')).toMatchObject({ status: 'RETURNED', processedAt: '2026-01-01T02:00:00.000Z', feeMinor: 5 });
+      expect(byId.get('returned')!.successRaw.map((text) => JSON.parse(text) as unknown)).toEqual([paidBody]);
+      expect(byId.get('in-flight')).toMatchObject({ isFinal: false, processedAt: null, acceptedAt: T0 + HOUR });
+      expect(byId.get('payin')).toMatchObject({ kind: 'payin', status: 'SUCCESS', processedAt: '2026-01-01T01:10:00.000Z' });
+
+      await j.insertBalanceSnapshots([{ currencyCode: 'EUR', availableMinor: 100, reservedMinor: 0 }, { currencyCode: 'USD', availableMinor: 7, reservedMinor: 0 }], T0 + HOUR);
+      await j.insertBalanceSnapshots([{ currencyCode: 'EUR', availableMinor: 200, reservedMinor: 20 }], T0 + 2 * HOUR);
+      // Two reads at one moment: the one stored last.
+      await j.insertBalanceSnapshots([{ currencyCode: 'EUR', availableMinor: 300, reservedMinor: 30 }], T0 + 2 * HOUR);
+      expect(await j.balanceAt('EUR', T0 + HOUR - 1)).toBeNull();
+      expect(await j.balanceAt('EUR', T0 + HOUR)).toEqual({ currencyCode: 'EUR', availableMinor: 100, reservedMinor: 0, observedAt: T0 + HOUR });
+      expect(await j.balanceAt('EUR', T0 + 3 * HOUR)).toEqual({ currencyCode: 'EUR', availableMinor: 300, reservedMinor: 30, observedAt: T0 + 2 * HOUR });
+      expect(await j.balanceAt('GBP', T0 + 3 * HOUR)).toBeNull();
+    });
+
     it('lists the audit log newest first, before a given entry when asked, at most 200 by default', async () => {
       const j = await open(testClock());
       expect(await j.listAudit()).toEqual([]);
