@@ -38,6 +38,10 @@ export const CLI_AREAS: readonly CliArea[] = [
     commands: { overview: "today's and the last seven days' payouts per currency, outcomes, fees and balances (from the journal)" },
     load: async () => (await import('./overview')).registerOverviewCommands,
   },
+  {
+    commands: { statement: "a period statement per currency that reconciles with the gateway's balances (this month by default)" },
+    load: async () => (await import('./statement')).registerStatementCommands,
+  },
   { commands: { history: 'the payment history of this profile (from the journal)' }, load: async () => (await import('./history')).registerHistoryCommands },
   { commands: { payins: 'payins: payment requests your customers pay into' }, load: async () => (await import('./payins')).registerPayinCommands },
   { commands: { audit: 'the append-only, hash-chained audit log of this profile' }, load: async () => (await import('./audit')).registerAuditCommands },

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchView, Page, HistoryRow, OverviewView, PaymentDetail, PayinView } from '../../../contract/api';
+import type { BatchView, Page, HistoryRow, OverviewView, StatementView, PaymentDetail, PayinView } from '../../../contract/api';
 import { runCli } from '../../../main/cli/index';
 import { journalPath } from '../../../main/desk/profile-engine';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
@@ -88,6 +88,20 @@ describe('payouts', () => {
     const r = await cli('overview');
     expect(r).toMatchObject({ code: 0, err: '' });
     expect(r.out).toMatch(/^EUR\s+today\s+1 \(1250\.50\)\s+0\s+0\s+0\s+6\.50\s+0\.0 %\s+0\.0 %/m);
+  });
+
+  it('makes this month\'s statement from the gateway\'s balance now, says where it starts, and refuses a month that does not exist', async () => {
+    const view = await json<StatementView>('statement', '--currency', 'EUR');
+    const eur = view.currencies.find((c) => c.currencyCode === 'EUR')!;
+    expect(eur).toMatchObject({ closing: { source: 'gateway' }, reconciled: true, difference: { amount: '0.00' } });
+    expect(eur.paid.count).toBeGreaterThanOrEqual(1);
+    // This desk read no balance before: the statement says it starts at its first read (the one made for it).
+    expect(eur.lines.map((l) => l.kind)).toContain('firstRead');
+    const r = await cli('statement', '--currency', 'EUR');
+    expect(r).toMatchObject({ code: 0, err: '' });
+    expect(r.out).toMatch(/^EUR {2}reconciles$/m);
+    expect(r.out).toMatch(/Closing balance \(read from the gateway now\)/);
+    expect((await cli('statement', '--month', '2026-13')).err).toMatch(/--month must be a month such as 2026-11/);
   });
 
   it('shows the journal record and its status timeline', async () => {

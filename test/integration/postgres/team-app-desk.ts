@@ -1,6 +1,7 @@
 // A desk of a team as the app runs it, for tests: its own data folder and keychain (a separate machine), the
 // real DeskRuntime, desk services and IPC handlers, and a profile pointed at the team database. A sender desk
-// holds the merchant's key (registered with the sandbox); the others hold none and send nothing.
+// holds the merchant's key (registered with the sandbox); the others hold none and send nothing. With no team database it
+// is a single desk on its own SQLite journal, so a test can run the same steps on both back ends.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,8 +43,8 @@ function deskLogger(name: string): Logger {
 
 export async function openTeamAppDesk(options: {
   name: string;
-  /** postgres://… of the team database (tests: trust authentication, no TLS). */
-  teamUrl: string;
+  /** postgres://… of the team database (tests: trust authentication, no TLS); null: a single desk on its own SQLite journal. */
+  teamUrl: string | null;
   gatewayUrl: string;
   /** A sender desk: a key of its own, registered with this sandbox. */
   senderOf?: SandboxHandle;
@@ -57,7 +58,7 @@ export async function openTeamAppDesk(options: {
     await ctx.keys.generateKey(TEAM_PROFILE, 2048);
     options.senderOf.registerPublicKey(TEAM_MERCHANT, await ctx.keys.publicKeyPem(TEAM_PROFILE));
   }
-  ctx.profiles.update(TEAM_PROFILE, { teamDatabase: { url: options.teamUrl, tls: 'disable', caFile: null } });
+  if (options.teamUrl !== null) ctx.profiles.update(TEAM_PROFILE, { teamDatabase: { url: options.teamUrl, tls: 'disable', caFile: null } });
   ctx.profiles.setCurrent(TEAM_PROFILE);
   const events = createDeskEvents((error) => log.error('event listener failed', { error }));
   const seen = {} as { [K in EventName]: EventContract[K][] };

@@ -1,0 +1,100 @@
+// CLI: `statement` — the period statement of the Statements screen (statements:get): per currency, the opening and
+// closing balance, what was paid, charged, returned and received in between, and whether that reconciles. Dates
+// are the machine's local days (TZ=UTC for UTC months), as the screen's: a month is from its first local midnight
+// to the next month's.
+import { type Command, InvalidArgumentError } from 'commander';
+import type { Money, StatementCurrency, StatementView } from '../../contract/api';
+import type { CliDeps } from './deps';
+import { CliUsageError } from './deps';
+import { currencyCode, plural, table } from './shared';
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MONTH = /^(\d{4})-(\d{2})$/;
+
+function localDate(label: string) {
+  return (value: string): Date => {
+    const m = DATE.exec(value.trim());
+    const d = m ? new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : null;
+    // new Date rolls 2026-02-30 over into March: a date that does not come back as typed does not exist.
+    if (!m || !d || d.getMonth() !== Number(m[2]) - 1 || d.getDate() !== Number(m[3])) throw new InvalidArgumentError(`${label} must be a date such as 2026-11-30`);
+    return d;
+  };
+}
+
+function monthOption(value: string): { from: Date; to: Date } {
+  const m = MONTH.exec(value.trim());
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) throw new InvalidArgumentError('--month must be a month such as 2026-11');
+  return { from: new Date(Number(m[1]), Number(m[2]) - 1, 1), to: new Date(Number(m[1]), Number(m[2]), 1) };
+}
+
+interface StatementOptions {
+  month?: { from: Date; to: Date };
+  from?: Date;
+  to?: Date;
+  currency?: string;
+}
+
+/** The period asked for: a month, or --from and --to (both days included); by default this month so far. */
+export function periodOf(o: StatementOptions, now = new Date()): { from: Date; to: Date } {
+  if (o.month && (o.from || o.to)) throw new CliUsageError('Give either --month or --from and --to, not both');
+  if (o.month) return o.month;
+  if (o.from || o.to) {
+    if (!o.from || !o.to) throw new CliUsageError('Give both --from and --to (the last day is included), or --month');
+    const to = new Date(o.to.getFullYear(), o.to.getMonth(), o.to.getDate() + 1);
+    if (o.from >= to) throw new CliUsageError('--from must be on or before --to');
+    return { from: o.from, to };
+  }
+  return { from: new Date(now.getFullYear(), now.getMonth(), 1), to: new Date(now.getFullYear(), now.getMonth() + 1, 1) };
+}
+
+const negated = (m: Money) => (/^0(\.0+)?$/.test(m.amount) ? m.amount : m.amount.startsWith('-') ? m.amount.slice(1) : `-${m.amount}`);
+const localDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+function currencyLines(c: StatementCurrency): string[] {
+  const head = `${c.currencyCode}  ${c.reconciled ? 'reconciles' : c.difference ? `does not reconcile: ${c.difference.amount} unexplained` : 'cannot be reconciled (see the notes)'}`;
+  const balance = (label: string, b: StatementCurrency['opening']) =>
+    b ? [`${label} (${b.source === 'gateway' ? 'read from the gateway now' : `read ${b.observedAt}`})`, b.total.amount, `available ${b.available.amount}, reserved ${b.reserved.amount}`] : [label, '-', ''];
+  const rows = [
+    balance('Opening balance', c.opening),
+    [`- Payouts paid (${c.paid.count})`, negated(c.paid.amount), ''],
+    ['- Fees', negated(c.fees), ''],
+    [`+ Returned (${c.returned.count})`, c.returned.amount.amount, ''],
+    [`+ Payins (${c.payins.count})`, c.payins.amount.amount, ''],
+    ...c.lines.filter((l) => l.amount !== null && l.kind !== 'unexplained').map((l) => [`  ${l.text}`, l.amount!.amount, '']),
+    ['= Expected closing', c.expectedClosing?.amount ?? '-', ''],
+    balance('Closing balance', c.closing),
+    ['Difference', c.difference?.amount ?? '-', ''],
+  ];
+  const notes = c.lines.filter((l) => l.amount === null || l.kind === 'unexplained').map((l) => `  - ${l.text}`);
+  return [
+    head,
+    ...table(rows).map((r) => `  ${r}`),
+    `  Failed: ${plural(c.failed.count, 'payout')}, ${c.failed.amount.amount} (no fee, nothing left the balance)`,
+    ...(notes.length ? ['  Notes:', ...notes] : []),
+  ];
+}
+
+export function statementLines(view: StatementView, period: { from: Date; to: Date }): string[] {
+  const last = new Date(period.to.getFullYear(), period.to.getMonth(), period.to.getDate() - 1);
+  const lines = [
+    `Statement ${localDay(period.from)} to ${localDay(last)} (local days: ${view.from} to ${view.to}), made ${view.generatedAt}`,
+    "A payment counts in the period of the gateway's processedAt (when it was paid, failed or came back), not of its entry.",
+  ];
+  if (view.currencies.length === 0) return [...lines, 'No balance read and no payment processed in this period. Read the balances first ("balances").'];
+  return [...lines, ...view.currencies.flatMap((c) => ['', ...currencyLines(c)])];
+}
+
+export function registerStatementCommands(program: Command, deps: CliDeps): void {
+  program
+    .command('statement')
+    .description("a period statement per currency that reconciles with the gateway's balances (this month by default)")
+    .option('--month <YYYY-MM>', 'a calendar month (local time)', monthOption)
+    .option('--from <date>', 'first day (local date, e.g. 2026-11-01)', localDate('--from'))
+    .option('--to <date>', 'last day, included (local date)', localDate('--to'))
+    .option('--currency <code>', 'one currency only', currencyCode)
+    .action(async (o: StatementOptions) => {
+      const period = periodOf(o);
+      const view = await deps.desk().call('statements', 'get', { from: period.from.toISOString(), to: period.to.toISOString(), ...(o.currency ? { currencyCode: o.currency } : {}) });
+      deps.print(statementLines(view, period), view);
+    });
+}
