@@ -61,6 +61,8 @@ export interface FileContent {
   fileName: string;
   mimeType: string;
   content: string;
+  /** 'base64': `content` is the file's bytes in base64 (a PDF); text otherwise. */
+  encoding?: 'base64';
 }
 
 /** What a file the user hands the desk is for: it decides the dialog's filter and the extensions main accepts. */
@@ -551,7 +553,9 @@ export interface StatementBalance {
 
 /**
  * A line that explains part of the way from the opening to the closing balance, or says what the desk cannot
- * explain. `amount` is what it adds to the expected closing total (null for a remark with no amount).
+ * explain. `amount`: for beforePeriod and afterPeriod, what it adds to the expected closing total; for
+ * unexplained, the difference itself (closing − expected), which is not in the expected total; null for a remark.
+ * Times in `text` are UTC (the same sentence goes into the CLI's output and the files).
  */
 export interface StatementLine {
   kind:
@@ -597,6 +601,9 @@ export interface StatementView {
   currencies: StatementCurrency[];
 }
 
+/** csv: for a spreadsheet; pdf: to file or print; camt053: an ISO 20022 bank statement for an ERP to import. */
+export type StatementFormat = 'csv' | 'pdf' | 'camt053';
+
 export interface StatementsContract {
   /**
    * A period statement per currency from the journal; for a period that ends now, the closing balance is read from
@@ -604,6 +611,8 @@ export interface StatementsContract {
    * it is processed, so it counts in the period of its processedAt, not of its entry.
    */
   get: { args: StatementQuery; result: StatementView };
+  /** The statement as a file, with every movement of the period; each export is audited with the file's SHA-256. */
+  export: { args: StatementQuery & { format: StatementFormat }; result: FileContent };
 }
 
 // ---------------------------------------------------------------- history
@@ -1309,7 +1318,7 @@ export const IPC_METHODS = {
   batches: ['template', 'validateFile', 'submit', 'pause', 'resume', 'cancel', 'list', 'get', 'results', 'exportResults', 'exportApprovals', 'retryFailed'],
   balances: ['get', 'refresh', 'series', 'pending'],
   overview: ['get'],
-  statements: ['get'],
+  statements: ['get', 'export'],
   history: ['query', 'timeline', 'export'],
   payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
   audit: ['list', 'verify'],

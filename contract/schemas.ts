@@ -194,6 +194,7 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
   }),
   statements: () => ({
     get: z.strictObject({ from: isoTime, to: isoTime, currencyCode: currencyCode.optional() }),
+    export: z.strictObject({ from: isoTime, to: isoTime, currencyCode: currencyCode.optional(), format: z.enum(['csv', 'pdf', 'camt053']) }),
   }),
   history: () => ({
     query: z.strictObject({ ...page, filters: historyFilters.optional(), sort: historySort.optional() }),

@@ -19,8 +19,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Left to node_modules: native addons, and pg's optional native binding (not installed). */
-const NATIVE_OR_OPTIONAL = ['keytar', 'better-sqlite3', 'pg-native'];
+/**
+ * Left to node_modules: native addons, pg's optional native binding (not installed), pdfkit (its font metrics are
+ * files) and xmlbuilder2 (only the statement files need it; a command that makes none never loads it).
+ */
+const NATIVE_OR_OPTIONAL = ['keytar', 'better-sqlite3', 'pg-native', 'pdfkit', 'xmlbuilder2'];
 
 /**
  * zod's classic and mini APIs and its core re-export every translation of its messages (`z.locales`, about a

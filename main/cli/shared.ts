@@ -4,7 +4,7 @@ import { paymentStatusWord } from '../../contract/state-words';
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import type { HistoryFilters } from '../../contract/api';
+import type { FileContent, HistoryFilters } from '../../contract/api';
 import { DeskError } from '../desk/services';
 import { CliUsageError, type CliDeps } from './deps';
 
@@ -80,13 +80,15 @@ export function filtersFrom(o: FilterOptions, kinds?: ('payout' | 'payin')[]): H
 }
 
 /** A file result: to --out (never overwritten without --force), else to standard output. */
-export async function writeOut(deps: CliDeps, out: string | undefined, force: boolean | undefined, file: { fileName: string; mimeType: string; content: string }, summary: Record<string, unknown>): Promise<void> {
+export async function writeOut(deps: CliDeps, out: string | undefined, force: boolean | undefined, file: FileContent, summary: Record<string, unknown>): Promise<void> {
   if (!out) {
     if (deps.json()) deps.print('', file);
+    else if (file.encoding === 'base64') throw new CliUsageError(`${file.fileName} is not text: write it to a file with --out`);
     else deps.io.stdout(file.content);
     return;
   }
-  await writeFile(out, file.content, { flag: force ? 'w' : 'wx' }).catch((error: unknown) => {
+  const bytes = file.encoding === 'base64' ? Buffer.from(file.content, 'base64') : file.content;
+  await writeFile(out, bytes, { flag: force ? 'w' : 'wx' }).catch((error: unknown) => {
     const code = (error as { code?: unknown }).code;
     throw code === 'EEXIST' ? new DeskError('FILE_EXISTS', `${out} exists; use --force to overwrite it`) : error;
   });

@@ -3,10 +3,11 @@
 // are the machine's local days (TZ=UTC for UTC months), as the screen's: a month is from its first local midnight
 // to the next month's.
 import { type Command, InvalidArgumentError } from 'commander';
-import type { Money, StatementCurrency, StatementView } from '../../contract/api';
+import type { StatementCurrency, StatementFormat, StatementView } from '../../contract/api';
 import type { CliDeps } from './deps';
 import { CliUsageError } from './deps';
-import { currencyCode, plural, table } from './shared';
+import { currencyCode, plural, table, writeOut } from './shared';
+import { negate } from '../statements/words';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MONTH = /^(\d{4})-(\d{2})$/;
@@ -32,6 +33,17 @@ interface StatementOptions {
   from?: Date;
   to?: Date;
   currency?: string;
+  format?: StatementFormat;
+  out?: string;
+  force?: boolean;
+}
+
+const FORMATS: readonly StatementFormat[] = ['csv', 'pdf', 'camt053'];
+
+function formatOption(value: string): StatementFormat {
+  const format = FORMATS.find((f) => f === value.trim().toLowerCase());
+  if (!format) throw new InvalidArgumentError(`--format must be one of ${FORMATS.join(', ')}`);
+  return format;
 }
 
 /** The period asked for: a month, or --from and --to (both days included); by default this month so far. */
@@ -47,7 +59,6 @@ export function periodOf(o: StatementOptions, now = new Date()): { from: Date; t
   return { from: new Date(now.getFullYear(), now.getMonth(), 1), to: new Date(now.getFullYear(), now.getMonth() + 1, 1) };
 }
 
-const negated = (m: Money) => (/^0(\.0+)?$/.test(m.amount) ? m.amount : m.amount.startsWith('-') ? m.amount.slice(1) : `-${m.amount}`);
 const localDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
 function currencyLines(c: StatementCurrency): string[] {
@@ -56,8 +67,8 @@ function currencyLines(c: StatementCurrency): string[] {
     b ? [`${label} (${b.source === 'gateway' ? 'read from the gateway now' : `read ${b.observedAt}`})`, b.total.amount, `available ${b.available.amount}, reserved ${b.reserved.amount}`] : [label, '-', ''];
   const rows = [
     balance('Opening balance', c.opening),
-    [`- Payouts paid (${c.paid.count})`, negated(c.paid.amount), ''],
-    ['- Fees', negated(c.fees), ''],
+    [`- Payouts paid (${c.paid.count})`, negate(c.paid.amount.amount), ''],
+    ['- Fees', negate(c.fees.amount), ''],
     [`+ Returned (${c.returned.count})`, c.returned.amount.amount, ''],
     [`+ Payins (${c.payins.count})`, c.payins.amount.amount, ''],
     ...c.lines.filter((l) => l.amount !== null && l.kind !== 'unexplained').map((l) => [`  ${l.text}`, l.amount!.amount, '']),
@@ -92,9 +103,20 @@ export function registerStatementCommands(program: Command, deps: CliDeps): void
     .option('--from <date>', 'first day (local date, e.g. 2026-11-01)', localDate('--from'))
     .option('--to <date>', 'last day, included (local date)', localDate('--to'))
     .option('--currency <code>', 'one currency only', currencyCode)
+    .option('--format <format>', `a file with every movement instead of the summary: ${FORMATS.join(', ')} (camt053: an ISO 20022 bank statement)`, formatOption)
+    .option('--out <file>', 'write the file here (a PDF always needs it)')
+    .option('--force', 'overwrite --out if it exists')
     .action(async (o: StatementOptions) => {
       const period = periodOf(o);
-      const view = await deps.desk().call('statements', 'get', { from: period.from.toISOString(), to: period.to.toISOString(), ...(o.currency ? { currencyCode: o.currency } : {}) });
+      const query = { from: period.from.toISOString(), to: period.to.toISOString(), ...(o.currency ? { currencyCode: o.currency } : {}) };
+      if (o.format) {
+        if (o.format === 'pdf' && !o.out) throw new CliUsageError('A PDF is written to a file: give --out statement.pdf');
+        const file = await deps.desk().call('statements', 'export', { ...query, format: o.format });
+        await writeOut(deps, o.out, o.force, file, { fileName: file.fileName, format: o.format });
+        return;
+      }
+      if (o.out) throw new CliUsageError('--out writes a file: give --format csv, pdf or camt053 with it');
+      const view = await deps.desk().call('statements', 'get', query);
       deps.print(statementLines(view, period), view);
     });
 }

@@ -12,7 +12,7 @@ import { createFileGrants } from './file-grants';
 import type { DemoController } from './demo-controller';
 import { historyService } from './history';
 import { overviewService } from './overview';
-import { statementsService } from './statement';
+import { statementsService } from './statements';
 import { keysService } from './keys';
 import { payeeService } from './payees';
 import { payeesIpcService } from './payees-ipc';

@@ -18,13 +18,17 @@ import { useNotifyStore } from '../stores/notify';
 import { useOverviewStore } from '../stores/overview';
 import { usePayinsStore } from '../stores/payins';
 import { useSessionStore } from '../stores/session';
+import { useStatementsStore } from '../stores/statements';
 import { useAction } from './use-action';
 import { useShortcutKeys } from './use-shortcut-keys';
 
 type ScreenName = (typeof screens)[number]['name'];
 type GoCommand = Extract<MenuCommand, `go-${string}`>;
-/** Go › <screen>. Compiles only while every screen of the drawer has its go- command in MENU_COMMANDS. */
-const goCommandOf = (name: ScreenName): GoCommand => `go-${name}`;
+/** Screens of the drawer with no Go menu item and no shortcut (the menu and its keys live in contract/). */
+type DrawerOnlyScreen = 'statements';
+const isDrawerOnly = (name: ScreenName): name is DrawerOnlyScreen => name === 'statements';
+/** Go › <screen>. Compiles only while every other screen of the drawer has its go- command in MENU_COMMANDS. */
+const goCommandOf = (name: Exclude<ScreenName, DrawerOnlyScreen>): GoCommand => `go-${name}`;
 
 /** The fields a shortcut puts the cursor in (data-testid of the Vuetify field, then its input). */
 export const PAYOUT_AMOUNT_INPUT = '[data-testid="payout-amount"] input';
@@ -42,6 +46,7 @@ export function useMenuCommands() {
   const payins = usePayinsStore();
   const dualControl = useDualControlStore();
   const overview = useOverviewStore();
+  const statements = useStatementsStore();
   const aboutOpen = ref(false);
   const about = ref<AppInfo | null>(null);
   const shortcutsOpen = ref(false);
@@ -122,7 +127,7 @@ export function useMenuCommands() {
   }
 
   async function go(command: GoCommand): Promise<void> {
-    const screen = screens.find((s) => goCommandOf(s.name) === command);
+    const screen = screens.find((s) => !isDrawerOnly(s.name) && goCommandOf(s.name) === command);
     if (!screen || !profileChosen()) return;
     await goTo(screen.name);
   }
@@ -177,6 +182,9 @@ export function useMenuCommands() {
         return dualControl.loadQueue();
       case 'history':
         return history.apply();
+      case 'statements':
+        // As its "Make statement" button: the period and currency chosen (it may ask the gateway for the balance).
+        return statements.make();
       case 'payins':
         await Promise.all([payins.loadRecent(), payins.current ? payins.refresh() : undefined]);
         return;

@@ -2,6 +2,7 @@
 // create (--wait) / get / list, batch submit / status / export / resume / cancel, history export,
 // audit verify (and a tampered journal), payins options / create / get / account-data / share-token.
 import axios from 'axios';
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -102,6 +103,32 @@ describe('payouts', () => {
     expect(r.out).toMatch(/^EUR {2}reconciles$/m);
     expect(r.out).toMatch(/Closing balance \(read from the gateway now\)/);
     expect((await cli('statement', '--month', '2026-13')).err).toMatch(/--month must be a month such as 2026-11/);
+  });
+
+  it('writes the statement as CSV, camt.053 and PDF files, each audited with its SHA-256; a PDF only to a file', async () => {
+    expect((await cli('statement', '--format', 'pdf')).err).toMatch(/A PDF is written to a file: give --out statement\.pdf/);
+    expect((await cli('statement', '--out', join(home, 'x.csv'))).err).toMatch(/give --format csv, pdf or camt053 with it/);
+    expect((await cli('statement', '--format', 'ods')).err).toMatch(/--format must be one of csv, pdf, camt053/);
+    const csv = await cli('statement', '--format', 'csv', '--currency', 'EUR');
+    expect(csv.code).toBe(0);
+    expect(csv.out.split('\r\n')[0]).toBe('currencyCode,section,description,count,debit,credit,balance,at,paymentId');
+    expect(csv.out).toMatch(/^EUR,movement,Payout paid,,1250\.50,,,/m);
+    const files: Record<string, Buffer> = {};
+    for (const [format, name] of [['camt053', 'statement.xml'], ['pdf', 'statement.pdf']] as const) {
+      const path = join(home, name);
+      const r = await cli('statement', '--format', format, '--currency', 'EUR', '--out', path);
+      expect(r).toMatchObject({ code: 0, err: '' });
+      expect(r.out).toContain(`Written to ${path}`);
+      files[format] = readFileSync(path);
+    }
+    expect(files.camt053!.toString('utf8')).toContain('<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">');
+    expect(files.pdf!.subarray(0, 5).toString()).toBe('%PDF-');
+    const audit = await json<{ items: { action: string; details: Record<string, unknown> }[] }>('audit', 'list');
+    const exported = audit.items.filter((e) => e.action === 'statement.exported');
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    expect(exported.map((e) => e.details.format).sort()).toEqual(['camt053', 'csv', 'pdf']);
+    expect(exported.find((e) => e.details.format === 'pdf')!.details.sha256).toBe(sha(files.pdf!));
+    expect(exported.find((e) => e.details.format === 'camt053')!.details.sha256).toBe(sha(files.camt053!));
   });
 
   it('shows the journal record and its status timeline', async () => {

@@ -45,6 +45,7 @@ export const VALID_ARGS: { [C in Channel]: ArgsOf<C> } = {
   'balances:pending': undefined,
   'overview:get': undefined,
   'statements:get': { from: '2026-10-01T00:00:00.000Z', to: '2026-11-01T00:00:00.000Z', currencyCode: 'EUR' },
+  'statements:export': { from: '2026-10-01T00:00:00.000Z', to: '2026-11-01T00:00:00.000Z', format: 'camt053' },
   'history:query': { offset: 0, limit: 100, filters: { kinds: ['payout'], statuses: ['FAILED'], search: 'Jane' }, sort: { field: 'amount', direction: 'asc' } },
   'history:timeline': { kind: 'payout', id: 'p-0001' },
   'history:export': { filters: { currencyCodes: ['EUR'] } },

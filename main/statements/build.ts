@@ -1,4 +1,4 @@
-// statements:get — a period statement per currency that reconciles with the gateway's balances. From the opening
+// A period statement per currency that reconciles with the gateway's balances. From the opening
 // balance read to the closing one, the total (available + reserved) moves only by what was processed: payouts paid,
 // their fees, returns and payins (statement-movements.ts). So:
 //   expected closing = opening − paid − fees + returned + payins (of the period)
@@ -8,13 +8,8 @@
 import type { Money, PayoutTally, StatementBalance, StatementCurrency, StatementLine, StatementView } from '../../contract/api';
 import type { DeskJournal } from '../journal/port';
 import type { BalanceSnapshot } from '../journal/types';
-import { exactSum, iso, money, type DecimalsOf } from './convert';
-import { movementsOf, type Movement, type Reservation } from './statement-movements';
-import type { ProfileAreaService } from './profile-binding';
-import type { DeskRuntime } from './runtime';
-import type { CurrencyCache } from './currency-cache';
-import { DeskError } from './services';
-import { NOT_SENDER_MESSAGE } from '../engine/payout-engine';
+import { exactSum, iso, money, type DecimalsOf } from '../desk/convert';
+import { movementsOf, type Movement, type Reservation } from './movements';
 
 /** Clocks of desk and gateway differ a little: payments are asked for from a day before the window. */
 const CLOCK_SLACK_MS = 86_400_000;
@@ -31,6 +26,17 @@ export type ClosingRead = { snapshots: BalanceSnapshot[] } | { error: string } |
 const day = (ms: number) => iso(ms).replace('T', ' ').slice(0, 16) + ' UTC';
 
 export async function buildStatement(journal: DeskJournal, decimalsOf: DecimalsOf, period: StatementPeriod, closingRead: ClosingRead, now: number): Promise<StatementView> {
+  return (await buildStatementWithEntries(journal, decimalsOf, period, closingRead, now)).view;
+}
+
+/** The statement and, per currency, the movements of the period in time order (the exports list them). */
+export async function buildStatementWithEntries(
+  journal: DeskJournal,
+  decimalsOf: DecimalsOf,
+  period: StatementPeriod,
+  closingRead: ClosingRead,
+  now: number,
+): Promise<{ view: StatementView; entries: Map<string, Movement[]> }> {
   const { from, to } = period;
   const cut = Math.min(to, now);
   const fresh = closingRead && 'snapshots' in closingRead ? new Map(closingRead.snapshots.map((s) => [s.currencyCode, s])) : new Map<string, BalanceSnapshot>();
@@ -51,7 +57,9 @@ export async function buildStatement(journal: DeskJournal, decimalsOf: DecimalsO
   const { movements, reservations } = movementsOf(await journal.statementPayments(since, Math.max(cut, ...edges)));
   const codes = new Set([...openings.keys(), ...movements.filter((m) => m.at >= from && m.at < to).map((m) => m.currencyCode)].filter(wanted));
   const currencies: StatementCurrency[] = [];
+  const entries = new Map<string, Movement[]>();
   for (const code of [...codes].sort()) {
+    entries.set(code, movements.filter((m) => m.currencyCode === code && m.at >= from && m.at < to).sort((a, b) => a.at - b.at || a.paymentId.localeCompare(b.paymentId)));
     currencies.push(
       currencyStatement(code, decimalsOf, period, {
         opening: openings.get(code) ?? null,
@@ -63,7 +71,7 @@ export async function buildStatement(journal: DeskJournal, decimalsOf: DecimalsO
       }),
     );
   }
-  return { from: iso(from), to: iso(to), generatedAt: iso(now), currencies };
+  return { view: { from: iso(from), to: iso(to), generatedAt: iso(now), currencies }, entries };
 }
 
 /**
@@ -170,27 +178,4 @@ function reservedLines(
   if (held !== snap.reservedMinor) {
     line('reservedDiffers', null, `Reserved at the closing read is ${m(snap.reservedMinor).amount} ${code}; this desk's payouts in flight account for ${m(held).amount}. The rest is held for payments this desk did not send, or a payout reserved nothing (not enough funds).`);
   }
-}
-
-export function statementsService(rt: DeskRuntime, currencies: CurrencyCache, now: () => number = Date.now): ProfileAreaService<'statements'> {
-  return {
-    async get(profile, q) {
-      const period = { from: Date.parse(q.from), to: Date.parse(q.to), currencyCode: q.currencyCode };
-      if (!(period.from < period.to)) throw new DeskError('INVALID_ARGUMENT', `The period must start before it ends (from ${q.from}, to ${q.to})`);
-      const journal = await rt.journalFor(profile.id);
-      let closingRead: ClosingRead = null;
-      // A period that has not ended yet closes on the gateway's balance now, when this desk may ask for it.
-      if (period.to >= now()) {
-        try {
-          const engine = await rt.engineFor(profile.id);
-          if (!engine.sends) throw new DeskError('NOT_SENDER', NOT_SENDER_MESSAGE);
-          const codes = q.currencyCode ? [q.currencyCode] : (await currencies.currencies(profile.id)).map((c) => c.code);
-          closingRead = { snapshots: await engine.refreshBalances(codes) };
-        } catch (e) {
-          closingRead = { error: e instanceof Error ? e.message : String(e) };
-        }
-      }
-      return buildStatement(journal, currencies.decimalsOf(profile.id), period, closingRead, now());
-    },
-  };
 }

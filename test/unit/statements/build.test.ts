@@ -2,54 +2,9 @@
 // was processed in the period (by the gateway's processedAt), says what moved between a read and the period's edge,
 // names what it cannot explain, and counts a returned payout as paid when it was paid.
 import { describe, expect, it } from 'vitest';
-import { buildStatement } from '../../../main/desk/statement';
-import type { DeskJournal } from '../../../main/journal/port';
-import type { BalanceSnapshot, StatementPaymentRow } from '../../../main/journal/types';
+import { buildStatement } from '../../../main/statements/build';
 
-const decimalsOf = (code: string) => (code === 'KWD' ? 3 : code === 'JPY' ? 0 : 2);
-const at = (text: string) => Date.parse(text);
-const NOV = { from: at('2026-11-01T00:00:00Z'), to: at('2026-12-01T00:00:00Z') };
-const LATER = at('2026-12-05T00:00:00Z');
-
-function journalOf(reads: BalanceSnapshot[], payments: StatementPaymentRow[]): DeskJournal & { asked: [number, number][] } {
-  const asked: [number, number][] = [];
-  const ordered = [...reads].sort((a, b) => a.observedAt - b.observedAt);
-  const fake = {
-    asked,
-    latestBalances: () => [...new Map(ordered.map((r) => [r.currencyCode, r])).values()],
-    balanceAt: (code: string, t: number) => ordered.filter((r) => r.currencyCode === code && r.observedAt <= t).at(-1) ?? null,
-    balanceSeries: (code: string, from = 0, to = Number.MAX_SAFE_INTEGER) => ordered.filter((r) => r.currencyCode === code && r.observedAt >= from && r.observedAt < to),
-    statementPayments: (since: number, acceptedBy: number) => (asked.push([since, acceptedBy]), payments),
-  };
-  return fake as unknown as DeskJournal & { asked: [number, number][] };
-}
-
-const read = (when: string, availableMinor: number, reservedMinor = 0, currencyCode = 'EUR'): BalanceSnapshot => ({ currencyCode, availableMinor, reservedMinor, observedAt: at(when) });
-
-function payout(id: string, amountMinor: number, status: string, processedAt: string | null, extra: Partial<StatementPaymentRow> = {}): StatementPaymentRow {
-  return {
-    kind: 'payout', id, currencyCode: 'EUR', amountMinor, feeCurrencyCode: 'EUR', feeMinor: 0, status,
-    isFinal: processedAt !== null, processedAt, acceptedAt: at('2026-10-01T00:00:00Z'), successRaw: [], ...extra,
-  };
-}
-const payin = (id: string, amountMinor: number, processedAt: string): StatementPaymentRow => ({ ...payout(id, amountMinor, 'SUCCESS', processedAt), kind: 'payin', feeCurrencyCode: null, feeMinor: null, acceptedAt: null });
-const successBody = (processedAt: string) => JSON.stringify({ process: { status: 'SUCCESS', processedAt } });
-
-/** A month of EUR: a payout in flight at the opening read, a return of October's payout, a failure, a payin, one in flight at the end. */
-const november = [
-  payout('p0-in-flight-at-opening', 5_000, 'SUCCESS', '2026-11-01T09:00:00.000Z', { feeMinor: 50, acceptedAt: at('2026-10-31T10:00:00Z') }),
-  payout('p-october-returned', 2_000, 'RETURNED', '2026-11-03T10:00:00.000Z', { feeMinor: 20, successRaw: [successBody('2026-10-20T10:00:00.000Z')] }),
-  payout('p-between-read-and-start', 1_000, 'SUCCESS', '2026-10-31T18:00:00.000Z', { feeMinor: 10 }),
-  payout('p1', 10_000, 'SUCCESS', '2026-11-10T10:00:00.000Z', { feeMinor: 100 }),
-  payout('p2-failed', 3_000, 'FAILED', '2026-11-12T10:00:00.000Z'),
-  payin('i1', 20_000, '2026-11-15T10:00:00.000Z'),
-  payout('p3-in-flight-at-close', 4_000, 'PROCESSING', null, { feeMinor: 40, acceptedAt: at('2026-11-30T20:00:00Z') }),
-  payout('p4-after-the-end', 500, 'SUCCESS', '2026-12-01T07:00:00.000Z', { feeMinor: 5, acceptedAt: at('2026-11-30T21:00:00Z') }),
-];
-// Opening total 1,050.50; the period −50.50 + 20.00 − 101.00 + 200.00; before the start −10.10; after the end −5.05.
-const OPENING = read('2026-10-31T12:00:00Z', 100_000, 5_050);
-const CLOSING_TOTAL = 105_050 + 6_850 - 1_010 - 505;
-const CLOSING = read('2026-12-01T08:00:00Z', CLOSING_TOTAL - 4_040, 4_040);
+import { at, CLOSING, decimalsOf, journalOf, LATER, NOV, november, OPENING, payout, read } from './fixtures';
 
 describe('a period statement', () => {
   it('reconciles a month to the minor unit: paid, fees, a failure, a return of an earlier payout, a payin, and what moved at the edges', async () => {

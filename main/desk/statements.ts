@@ -1,0 +1,66 @@
+// statements:* — a period statement per currency (main/statements/build.ts) and its files (CSV, PDF, camt.053).
+// For a period that has not ended, the closing balance is the gateway's now, read first by a desk that may ask.
+// Every file made is audited with its SHA-256, so a statement handed on can be matched to what the desk issued.
+import { createHash } from 'node:crypto';
+import type { FileContent, StatementFormat, StatementQuery } from '../../contract/api';
+import { NOT_SENDER_MESSAGE } from '../engine/payout-engine';
+import type { Profile } from '../profiles/profile-schema';
+import { buildStatementWithEntries, type ClosingRead } from '../statements/build';
+import { statementCamt053 } from '../statements/camt053';
+import { statementCsv } from '../statements/csv';
+import { statementPdf } from '../statements/pdf';
+import type { CurrencyCache } from './currency-cache';
+import type { ProfileAreaService } from './profile-binding';
+import type { DeskRuntime } from './runtime';
+import { DeskError } from './services';
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+/** A file name part from the profile's name: letters, digits and dashes. */
+const slug = (text: string) => text.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase() || 'profile';
+
+export function statementsService(rt: DeskRuntime, currencies: CurrencyCache, now: () => number = Date.now): ProfileAreaService<'statements'> {
+  async function statementOf(profile: Profile, q: StatementQuery) {
+    const period = { from: Date.parse(q.from), to: Date.parse(q.to), currencyCode: q.currencyCode };
+    if (!(period.from < period.to)) throw new DeskError('INVALID_ARGUMENT', `The period must start before it ends (from ${q.from}, to ${q.to})`);
+    const journal = await rt.journalFor(profile.id);
+    let closingRead: ClosingRead = null;
+    // A period that has not ended yet closes on the gateway's balance now, when this desk may ask for it.
+    if (period.to >= now()) {
+      try {
+        const engine = await rt.engineFor(profile.id);
+        if (!engine.sends) throw new DeskError('NOT_SENDER', NOT_SENDER_MESSAGE);
+        const codes = q.currencyCode ? [q.currencyCode] : (await currencies.currencies(profile.id)).map((c) => c.code);
+        closingRead = { snapshots: await engine.refreshBalances(codes) };
+      } catch (e) {
+        closingRead = { error: e instanceof Error ? e.message : String(e) };
+      }
+    }
+    return buildStatementWithEntries(journal, currencies.decimalsOf(profile.id), period, closingRead, now());
+  }
+
+  async function fileOf(profile: Profile, q: StatementQuery, format: StatementFormat): Promise<FileContent> {
+    const { view, entries } = await statementOf(profile, q);
+    const decimalsOf = currencies.decimalsOf(profile.id);
+    const name = `statement-${slug(profile.name)}-${view.from.slice(0, 10)}-${view.to.slice(0, 10)}${q.currencyCode ? `-${q.currencyCode}` : ''}`;
+    if (format === 'csv') return { fileName: `${name}.csv`, mimeType: 'text/csv', content: statementCsv(view, entries, decimalsOf) };
+    if (format === 'camt053') {
+      // At most 35 characters (ISO 20022 Max35Text), the same for the same statement.
+      const messageId = `PD-${sha256(JSON.stringify(view)).slice(0, 24)}`;
+      return { fileName: `${name}.camt053.xml`, mimeType: 'application/xml', content: await statementCamt053(view, entries, decimalsOf, { merchantCode: profile.merchantCode, name: profile.name }, messageId) };
+    }
+    const pdf = await statementPdf(view, entries, decimalsOf, profile.name);
+    return { fileName: `${name}.pdf`, mimeType: 'application/pdf', content: pdf.toString('base64'), encoding: 'base64' };
+  }
+
+  return {
+    async get(profile, q) {
+      return (await statementOf(profile, q)).view;
+    },
+    async export(profile, { format, ...q }) {
+      const file = await fileOf(profile, q, format);
+      const bytes = file.encoding === 'base64' ? Buffer.from(file.content, 'base64') : file.content;
+      await rt.audit(profile.id, { action: 'statement.exported', subject: `${q.from}/${q.to}`, details: { format, currencyCode: q.currencyCode ?? null, fileName: file.fileName, sha256: sha256(bytes) } });
+      return file;
+    },
+  };
+}
