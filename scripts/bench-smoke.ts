@@ -24,6 +24,7 @@ const SMOKE: Record<string, string[] | null> = {
   'pg-history': ['--rows', '2000', '--runs', '2'],
   'pg-journal': ['--sends', '20', '--max-batch', '300'],
   sandbox: ['--seconds', '1', '--connections', '4'],
+  statement: ['--payouts', '20000', '--runs', '1'],
   simulate: ['--seeds', '2', '--steps', '40', '--workers', '1'],
   'team-engine': ['--rows', '40', '--repeat', '1'],
   'team-rate-budget': ['--n', '30', '--workers', '3'],

@@ -15,6 +15,11 @@ import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+/** The day of a moment on this machine's calendar (the one the screen and the CLI chose the period in). */
+const localDay = (ms: number) => {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+};
 /** A file name part from the profile's name: letters, digits and dashes. */
 const slug = (text: string) => text.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase() || 'profile';
 
@@ -41,7 +46,7 @@ export function statementsService(rt: DeskRuntime, currencies: CurrencyCache, no
   async function fileOf(profile: Profile, q: StatementQuery, format: StatementFormat): Promise<FileContent> {
     const { view, entries } = await statementOf(profile, q);
     const decimalsOf = currencies.decimalsOf(profile.id);
-    const name = `statement-${slug(profile.name)}-${view.from.slice(0, 10)}-${view.to.slice(0, 10)}${q.currencyCode ? `-${q.currencyCode}` : ''}`;
+    const name = `statement-${slug(profile.name)}-${localDay(Date.parse(view.from))}-${localDay(Date.parse(view.to) - 1)}${q.currencyCode ? `-${q.currencyCode}` : ''}`;
     if (format === 'csv') return { fileName: `${name}.csv`, mimeType: 'text/csv', content: statementCsv(view, entries, decimalsOf) };
     if (format === 'camt053') {
       // At most 35 characters (ISO 20022 Max35Text), the same for the same statement.

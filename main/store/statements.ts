@@ -7,19 +7,13 @@ import type { BalanceSnapshot, PaymentKind, StatementPaymentRow } from '../journ
 
 export type Dialect = 'sqlite' | 'pg';
 
-/** Final payments stored or changed since `since`, and payouts accepted by `acceptedBy` and not final yet. */
+/** Final payments stored or changed since `since`, and payouts accepted by `acceptedBy` and not final yet; in no order (the statement orders what it lists). */
 export function statementPaymentsSql(dialect: Dialect, since: string, acceptedBy: string): string {
   const [final, open] = dialect === 'pg' ? ['is_final', 'NOT is_final'] : ['is_final = 1', 'is_final = 0'];
   return `SELECT kind, id, currency_code, amount_minor, fee_currency_code, fee_minor, status, is_final, processed_at, accepted_at
     FROM payments
     WHERE (${final} AND updated_at >= ${since})
-       OR (kind = 'payout' AND ${open} AND accepted_at IS NOT NULL AND accepted_at <= ${acceptedBy})
-    ORDER BY created_at, pk`;
-}
-
-/** The SUCCESS observations of one payout, oldest first (index status_events_payment). */
-export function successRawSql(id: string): string {
-  return `SELECT raw_json FROM status_events WHERE kind = 'payout' AND id = ${id} AND upper(status) = 'SUCCESS' AND raw_json IS NOT NULL ORDER BY seq`;
+       OR (kind = 'payout' AND ${open} AND accepted_at IS NOT NULL AND accepted_at <= ${acceptedBy})`;
 }
 
 /** The newest snapshot of a currency at or before a moment (index balance_snapshots_currency). */
@@ -28,41 +22,42 @@ export function balanceAtSql(currencyCode: string, at: string): string {
     WHERE currency_code = ${currencyCode} AND observed_at <= ${at} ORDER BY observed_at DESC, seq DESC LIMIT 1`;
 }
 
-export interface StatementPaymentDbRow {
-  kind: PaymentKind;
-  id: string;
-  currency_code: string;
-  amount_minor: number;
-  fee_currency_code: string | null;
-  fee_minor: number | null;
-  status: string;
-  is_final: boolean;
-  processed_at: string | null;
-  accepted_at: number | null;
+/** The SUCCESS bodies of many returned payouts at once (SQLite: the ids as one JSON array parameter). */
+export const SUCCESS_RAW_OF_MANY_SQLITE = `SELECT e.id, e.raw_json FROM status_events e
+    WHERE e.kind = 'payout' AND e.id IN (SELECT value FROM json_each(?)) AND upper(e.status) = 'SUCCESS' AND e.raw_json IS NOT NULL
+    ORDER BY e.seq`;
+
+/** Returned payouts' SUCCESS bodies, by id, in observation order. */
+export function groupSuccessRaw(rows: Iterable<{ id: string; raw_json: string }>): Map<string, string[]> {
+  const byId = new Map<string, string[]>();
+  for (const r of rows) {
+    const list = byId.get(r.id);
+    if (list) list.push(r.raw_json);
+    else byId.set(r.id, [r.raw_json]);
+  }
+  return byId;
 }
 
-export function toStatementPayment(r: StatementPaymentDbRow, successRaw: string[]): StatementPaymentRow {
-  return {
-    kind: r.kind,
-    id: r.id,
-    currencyCode: r.currency_code,
-    amountMinor: r.amount_minor,
-    feeCurrencyCode: r.fee_currency_code,
-    feeMinor: r.fee_minor,
-    status: r.status,
-    isFinal: r.is_final,
-    processedAt: r.processed_at,
-    acceptedAt: r.accepted_at,
-    successRaw,
-  };
-}
-
-export const isReturnedPayout = (r: { kind: PaymentKind; status: string }): boolean => r.kind === 'payout' && r.status.toUpperCase() === 'RETURNED';
+// Rows as arrays (better-sqlite3's raw mode): a month of a busy merchant is hundreds of thousands of rows.
+type RawRow = [PaymentKind, string, string, number, string | null, number | null, string, number, string | null, number | null];
 
 export function statementPayments(db: Database.Database, since: number, acceptedBy: number): StatementPaymentRow[] {
-  const rows = db.prepare(statementPaymentsSql('sqlite', '@since', '@acceptedBy')).all({ since, acceptedBy }) as (Omit<StatementPaymentDbRow, 'is_final'> & { is_final: number })[];
-  const successes = db.prepare(successRawSql('?')).pluck();
-  return rows.map((r) => toStatementPayment({ ...r, is_final: r.is_final === 1 }, isReturnedPayout(r) ? (successes.all(r.id) as string[]) : []));
+  const rows = db.prepare(statementPaymentsSql('sqlite', '@since', '@acceptedBy')).raw().all({ since, acceptedBy }) as RawRow[];
+  const returned = rows.filter((r) => r[0] === 'payout' && r[6].toUpperCase() === 'RETURNED').map((r) => r[1]);
+  const successes = returned.length ? groupSuccessRaw(db.prepare(SUCCESS_RAW_OF_MANY_SQLITE).all(JSON.stringify(returned)) as { id: string; raw_json: string }[]) : new Map<string, string[]>();
+  return rows.map((r) => ({
+    kind: r[0],
+    id: r[1],
+    currencyCode: r[2],
+    amountMinor: r[3],
+    feeCurrencyCode: r[4],
+    feeMinor: r[5],
+    status: r[6],
+    isFinal: r[7] === 1,
+    processedAt: r[8],
+    acceptedAt: r[9],
+    successRaw: successes.get(r[1]) ?? [],
+  }));
 }
 
 export function balanceAt(db: Database.Database, currencyCode: string, at: number): BalanceSnapshot | null {

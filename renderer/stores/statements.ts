@@ -3,7 +3,7 @@
 // the user's "Make statement" only, and once when the screen first opens; never in the background.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { StatementQuery, StatementView } from '../../contract/api';
+import type { FileContent, Result, StatementFormat, StatementQuery, StatementView } from '../../contract/api';
 import { desk } from '../desk';
 import { errorFromException, type DeskError } from '../lib/errors';
 import { latestRequests } from '../lib/latest-request';
@@ -22,6 +22,8 @@ export const useStatementsStore = defineStore('statements', () => {
   const knownCurrencies = ref<string[]>([]);
 
   const view = shallowRef<StatementView | null>(null);
+  /** The period and currency of the statement shown: what Export files, whatever the picker stands on since. */
+  const shownQuery = shallowRef<StatementQuery | null>(null);
   const loading = ref(false);
   const loaded = ref(false);
   const error = ref<DeskError | null>(null);
@@ -50,6 +52,7 @@ export const useStatementsStore = defineStore('statements', () => {
       }
       error.value = null;
       view.value = r.data;
+      shownQuery.value = query;
       loaded.value = true;
       const codes = new Set([...knownCurrencies.value, ...r.data.currencies.map((c) => c.currencyCode)]);
       knownCurrencies.value = [...codes].sort();
@@ -58,6 +61,16 @@ export const useStatementsStore = defineStore('statements', () => {
     } finally {
       if (isLatest()) loading.value = false;
     }
+  }
+
+  /** A statement with at least one currency is on the screen (not an error, not "nothing to reconcile"). */
+  const canExport = computed(() => shownQuery.value !== null && error.value === null && (view.value?.currencies.length ?? 0) > 0);
+
+  /** The statement shown as a file with every movement (main audits each export). */
+  async function exportShown(format: StatementFormat): Promise<Result<FileContent>> {
+    const query = shownQuery.value;
+    if (!query) throw new Error('No statement is shown to export');
+    return desk().statements.export({ ...query, format });
   }
 
   /** The screen opened: this month's statement, the first time only (a made one stays shown with its time). */
@@ -71,6 +84,7 @@ export const useStatementsStore = defineStore('statements', () => {
   function dehydrate(): void {
     requests.dropAll();
     view.value = null;
+    shownQuery.value = null;
     loading.value = false;
     loaded.value = false;
     error.value = null;
@@ -78,7 +92,10 @@ export const useStatementsStore = defineStore('statements', () => {
     knownCurrencies.value = [];
   }
 
-  return { preset, firstDay, lastDay, currency, knownCurrencies, view, loading, loaded, error, period, problem, make, hydrate, dehydrate };
+  return {
+    preset, firstDay, lastDay, currency, knownCurrencies, view, shownQuery, loading, loaded, error, period, problem, canExport,
+    make, hydrate, dehydrate, exportShown,
+  };
 });
 
 registerAreaStore(useStatementsStore);

@@ -2,9 +2,14 @@
 // are paid, fail and come back, then the statement of this month on the screen says per currency whether the
 // closing balance the gateway gives now is the opening one moved by what was processed — and shows the same
 // figures as main's own statements:get answer (the page adds nothing up). A period with nothing in it says what
-// to do; axe finds nothing serious or critical in light and dark at 1280×800.
+// to do; axe finds nothing serious or critical in light and dark at 1280×800. Export saves the statement shown as
+// CSV, PDF and camt.053 (each file read back, each audited with its SHA-256), whatever the picker was changed to.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import type { Locator, Page } from '@playwright/test';
-import type { HistoryRow, Money, Page as ResultPage, PaymentDetail, StatementView } from '../../contract/api';
+import type { AuditEntryView, HistoryRow, Money, Page as ResultPage, PaymentDetail, StatementView } from '../../contract/api';
 import { seriousViolations, settled } from './support/axe';
 import { APP_URL } from './support/bridge-page';
 import { call, expect, selectOption, sendPayout, shot, test } from './support/journey';
@@ -40,13 +45,23 @@ async function waitForStatuses(handlers: Parameters<typeof call>[0], want: Recor
     .toEqual(want);
 }
 
+/** Exports the statement shown through the Export menu and catches the download: its name, path and bytes. */
+async function exportAs(page: Page, format: 'csv' | 'pdf' | 'camt053'): Promise<{ name: string; path: string; bytes: Buffer }> {
+  const download = page.waitForEvent('download');
+  await page.getByTestId('statement-export').click();
+  await page.getByTestId(`statement-export-${format}`).click();
+  const file = await download;
+  const path = await file.path();
+  return { name: file.suggestedFilename(), path, bytes: await readFile(path) };
+}
+
 async function screenViolations(page: Page): Promise<string[]> {
   await expect(page.locator('.v-progress-circular')).toHaveCount(0);
   await settled(page);
   return seriousViolations(page);
 }
 
-test('this month\'s statement reconciles each currency and shows the paid, fees, failed and returned payouts as main counts them', async ({ page, desk }) => {
+test('this month\'s statement reconciles each currency and shows the paid, fees, failed and returned payouts as main counts them; Export saves it as CSV, PDF and camt.053', async ({ page, desk }) => {
   test.setTimeout(240_000);
   await page.setViewportSize({ width: 1280, height: 800 });
   await call(desk.handlers, 'profiles:createDemo');
@@ -141,6 +156,44 @@ test('this month\'s statement reconciles each currency and shows the paid, fees,
   await shot(page, 'statements');
   await page.setViewportSize({ width: 1280, height: 800 });
 
+  // Export files the statement shown (this month, EUR), not what the picker was changed to without making it.
+  await selectOption(page, 'statement-currency', 'All currencies');
+  await page.getByTestId('statement-export').click();
+  await expect(page.getByTestId('statement-export-camt053')).toHaveText('camt.053 for an ERP (ISO 20022 bank statement)');
+  for (const v of await screenViolations(page)) found.push(`export menu: ${v}`);
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('statement-export-camt053')).toBeHidden();
+  const paidId = sent[0]?.[0].id;
+  if (!paidId) throw new Error('no paid payout');
+  const csv = await exportAs(page, 'csv');
+  expect(csv.name).toMatch(/-EUR\.csv$/);
+  const csvLines = csv.bytes.toString('utf8').split(/\r?\n/);
+  expect(csvLines[0]).toBe('currencyCode,section,description,count,debit,credit,balance,at,paymentId');
+  expect(csvLines.filter((l) => l.startsWith('USD,')), 'only the EUR statement shown').toEqual([]);
+  expect(csvLines.find((l) => l.startsWith('EUR,movement,') && l.endsWith(`,${paidId}`)), `a movement row for ${paidId}`).toBeDefined();
+  const pdf = await exportAs(page, 'pdf');
+  expect(pdf.name).toMatch(/-EUR\.pdf$/);
+  expect(pdf.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  const { stdout: pdfText } = await promisify(execFile)('pdftotext', ['-layout', pdf.path, '-']);
+  expect(pdfText).toContain('EUR - Reconciles');
+  expect(pdfText).toContain(e.expectedClosing.amount);
+  const xml = await exportAs(page, 'camt053');
+  expect(xml.name).toMatch(/-EUR\.camt053\.xml$/);
+  const xmlText = xml.bytes.toString('utf8');
+  expect(xmlText).toContain('urn:iso:std:iso:20022:tech:xsd:camt.053.001.08');
+  expect(xmlText).toContain(paidId);
+  // Main audited each file with its SHA-256: the bytes saved are the bytes main issued (the PDF decoded exactly).
+  const audit = (await call<ResultPage<AuditEntryView>>(desk.handlers, 'audit:list', { limit: 20 })).items.filter((a) => a.action === 'statement.exported');
+  const period = await thisMonth(page);
+  const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+  expect(audit).toHaveLength(3);
+  for (const [format, file] of [['csv', csv], ['pdf', pdf], ['camt053', xml]] as const) {
+    const entry = audit.find((a) => (a.details as { format?: string }).format === format);
+    expect(entry?.subject, format).toBe(`${period.from}/${period.to}`);
+    expect(entry?.details, format).toMatchObject({ currencyCode: 'EUR', fileName: file.name, sha256: sha256(file.bytes) });
+  }
+  await selectOption(page, 'statement-currency', 'EUR');
+
   // Money the desk did not move (a top-up by the gateway): the statement no longer reconciles, and says by how much.
   const merchant = Object.keys(desk.sandbox().state().balances)[0];
   if (!merchant) throw new Error('the sandbox has no merchant');
@@ -172,6 +225,7 @@ test('this month\'s statement reconciles each currency and shows the paid, fees,
   await expect(empty).toContainText('Nothing to reconcile in this period');
   await expect(empty).toContainText('read the balances on Balances first');
   await expect(page.getByTestId('statement-period')).toHaveText(/2020/);
+  await expect(page.getByTestId('statement-export'), 'nothing to export').toBeDisabled();
   for (const v of await screenViolations(page)) found.push(`empty: ${v}`);
   expect(found, found.join('\n')).toEqual([]);
   // The last day before the first: said, and nothing is asked.

@@ -9,7 +9,7 @@ import type { AuditEntry, BalanceSnapshot, BatchRecord, StoredBatchState, Curren
 import type { LikePayout, LikePayoutKey } from '../../journal/port';
 import { integerBound, pgInteger, toPgPayment, type PgQueryable } from './history';
 import { payoutActivitySql } from '../history';
-import { balanceAtSql, isReturnedPayout, statementPaymentsSql, successRawSql, toStatementPayment } from '../statements';
+import { balanceAtSql, groupSuccessRaw, statementPaymentsSql } from '../statements';
 
 export function pgBatchRow(r: QueryResultRow): BatchRow {
   return {
@@ -186,25 +186,24 @@ export async function payoutActivityPg(db: PgQueryable, dayStarts: number[]): Pr
 
 /** As the SQLite journal's statementPayments (main/store/statements.ts): the same statements, whole milliseconds. */
 export async function statementPaymentsPg(db: PgQueryable, since: number, acceptedBy: number): Promise<StatementPaymentRow[]> {
-  const rows = (await db.query(statementPaymentsSql('pg', '$1::bigint', '$2::bigint'), [since, acceptedBy])).rows;
-  const out: StatementPaymentRow[] = [];
-  for (const r of rows) {
-    const row = {
-      kind: r.kind as PaymentKind,
-      id: r.id as string,
-      currency_code: r.currency_code as string,
-      amount_minor: pgInteger(r.amount_minor, 'amount_minor'),
-      fee_currency_code: r.fee_currency_code as string | null,
-      fee_minor: r.fee_minor === null ? null : pgInteger(r.fee_minor, 'fee_minor'),
-      status: r.status as string,
-      is_final: r.is_final as boolean,
-      processed_at: r.processed_at as string | null,
-      accepted_at: r.accepted_at === null ? null : pgInteger(r.accepted_at, 'accepted_at'),
-    };
-    const successes = isReturnedPayout(row) ? (await db.query(successRawSql('$1'), [row.id])).rows.map((e) => e.raw_json as string) : [];
-    out.push(toStatementPayment(row, successes));
-  }
-  return out;
+  const rows = (await db.query({ text: statementPaymentsSql('pg', '$1::bigint', '$2::bigint'), values: [since, acceptedBy], rowMode: 'array' })).rows as unknown[][];
+  const returned = rows.filter((r) => r[0] === 'payout' && String(r[6]).toUpperCase() === 'RETURNED').map((r) => r[1] as string);
+  const successes = returned.length
+    ? groupSuccessRaw((await db.query(`SELECT id, raw_json FROM status_events WHERE kind = 'payout' AND id = ANY($1::text[]) AND upper(status) = 'SUCCESS' AND raw_json IS NOT NULL ORDER BY seq`, [returned])).rows as { id: string; raw_json: string }[])
+    : new Map<string, string[]>();
+  return rows.map((r) => ({
+    kind: r[0] as PaymentKind,
+    id: r[1] as string,
+    currencyCode: r[2] as string,
+    amountMinor: pgInteger(r[3], 'amount_minor'),
+    feeCurrencyCode: r[4] as string | null,
+    feeMinor: r[5] === null ? null : pgInteger(r[5], 'fee_minor'),
+    status: r[6] as string,
+    isFinal: r[7] as boolean,
+    processedAt: r[8] as string | null,
+    acceptedAt: r[9] === null ? null : pgInteger(r[9], 'accepted_at'),
+    successRaw: successes.get(r[1] as string) ?? [],
+  }));
 }
 
 /** `at` in whole milliseconds, as the statement asks (a BIGINT parameter takes no fraction). */

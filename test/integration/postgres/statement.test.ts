@@ -2,7 +2,7 @@
 // a team database: payouts paid, one failed, an earlier payout returned in the period, a payin, fees; it reconciles
 // with the sandbox's own balance to the minor unit, and a top-up the desk knows nothing of is named unexplained.
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import type { PaymentDetail, PayinView, PaymentOptionView, StatementView } from '../../../contract/api';
+import type { FileContent, PaymentDetail, PayinView, PaymentOptionView, StatementView } from '../../../contract/api';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
 import { sandboxConfig } from '../engine/setup';
 import { freshDatabase } from './cluster';
@@ -79,6 +79,12 @@ describe.each(['sqlite', 'postgres'] as const)('a statement on %s', (backEnd) =>
     const cents = (a: string) => Number(a.replace('.', ''));
     expect(cents(eur.fees.amount)).toBe(fees.reduce((t, f) => t + cents(f), 0));
     expect(eur.lines.filter((l) => l.amount !== null)).toEqual([]);
+
+    // The same statement as a file, named by the local days of the period, with every movement.
+    const day = (ms: number) => { const x = new Date(ms); return `${x.getFullYear()}-${String(x.getMonth() + 1).padStart(2, '0')}-${String(x.getDate()).padStart(2, '0')}`; };
+    const csv = await d.call<FileContent>('statements:export', { ...period, format: 'csv' });
+    expect(csv.fileName).toBe(`statement-team-payouts-${day(from)}-${day(Date.parse(period.to) - 1)}-EUR.csv`);
+    for (const id of ['st-paid-1', 'st-paid-2', 'st-earlier', payin.idPayin]) expect(csv.content).toMatch(new RegExp(`^EUR,movement,[^\\r]*,${id}\\r?$`, 'm'));
 
     // Money the desk never moved: a top-up at the gateway.
     sandbox.fund(TEAM_MERCHANT, 'EUR', 1_234);
