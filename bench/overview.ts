@@ -14,6 +14,7 @@ import type { DeskJournal } from '../main/journal/port';
 import { openJournal } from '../main/store/sqlite';
 import { latestBalancesPg, payoutActivityPg, pendingPayoutTotalsPg } from '../main/store/postgres/desk-reads';
 import { numberArg } from './args';
+import { firstThenMedian, firstThenMedianText } from './first-then-median';
 import { withScratchDatabase } from './scratch-database';
 
 const PAYOUTS = numberArg('payouts', 1_000_000);
@@ -42,21 +43,13 @@ const values = (dialect: 'pg' | 'sqlite') => {
 const SNAPSHOTS = `currency_code, available_minor, reserved_minor, observed_at`;
 const snapshotValues = `CASE n % 3 WHEN 0 THEN 'EUR' WHEN 1 THEN 'USD' ELSE 'JPY' END, 100000000 + n, 0, ${NOW} - ${SPAN_DAYS * DAY} + n * ${Math.floor((SPAN_DAYS * DAY) / 2_000)}`;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 async function timeOverview(label: string, journal: DeskJournal): Promise<void> {
-  const times: number[] = [];
   let sent = 0;
-  for (let r = 0; r <= RUNS; r++) {
-    const started = performance.now();
+  const t = await firstThenMedian(RUNS, async () => {
     const view = await buildOverview(journal, decimalsOf, NOW);
-    times.push(performance.now() - started);
     sent = view.currencies.reduce((n, c) => n + c.lastSevenDays.sent.count, 0);
-  }
-  const [first, ...rest] = times;
-  const m = median(rest);
-  const verdict = (ms: number) => (ms < TARGET_MS ? 'met' : 'missed');
-  console.log(`  ${label.padEnd(28)} first ${first!.toFixed(0).padStart(5)} ms (target < ${TARGET_MS} ms: ${verdict(first!)})  then median ${m.toFixed(0).padStart(5)} ms [${Math.min(...rest).toFixed(0)}–${Math.max(...rest).toFixed(0)}]  ${sent.toLocaleString('en')} payouts in the last 7 days`);
+  });
+  console.log(`  ${label.padEnd(28)} ${firstThenMedianText(t, TARGET_MS)}  ${sent.toLocaleString('en')} payouts in the last 7 days`);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-overview-'));

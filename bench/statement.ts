@@ -15,6 +15,7 @@ import { buildStatement, buildStatementWithEntries } from '../main/statements/bu
 import { openJournal } from '../main/store/sqlite';
 import { balanceAtPg, balanceSeriesPg, latestBalancesPg, statementPaymentsPg } from '../main/store/postgres/desk-reads';
 import { numberArg } from './args';
+import { firstThenMedian, firstThenMedianText } from './first-then-median';
 import { withScratchDatabase } from './scratch-database';
 
 const PAYOUTS = numberArg('payouts', 1_000_000);
@@ -52,29 +53,16 @@ const SUCCESS_EVENTS = (dialect: 'pg' | 'sqlite') =>
 const SNAPSHOTS = `currency_code, available_minor, reserved_minor, observed_at`;
 const snapshotValues = `CASE n % 3 WHEN 0 THEN 'EUR' WHEN 1 THEN 'USD' ELSE 'JPY' END, 100000000000 + n, 0, ${NOW} - ${SPAN_DAYS * DAY} + n * ${Math.floor((SPAN_DAYS * DAY) / 2_000)}`;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 /** The screen's statement (figures only), then the one a file is made from (every movement listed, in order). */
 async function timeStatement(label: string, journal: DeskJournal): Promise<void> {
-  for (const [what, make] of [
-    ['the screen', async () => ({ moved: null, view: await buildStatement(journal, decimalsOf, PERIOD, null, NOW) })],
-    ['a file (every movement)', async () => {
-      const { view, entries } = await buildStatementWithEntries(journal, decimalsOf, PERIOD, null, NOW);
-      return { view, moved: [...entries.values()].reduce((n, list) => n + list.length, 0) };
-    }],
-  ] as const) {
-    const times: number[] = [];
-    let moved: number | null = null;
-    for (let r = 0; r <= RUNS; r++) {
-      const started = performance.now();
-      moved = (await make()).moved;
-      times.push(performance.now() - started);
-    }
-    const [first, ...rest] = times;
-    const m = median(rest);
-    const verdict = (ms: number) => (ms < TARGET_MS ? 'met' : 'missed');
-    console.log(`  ${label.padEnd(28)} ${what.padEnd(24)} first ${first!.toFixed(0).padStart(6)} ms (target < ${TARGET_MS} ms: ${verdict(first!)})  then median ${m.toFixed(0).padStart(6)} ms [${Math.min(...rest).toFixed(0)}–${Math.max(...rest).toFixed(0)}]${moved === null ? '' : `  ${moved.toLocaleString('en')} movements`}`);
-  }
+  const screen = await firstThenMedian(RUNS, () => buildStatement(journal, decimalsOf, PERIOD, null, NOW));
+  console.log(`  ${label.padEnd(28)} ${'the screen'.padEnd(24)} ${firstThenMedianText(screen, TARGET_MS, 6)}`);
+  let moved = 0;
+  const file = await firstThenMedian(RUNS, async () => {
+    const { entries } = await buildStatementWithEntries(journal, decimalsOf, PERIOD, null, NOW);
+    moved = [...entries.values()].reduce((n, list) => n + list.length, 0);
+  });
+  console.log(`  ${label.padEnd(28)} ${'a file (every movement)'.padEnd(24)} ${firstThenMedianText(file, TARGET_MS, 6)}  ${moved.toLocaleString('en')} movements`);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-statement-'));

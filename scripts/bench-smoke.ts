@@ -29,6 +29,7 @@ const SMOKE: Record<string, string[] | null> = {
   'team-engine': ['--rows', '40', '--repeat', '1'],
   'team-rate-budget': ['--n', '30', '--workers', '3'],
   args: null,
+  'first-then-median': null,
   'scratch-database': null,
   'sandbox-process': null,
 };

@@ -1,6 +1,6 @@
 // A period statement per currency that reconciles with the gateway's balances. From the opening
 // balance read to the closing one, the total (available + reserved) moves only by what was processed: payouts paid,
-// their fees, returns and payins (statement-movements.ts). So:
+// their fees, returns and payins (movements.ts). So:
 //   expected closing = opening − paid − fees + returned + payins (of the period)
 //                      ± what moved between a balance read and the period's edge (when no read falls on the edge)
 // and what the closing read differs from that is listed as unexplained: a payment this desk never sent (another

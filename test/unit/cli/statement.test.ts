@@ -1,18 +1,11 @@
 // `payout-desk statement`: which period the options mean (local days, a month, this month by default), refusals
 // that say what to type, and the statement as lines: each currency's reconciliation from opening to closing.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { inTimeZone } from '../support/time-zone';
 import { periodOf, statementLines } from '../../../main/cli/statement';
 import type { StatementCurrency, StatementView } from '../../../contract/api';
 
-let tz: string | undefined;
-beforeEach(() => {
-  tz = process.env.TZ;
-  process.env.TZ = 'Europe/Berlin';
-});
-afterEach(() => {
-  if (tz === undefined) delete process.env.TZ;
-  else process.env.TZ = tz;
-});
+inTimeZone('Europe/Berlin');
 
 const eur = (amount: string) => ({ amount, currencyCode: 'EUR' });
 

@@ -1,6 +1,7 @@
 // The Overview (home screen) from the journal's figures: today and the last seven days per currency, outcomes,
 // fees where they were charged, rates, balances; local days that follow the clock change.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { inTimeZone } from '../support/time-zone';
 import { buildOverview, localDayStarts, percentText } from '../../../main/desk/overview';
 import type { DeskJournal } from '../../../main/journal/port';
 import type { BalanceSnapshot, CurrencyTotal, PayoutActivityRow } from '../../../main/journal/types';
@@ -22,15 +23,7 @@ const row = (day: number, outcome: PayoutActivityRow['outcome'], count: number, 
   currencyCode: 'EUR', day, outcome, count, amountMinor, feeCurrencyCode: null, feeMinor: 0, ...extra,
 });
 
-let tz: string | undefined;
-beforeEach(() => {
-  tz = process.env.TZ;
-  process.env.TZ = 'Europe/Berlin';
-});
-afterEach(() => {
-  if (tz === undefined) delete process.env.TZ;
-  else process.env.TZ = tz;
-});
+inTimeZone('Europe/Berlin');
 
 describe('the Overview', () => {
   it('starts each of the seven days at local midnight, a 23-hour day included, today last', () => {
