@@ -306,6 +306,8 @@ export interface PayoutsContract {
    */
   create: { args: PayoutInput & { idPayout: string; confirmPossibleDuplicate?: boolean }; result: PaymentDetail };
   get: { args: { idPayout: string }; result: PaymentDetail };
+  /** Remittance advice (PDF) for the payee of a paid payout; refused with NOT_PAID unless the gateway reports SUCCESS (audited). */
+  remittance: { args: { idPayout: string }; result: FileContent };
   /** A HELD payout is sent after a person fixed the cause (PAYOUT_HELD again if it still cannot be). */
   release: { args: { idPayout: string }; result: PaymentDetail };
   /** A HELD payout is not sent at all: DISCARDED, final. */
@@ -445,6 +447,11 @@ export interface BatchesContract {
   exportResults: { args: { batchId: string }; result: FileContent };
   /** The approvals sheet: every signed decision on the batch (signer, roles, time, digest, signature, public key). */
   exportApprovals: { args: { batchId: string }; result: FileContent };
+  /**
+   * Remittance advice (one PDF, a page per payee) for the batch's paid payouts; `notPaid` counts those left out (in
+   * flight, failed or returned). Refused with NOT_PAID when none was paid (audited).
+   */
+  remittance: { args: { batchId: string }; result: FileContent & { payees: number; payouts: number; notPaid: number } };
   /** Failed rows become a new batch with new payout ids. */
   /** `idPayouts`: the failed rows the user reviewed; refused unless they are exactly the batch's failed rows now. */
   retryFailed: { args: { batchId: string; idPayouts: string[] }; result: BatchView };
@@ -1314,8 +1321,8 @@ export interface IpcContract {
 export const IPC_METHODS = {
   profiles: ['list', 'create', 'createDemo', 'use', 'update', 'remove', 'testConnection'],
   keys: ['list', 'generate', 'import', 'exportPublic', 'letter', 'rotate', 'retire', 'backup', 'setSecret', 'clearSecret'],
-  payouts: ['validate', 'create', 'get', 'release', 'discard', 'currencies', 'operators'],
-  batches: ['template', 'validateFile', 'submit', 'pause', 'resume', 'cancel', 'list', 'get', 'results', 'exportResults', 'exportApprovals', 'retryFailed'],
+  payouts: ['validate', 'create', 'get', 'remittance', 'release', 'discard', 'currencies', 'operators'],
+  batches: ['template', 'validateFile', 'submit', 'pause', 'resume', 'cancel', 'list', 'get', 'results', 'exportResults', 'exportApprovals', 'remittance', 'retryFailed'],
   balances: ['get', 'refresh', 'series', 'pending'],
   overview: ['get'],
   statements: ['get', 'export'],

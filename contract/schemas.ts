@@ -158,6 +158,7 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     validate: z.strictObject(payoutFields),
     create: z.strictObject({ ...payoutFields, idPayout: paymentId, confirmPossibleDuplicate: z.boolean().optional() }),
     get: z.strictObject({ idPayout: paymentId }),
+    remittance: z.strictObject({ idPayout: paymentId }),
     release: z.strictObject({ idPayout: paymentId }),
     discard: z.strictObject({ idPayout: paymentId, reason: z.string().trim().min(1).max(500).optional() }),
     currencies: none,
@@ -181,6 +182,7 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     results: byBatch,
     exportResults: byBatch,
     exportApprovals: byBatch,
+    remittance: byBatch,
     retryFailed: z.strictObject({ batchId, idPayouts: listOf(paymentId).min(1) }),
   }),
   balances: () => ({

@@ -236,6 +236,18 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
       }
     });
 
+  batch
+    .command('remittance <batchId>')
+    .description("remittance advice for the batch's paid payouts: a PDF with a page per payee")
+    .requiredOption('--out <file>', 'write the PDF here')
+    .option('--force', 'overwrite the --out file if it exists')
+    .action(async (batchId: string, o: { out: string; force?: boolean }) => {
+      const file = await deps.desk().call('batches', 'remittance', { batchId });
+      await writeOut(deps, o.out, o.force, file, { batchId, fileName: file.fileName, payees: file.payees, payouts: file.payouts, notPaid: file.notPaid });
+      const left = file.notPaid ? `; ${plural(file.notPaid, 'payout')} not paid left out (in flight, failed or returned)` : '';
+      if (!deps.json()) deps.io.stdout(`Advice for ${plural(file.payees, 'payee')}, ${plural(file.payouts, 'paid payout')}${left}\n`);
+    });
+
   actingOptions(batch
     .command('retry-failed <batchId>')
     .description('send again, as a new batch with new ids, the rows that failed without being paid (after confirmation)')

@@ -20,7 +20,7 @@ import { typedCommand, type Env } from './invocation';
 import { parseMinor } from '../domain/money';
 import { DeskError } from '../desk/services';
 import { payeeService } from '../desk/payees';
-import { PENDING_EXIT, addFilterOptions, askYesNo, currencyCode, filtersFrom, interrupted, intOption, sleep, statusWord, table, type FilterOptions } from './shared';
+import { PENDING_EXIT, addFilterOptions, askYesNo, currencyCode, filtersFrom, interrupted, intOption, sleep, statusWord, table, type FilterOptions, writeOut } from './shared';
 
 const LOCAL_END_STATES = new Set(['REJECTED', 'CANCELLED', 'MISMATCH', 'DISCARDED']);
 
@@ -259,6 +259,16 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
         detail = await desk.call('payouts', 'get', { idPayout });
       }
       deps.print(detailLines(await withDiscardNote(desk, detail)), detail);
+    });
+
+  payouts
+    .command('remittance <idPayout>')
+    .description('remittance advice (PDF) for the payee of a paid payout')
+    .requiredOption('--out <file>', 'write the PDF here')
+    .option('--force', 'overwrite the --out file if it exists')
+    .action(async (idPayout: string, o: { out: string; force?: boolean }) => {
+      const file = await deps.desk().call('payouts', 'remittance', { idPayout });
+      await writeOut(deps, o.out, o.force, file, { idPayout, fileName: file.fileName });
     });
 
   addFilterOptions(payouts.command('list').description('payouts from the journal, newest first'))

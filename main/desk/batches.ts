@@ -22,6 +22,7 @@ import { checkedFunding, fundingFrom, shortfallText } from './funding';
 import { approvalExportRows, personActor, preparedByFor, rowsNotAsPrepared, senderFor } from './dual-control';
 import { payeeAwareCsvLookup } from './payees';
 import { plural } from '../../contract/plural';
+import { batchRemittance } from './remittance';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
 const MAX_PENDING_VALIDATIONS = 8;
@@ -276,6 +277,9 @@ export function batchesService(
         })),
       );
       return { fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-results.csv`, mimeType: 'text/csv', content };
+    },
+    async remittance(profile, { batchId }) {
+      return batchRemittance(rt, currencies, profile, batchId);
     },
     async exportApprovals(profile, { batchId }) {
       const batch = await (await rt.journalFor(profile.id)).getBatch(batchId);

@@ -14,6 +14,7 @@ import type { CurrencyCache } from './currency-cache';
 import { freshFunding, shortfallText, type FreshnessOptions } from './funding';
 import { personActor, preparedByFor, senderFor } from './dual-control';
 import { possibleDuplicateOf } from './possible-duplicate';
+import { payoutRemittance } from './remittance';
 
 /** Live validation (every pause in typing): a balance read at most every 15 s, waited for up to 2 s. */
 const LIVE_CHECK: FreshnessOptions = { maxAgeMs: 15_000, waitMs: 2_000 };
@@ -146,6 +147,9 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
     },
     async get(profile, { idPayout }) {
       return detailOf(await rt.journalFor(profile.id), 'payout', idPayout, currencies.decimalsOf(profile.id));
+    },
+    async remittance(profile, { idPayout }) {
+      return payoutRemittance(rt, currencies, profile, idPayout);
     },
     async release(profile, { idPayout }) {
       // Dual control: releasing sends, so it is the sender's act (recorded as the actor).

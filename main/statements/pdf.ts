@@ -17,7 +17,8 @@ function row(doc: Doc, label: string, value: string, options: { bold?: boolean }
   doc.text(label, MARGIN, y, { width: 360 });
   const after = doc.y;
   doc.text(value, MARGIN + 360, y, { width: RIGHT - MARGIN - 360, align: 'right' });
-  doc.y = Math.max(after, doc.y);
+  // A little air between rows: a wrapped label must not read as the next row's.
+  doc.y = Math.max(after, doc.y) + 3;
 }
 
 function summary(doc: Doc, c: StatementCurrency): void {
@@ -36,7 +37,7 @@ function summary(doc: Doc, c: StatementCurrency): void {
   row(doc, 'Expected closing', c.expectedClosing?.amount ?? '-', { bold: true });
   balance('Closing balance', c.closing);
   row(doc, 'Difference', c.difference?.amount ?? '-', { bold: true });
-  row(doc, `Failed payouts (${c.failed.count}): no fee, nothing left the balance`, c.failed.amount.amount);
+  row(doc, `Failed payouts (${c.failed.count}): ${c.failed.amount.amount} not paid; no fee, nothing left the balance`, '');
   const notes = c.lines.filter((l) => l.amount === null || l.kind === 'unexplained');
   if (notes.length > 0) {
     doc.moveDown(0.3).font('Helvetica-Oblique').fontSize(9);
@@ -71,7 +72,7 @@ export async function statementPdf(view: StatementView, entries: ReadonlyMap<str
   });
   doc.font('Helvetica-Bold').fontSize(16).text(`Statement: ${title}`, MARGIN, MARGIN);
   doc.font('Helvetica').fontSize(10).text(`Period ${view.from} to ${view.to}, made ${view.generatedAt}`);
-  doc.font('Helvetica-Oblique').fontSize(9).text(`A ${STATEMENT_BASIS}. Balances are the gateway's total: available plus reserved.`);
+  doc.font('Helvetica-Oblique').fontSize(9).text(`${STATEMENT_BASIS[0]!.toUpperCase()}${STATEMENT_BASIS.slice(1)}. Balances are the gateway's total: available plus reserved.`);
   if (view.currencies.length === 0) doc.moveDown().font('Helvetica').fontSize(11).text('No balance read and no payment processed in this period.');
   for (const c of view.currencies) summary(doc, c);
   for (const c of view.currencies) movements(doc, c, entries.get(c.currencyCode) ?? [], decimalsOf(c.currencyCode));

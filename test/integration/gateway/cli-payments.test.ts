@@ -5,7 +5,8 @@ import axios from 'axios';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,6 +164,19 @@ describe('payouts', () => {
     expect(JSON.parse(r.out)).toMatchObject({ id: 'cli-failing-1', status: 'FAILED', final: true, failureReason: 'ACCOUNT_REJECTED' });
   });
 
+  it('saves remittance advice for the paid payout, and refuses it for the failed one', async () => {
+    const out = join(home, 'advice.pdf');
+    const r = await cli('payouts', 'remittance', id, '--out', out);
+    expect(r).toMatchObject({ code: 0, err: '' });
+    const text = execFileSync('pdftotext', ['-layout', out, '-'], { encoding: 'utf8' });
+    expect(text).toMatch(/Paid to\s+Jane Doe/);
+    expect(text).toMatch(new RegExp(`${id}\\s+\\S+\\s+1250\\.50 EUR`));
+    const refused = await cli('payouts', 'remittance', 'cli-failing-1', '--out', join(home, 'no.pdf'));
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/^error: Payout cli-failing-1 is FAILED, not paid: advice is given once the gateway reports SUCCESS/);
+    expect(existsSync(join(home, 'no.pdf'))).toBe(false);
+  });
+
   it('refuses a bad amount with a specific message and sends nothing', async () => {
     const before = sandbox.state().payouts.length;
     const precision = await cli('payouts', 'create', ...payout.map((a) => (a === '1250.50' ? '12.345' : a)));
@@ -225,6 +239,19 @@ describe('batches', () => {
     expect(rows.every((x) => x.processedAt !== '' && x.fee !== '')).toBe(true);
     expect((await cli('batch', 'export', batchId, '--out', out)).err).toMatch(/exists; use --force/);
     expect(readCsv((await cli('batch', 'export', batchId)).out)).toHaveLength(3);
+  });
+
+  it('saves remittance advice for the batch: a page per payee, each payout with its reference', async () => {
+    const out = join(home, 'batch-advice.pdf');
+    const r = await cli('batch', 'remittance', batchId, '--out', out);
+    expect(r).toMatchObject({ code: 0, err: '' });
+    expect(r.out).toContain('Advice for 3 payees, 3 paid payouts');
+    const pages = execFileSync('pdfinfo', [out], { encoding: 'utf8' });
+    expect(pages).toMatch(/^Pages:\s+3$/m);
+    const text = execFileSync('pdftotext', ['-layout', out, '-'], { encoding: 'utf8' });
+    expect(text).toMatch(/Payment run\s+payouts\.csv/);
+    expect(text).toMatch(/INV-1\s+10\.00 EUR/);
+    expect(text).toMatch(/Paid to\s+Cy Three <cy@example\.com>/);
   });
 
   it('refuses a CSV with an invalid row and sends nothing', async () => {

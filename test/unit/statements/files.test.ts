@@ -101,6 +101,8 @@ describe('the statement as files', () => {
     expect(first).toMatch(/Expected closing\s+1103\.85/);
     expect(first).toMatch(/Difference\s+0\.00/);
     expect(first).toContain('1 payout was accepted and not yet processed at the closing read');
+    expect(first).toContain('Failed payouts (1): 30.00 not paid; no fee, nothing left the balance');
+    expect(first).toContain("A payment counts in the period of the gateway's processedAt");
     const second = page(2);
     expect(second).toMatch(/EUR: movements of the period \(7\)/);
     expect(second).toMatch(/2026-11-10 10:00:00\s+Payout paid\s+p1\s+-100\.00/);
