@@ -1,4 +1,4 @@
-// The journal's reads for a statement (main/desk/statement.ts), one SQL text for both back ends: the payments that
+// The journal's reads for a statement (main/statements/build.ts), one SQL text for both back ends: the payments that
 // may have moved money since a window began, and a currency's balance as last read at a moment. A returned payout
 // also brings the raw bodies of its SUCCESS observations: the gateway moves processedAt to the time of the return,
 // and the statement counts the payout as paid in the period it was paid.
