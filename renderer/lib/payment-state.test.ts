@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attentionOf, deskStateText, isHeld, shortId } from './payment-state';
+import { attentionOf, canGiveAdvice, deskStateText, isHeld, isPaid, shortId } from './payment-state';
 import { statusColor } from './format';
 
 describe('deskStateText', () => {
@@ -48,5 +48,23 @@ describe('isHeld / shortId / statusColor', () => {
     expect(new Set(colours).size).toBe(4);
     expect(colours).not.toContain(statusColor('PENDING'));
     expect(colours).not.toContain(statusColor('SUCCESS'));
+  });
+});
+
+describe('canGiveAdvice / isPaid', () => {
+  const paid = { kind: 'payout' as const, status: 'SUCCESS', final: true, processedAt: '2026-03-02T10:00:00.000Z' };
+
+  it('offers remittance advice only for a payout paid and final', () => {
+    expect(canGiveAdvice(paid)).toBe(true);
+    expect(canGiveAdvice({ ...paid, status: 'success' })).toBe(true);
+    expect(canGiveAdvice({ ...paid, final: false })).toBe(false);
+    expect(canGiveAdvice({ ...paid, processedAt: null })).toBe(false);
+    expect(canGiveAdvice({ ...paid, kind: 'payin' })).toBe(false);
+  });
+
+  it('never for a payout in flight, failed or returned', () => {
+    for (const status of ['PENDING', 'PROCESSING', 'FAILED', 'REJECTED', 'RETURNED']) expect(canGiveAdvice({ ...paid, status }), status).toBe(false);
+    expect(isPaid({ status: 'RETURNED', processedAt: paid.processedAt })).toBe(false);
+    expect(isPaid({ status: 'SUCCESS', processedAt: paid.processedAt })).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 // The desk's own words for where a payment stands. Main's `localState` is one of the journal's states
 // (QUEUED, SENDING, UNKNOWN, ACCEPTED, HELD, DISCARDED, MISSING, REJECTED, CANCELLED, MISMATCH); a person
 // reads a sentence, never the internal word in brackets.
-import type { PaymentDetail } from '../../contract/api';
+import type { BatchResultRow, PaymentDetail } from '../../contract/api';
 import { paymentStateText } from '../../contract/state-words';
 
 /** The states that wait for a person or for the desk, with the banner the detail shows for each. */
@@ -27,6 +27,19 @@ export const deskStateText = paymentStateText;
 /** True for a payout a person can release or discard. */
 export function isHeld(detail: Pick<PaymentDetail, 'kind' | 'localState'>): boolean {
   return detail.kind === 'payout' && detail.localState.toUpperCase() === 'HELD';
+}
+
+/**
+ * Paid, in the sense remittance advice needs: the gateway reports SUCCESS with the time it paid (as main checks it).
+ * A RETURNED payout came back and paid no one: it never counts, even though it reported SUCCESS before.
+ */
+export function isPaid(p: Pick<BatchResultRow, 'status' | 'processedAt'>): boolean {
+  return p.status.toUpperCase() === 'SUCCESS' && p.processedAt !== null;
+}
+
+/** A payout whose payee may be sent remittance advice: paid and final (never a payin, in flight, failed or returned). */
+export function canGiveAdvice(detail: Pick<PaymentDetail, 'kind' | 'status' | 'final' | 'processedAt'>): boolean {
+  return detail.kind === 'payout' && detail.final && isPaid(detail);
 }
 
 /** The first 8 characters of an id (UUIDs stay recognisable); the full id goes in a title or a copy button. */
