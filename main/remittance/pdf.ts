@@ -30,10 +30,16 @@ function page(doc: PDFKit.PDFDocument, a: RemittanceAdvice): void {
     { title: 'Reference', x: 306, width: 92 },
     { title: 'Amount', x: 402, width: WIDTH - 402, align: 'right' as const },
   ];
-  const line = (cells: string[], bold = false) => {
+  const line = (cells: string[], bold = false): void => {
     doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9);
     const height = Math.max(...cells.map((cell, i) => doc.heightOfString(cell, { width: columns[i]!.width })));
-    if (doc.y + height > 790) doc.addPage();
+    if (doc.y + height > 790) {
+      // A payee with more payouts than a page holds: the table goes on, under its headings again.
+      doc.addPage();
+      doc.y = MARGIN;
+      line(columns.map((c) => `${c.title}${c.x === 0 ? ` (${a.payee}, continued)` : ''}`), true);
+      doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9);
+    }
     const y = doc.y;
     cells.forEach((cell, i) => doc.text(cell, MARGIN + columns[i]!.x, y, { width: columns[i]!.width, align: columns[i]!.align ?? 'left' }));
     doc.y = y + height + 5;

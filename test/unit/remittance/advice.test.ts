@@ -74,4 +74,18 @@ describe('remittance advice', () => {
     expect(first).not.toContain('Bob Roe');
     expect(text(2)).toMatch(/Paid to\s+Bob Roe <bob@example\.com>/);
   });
+
+  it('goes on to another page, under its headings again, for a payee with more payouts than a page holds', async () => {
+    const rows = Array.from({ length: 70 }, (_, i) => paid(`many-${String(i + 1).padStart(2, '0')}`, { amountMinor: 100 }));
+    const { advices } = batchAdvice(rows, 'Acme Ltd', decimalsOf, 'run.csv');
+    expect(advices).toHaveLength(1);
+    const file = join(work, 'long.pdf');
+    writeFileSync(file, await remittancePdf(advices, 'long'));
+    expect(execFileSync('pdfinfo', [file], { encoding: 'utf8' })).toMatch(/^Pages:\s+2$/m);
+    const second = execFileSync('pdftotext', ['-layout', '-f', '2', '-l', '2', file, '-'], { encoding: 'utf8' });
+    expect(second).toMatch(/Payment id\s+Reference\s+Amount/);
+    expect(second).toContain('continued');
+    expect(second).toMatch(/many-70\s+INV-2026-118\s+1\.00 EUR/);
+    expect(second).toMatch(/Total\s+70\.00 EUR/);
+  });
 });
