@@ -7,7 +7,7 @@ import type { StatementCurrency, StatementFormat, StatementView } from '../../co
 import type { CliDeps } from './deps';
 import { CliUsageError } from './deps';
 import { currencyCode, plural, table, writeOut } from './shared';
-import { negate } from '../statements/words';
+import { localDayText, negate } from '../statements/words';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MONTH = /^(\d{4})-(\d{2})$/;
@@ -59,7 +59,6 @@ export function periodOf(o: StatementOptions, now = new Date()): { from: Date; t
   return { from: new Date(now.getFullYear(), now.getMonth(), 1), to: new Date(now.getFullYear(), now.getMonth() + 1, 1) };
 }
 
-const localDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
 function currencyLines(c: StatementCurrency): string[] {
   const head = `${c.currencyCode}  ${c.reconciled ? 'reconciles' : c.difference ? `does not reconcile: ${c.difference.amount} unexplained` : 'cannot be reconciled (see the notes)'}`;
@@ -88,7 +87,7 @@ function currencyLines(c: StatementCurrency): string[] {
 export function statementLines(view: StatementView, period: { from: Date; to: Date }): string[] {
   const last = new Date(period.to.getFullYear(), period.to.getMonth(), period.to.getDate() - 1);
   const lines = [
-    `Statement ${localDay(period.from)} to ${localDay(last)} (local days: ${view.from} to ${view.to}), made ${view.generatedAt}`,
+    `Statement ${localDayText(period.from.getTime())} to ${localDayText(last.getTime())} (local days: ${view.from} to ${view.to}), made ${view.generatedAt}`,
     "A payment counts in the period of the gateway's processedAt (when it was paid, failed or came back), not of its entry.",
   ];
   if (view.currencies.length === 0) return [...lines, 'No balance read and no payment processed in this period. Read the balances first ("balances").'];

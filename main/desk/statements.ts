@@ -1,7 +1,6 @@
 // statements:* — a period statement per currency (main/statements/build.ts) and its files (CSV, PDF, camt.053).
 // For a period that has not ended, the closing balance is the gateway's now, read first by a desk that may ask.
 // Every file made is audited with its SHA-256, so a statement handed on can be matched to what the desk issued.
-import { createHash } from 'node:crypto';
 import type { FileContent, StatementFormat, StatementQuery } from '../../contract/api';
 import { NOT_SENDER_MESSAGE } from '../engine/payout-engine';
 import type { Profile } from '../profiles/profile-schema';
@@ -9,17 +8,13 @@ import { buildStatementWithEntries, type ClosingRead } from '../statements/build
 import { statementCamt053 } from '../statements/camt053';
 import { statementCsv } from '../statements/csv';
 import { statementPdf } from '../statements/pdf';
+import { localDayText } from '../statements/words';
+import { sha256Hex } from '../approvals/canonical';
 import type { CurrencyCache } from './currency-cache';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 
-const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-/** The day of a moment on this machine's calendar (the one the screen and the CLI chose the period in). */
-const localDay = (ms: number) => {
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-};
 /** A file name part from the profile's name: letters, digits and dashes. */
 const slug = (text: string) => text.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase() || 'profile';
 
@@ -46,11 +41,11 @@ export function statementsService(rt: DeskRuntime, currencies: CurrencyCache, no
   async function fileOf(profile: Profile, q: StatementQuery, format: StatementFormat): Promise<FileContent> {
     const { view, entries } = await statementOf(profile, q);
     const decimalsOf = currencies.decimalsOf(profile.id);
-    const name = `statement-${slug(profile.name)}-${localDay(Date.parse(view.from))}-${localDay(Date.parse(view.to) - 1)}${q.currencyCode ? `-${q.currencyCode}` : ''}`;
+    const name = `statement-${slug(profile.name)}-${localDayText(Date.parse(view.from))}-${localDayText(Date.parse(view.to) - 1)}${q.currencyCode ? `-${q.currencyCode}` : ''}`;
     if (format === 'csv') return { fileName: `${name}.csv`, mimeType: 'text/csv', content: statementCsv(view, entries, decimalsOf) };
     if (format === 'camt053') {
       // At most 35 characters (ISO 20022 Max35Text), the same for the same statement.
-      const messageId = `PD-${sha256(JSON.stringify(view)).slice(0, 24)}`;
+      const messageId = `PD-${sha256Hex(Buffer.from(JSON.stringify(view))).slice(0, 24)}`;
       return { fileName: `${name}.camt053.xml`, mimeType: 'application/xml', content: await statementCamt053(view, entries, decimalsOf, { merchantCode: profile.merchantCode, name: profile.name }, messageId) };
     }
     const pdf = await statementPdf(view, entries, decimalsOf, profile.name);
@@ -63,8 +58,8 @@ export function statementsService(rt: DeskRuntime, currencies: CurrencyCache, no
     },
     async export(profile, { format, ...q }) {
       const file = await fileOf(profile, q, format);
-      const bytes = file.encoding === 'base64' ? Buffer.from(file.content, 'base64') : file.content;
-      await rt.audit(profile.id, { action: 'statement.exported', subject: `${q.from}/${q.to}`, details: { format, currencyCode: q.currencyCode ?? null, fileName: file.fileName, sha256: sha256(bytes) } });
+      const bytes = Buffer.from(file.content, file.encoding === 'base64' ? 'base64' : 'utf8');
+      await rt.audit(profile.id, { action: 'statement.exported', subject: `${q.from}/${q.to}`, details: { format, currencyCode: q.currencyCode ?? null, fileName: file.fileName, sha256: sha256Hex(bytes) } });
       return file;
     },
   };

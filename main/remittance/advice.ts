@@ -7,6 +7,7 @@ import { formatMinor } from '../domain/money';
 import { lastDigits } from '../csv/like-payouts';
 import { payeeKey } from '../domain/payee-key';
 import { DeskError } from '../desk/services';
+import { exactSum } from '../desk/convert';
 
 export interface AdvisedPayment {
   payoutId: string;
@@ -44,9 +45,7 @@ function advice(payer: string, payments: readonly PaymentRecord[], decimalsOf: (
   const first = payments[0]!;
   const totals = new Map<string, number>();
   for (const p of payments) {
-    const sum = (totals.get(p.currencyCode) ?? 0) + p.amountMinor;
-    if (!Number.isSafeInteger(sum)) throw new DeskError('AMOUNT_RANGE', `The advice's total in ${p.currencyCode} is beyond what the desk adds exactly`);
-    totals.set(p.currencyCode, sum);
+    totals.set(p.currencyCode, exactSum(totals.get(p.currencyCode) ?? 0, p.amountMinor, p.currencyCode, "advice's total"));
   }
   return {
     payer,

@@ -1,5 +1,6 @@
 // Remittance advice as a PDF (pdfkit, built-in Helvetica), one page per advice: one payout's, or in a batch one
-// payee's with each of their payouts and the total. pdfkit is loaded when a PDF is made.
+// payee's with each of their payouts and the total (main/pdf-document.ts loads pdfkit when a PDF is made).
+import { pdfBytes } from '../pdf-document';
 import type { RemittanceAdvice } from './advice';
 
 const MARGIN = 60;
@@ -52,19 +53,11 @@ function page(doc: PDFKit.PDFDocument, a: RemittanceAdvice): void {
   doc.fillColor('#000000');
 }
 
-export async function remittancePdf(advices: readonly RemittanceAdvice[], title: string): Promise<Buffer> {
-  const { default: PDFDocument } = await import('pdfkit');
-  const doc = new PDFDocument({ size: 'A4', margin: MARGIN, autoFirstPage: false, info: { Title: title, Creator: 'Payout Desk' } });
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
+export function remittancePdf(advices: readonly RemittanceAdvice[], title: string): Promise<Buffer> {
+  return pdfBytes({ size: 'A4', margin: MARGIN, autoFirstPage: false, info: { Title: title, Creator: 'Payout Desk' } }, (doc) => {
+    for (const a of advices) {
+      doc.addPage();
+      page(doc, a);
+    }
   });
-  for (const a of advices) {
-    doc.addPage();
-    page(doc, a);
-  }
-  doc.end();
-  return done;
 }

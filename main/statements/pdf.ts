@@ -1,7 +1,8 @@
 // A statement as a PDF (pdfkit, its built-in Helvetica: no font files to ship): the first page the summary of each
 // currency, from opening to closing balance with the notes; then the movements of the period, as many pages as
-// they take. pdfkit is loaded when a PDF is made, so the CLI and the app start without it.
+// they take (main/pdf-document.ts loads pdfkit when a PDF is made).
 import type { StatementCurrency, StatementView } from '../../contract/api';
+import { pdfBytes } from '../pdf-document';
 import type { Movement } from './movements';
 import { entryAmount, MOVEMENT_WORDS, negate, STATEMENT_BASIS } from './words';
 
@@ -61,21 +62,13 @@ function movements(doc: Doc, c: StatementCurrency, entries: readonly Movement[],
   }
 }
 
-export async function statementPdf(view: StatementView, entries: ReadonlyMap<string, readonly Movement[]>, decimalsOf: (code: string) => number, title: string): Promise<Buffer> {
-  const { default: PDFDocument } = await import('pdfkit');
-  const doc = new PDFDocument({ size: 'A4', margin: MARGIN, info: { Title: `Statement ${title} ${view.from} to ${view.to}`, Creator: 'Payout Desk' } });
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
+export function statementPdf(view: StatementView, entries: ReadonlyMap<string, readonly Movement[]>, decimalsOf: (code: string) => number, title: string): Promise<Buffer> {
+  return pdfBytes({ size: 'A4', margin: MARGIN, info: { Title: `Statement ${title} ${view.from} to ${view.to}`, Creator: 'Payout Desk' } }, (doc) => {
+    doc.font('Helvetica-Bold').fontSize(16).text(`Statement: ${title}`, MARGIN, MARGIN);
+    doc.font('Helvetica').fontSize(10).text(`Period ${view.from} to ${view.to}, made ${view.generatedAt}`);
+    doc.font('Helvetica-Oblique').fontSize(9).text(`${STATEMENT_BASIS[0]!.toUpperCase()}${STATEMENT_BASIS.slice(1)}. Balances are the gateway's total: available plus reserved.`);
+    if (view.currencies.length === 0) doc.moveDown().font('Helvetica').fontSize(11).text('No balance read and no payment processed in this period.');
+    for (const c of view.currencies) summary(doc, c);
+    for (const c of view.currencies) movements(doc, c, entries.get(c.currencyCode) ?? [], decimalsOf(c.currencyCode));
   });
-  doc.font('Helvetica-Bold').fontSize(16).text(`Statement: ${title}`, MARGIN, MARGIN);
-  doc.font('Helvetica').fontSize(10).text(`Period ${view.from} to ${view.to}, made ${view.generatedAt}`);
-  doc.font('Helvetica-Oblique').fontSize(9).text(`${STATEMENT_BASIS[0]!.toUpperCase()}${STATEMENT_BASIS.slice(1)}. Balances are the gateway's total: available plus reserved.`);
-  if (view.currencies.length === 0) doc.moveDown().font('Helvetica').fontSize(11).text('No balance read and no payment processed in this period.');
-  for (const c of view.currencies) summary(doc, c);
-  for (const c of view.currencies) movements(doc, c, entries.get(c.currencyCode) ?? [], decimalsOf(c.currencyCode));
-  doc.end();
-  return done;
 }

@@ -22,3 +22,9 @@ export function negate(amount: string): string {
 export function entryAmount(e: Movement, decimals: number): string {
   return formatMinor(e.kind === 'failed' ? e.amountMinor : e.deltaMinor, decimals);
 }
+
+/** A moment's day on this machine's calendar, YYYY-MM-DD (the screen and the CLI choose periods in local days). */
+export function localDayText(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
