@@ -6,7 +6,7 @@
 // - one argument object (or none), checked by a schema in main before any service sees it;
 // - the answer is a Result, never a thrown error;
 // - amounts cross as decimal strings with their currency; nothing secret crosses, except the
-//   payin-scoped token of `payins:shareToken`, created on an explicit user action.
+//   payin-scoped tokens of `payins:shareToken` and `payins:createLink`, created on an explicit user action.
 
 // ---------------------------------------------------------------- shared shapes
 
@@ -158,6 +158,45 @@ export interface ProfilesContract {
   /** The journal file stays unless deleteJournal; removing the current profile makes the first other one current. */
   remove: { args: { profileId: string; deleteJournal?: boolean }; result: { removed: true; journalDeleted: boolean; activeProfileId: string | null } };
   testConnection: { args: { profileId?: string }; result: ConnectionTestResult };
+  /** The SMTP server remittance advice is e-mailed through: never the password, only whether one is kept. */
+  smtp: { args: { profileId?: string }; result: SmtpSettingsView };
+  /** Saves the SMTP server (an admin once dual control is on); the password, sent once, goes to the keychain. */
+  setSmtp: { args: SmtpSettingsUpdate; result: SmtpSettingsView };
+  /** No e-mail of advice from this profile; the password leaves the keychain. */
+  clearSmtp: { args: { profileId?: string }; result: SmtpSettingsView };
+  /** Sends a short test e-mail through the saved settings (to the From address unless `to`); SMTP_TEST_FAILED with the server's reply. */
+  testSmtp: { args: { profileId?: string; to?: string }; result: SmtpTestResult };
+}
+
+/** tls: TLS from the start (465); starttls: STARTTLS required (587); none: clear text, a server on this machine only. */
+export type SmtpSecurity = 'tls' | 'starttls' | 'none';
+
+export interface SmtpSettingsView {
+  /** null: remittance advice is not e-mailed from this profile. */
+  config: { host: string; port: number; security: SmtpSecurity; username: string | null; from: string; replyTo: string | null } | null;
+  /** Whether this desk's keychain holds the SMTP password (it never leaves main). */
+  passwordStored: boolean;
+}
+
+export interface SmtpSettingsUpdate {
+  profileId?: string;
+  host: string;
+  /** Default: 465 for tls, 587 for starttls, 25 for none. */
+  port?: number;
+  security: SmtpSecurity;
+  /** null or absent: no login. */
+  username?: string | null;
+  from: string;
+  replyTo?: string | null;
+  /** Sent once, page → main, kept in the keychain (as the team database password); absent = keep the stored one. */
+  password?: string;
+}
+
+export interface SmtpTestResult {
+  to: string;
+  /** The server's answer to the message. */
+  reply: string;
+  sentAt: IsoTime;
 }
 
 // ---------------------------------------------------------------- keys
@@ -297,6 +336,50 @@ export interface OperatorView {
   currencyCodes: string[];
 }
 
+/** queued: being sent; retrying: a transient failure, tried again; sent: the server took it; refused: 5xx; failed: not sent. */
+export type RemittanceEmailState = 'queued' | 'retrying' | 'sent' | 'refused' | 'failed';
+
+/** The e-mail of one payout's remittance advice, as journaled (both back ends). */
+export interface RemittanceEmailView {
+  idPayout: string;
+  /** The batch it was mailed with, when mailed for a batch. */
+  batchId: string | null;
+  to: string;
+  state: RemittanceEmailState;
+  /** Attempts of the latest send. */
+  attempts: number;
+  /** The server's last answer (or the connection's error), as received: "550 5.1.1 <x@example.com>: Recipient address rejected". */
+  lastReply: string | null;
+  messageId: string | null;
+  /** How many times a server took it (2 or more after a Send again). */
+  sends: number;
+  sentAt: IsoTime | null;
+  /** Who asked for the latest send. */
+  requestedBy: string;
+  updatedAt: IsoTime;
+}
+
+/** Payouts of a batch whose advice was not e-mailed, for one reason. */
+export interface RemittanceEmailSkip {
+  /** ALREADY_EMAILED, NO_EMAIL_ADDRESS, EMAIL_IN_PROGRESS, EMAIL_OUTCOME_UNKNOWN. */
+  code: string;
+  reason: string;
+  idPayouts: string[];
+}
+
+export interface BatchRemittanceEmailOutcome {
+  /** Mails the server took (one per payee). */
+  mails: number;
+  /** Payouts those mails advised. */
+  payouts: number;
+  /** Payouts not paid (in flight, failed or returned): never advised. */
+  notPaid: number;
+  /** Mails refused (5xx) or not sent, with each payout's record. */
+  refused: RemittanceEmailView[];
+  failed: RemittanceEmailView[];
+  skipped: RemittanceEmailSkip[];
+}
+
 export interface PayoutsContract {
   validate: { args: PayoutInput; result: PayoutValidation };
   /** idPayout is required: it comes from validate's preview, so a double click cannot pay twice. */
@@ -308,6 +391,15 @@ export interface PayoutsContract {
   get: { args: { idPayout: string }; result: PaymentDetail };
   /** Remittance advice (PDF) for the payee of a paid payout; refused with NOT_PAID unless the gateway reports SUCCESS (audited). */
   remittance: { args: { idPayout: string }; result: FileContent };
+  /**
+   * E-mails the remittance advice (the same PDF, attached) to the payout's e-mail address through the profile's SMTP
+   * server, once: a second request for an advice already sent is refused with ALREADY_EMAILED saying when, unless
+   * `force` (audited as a resend). NOT_PAID unless the gateway reports SUCCESS; EMAIL_REFUSED when the server refused
+   * it for good (5xx), EMAIL_FAILED when it could not be sent; the record shows either (remittanceEmail).
+   */
+  emailRemittance: { args: { idPayout: string; force?: boolean }; result: RemittanceEmailView };
+  /** Where the e-mail of this payout's advice stands; null when it was never e-mailed. */
+  remittanceEmail: { args: { idPayout: string }; result: RemittanceEmailView | null };
   /** A HELD payout is sent after a person fixed the cause (PAYOUT_HELD again if it still cannot be). */
   release: { args: { idPayout: string }; result: PaymentDetail };
   /** A HELD payout is not sent at all: DISCARDED, final. */
@@ -373,6 +465,17 @@ export interface BatchValidation {
   skippedChecks: string[];
   /** False when the balances could not be read now: `funding` then holds the last known ones (see skippedChecks). */
   balancesRead: boolean;
+  /** The ISO 20022 message when the file is a pain.001 (encoding "utf-8", no delimiter); null for a CSV. */
+  iso20022: Pain001FileView | null;
+}
+
+/** "ISO 20022 pain.001.001.09, 12 transactions in 3 payment groups": what the review says of a pain.001. */
+export interface Pain001FileView {
+  version: string;
+  messageId: string;
+  createdAt: string;
+  transactions: number;
+  paymentGroups: number;
 }
 
 export interface BatchSubmitInput {
@@ -432,7 +535,12 @@ export interface BatchResultRow {
   retryable: boolean;
   retryOf: string | null;
   retriedAs: string | null;
+  /** The transaction's EndToEndId when the batch came from a pain.001 (its pain.002 status report can be exported). */
+  endToEndId: string | null;
 }
+
+/** csv: every row with its status (the default); pain.002: the ISO 20022 status report of a batch from a pain.001. */
+export type BatchExportFormat = 'csv' | 'pain.002';
 
 export interface BatchesContract {
   template: { args: void; result: FileContent };
@@ -444,7 +552,8 @@ export interface BatchesContract {
   list: { args: PageRequest; result: Page<BatchView> };
   get: { args: { batchId: string }; result: BatchView };
   results: { args: { batchId: string }; result: BatchResultRow[] };
-  exportResults: { args: { batchId: string }; result: FileContent };
+  /** NOT_FROM_PAIN001 for a pain.002 of a batch that did not come from a pain.001. */
+  exportResults: { args: { batchId: string; format?: BatchExportFormat }; result: FileContent };
   /** The approvals sheet: every signed decision on the batch (signer, roles, time, digest, signature, public key). */
   exportApprovals: { args: { batchId: string }; result: FileContent };
   /**
@@ -452,6 +561,12 @@ export interface BatchesContract {
    * flight, failed or returned). Refused with NOT_PAID when none was paid (audited).
    */
   remittance: { args: { batchId: string }; result: FileContent & { payees: number; payouts: number; notPaid: number } };
+  /**
+   * E-mails each payee of the batch's paid payouts their advice (one mail per payee, the per-payee PDF attached), each
+   * payout once: those already e-mailed, without an e-mail address or being sent are skipped and counted by reason;
+   * `force` sends again those already e-mailed (audited). NOT_PAID when none was paid.
+   */
+  emailRemittance: { args: { batchId: string; force?: boolean }; result: BatchRemittanceEmailOutcome };
   /** Failed rows become a new batch with new payout ids. */
   /** `idPayouts`: the failed rows the user reviewed; refused unless they are exactly the batch's failed rows now. */
   retryFailed: { args: { batchId: string; idPayouts: string[] }; result: BatchView };
@@ -606,6 +721,52 @@ export interface StatementView {
   to: IsoTime;
   generatedAt: IsoTime;
   currencies: StatementCurrency[];
+  /** The statement of this same closed period and currency scope as issued last, compared with now; null if never issued. */
+  issued: StatementIssue | null;
+}
+
+/** A figure of an issued statement that is different now (a payout observed late, a return, a balance read). */
+export interface StatementChange {
+  /** e.g. "EUR payouts paid amount", "EUR closing available". */
+  figure: string;
+  issued: string;
+  now: string;
+}
+
+export interface StatementIssue {
+  issuedAt: IsoTime;
+  /** The person unlocked at the desk that issued it, when there was one. */
+  issuedBy: string | null;
+  /** SHA-256 of the issued figures (canonical JSON). */
+  digest: string;
+  /** False when the stored figures no longer match their digest: the journal row was changed after issue. */
+  intact: boolean;
+  /** Figures that moved since it was issued; empty when the statement still holds. */
+  changes: StatementChange[];
+}
+
+/** Where an accounting export posts: account codes (Xero) or names (QuickBooks), per profile's journal. */
+export interface AccountingAccounts {
+  /** The merchant's balance at the gateway: the other side of every line. */
+  clearing: string;
+  payouts: string;
+  fees: string;
+  returns: string;
+  payins: string;
+  /** Xero's TaxRate column (the rate's name, e.g. "Tax Exempt", "No VAT", "BAS Excluded"). */
+  taxRate: string;
+}
+
+/** generic: one line per side of each movement with stable ids; xero / quickbooks: their manual journal import files. */
+export type AccountingFormat = 'generic' | 'xero' | 'quickbooks';
+
+export interface AccountingExport extends FileContent {
+  exportId: string;
+  /** Movements in this file. */
+  movements: number;
+  rows: number;
+  /** Movements of the period left out because an earlier export already carried them, per export. */
+  exportedBefore: { exportId: string; exportedAt: IsoTime; movements: number }[];
 }
 
 /** csv: for a spreadsheet; pdf: to file or print; camt053: an ISO 20022 bank statement for an ERP to import. */
@@ -620,6 +781,18 @@ export interface StatementsContract {
   get: { args: StatementQuery; result: StatementView };
   /** The statement as a file, with every movement of the period; each export is audited with the file's SHA-256. */
   export: { args: StatementQuery & { format: StatementFormat }; result: FileContent };
+  /**
+   * Stores the statement of a closed period with the SHA-256 of its figures (again as a new issue if it was issued
+   * before); later reads of the period say what changed since. Exporting a closed period issues it once too.
+   */
+  issue: { args: StatementQuery; result: StatementView };
+  accounts: { args: void; result: AccountingAccounts };
+  setAccounts: { args: AccountingAccounts; result: AccountingAccounts };
+  /**
+   * The period's movements (by processedAt) as journal lines for a ledger. A movement goes into one export only:
+   * those exported before are left out and listed. Xero and QuickBooks files hold one currency.
+   */
+  accounting: { args: StatementQuery & { format: AccountingFormat }; result: AccountingExport };
 }
 
 // ---------------------------------------------------------------- history
@@ -742,8 +915,67 @@ export interface PayinShareToken {
   expiresAt: IsoTime;
 }
 
+/** How long a payment link's token may be valid, in hours: from 1 hour to 30 days; 72 when not given. */
+export const PAYMENT_LINK_HOURS = { min: 1, max: 720, default: 72 } as const;
+
+/**
+ * Where a payment link stands. waiting: the customer has not created the payin yet and the token is still valid;
+ * paying: the customer created it and the gateway has not called it final; paid: SUCCESS; expired: the token ran
+ * out before the customer created it, or the payin itself expired unpaid; failed: any other final status.
+ */
+export const PAYMENT_LINK_STATES = ['waiting', 'paying', 'paid', 'expired', 'failed'] as const;
+export type PaymentLinkState = (typeof PAYMENT_LINK_STATES)[number];
+/** The words a person reads for each state (screen and CLI alike). */
+export const PAYMENT_LINK_STATE_WORDS: Readonly<Record<PaymentLinkState, string>> = {
+  waiting: 'Waiting for the customer',
+  paying: 'Customer is paying',
+  paid: 'Paid',
+  expired: 'Expired',
+  failed: 'Not paid',
+};
+
+export interface PaymentLinkInput {
+  /** Decimal string in major units, exact to the currency's decimals. */
+  amount: string;
+  currencyCode: string;
+  /** 1 to 720 (30 days); default 72. */
+  validityHours?: number;
+  /** Shown to the customer in the share text and searchable in the history. */
+  reference?: string;
+}
+
+/** A payment link as the desk keeps it: a payin the customer is to create, never its token. */
+export interface PaymentLinkView {
+  idPayin: string;
+  money: Money;
+  reference: string | null;
+  createdAt: IsoTime;
+  /** When the token stops working (the gateway's own expiry). */
+  expiresAt: IsoTime;
+  state: PaymentLinkState;
+  /** The payin's status word as the history shows it (QUEUED until the customer creates it). */
+  status: string;
+}
+
+export interface PaymentLinkIssued extends PaymentLinkView {
+  /**
+   * PAYIN_CREATE for this one payin id and exactly this money, until expiresAt: the second token allowed to cross
+   * IPC. Shown once; main never stores, logs or audits it.
+   */
+  token: string;
+  /** The gateway address and API major version the customer's side calls with the token. */
+  gatewayUrl: string;
+  apiMajorVersion: number;
+  /** Everything the customer's side needs, ready to paste into a message. */
+  shareText: string;
+}
+
 export interface PayinsContract {
   options: { args: { money: Money }; result: PaymentOptionView[] };
+  /** A fresh payin id and a token that lets the customer create (and read) exactly that payin for this money. */
+  createLink: { args: PaymentLinkInput; result: PaymentLinkIssued };
+  /** The links issued, newest first; those still waiting are checked with the gateway first (when it answers). */
+  links: { args: { limit?: number }; result: PaymentLinkView[] };
   create: { args: PayinInput; result: PayinView };
   get: { args: { idPayin: string }; result: PayinView };
   accountData: { args: { idPayin: string }; result: JsonValue };
@@ -886,6 +1118,18 @@ export interface AlertKindView {
   muted: boolean;
 }
 
+/** A person's e-mail digest of their alerts, through the profile's SMTP server (main/desk/alert-digest.ts). */
+export interface AlertDigestView {
+  /** Where the digest goes; null while the person has none. */
+  email: string | null;
+  every: 'hourly' | 'daily';
+  /** Alerts given since the last digest, waiting for the next. */
+  waiting: number;
+  lastSentAt: IsoTime | null;
+  /** Why the last try did not go (no SMTP server set, the server's reply); null after a digest went. */
+  lastError: string | null;
+}
+
 export interface PeopleContract {
   list: { args: void; result: PersonInfo[] };
   session: { args: void; result: DeskSessionView };
@@ -929,6 +1173,10 @@ export interface PeopleContract {
   alerts: { args: void; result: AlertKindView[] };
   /** The unlocked person mutes (or unmutes) a kind of alert at this desk. */
   muteAlert: { args: { kind: AlertKind; muted: boolean }; result: AlertKindView[] };
+  /** The unlocked person's e-mail digest of their alerts at this desk. */
+  alertDigest: { args: void; result: AlertDigestView };
+  /** Turns the unlocked person's digest on (an address, hourly or daily) or off (email null). */
+  setAlertDigest: { args: { email: string | null; every: 'hourly' | 'daily' }; result: AlertDigestView };
 }
 
 export type ApprovalSubjectKind = 'batch' | 'payout';
@@ -1319,18 +1567,18 @@ export interface IpcContract {
 
 /** Every invokable method, by area. Main registers `area:verb` for each; preload builds window.desk from it. */
 export const IPC_METHODS = {
-  profiles: ['list', 'create', 'createDemo', 'use', 'update', 'remove', 'testConnection'],
+  profiles: ['list', 'create', 'createDemo', 'use', 'update', 'remove', 'testConnection', 'smtp', 'setSmtp', 'clearSmtp', 'testSmtp'],
   keys: ['list', 'generate', 'import', 'exportPublic', 'letter', 'rotate', 'retire', 'backup', 'setSecret', 'clearSecret'],
-  payouts: ['validate', 'create', 'get', 'remittance', 'release', 'discard', 'currencies', 'operators'],
-  batches: ['template', 'validateFile', 'submit', 'pause', 'resume', 'cancel', 'list', 'get', 'results', 'exportResults', 'exportApprovals', 'remittance', 'retryFailed'],
+  payouts: ['validate', 'create', 'get', 'remittance', 'emailRemittance', 'remittanceEmail', 'release', 'discard', 'currencies', 'operators'],
+  batches: ['template', 'validateFile', 'submit', 'pause', 'resume', 'cancel', 'list', 'get', 'results', 'exportResults', 'exportApprovals', 'remittance', 'emailRemittance', 'retryFailed'],
   balances: ['get', 'refresh', 'series', 'pending'],
   overview: ['get'],
-  statements: ['get', 'export'],
+  statements: ['get', 'export', 'issue', 'accounts', 'setAccounts', 'accounting'],
   history: ['query', 'timeline', 'export'],
-  payins: ['options', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
+  payins: ['options', 'createLink', 'links', 'create', 'get', 'accountData', 'markPaidDemo', 'shareToken'],
   audit: ['list', 'verify'],
   settings: ['get', 'update', 'teamDatabase', 'setTeamDatabase', 'clearTeamDatabase', 'checkTeamDatabase'],
-  people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'enroll', 'setRoles', 'revoke', 'control', 'cosign', 'seal', 'confirmRoot', 'secondFactor', 'beginSecondFactor', 'confirmSecondFactor', 'verifySecondFactor', 'removeSecondFactor', 'alerts', 'muteAlert'],
+  people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'enroll', 'setRoles', 'revoke', 'control', 'cosign', 'seal', 'confirmRoot', 'secondFactor', 'beginSecondFactor', 'confirmSecondFactor', 'verifySecondFactor', 'removeSecondFactor', 'alerts', 'muteAlert', 'alertDigest', 'setAlertDigest'],
   approvals: ['queue', 'show', 'status', 'approve', 'reject', 'policy', 'setPolicy'],
   payees: ['list', 'versions', 'add', 'edit', 'approve', 'reject', 'withdraw', 'import', 'export', 'addFromPayout'],
   app: ['info', 'connectionState', 'rateBudget', 'openDataFolder', 'chooseFile', 'fileDropped'],

@@ -2,7 +2,7 @@
 // has a length limit, every number a range. The types are checked against the contract, so a
 // schema cannot drift from what the renderer is allowed to send.
 import { z } from 'zod';
-import { ALERT_KINDS, type Area, type AreaArgs, type Verb } from './api';
+import { ALERT_KINDS, PAYMENT_LINK_HOURS, type Area, type AreaArgs, type Verb } from './api';
 import { MAX_CSV_BYTES, MAX_LIST_ITEMS, MAX_PAGE_SIZE } from './limits';
 
 const listOf = <T extends z.ZodType>(item: T, max = MAX_LIST_ITEMS) => z.array(item).max(max, `at most ${max.toLocaleString('en')} items`);
@@ -72,6 +72,23 @@ const payoutFields = {
   reference: text(200).optional(),
 };
 
+/**
+ * A payment link: the amount is a plain positive decimal here; whether its decimals fit the currency (and the
+ * gateway offers the currency) is the payins service's check, against the currency cache.
+ */
+const paymentLink = z.strictObject({
+  amount: decimalText.refine((a) => /[1-9]/.test(a), 'must be greater than zero'),
+  currencyCode,
+  validityHours: z
+    .number()
+    .int('must be a whole number of hours')
+    .min(PAYMENT_LINK_HOURS.min, `at least ${PAYMENT_LINK_HOURS.min} hour`)
+    .max(PAYMENT_LINK_HOURS.max, `at most ${PAYMENT_LINK_HOURS.max} hours (30 days)`)
+    .optional(),
+  // One line of printable text: it is put into the share text a customer reads.
+  reference: text(140).trim().regex(/^[^\p{Cc}]*$/u, 'must be one line without control characters').optional(),
+});
+
 const callback = z.strictObject({
   enabled: z.boolean(),
   host: required(253),
@@ -135,6 +152,20 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     }),
     remove: z.strictObject({ profileId, deleteJournal: z.boolean().optional() }),
     testConnection: optionalProfile,
+    // Host and addresses as typed: their rules (host name, one plain address, "none" only on loopback) are the profile's, checked in main.
+    smtp: optionalProfile,
+    setSmtp: z.strictObject({
+      profileId: profileId.optional(),
+      host: required(253),
+      port: z.number().int().min(1).max(65_535).optional(),
+      security: z.enum(['tls', 'starttls', 'none']),
+      username: text(256).nullable().optional(),
+      from: required(254),
+      replyTo: text(254).nullable().optional(),
+      password: z.string().min(1, 'is required (leave it out to keep the saved one)').max(1024, 'at most 1024 characters').optional(),
+    }),
+    clearSmtp: optionalProfile,
+    testSmtp: z.strictObject({ profileId: profileId.optional(), to: required(254).optional() }),
   }),
   keys: () => ({
     list: optionalProfile,
@@ -159,6 +190,8 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     create: z.strictObject({ ...payoutFields, idPayout: paymentId, confirmPossibleDuplicate: z.boolean().optional() }),
     get: z.strictObject({ idPayout: paymentId }),
     remittance: z.strictObject({ idPayout: paymentId }),
+    emailRemittance: z.strictObject({ idPayout: paymentId, force: z.boolean().optional() }),
+    remittanceEmail: z.strictObject({ idPayout: paymentId }),
     release: z.strictObject({ idPayout: paymentId }),
     discard: z.strictObject({ idPayout: paymentId, reason: z.string().trim().min(1).max(500).optional() }),
     currencies: none,
@@ -180,9 +213,10 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     list: z.strictObject(page),
     get: byBatch,
     results: byBatch,
-    exportResults: byBatch,
+    exportResults: z.strictObject({ batchId, format: z.enum(['csv', 'pain.002']).optional() }),
     exportApprovals: byBatch,
     remittance: byBatch,
+    emailRemittance: z.strictObject({ batchId, force: z.boolean().optional() }),
     retryFailed: z.strictObject({ batchId, idPayouts: listOf(paymentId).min(1) }),
   }),
   balances: () => ({
@@ -197,6 +231,10 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
   statements: () => ({
     get: z.strictObject({ from: isoTime, to: isoTime, currencyCode: currencyCode.optional() }),
     export: z.strictObject({ from: isoTime, to: isoTime, currencyCode: currencyCode.optional(), format: z.enum(['csv', 'pdf', 'camt053']) }),
+    issue: z.strictObject({ from: isoTime, to: isoTime, currencyCode: currencyCode.optional() }),
+    accounts: none,
+    setAccounts: z.strictObject({ clearing: required(100), payouts: required(100), fees: required(100), returns: required(100), payins: required(100), taxRate: required(100) }),
+    accounting: z.strictObject({ from: isoTime, to: isoTime, currencyCode: currencyCode.optional(), format: z.enum(['generic', 'xero', 'quickbooks']) }),
   }),
   history: () => ({
     query: z.strictObject({ ...page, filters: historyFilters.optional(), sort: historySort.optional() }),
@@ -205,6 +243,8 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
   }),
   payins: () => ({
     options: z.strictObject({ money }),
+    createLink: paymentLink,
+    links: z.strictObject({ limit: z.number().int().min(1).max(200).optional() }),
     create: z.strictObject({
       idPayin: paymentId.optional(),
       amount: amountText,
@@ -274,6 +314,8 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     removeSecondFactor: z.strictObject({ code: secondFactorCode }),
     alerts: none,
     muteAlert: z.strictObject({ kind: z.enum(ALERT_KINDS), muted: z.boolean() }),
+    alertDigest: none,
+    setAlertDigest: z.strictObject({ email: text(254).trim().min(3, 'is not an e-mail address').nullable(), every: z.enum(['hourly', 'daily']) }),
   }),
   approvals: () => ({
     queue: none,

@@ -7,6 +7,8 @@ import type { NewAuditEntry } from '../audit/chain';
 import type {
   AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind,
   StatementPaymentRow,
+  IssuedStatementRecord,
+  ExportedMovement,
   PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from './types';
 
@@ -176,7 +178,82 @@ export interface DeskJournal extends JournalPort {
    */
   statementPayments(since: number, acceptedBy: number): Awaitable<StatementPaymentRow[]>;
 
+  // ---- closing a period (main/desk/statements.ts, main/desk/accounting.ts) ----
+  /** Stores a statement as issued; a statement is issued again as a new row, never changed. */
+  recordIssuedStatement(record: Omit<IssuedStatementRecord, 'seq'>): Awaitable<IssuedStatementRecord>;
+  /** The newest issue of exactly this period and currency scope ('' = every currency), or null. */
+  issuedStatement(periodFrom: number, periodTo: number, currencyScope: string): Awaitable<IssuedStatementRecord | null>;
+  /**
+   * Marks movements as exported by `exportId`, atomically: returns the ids marked now. An id exported before (by any
+   * desk of a team) is not marked again and not returned, so two exports never carry the same movement.
+   */
+  claimExportedMovements(exportId: string, movementIds: readonly string[], at: number): Awaitable<string[]>;
+  /** Which of these movements were exported, by which export and when. */
+  exportedMovements(movementIds: readonly string[]): Awaitable<ExportedMovement[]>;
+  /** The accounting accounts (JSON, main/accounting/accounts.ts), or null while none were set. */
+  accountingAccounts(): Awaitable<string | null>;
+  setAccountingAccounts(accountsJson: string, at: number): Awaitable<void>;
+
+  // ---- remittance advice by e-mail (main/remittance/outbox.ts; issue 28) ----
+  /** The mail records of these payouts (none for a payout whose advice was never e-mailed). */
+  remittanceMails(payoutIds: readonly string[]): Awaitable<RemittanceMailRecord[]>;
+  /**
+   * Takes the right to mail one payout's advice, before any SMTP server is spoken to. `over` null: only when the payout
+   * has no record (INSERT … ON CONFLICT DO NOTHING); else only while its record still carries that claim (a repeat after
+   * a refusal, or a forced resend). True: this claim holds the record; in a team exactly one desk's claim does.
+   */
+  claimRemittanceMail(claim: RemittanceMailClaim, over: string | null): Awaitable<boolean>;
+  /** An attempt's outcome; written only while `claim` still holds the record (false: it does not). */
+  recordRemittanceMail(payoutId: string, claim: string, update: RemittanceMailUpdate): Awaitable<boolean>;
+
   // ---- audit ----
   /** The newest entries first; before `beforeSeq` when given. */
   listAudit(limit?: number, beforeSeq?: number): Awaitable<AuditEntry[]>;
+}
+
+/**
+ * Where the e-mail of a payout's remittance advice stands. queued: claimed, being sent; retrying: the server or the
+ * connection failed for now and it is tried again; sent: the server took it; refused: the server said no for good
+ * (5xx); failed: it could not be sent (attempts used up, or an error no retry fixes).
+ */
+export type RemittanceMailState = 'queued' | 'retrying' | 'sent' | 'refused' | 'failed';
+
+export interface RemittanceMailRecord {
+  payoutId: string;
+  /** The batch whose advice it went with, when mailed for a batch. */
+  batchId: string | null;
+  recipient: string;
+  state: RemittanceMailState;
+  /** Attempts of the current send (a repeat starts again from 0). */
+  attempts: number;
+  /** The server's last answer (or the connection's error), as received. */
+  lastReply: string | null;
+  messageId: string | null;
+  /** How many times a server took this advice (more than one after a forced resend). */
+  sends: number;
+  /** When a server last took it (ms). */
+  sentAt: number | null;
+  /** Who asked for the send (the audit log's actor). */
+  requestedBy: string;
+  /** The random token of the send that holds the record. */
+  claim: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface RemittanceMailClaim {
+  payoutId: string;
+  batchId: string | null;
+  recipient: string;
+  messageId: string;
+  requestedBy: string;
+  claim: string;
+  at: number;
+}
+
+export interface RemittanceMailUpdate {
+  state: RemittanceMailState;
+  attempts: number;
+  lastReply: string | null;
+  at: number;
 }

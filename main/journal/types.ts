@@ -229,3 +229,23 @@ export interface BatchCounts {
   /** Not yet final: queued, being sent, or accepted and still moving. */
   pending: number;
 }
+
+/** A statement of a closed period as it was issued: its figures (canonical JSON) and their SHA-256. Never changed. */
+export interface IssuedStatementRecord {
+  seq: number;
+  periodFrom: number;
+  periodTo: number;
+  /** The one currency it covers, or '' for every currency. */
+  currencyScope: string;
+  figuresJson: string;
+  digest: string;
+  issuedAt: number;
+  issuedBy: string | null;
+}
+
+/** A movement (main/accounting/journal-lines.ts movementId) already in an accounting export, and which one. */
+export interface ExportedMovement {
+  movementId: string;
+  exportId: string;
+  exportedAt: number;
+}

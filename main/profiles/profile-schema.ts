@@ -3,6 +3,7 @@
 import { posix, win32 } from 'node:path';
 import * as z from '../zod-mini';
 import { DEFAULT_FINAL_STATUSES } from '../domain/status';
+import { Iso20022SettingsSchema, type Iso20022Settings } from '../iso20022/settings';
 
 export const TIMESTAMP_UNITS = ['ms', 's'] as const;
 export type TimestampUnit = (typeof TIMESTAMP_UNITS)[number];
@@ -124,6 +125,43 @@ export const TeamDatabaseSchema = z.strictObject({
 export type TeamDatabase = z.output<typeof TeamDatabaseSchema>;
 export type TeamDatabaseInput = z.input<typeof TeamDatabaseSchema>;
 
+// ---- SMTP server for remittance advice by e-mail (issue 28) -----------------------------------
+
+/**
+ * How the desk talks to its SMTP server. tls: TLS from the first byte (port 465). starttls: plain first, then
+ * STARTTLS, which must succeed or nothing is sent (port 587). none: clear text, only to a server on this machine
+ * (a local relay), since the login and every advice (payee, amount, account ending) would cross the network.
+ */
+export const SMTP_SECURITY = ['tls', 'starttls', 'none'] as const;
+export type SmtpSecurity = (typeof SMTP_SECURITY)[number];
+export const SMTP_DEFAULT_PORT: Record<SmtpSecurity, number> = { tls: 465, starttls: 587, none: 25 };
+
+const SMTP_HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[?[0-9A-Fa-f:.]{2,45}\]?)$/;
+/** An addr-spec as a payout's e-mail is checked (domain/payout.ts), kept here so the profile needs nothing more. */
+const MAIL_ADDRESS = /^[^\s@<>(),;:"\\]+@[^\s@<>(),;:"\\]+\.[^\s@<>(),;:"\\]+$/;
+/** True for one plain address (no name, list or comment): what a From, a Reply-to and a recipient must be. */
+export const isMailAddress = (text: string): boolean => text.length <= 254 && MAIL_ADDRESS.test(text);
+const mailAddress = (what: string) => z.string().check(z.trim(), z.maxLength(254, `${what} must be at most 254 characters`), z.regex(MAIL_ADDRESS, `${what} must be an e-mail address such as payouts@example.com`));
+
+/** The SMTP server remittance advice is sent through; its password is in the keychain (main/keys/smtp-password.ts). */
+export const SmtpSettingsSchema = z.strictObject({
+  host: z.string().check(z.trim(), z.maxLength(253), z.regex(SMTP_HOST, 'SMTP host must be a host name or an IP address, such as smtp.example.com (no scheme, no port)')),
+  port: z.int().check(z.minimum(1, 'SMTP port must be 1-65535'), z.maximum(65_535, 'SMTP port must be 1-65535')),
+  security: z.enum(SMTP_SECURITY),
+  /** The login; null: the server takes mail from this desk without one (a local relay). */
+  username: z.nullable(z.string().check(z.trim(), z.minLength(1, 'SMTP username must not be empty (leave it out for no login)'), z.maxLength(256))),
+  from: mailAddress('From address'),
+  replyTo: z._default(z.nullable(mailAddress('Reply-to address')), null),
+}).check(
+  z.superRefine((s, ctx) => {
+    if (s.security === 'none' && !isLoopbackHost(s.host)) {
+      ctx.addIssue({ code: 'custom', message: `SMTP security "none" sends the login and every advice in clear text: it is allowed only for a server on this machine (localhost, 127.0.0.1, ::1), not ${s.host}; use tls or starttls`, path: ['security'] });
+    }
+  }),
+);
+export type SmtpSettings = z.output<typeof SmtpSettingsSchema>;
+export type SmtpSettingsInput = z.input<typeof SmtpSettingsSchema>;
+
 /** Input for a new profile; every field but name, baseUrl and merchantCode has a default. */
 /** A whole number from `min` to `max`, `fallback` when absent. */
 const intIn = (min: number, max: number, fallback: number) => z._default(z.int().check(z.minimum(min), z.maximum(max)), fallback);
@@ -167,6 +205,10 @@ export const ProfileInputSchema = z.object({
   isDemo: z._default(z.boolean(), false),
   /** A shared team journal on PostgreSQL; null = this desk alone (SQLite). Its password is in the keychain. */
   teamDatabase: z._default(z.nullable(TeamDatabaseSchema), null),
+  /** Where remittance advice is e-mailed from; null: not set up. Its password is in the keychain. */
+  smtp: z._default(z.nullable(SmtpSettingsSchema), null),
+  /** pain.001 payment runs: operator rules and a fallback e-mail (main/iso20022/settings.ts); absent: SEPA → EU_SEPA. */
+  iso20022: z.optional(Iso20022SettingsSchema),
 });
 export type ProfileInput = z.input<typeof ProfileInputSchema>;
 
@@ -202,6 +244,8 @@ export interface Profile {
   idleLockMinutes: number;
   isDemo: boolean;
   teamDatabase: TeamDatabase | null;
+  smtp: SmtpSettings | null;
+  iso20022?: Iso20022Settings;
   createdAt: string;
   updatedAt: string;
 }

@@ -29,12 +29,12 @@ import type { Pool, PoolClient } from 'pg';
 import { deskActor } from '../../audit/actor';
 import { AuditKeyError, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, type AuditSigner, type NewAuditEntry } from '../../audit/chain';
 import { checkedBatch, JournalError } from '../../journal/shared';
-import type { DeskJournal, LikePayout, LikePayoutKey, ManifestRow, SendClaim } from '../../journal/port';
+import type { DeskJournal, LikePayout, LikePayoutKey, ManifestRow, RemittanceMailClaim, RemittanceMailRecord, RemittanceMailUpdate, SendClaim } from '../../journal/port';
 import { Grouped } from './grouped';
 import { paymentRowsJson, STORE_PAYMENTS_SQL } from './payment-rows';
 import { toBatch } from '../rows';
 import type {
-  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, StatementPaymentRow, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, StatementPaymentRow, IssuedStatementRecord, ExportedMovement, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
   PaymentState, StatusEvent, StatusObservation,
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
@@ -42,6 +42,8 @@ import {
   balanceSeriesPg, batchFileSubmittedPg, batchPaymentsPg, existingPayoutIdsPg, intentAttemptsPg, knownBeneficiaryAccountsPg, latestBalancesPg, recentLikePayoutsPg,
   listAuditPg, listBatchesPg, payoutActivityPg, statementPaymentsPg, balanceAtPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg, batchRetriesPg,
 } from './desk-reads';
+import * as closing from './closing';
+import { claimRemittanceMailPg, recordRemittanceMailPg, remittanceMailsPg } from './remittance-mails';
 import { migratePg } from './migrations';
 import { isConnectionError } from './connection-error';
 import { inTransaction } from './transaction';
@@ -1070,6 +1072,44 @@ export class PgJournal implements DeskJournal {
 
   balanceAt(currencyCode: string, at: number): Promise<BalanceSnapshot | null> {
     return balanceAtPg(this.pool, currencyCode, at);
+  }
+
+  // ---- closing a period ----
+  recordIssuedStatement(record: Omit<IssuedStatementRecord, 'seq'>): Promise<IssuedStatementRecord> {
+    return closing.recordIssuedStatementPg(this.pool, record);
+  }
+
+  issuedStatement(periodFrom: number, periodTo: number, currencyScope: string): Promise<IssuedStatementRecord | null> {
+    return closing.issuedStatementPg(this.pool, periodFrom, periodTo, currencyScope);
+  }
+
+  claimExportedMovements(exportId: string, movementIds: readonly string[], at: number): Promise<string[]> {
+    return closing.claimExportedMovementsPg(this.pool, exportId, movementIds, at);
+  }
+
+  exportedMovements(movementIds: readonly string[]): Promise<ExportedMovement[]> {
+    return closing.exportedMovementsPg(this.pool, movementIds);
+  }
+
+  accountingAccounts(): Promise<string | null> {
+    return closing.accountingAccountsPg(this.pool);
+  }
+
+  setAccountingAccounts(accountsJson: string, at: number): Promise<void> {
+    return closing.setAccountingAccountsPg(this.pool, accountsJson, at);
+  }
+
+  // ---- remittance advice by e-mail: the claim is one statement, so of two desks asking at once one mails ----
+  remittanceMails(payoutIds: readonly string[]): Promise<RemittanceMailRecord[]> {
+    return remittanceMailsPg(this.pool, payoutIds);
+  }
+
+  claimRemittanceMail(claim: RemittanceMailClaim, over: string | null): Promise<boolean> {
+    return claimRemittanceMailPg(this.pool, claim, over);
+  }
+
+  recordRemittanceMail(payoutId: string, claim: string, update: RemittanceMailUpdate): Promise<boolean> {
+    return recordRemittanceMailPg(this.pool, payoutId, claim, update);
   }
 
   /** Entries of held, released, discarded, missing and rejected payments are written on the chains. */

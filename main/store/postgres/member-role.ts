@@ -68,6 +68,11 @@ export const MEMBER_TABLES: readonly MemberTableRights[] = [
   { table: 'status_events', insert: 'all', serial: ['seq'] },
   { table: 'intents', insert: 'all' },
   { table: 'balance_snapshots', insert: 'all', serial: ['seq'] },
+  // Closing a period: statements as issued and movements already exported are only added (triggers refuse the
+  // rest); the accounting accounts are one row, replaced by its writers.
+  { table: 'issued_statements', insert: 'all', serial: ['seq'] },
+  { table: 'exported_movements', insert: 'all' },
+  { table: 'accounting_accounts', insert: 'all', update: ['accounts_json', 'updated_at'] },
   // Moved by SECURITY DEFINER triggers only. UPDATE of only_row (a constant) lets the payee book lock the
   // counter's row (SELECT … FOR UPDATE needs an UPDATE right) without letting a desk set the counter.
   { table: 'dual_control_changes' },
@@ -93,6 +98,12 @@ export const MEMBER_TABLES: readonly MemberTableRights[] = [
   },
   { table: 'payouts' },
   { table: 'payins' },
+  // Remittance mails: a desk claims a payout's row (insert), then writes each attempt's outcome; never deletes one.
+  {
+    table: 'remittance_mails',
+    insert: 'all',
+    update: ['batch_id', 'recipient', 'state', 'attempts', 'last_reply', 'message_id', 'sends', 'sent_at', 'requested_by', 'claim', 'updated_at'],
+  },
   // The desks' leases and the shared rate budget: kept and cleared by the desks themselves.
   { table: 'desk_leases', insert: 'all', update: ['lease_until'], delete: true },
   { table: 'rate_budget_slots', insert: 'all', update: ['ended_at', 'outcome', 'live_until'], delete: true, serial: ['id'] },

@@ -489,6 +489,58 @@ const MIGRATIONS: readonly string[] = [
     WHERE kind = 'payout' AND accepted_at IS NOT NULL;
   CREATE INDEX payments_pending ON payments (currency_code, state, amount_minor) WHERE kind = 'payout' AND NOT is_final;
   `,
+  // 12: closing a period, as SQLite migration 11: statements as issued, movements already exported, the accounts.
+  `
+  CREATE TABLE issued_statements (
+    seq BIGSERIAL PRIMARY KEY,
+    period_from BIGINT NOT NULL,
+    period_to BIGINT NOT NULL,
+    currency_scope TEXT NOT NULL,
+    figures_json TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    issued_at BIGINT NOT NULL,
+    issued_by TEXT
+  );
+  CREATE INDEX issued_statements_period ON issued_statements (period_from, period_to, currency_scope, seq);
+  CREATE TRIGGER issued_statements_no_change BEFORE UPDATE OR DELETE ON issued_statements
+    FOR EACH ROW EXECUTE FUNCTION refuse_write('an issued statement is never changed or deleted: issue it again');
+  CREATE TRIGGER issued_statements_no_truncate BEFORE TRUNCATE ON issued_statements
+    FOR EACH STATEMENT EXECUTE FUNCTION refuse_write('an issued statement is never deleted');
+  CREATE TABLE exported_movements (
+    movement_id TEXT PRIMARY KEY,
+    export_id TEXT NOT NULL,
+    exported_at BIGINT NOT NULL
+  );
+  CREATE TRIGGER exported_movements_no_change BEFORE UPDATE OR DELETE ON exported_movements
+    FOR EACH ROW EXECUTE FUNCTION refuse_write('an exported movement stays exported');
+  CREATE TRIGGER exported_movements_no_truncate BEFORE TRUNCATE ON exported_movements
+    FOR EACH STATEMENT EXECUTE FUNCTION refuse_write('an exported movement stays exported');
+  CREATE TABLE accounting_accounts (
+    only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),
+    accounts_json TEXT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  `,
+  // 13: remittance advice by e-mail, as SQLite migration 12. Two desks claim a payout's row with INSERT … ON CONFLICT
+  //     DO NOTHING (or an UPDATE naming the claim they read): one of them mails.
+  `
+  CREATE TABLE remittance_mails (
+    payout_id TEXT COLLATE "C" PRIMARY KEY,
+    batch_id TEXT COLLATE "C",
+    recipient TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('queued', 'retrying', 'sent', 'refused', 'failed')),
+    attempts INTEGER NOT NULL CHECK (attempts >= 0),
+    last_reply TEXT,
+    message_id TEXT,
+    sends INTEGER NOT NULL CHECK (sends >= 0),
+    sent_at BIGINT,
+    requested_by TEXT NOT NULL,
+    claim TEXT COLLATE "C" NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE INDEX remittance_mails_batch ON remittance_mails (batch_id) WHERE batch_id IS NOT NULL;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

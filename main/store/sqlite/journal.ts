@@ -15,11 +15,13 @@ import {
   balanceSeries, iterateHistory, latestBalances, paymentTimeline, payoutActivity, pendingPayoutTotals, queryHistory,
 } from '../history';
 import { balanceAt, statementPayments } from '../statements';
+import * as closing from '../closing';
+import * as remittanceMails from '../remittance-mails';
 import { migrate } from './migrations';
 import { toBatch, toPayment, type BatchRow, type PaymentRow } from '../rows';
-import type { DeskJournal, LikePayout, LikePayoutKey, ManifestRow, SendClaim } from '../../journal/port';
+import type { DeskJournal, LikePayout, LikePayoutKey, ManifestRow, RemittanceMailClaim, RemittanceMailRecord, RemittanceMailUpdate, SendClaim } from '../../journal/port';
 import type {
-  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, StatementPaymentRow, HistoryFilter, HistoryPage, HistoryQuery,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, StatementPaymentRow, IssuedStatementRecord, ExportedMovement, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
@@ -745,6 +747,44 @@ export class Journal implements DeskJournal {
 
   balanceAt(currencyCode: string, at: number): BalanceSnapshot | null {
     return balanceAt(this.db, currencyCode, at);
+  }
+
+  // ---- closing a period ----
+  recordIssuedStatement(record: Omit<IssuedStatementRecord, 'seq'>): IssuedStatementRecord {
+    return closing.recordIssuedStatement(this.db, record);
+  }
+
+  issuedStatement(periodFrom: number, periodTo: number, currencyScope: string): IssuedStatementRecord | null {
+    return closing.issuedStatement(this.db, periodFrom, periodTo, currencyScope);
+  }
+
+  claimExportedMovements(exportId: string, movementIds: readonly string[], at: number): string[] {
+    return closing.claimExportedMovements(this.db, exportId, movementIds, at);
+  }
+
+  exportedMovements(movementIds: readonly string[]): ExportedMovement[] {
+    return closing.exportedMovements(this.db, movementIds);
+  }
+
+  accountingAccounts(): string | null {
+    return closing.accountingAccounts(this.db);
+  }
+
+  setAccountingAccounts(accountsJson: string, at: number): void {
+    closing.setAccountingAccounts(this.db, accountsJson, at);
+  }
+
+  // ---- remittance advice by e-mail ----
+  remittanceMails(payoutIds: readonly string[]): RemittanceMailRecord[] {
+    return remittanceMails.remittanceMails(this.db, payoutIds);
+  }
+
+  claimRemittanceMail(claim: RemittanceMailClaim, over: string | null): boolean {
+    return remittanceMails.claimRemittanceMail(this.db, claim, over);
+  }
+
+  recordRemittanceMail(payoutId: string, claim: string, update: RemittanceMailUpdate): boolean {
+    return remittanceMails.recordRemittanceMail(this.db, payoutId, claim, update);
   }
 
   // ---- audit ----

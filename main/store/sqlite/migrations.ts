@@ -402,6 +402,67 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX payments_pending ON payments (currency_code, state, amount_minor) WHERE kind = 'payout' AND is_final = 0;
     `);
   },
+  // 11: closing a period: statements as issued (never changed), movements already in an accounting export (so a
+  // second export never repeats one), and the accounts those exports post to.
+  (db) => {
+    db.exec(`
+      CREATE TABLE issued_statements (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        period_from INTEGER NOT NULL,
+        period_to INTEGER NOT NULL,
+        currency_scope TEXT NOT NULL,
+        figures_json TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        issued_at INTEGER NOT NULL,
+        issued_by TEXT
+      );
+      CREATE INDEX issued_statements_period ON issued_statements (period_from, period_to, currency_scope, seq);
+      CREATE TRIGGER issued_statements_no_update BEFORE UPDATE ON issued_statements BEGIN
+        SELECT RAISE(ABORT, 'an issued statement is never changed: issue it again');
+      END;
+      CREATE TRIGGER issued_statements_no_delete BEFORE DELETE ON issued_statements BEGIN
+        SELECT RAISE(ABORT, 'an issued statement is never deleted');
+      END;
+      CREATE TABLE exported_movements (
+        movement_id TEXT PRIMARY KEY,
+        export_id TEXT NOT NULL,
+        exported_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TRIGGER exported_movements_no_update BEFORE UPDATE ON exported_movements BEGIN
+        SELECT RAISE(ABORT, 'an exported movement stays exported');
+      END;
+      CREATE TRIGGER exported_movements_no_delete BEFORE DELETE ON exported_movements BEGIN
+        SELECT RAISE(ABORT, 'an exported movement stays exported');
+      END;
+      CREATE TABLE accounting_accounts (
+        only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
+        accounts_json TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `);
+  },
+  // 12: remittance advice by e-mail (main/remittance/outbox.ts): one row per payout whose advice was mailed or is
+  //     being, claimed before the SMTP server is spoken to (its primary key is the claim), with the server's reply.
+  (db) => {
+    db.exec(`
+      CREATE TABLE remittance_mails (
+        payout_id TEXT PRIMARY KEY,
+        batch_id TEXT,
+        recipient TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('queued', 'retrying', 'sent', 'refused', 'failed')),
+        attempts INTEGER NOT NULL CHECK (attempts >= 0),
+        last_reply TEXT,
+        message_id TEXT,
+        sends INTEGER NOT NULL CHECK (sends >= 0),
+        sent_at INTEGER,
+        requested_by TEXT NOT NULL,
+        claim TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX remittance_mails_batch ON remittance_mails (batch_id) WHERE batch_id IS NOT NULL;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

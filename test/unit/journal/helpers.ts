@@ -42,11 +42,16 @@ export function payout(id: string, overrides: Partial<NewPayment> = {}): NewPaym
 }
 
 /**
- * Undoes schema steps 10 (the Overview's indexes), 9 (possible duplicates), 8 (control chain), 7 (payee book) and
- * 6 (dual control): the journal as the app before people and approvals left it.
+ * Undoes schema steps 12 (remittance mails), 11 (closing a period), 10 (the Overview's indexes), 9 (possible
+ * duplicates), 8 (control chain), 7 (payee book) and 6 (dual control): the journal as the app before people and
+ * approvals left it.
  */
 export function rollBackToSchema5(db: Database.Database): void {
   db.exec(`
+    DROP TABLE IF EXISTS remittance_mails;
+    DROP TABLE issued_statements;
+    DROP TABLE exported_movements;
+    DROP TABLE accounting_accounts;
     DROP INDEX payments_accepted;
     DROP INDEX payments_pending;
     DROP INDEX payments_like;
