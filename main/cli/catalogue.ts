@@ -39,8 +39,17 @@ export const CLI_AREAS: readonly CliArea[] = [
     load: async () => (await import('./overview')).registerOverviewCommands,
   },
   {
-    commands: { statement: "a period statement per currency that reconciles with the gateway's balances (this month by default)" },
-    load: async () => (await import('./statement')).registerStatementCommands,
+    commands: {
+      statement: "a period statement per currency that reconciles with the gateway's balances (this month by default)",
+      accounting: 'journal lines of a period for the ledger (generic CSV, Xero, QuickBooks), each movement exported once',
+    },
+    load: async () => {
+      const { registerStatementCommands, registerAccountingCommands } = await import('./statement');
+      return (program, deps) => {
+        registerStatementCommands(program, deps);
+        registerAccountingCommands(program, deps);
+      };
+    },
   },
   { commands: { history: 'the payment history of this profile (from the journal)' }, load: async () => (await import('./history')).registerHistoryCommands },
   { commands: { payins: 'payins: payment requests your customers pay into' }, load: async () => (await import('./payins')).registerPayinCommands },

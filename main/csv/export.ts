@@ -67,10 +67,16 @@ export const HISTORY_COLUMNS = [
 // csv-stringify takes roughly 15-20 µs per row here, so 1,000 rows keep each turn around 20 ms.
 const EXPORT_ROWS_PER_TURN = 1000;
 
-/** Rows as CSV text (CRLF, no BOM), every cell through the formula guard. */
-export function stringifyTable(table: readonly (readonly string[])[]): string {
+/** A plain signed decimal ("-12.50"): a number to a spreadsheet or an accounting tool, never a formula. */
+const SIGNED_DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/**
+ * Rows as CSV text (CRLF, no BOM), every cell through the formula guard; cells of `numberColumns` that are plain
+ * signed decimals pass as they are (an accounting tool reads "-12.50" as a credit, "'-12.50" as an error).
+ */
+export function stringifyTable(table: readonly (readonly string[])[], numberColumns: ReadonlySet<number> = new Set()): string {
   return stringify(
-    table.map((record) => record.map(neutraliseCell)),
+    table.map((record) => record.map((cell, i) => (numberColumns.has(i) && SIGNED_DECIMAL.test(cell) ? cell : neutraliseCell(cell)))),
     {
       record_delimiter: '\r\n',
       quote_record_delimiter: true,

@@ -83,7 +83,7 @@ async function statementParts(
       }),
     );
   }
-  return { view: { from: iso(from), to: iso(to), generatedAt: iso(now), currencies }, entries };
+  return { view: { from: iso(from), to: iso(to), generatedAt: iso(now), currencies, issued: null }, entries };
 }
 
 /**

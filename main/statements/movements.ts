@@ -9,6 +9,8 @@ export type MovementKind = 'paid' | 'fee' | 'failed' | 'returned' | 'payin';
 
 export interface Movement {
   kind: MovementKind;
+  /** Stable across reads: payment kind, id and movement kind ("payout:P-1:fee"); accounting exports key on it. */
+  movementId: string;
   paymentId: string;
   currencyCode: string;
   /** What it did to the total, in minor units: negative for money that left. 0 for a failed payout. */
@@ -58,12 +60,13 @@ export function movementsOf(rows: readonly StatementPaymentRow[]): { movements: 
   for (const p of rows) {
     const status = p.status.toUpperCase();
     const processedAt = p.isFinal ? parseTime(p.processedAt) : null;
+    const mid = (kind: MovementKind) => `${p.kind}:${p.id}:${kind}`;
     const fee = (at: number) => {
-      if (p.feeMinor && p.feeCurrencyCode) movements.push({ kind: 'fee', paymentId: p.id, currencyCode: p.feeCurrencyCode, deltaMinor: -p.feeMinor, amountMinor: p.feeMinor, at });
+      if (p.feeMinor && p.feeCurrencyCode) movements.push({ kind: 'fee', movementId: mid('fee'), paymentId: p.id, currencyCode: p.feeCurrencyCode, deltaMinor: -p.feeMinor, amountMinor: p.feeMinor, at });
     };
     if (p.kind === 'payin') {
       if (status === 'SUCCESS' && processedAt !== null) {
-        movements.push({ kind: 'payin', paymentId: p.id, currencyCode: p.currencyCode, deltaMinor: p.amountMinor, amountMinor: p.amountMinor, at: processedAt });
+        movements.push({ kind: 'payin', movementId: mid('payin'), paymentId: p.id, currencyCode: p.currencyCode, deltaMinor: p.amountMinor, amountMinor: p.amountMinor, at: processedAt });
         fee(processedAt);
       }
       continue;
@@ -74,15 +77,15 @@ export function movementsOf(rows: readonly StatementPaymentRow[]): { movements: 
       paidAt = paidAtOf(p.successRaw);
       const unknown = paidAt === null;
       paidAt ??= processedAt;
-      movements.push({ kind: 'paid', paymentId: p.id, currencyCode: p.currencyCode, deltaMinor: -p.amountMinor, amountMinor: p.amountMinor, at: paidAt, ...(unknown ? { paidTimeUnknown: true as const } : {}) });
+      movements.push({ kind: 'paid', movementId: mid('paid'), paymentId: p.id, currencyCode: p.currencyCode, deltaMinor: -p.amountMinor, amountMinor: p.amountMinor, at: paidAt, ...(unknown ? { paidTimeUnknown: true as const } : {}) });
       fee(paidAt);
-      movements.push({ kind: 'returned', paymentId: p.id, currencyCode: p.currencyCode, deltaMinor: p.amountMinor, amountMinor: p.amountMinor, at: processedAt });
+      movements.push({ kind: 'returned', movementId: mid('returned'), paymentId: p.id, currencyCode: p.currencyCode, deltaMinor: p.amountMinor, amountMinor: p.amountMinor, at: processedAt });
     } else if (paidAt !== null) {
-      movements.push({ kind: 'paid', paymentId: p.id, currencyCode: p.currencyCode, deltaMinor: -p.amountMinor, amountMinor: p.amountMinor, at: paidAt });
+      movements.push({ kind: 'paid', movementId: mid('paid'), paymentId: p.id, currencyCode: p.currencyCode, deltaMinor: -p.amountMinor, amountMinor: p.amountMinor, at: paidAt });
       fee(paidAt);
     } else if (p.isFinal && processedAt !== null) {
       // Failed, rejected, cancelled, expired: the reservation went back. A fee the gateway still reports was charged.
-      movements.push({ kind: 'failed', paymentId: p.id, currencyCode: p.currencyCode, deltaMinor: 0, amountMinor: p.amountMinor, at: processedAt });
+      movements.push({ kind: 'failed', movementId: mid('failed'), paymentId: p.id, currencyCode: p.currencyCode, deltaMinor: 0, amountMinor: p.amountMinor, at: processedAt });
       fee(processedAt);
     }
     // A final payout with no processedAt cannot be placed at a cut: left out rather than guessed.

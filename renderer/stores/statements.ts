@@ -3,7 +3,7 @@
 // the user's "Make statement" only, and once when the screen first opens; never in the background.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { FileContent, Result, StatementFormat, StatementQuery, StatementView } from '../../contract/api';
+import type { AccountingAccounts, AccountingExport, AccountingFormat, FileContent, Result, StatementFormat, StatementQuery, StatementView } from '../../contract/api';
 import { desk } from '../desk';
 import { errorFromException, type DeskError } from '../lib/errors';
 import { latestRequests } from '../lib/latest-request';
@@ -73,6 +73,28 @@ export const useStatementsStore = defineStore('statements', () => {
     return desk().statements.export({ ...query, format });
   }
 
+  /** The statement shown covers a period that has ended: only such a statement can be issued. */
+  const shownClosed = computed(() => shownQuery.value !== null && Date.parse(shownQuery.value.to) <= Date.now());
+
+  /** Issues the statement shown (main stores it with its digest); the screen then shows it as issued. */
+  async function issueShown(): Promise<Result<StatementView>> {
+    const query = shownQuery.value;
+    if (!query) throw new Error('No statement is shown to issue');
+    const r = await desk().statements.issue(query);
+    if (r.ok && shownQuery.value === query) view.value = r.data;
+    return r;
+  }
+
+  /** The period shown as journal lines for the ledger; each movement is exported once (main keeps which). */
+  async function accountingShown(format: AccountingFormat): Promise<Result<AccountingExport>> {
+    const query = shownQuery.value;
+    if (!query) throw new Error('No statement is shown to export');
+    return desk().statements.accounting({ ...query, format });
+  }
+
+  const accounts = (): Promise<Result<AccountingAccounts>> => desk().statements.accounts();
+  const setAccounts = (a: AccountingAccounts): Promise<Result<AccountingAccounts>> => desk().statements.setAccounts(a);
+
   /** The screen opened: this month's statement, the first time only (a made one stays shown with its time). */
   async function hydrate(): Promise<void> {
     if (loaded.value || loading.value) return;
@@ -93,8 +115,8 @@ export const useStatementsStore = defineStore('statements', () => {
   }
 
   return {
-    preset, firstDay, lastDay, currency, knownCurrencies, view, shownQuery, loading, loaded, error, period, problem, canExport,
-    make, hydrate, dehydrate, exportShown,
+    preset, firstDay, lastDay, currency, knownCurrencies, view, shownQuery, loading, loaded, error, period, problem, canExport, shownClosed,
+    make, hydrate, dehydrate, exportShown, issueShown, accountingShown, accounts, setAccounts,
   };
 });
 

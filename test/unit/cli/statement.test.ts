@@ -46,7 +46,7 @@ describe('the statement command', () => {
         { kind: 'unexplained', amount: eur('12.34'), text: 'Not explained by this desk\'s payments' },
       ],
     };
-    const view: StatementView = { from: '2026-10-31T23:00:00.000Z', to: '2026-11-30T23:00:00.000Z', generatedAt: '2026-11-27T14:00:00.000Z', currencies: [currency] };
+    const view: StatementView = { from: '2026-10-31T23:00:00.000Z', to: '2026-11-30T23:00:00.000Z', generatedAt: '2026-11-27T14:00:00.000Z', currencies: [currency], issued: null };
     const text = statementLines(view, { from: new Date(2026, 10, 1), to: new Date(2026, 11, 1) }).join('\n');
     expect(text).toContain('Statement 2026-11-01 to 2026-11-30 (local days: 2026-10-31T23:00:00.000Z to 2026-11-30T23:00:00.000Z)');
     expect(text).toContain("processedAt");
@@ -64,5 +64,17 @@ describe('the statement command', () => {
     expect(reconciled).toContain('EUR  reconciles');
     expect(reconciled.join('\n')).not.toContain('Notes:');
     expect(statementLines({ ...view, currencies: [] }, { from: new Date(2026, 10, 1), to: new Date(2026, 11, 1) }).at(-1)).toMatch(/^No balance read and no payment processed in this period/);
+  });
+
+  it('says whether the period was issued and, when a figure moved since, which one from what to what', () => {
+    const nov = { from: new Date(2026, 10, 1), to: new Date(2026, 11, 1) };
+    const base: StatementView = { from: '2026-10-31T23:00:00.000Z', to: '2026-11-30T23:00:00.000Z', generatedAt: '2026-12-02T09:00:00.000Z', currencies: [], issued: null };
+    const issued = { issuedAt: '2026-12-01T08:00:00.000Z', issuedBy: 'ada', digest: 'ab'.repeat(32), intact: true, changes: [] };
+    expect(statementLines(base, nov).join('\n')).not.toContain('Issued');
+    expect(statementLines({ ...base, issued }, nov)).toContain(`Issued 2026-12-01T08:00:00.000Z by ada, SHA-256 ${'ab'.repeat(32)}: unchanged since issued`);
+    const changed = statementLines({ ...base, issued: { ...issued, changes: [{ figure: 'EUR payouts paid amount', issued: '150.00', now: '175.00' }] } }, nov).join('\n');
+    expect(changed).toContain('CHANGED SINCE ISSUED (1 figure)');
+    expect(changed).toMatch(/EUR payouts paid amount\s+issued 150\.00\s+now 175\.00/);
+    expect(statementLines({ ...base, issued: { ...issued, intact: false } }, nov).join('\n')).toContain('NO LONGER MATCHES ITS DIGEST');
   });
 });
