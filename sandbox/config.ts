@@ -99,6 +99,11 @@ export const TokenRulesSchema = z
   .object({
     defaultValiditySecs: z.number().int().min(1).default(3_600),
     maxValiditySecs: z.number().int().min(1).default(86_400),
+    /**
+     * Tokens by action (limited to one payment id, made to be handed to a customer): a payment link lives for days,
+     * so these may be valid longer than general tokens, up to 30 days by default.
+     */
+    maxActionValiditySecs: z.number().int().min(1).default(2_592_000),
     timestampSkewSecs: z.number().int().min(0).default(300),
     /** HS256 key for issued JWTs. Absent = a random key per sandbox start. Tests set it to forge tokens. */
     signingSecret: z.string().min(32).optional(),

@@ -1,9 +1,10 @@
-// CLI: `payins options|create|get|account-data|share-token`, over the UI's payins service
+// CLI: `payins options|create|get|account-data|share-token|link|links`, over the UI's payins service
 // (main/desk/payins.ts): a payin is journalled (id fixed) before it is sent, like a payout.
-// `share-token` prints the one token the design lets out: limited to PAYIN_INFO for one payin id,
-// created on this explicit command, printed once, never stored or logged.
-import type { Command } from 'commander';
-import type { JsonValue, PayinInput, PayinView } from '../../contract/api';
+// `share-token` and `link` print the only tokens the design lets out, each limited to one payin id
+// (PAYIN_INFO; PAYIN_CREATE for exactly the link's money), created on that explicit command, printed
+// once, never stored or logged.
+import { InvalidArgumentError, type Command } from 'commander';
+import { PAYMENT_LINK_HOURS, PAYMENT_LINK_STATE_WORDS, type JsonValue, type PayinInput, type PayinView, type PaymentLinkInput } from '../../contract/api';
 import type { CliDeps } from './deps';
 import { currencyCode, intOption, table } from './shared';
 
@@ -29,6 +30,12 @@ function jsonLines(value: JsonValue, indent = '  '): string[] {
   return entries.flatMap(([k, v]) =>
     v !== null && typeof v === 'object' ? [`${indent}${k}:`, ...jsonLines(v, `${indent}  `)] : [`${indent}${k}: ${v === null ? '-' : String(v)}`],
   );
+}
+
+function validHours(value: string): number {
+  const hours = intOption('--valid-hours')(value);
+  if (hours < PAYMENT_LINK_HOURS.min || hours > PAYMENT_LINK_HOURS.max) throw new InvalidArgumentError(`must be from ${PAYMENT_LINK_HOURS.min} to ${PAYMENT_LINK_HOURS.max} hours (30 days)`);
+  return hours;
 }
 
 export function registerPayinCommands(program: Command, deps: CliDeps): void {
@@ -94,5 +101,41 @@ export function registerPayinCommands(program: Command, deps: CliDeps): void {
         [`Token for payin ${shared.idPayin} (PAYIN_INFO only), valid until ${shared.expiresAt}. It is shown once and not stored:`, shared.token],
         shared,
       );
+    });
+
+  payins
+    .command('link')
+    .description('a payment link: a new payin id and a token your customer uses to create and pay exactly that payin; printed once, never stored')
+    .requiredOption('--amount <decimal>', 'amount in major units, a plain decimal such as 25.00')
+    .requiredOption('--currency <code>', 'currency code, e.g. EUR', currencyCode)
+    .option('--valid-hours <hours>', `how long the link works, ${PAYMENT_LINK_HOURS.min}-${PAYMENT_LINK_HOURS.max} hours (default ${PAYMENT_LINK_HOURS.default})`, validHours)
+    .option('--reference <text>', 'a reference the customer sees, e.g. an invoice number')
+    .action(async (o: { amount: string; currency: string; validHours?: number; reference?: string }) => {
+      const input: PaymentLinkInput = {
+        amount: o.amount.trim(), currencyCode: o.currency,
+        ...(o.validHours !== undefined ? { validityHours: o.validHours } : {}), ...(o.reference !== undefined ? { reference: o.reference } : {}),
+      };
+      const link = await deps.desk().call('payins', 'createLink', input);
+      deps.print(
+        [
+          `Payment link for ${link.money.amount} ${link.money.currencyCode}: payin ${link.idPayin}, valid until ${link.expiresAt}.`,
+          'Send the customer the text between the lines. The token is shown once and not stored:',
+          '----',
+          link.shareText,
+          '----',
+          `Follow it with: payins links (or payins get ${link.idPayin})`,
+        ],
+        link,
+      );
+    });
+
+  payins
+    .command('links')
+    .description('the payment links issued, newest first, with where each stands (those waiting are checked with the gateway)')
+    .option('--limit <n>', 'how many (1-200, default 50)', intOption('limit'))
+    .action(async (o: { limit?: number }) => {
+      const links = await deps.desk().call('payins', 'links', o.limit !== undefined ? { limit: o.limit } : {});
+      const rows = links.map((l) => [l.idPayin, `${l.money.amount} ${l.money.currencyCode}`, PAYMENT_LINK_STATE_WORDS[l.state], l.expiresAt, l.reference ?? '']);
+      deps.print(links.length === 0 ? ['No payment link yet: make one with payins link --amount 25.00 --currency EUR.'] : table([['PAYIN', 'AMOUNT', 'STATE', 'VALID UNTIL', 'REFERENCE'], ...rows]), links);
     });
 }

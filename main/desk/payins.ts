@@ -1,7 +1,8 @@
 // payins:*. A payin is journalled (id fixed) before it is sent, like a payout; its virtual account,
 // reference and expiry are read from the gateway's own response stored in the status history, so
-// the payin screen works offline too. The share token is the one token that crosses IPC: limited
-// to PAYIN_INFO for one payin id, created only on this explicit call, never stored or logged.
+// the payin screen works offline too. Two tokens cross IPC, each limited to one payin id, created only
+// on an explicit call, never stored or logged: the share token (PAYIN_INFO) and a payment link's token
+// (PAYIN_CREATE for exactly the link's money; main/desk/payment-links.ts).
 import type { Money, PayinView } from '../../contract/api';
 import { minorFromGatewayNumber } from '../domain/money';
 import { newPaymentId } from '../domain/ids';
@@ -16,6 +17,7 @@ import { DeskError } from './services';
 import { iso, minorOf, money, statusEventView, toJson, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 import type { DemoController } from './demo-controller';
+import { linkDetailsOf, paymentLinksService } from './payment-links';
 
 const DEFAULT_PAYIN_METHOD = 'VAPAY';
 
@@ -88,6 +90,7 @@ async function observe(rt: DeskRuntime, profile: Profile, idPayin: string): Prom
 }
 
 export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: DemoController | null): ProfileAreaService<'payins'> {
+  const links = paymentLinksService(rt, currencies);
   const send = async (profile: Profile, journal: DeskJournal, idPayin: string): Promise<void> => {
     const p = await journal.getPayment('payin', idPayin);
     if (!p || (p.state !== 'QUEUED' && p.state !== 'SENDING')) return;
@@ -117,6 +120,8 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
   };
 
   return {
+    createLink: (profile, input) => links.createLink(profile, input),
+    links: (profile, args) => links.links(profile, args),
     async options(profile, { money: m }) {
       const decimalsOf = await currencies.freshDecimalsOf(profile.id);
       const options = await rt.ctx.gatewayFor(profile.id).paymentOptions({ amountMinor: minorOf(m.amount, m.currencyCode, decimalsOf), currencyCode: m.currencyCode });
@@ -126,7 +131,10 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
       const journal = await rt.journalFor(profile.id);
       const decimalsOf = await currencies.freshDecimalsOf(profile.id);
       const idPayin = input.idPayin ?? newPaymentId();
-      if (!(await journal.getPayment('payin', idPayin))) {
+      const existing = await journal.getPayment('payin', idPayin);
+      // A payment link's payin is the customer's to create, with the token they were given: never sent from here.
+      if (existing && linkDetailsOf(existing.details)) throw new DeskError('PAYMENT_LINK_ID', `payin ${idPayin} is a payment link: the customer creates it with the link's token`);
+      if (!existing) {
         const amountMinor = minorOf(input.amount, input.currencyCode, decimalsOf);
         if (amountMinor <= 0) throw new DeskError('AMOUNT_NOT_POSITIVE', 'amount must be greater than zero');
         const callbackUrl = input.callbackUrl || announcedCallbackUrl(profile) || undefined;
@@ -144,7 +152,9 @@ export function payinsService(rt: DeskRuntime, currencies: CurrencyCache, demo: 
       const journal = await rt.journalFor(profile.id);
       const record = await journal.getPayment('payin', idPayin);
       if (!record) throw new DeskError('NOT_FOUND', `No payin ${idPayin} in this profile's journal`);
-      if (record.state === 'ACCEPTED' && !record.isFinal) {
+      // A link the customer may have used meanwhile: looked up once (offline, it stays as the journal has it).
+      if (record.state === 'QUEUED' && linkDetailsOf(record.details)) await links.checkLink(profile, idPayin).catch(() => undefined);
+      else if (record.state === 'ACCEPTED' && !record.isFinal) {
         // Offline is fine: the journal's last known status is shown.
         await observe(rt, profile, idPayin).catch(() => undefined);
       }

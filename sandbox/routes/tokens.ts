@@ -34,11 +34,13 @@ function readTokenRequest<T extends typeof TokenByActionSchema | typeof TokenByO
   return body;
 }
 
-function validityOf(ctx: SandboxContext, body: TokenRequest): number {
-  const { defaultValiditySecs, maxValiditySecs } = ctx.config.tokens;
+/** General tokens up to `maxValiditySecs`; tokens by action (one payment id) up to `maxActionValiditySecs`. */
+function validityOf(ctx: SandboxContext, body: TokenRequest, byAction: boolean): number {
+  const { defaultValiditySecs, maxValiditySecs, maxActionValiditySecs } = ctx.config.tokens;
   const validity = body.validitySecs ?? defaultValiditySecs;
-  if (validity > maxValiditySecs) {
-    throw new SandboxError('VALIDATION_FAILED', `validitySecs may be at most ${maxValiditySecs}`);
+  const max = byAction ? maxActionValiditySecs : maxValiditySecs;
+  if (validity > max) {
+    throw new SandboxError('VALIDATION_FAILED', `validitySecs may be at most ${max}${byAction ? ' for a token by action' : ''}`);
   }
   return validity;
 }
@@ -50,7 +52,7 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: SandboxContext): 
     if (body.money) resolveMoney(ctx.config, body.money);
     const issued = await ctx.tokens.issue(
       { sub: body.merchantCode, ops: body.operations, money: body.money },
-      validityOf(ctx, body),
+      validityOf(ctx, body, false),
     );
     return reply.code(200).send(issued);
   });
@@ -66,7 +68,7 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: SandboxContext): 
         idPayment: body.idPayment,
         money: body.money,
       },
-      validityOf(ctx, body),
+      validityOf(ctx, body, true),
     );
     return reply.code(200).send(issued);
   });
