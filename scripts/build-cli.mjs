@@ -21,9 +21,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * Left to node_modules: native addons, pg's optional native binding (not installed), pdfkit (its font metrics are
- * files) and xmlbuilder2 (only the statement files need it; a command that makes none never loads it).
+ * files), xmlbuilder2 (only the statement files need it; a command that makes none never loads it) and nodemailer
+ * (only an e-mailed remittance advice needs it: loaded when a mail is sent, main/remittance/mail.ts).
  */
-const NATIVE_OR_OPTIONAL = ['keytar', 'better-sqlite3', 'pg-native', 'pdfkit', 'xmlbuilder2'];
+const NATIVE_OR_OPTIONAL = ['keytar', 'better-sqlite3', 'pg-native', 'pdfkit', 'xmlbuilder2', 'nodemailer'];
 
 /**
  * zod's classic and mini APIs and its core re-export every translation of its messages (`z.locales`, about a

@@ -20,6 +20,7 @@ import { typedCommand, type Env } from './invocation';
 import { parseMinor } from '../domain/money';
 import { DeskError } from '../desk/services';
 import { payeeService } from '../desk/payees';
+import { emailedLines, remittanceMode } from './remittance-email';
 import { PENDING_EXIT, addFilterOptions, askYesNo, currencyCode, filtersFrom, interrupted, intOption, sleep, statusWord, table, type FilterOptions, writeOut } from './shared';
 
 const LOCAL_END_STATES = new Set(['REJECTED', 'CANCELLED', 'MISMATCH', 'DISCARDED']);
@@ -263,10 +264,16 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
 
   payouts
     .command('remittance <idPayout>')
-    .description('remittance advice (PDF) for the payee of a paid payout')
-    .requiredOption('--out <file>', 'write the PDF here')
-    .option('--force', 'overwrite the --out file if it exists')
-    .action(async (idPayout: string, o: { out: string; force?: boolean }) => {
+    .description("remittance advice (PDF) for the payee of a paid payout: saved (--out), or e-mailed to the payout's address (--email, once)")
+    .option('--out <file>', 'write the PDF here')
+    .option('--email', "e-mail it to the payee through the profile's SMTP server (profiles smtp set); refused if already e-mailed")
+    .option('--force', 'with --out: overwrite the file if it exists; with --email: send again an advice already e-mailed (audited)')
+    .action(async (idPayout: string, o: { out?: string; email?: boolean; force?: boolean }) => {
+      if (remittanceMode(o) === 'email') {
+        const sent = await deps.desk().call('payouts', 'emailRemittance', { idPayout, ...(o.force ? { force: true } : {}) });
+        deps.print(emailedLines(sent), sent);
+        return;
+      }
       const file = await deps.desk().call('payouts', 'remittance', { idPayout });
       await writeOut(deps, o.out, o.force, file, { idPayout, fileName: file.fileName });
     });

@@ -20,9 +20,9 @@ function tlsMode(value: string): TeamTlsMode {
 }
 
 /** The first line of standard input (a trailing newline is not part of the password). */
-async function readPasswordFromStdin(deps: CliDeps): Promise<string> {
+export async function readPasswordFromStdin(deps: CliDeps, example = { variable: 'PGPASSWORD', command: 'profiles team set …' }): Promise<string> {
   if (deps.io.readStdin) return firstLine(await deps.io.readStdin());
-  if (process.stdin.isTTY) throw new CliUsageError(`--password-stdin reads the password from a pipe, e.g.: printf "%s" "$PGPASSWORD" | ${typedCommand('profiles team set …')}`);
+  if (process.stdin.isTTY) throw new CliUsageError(`--password-stdin reads the password from a pipe, e.g.: printf "%s" "$${example.variable}" | ${typedCommand(example.command)}`);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return firstLine(Buffer.concat(chunks).toString('utf8'));

@@ -14,7 +14,7 @@ import type { CurrencyCache } from './currency-cache';
 import { freshFunding, shortfallText, type FreshnessOptions } from './funding';
 import { personActor, preparedByFor, senderFor } from './dual-control';
 import { possibleDuplicateOf } from './possible-duplicate';
-import { payoutRemittance } from './remittance';
+import { emailPayoutRemittance, payoutRemittance, payoutRemittanceEmail } from './remittance';
 
 /** Live validation (every pause in typing): a balance read at most every 15 s, waited for up to 2 s. */
 const LIVE_CHECK: FreshnessOptions = { maxAgeMs: 15_000, waitMs: 2_000 };
@@ -150,6 +150,12 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
     },
     async remittance(profile, { idPayout }) {
       return payoutRemittance(rt, currencies, profile, idPayout);
+    },
+    async emailRemittance(profile, { idPayout, force }) {
+      return emailPayoutRemittance(rt, currencies, profile, idPayout, force === true);
+    },
+    async remittanceEmail(profile, { idPayout }) {
+      return payoutRemittanceEmail(rt, profile, idPayout);
     },
     async release(profile, { idPayout }) {
       // Dual control: releasing sends, so it is the sender's act (recorded as the actor).

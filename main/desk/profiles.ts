@@ -11,6 +11,8 @@ import { DeskError } from './services';
 import { actedBy, changeAdmin } from './keys';
 import { assertKeychainReachable } from '../keys/key-store';
 import { teamPasswordAccount } from '../keys/team-password';
+import { smtpPasswordAccount } from '../keys/smtp-password';
+import { clearSmtp, saveSmtp, smtpSettingsFrom, smtpView, testSmtp } from './smtp';
 import { controlPinAccount } from '../trust/control-pin';
 import { forgetJournalPin } from '../store/sqlite/audit-seal';
 
@@ -42,9 +44,10 @@ export async function removeProfile(rt: DeskRuntime, profileId: string, options:
   const wasCurrent = ctx.profiles.currentId() === profileId;
   await rt.forget(profileId);
   ctx.profiles.remove(profileId, actedBy(admin));
-  // Its team database password leaves this desk's keychain with it (best effort: a locked keychain
+  // Its team database and SMTP passwords leave this desk's keychain with it (best effort: a locked keychain
   // must not stop the removal; a stale entry names a profile that no longer exists).
   await ctx.keyStore.delete(teamPasswordAccount(profileId)).catch(() => false);
+  await ctx.keyStore.delete(smtpPasswordAccount(profileId)).catch(() => false);
   await ctx.trail.flush();
   await rt.forget(profileId);
   const path = journalPath(ctx.home, profileId);
@@ -140,6 +143,19 @@ export function profilesService(rt: DeskRuntime, demo: DemoController | null): P
         rt.setConnection(profile.id, { status: 'offline', lastError: { code: typeof e.code === 'string' ? e.code : 'ERROR', message: String(e.message ?? error) } });
         throw error;
       }
+    },
+    // The SMTP server remittance advice is e-mailed through (desk/smtp.ts).
+    async smtp(profile) {
+      return smtpView(rt, profile);
+    },
+    async setSmtp(profile, { profileId: _chosen, password, ...update }) {
+      return smtpView(rt, await saveSmtp(rt, profile, smtpSettingsFrom(update, profile.smtp), password));
+    },
+    async clearSmtp(profile) {
+      return smtpView(rt, (await clearSmtp(rt, profile)).profile);
+    },
+    async testSmtp(profile, { to }) {
+      return testSmtp(rt, profile, to);
     },
   };
 }
