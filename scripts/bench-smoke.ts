@@ -18,6 +18,7 @@ const SMOKE: Record<string, string[] | null> = {
   'history-ui': ['--rows', '500', '--runs', '1'],
   limiter: ['--calls', '30', '--callers', '4'],
   overview: ['--payouts', '20000', '--runs', '1'],
+  pain001: ['--rows', '2000', '--runs', '1'],
   'payee-book': ['--rows', '1000', '--runs', '1'],
   'payee-check': ['--rows', '1000', '--runs', '1'],
   'repeat-check': ['--earlier', '20000', '--rows', '2000', '--runs', '1'],

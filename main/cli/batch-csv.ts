@@ -8,7 +8,8 @@ import type { Command } from 'commander';
 import type { BatchValidation } from '../../contract/api';
 import { currencyDecimals } from '../domain/currencies';
 import { formatMinor } from '../domain/money';
-import { importPayoutCsvFile } from '../csv/import';
+import { importPayoutFileAt, isPain001Result, type PayoutFileResult } from '../iso20022/payout-file';
+import { isPain001FileErrorCode } from '../iso20022/errors';
 import { payoutCsvTemplate } from '../csv/template';
 import { CSV_FILE_ERROR_CODES, CsvFileError, type CsvImportOptions, type CsvImportResult, type CsvIssue } from '../csv/types';
 import { plural } from './shared';
@@ -61,13 +62,24 @@ function issueLines(title: string, issues: readonly CsvIssue[]): string[] {
   return [`${title}:`, ...shown, ...more];
 }
 
-/** The human report of `batch validate`. */
-export function formatValidationReport(result: CsvImportResult, currencies?: ReadonlyMap<string, number>, fileOnly = false): string {
-  const { counts } = result;
+/** "ISO 20022 pain.001.001.09, 12 transactions in 3 payment groups (MsgId RUN-7)": how a pain.001 was read. */
+export function pain001Line(m: { version: string; messageId: string; transactions: number; paymentGroups: number }): string {
+  return `ISO 20022 ${m.version}, ${plural(m.transactions, 'transaction')} in ${plural(m.paymentGroups, 'payment group')} (MsgId ${m.messageId})`;
+}
+
+/** How the file was read: a CSV's encoding, delimiter and decimal separator, or a pain.001's message. */
+function readAsLine(result: PayoutFileResult): string {
+  if (isPain001Result(result)) return `  read as ${pain001Line(result.iso20022)}; SHA-256 ${result.sha256}`;
   const delimiter = result.delimiter === '\t' ? 'tab' : `"${result.delimiter}"`;
+  return `  read as ${ENCODING_LABELS[result.encoding]}, delimiter ${delimiter}, decimal separator "${result.decimalSeparator}"; SHA-256 ${result.sha256}`;
+}
+
+/** The human report of `batch validate`. */
+export function formatValidationReport(result: PayoutFileResult, currencies?: ReadonlyMap<string, number>, fileOnly = false): string {
+  const { counts } = result;
   const lines = [
     `${result.fileName}: ${plural(counts.rows, 'row')}, ${counts.valid.toLocaleString('en-US')} valid, ${counts.invalid.toLocaleString('en-US')} invalid, ${plural(counts.warnings, 'warning')}`,
-    `  read as ${ENCODING_LABELS[result.encoding]}, delimiter ${delimiter}, decimal separator "${result.decimalSeparator}"; SHA-256 ${result.sha256}`,
+    readAsLine(result),
   ];
   if (result.totals.length > 0) {
     lines.push('Totals of the valid rows:');
@@ -87,14 +99,16 @@ export function formatValidationReport(result: CsvImportResult, currencies?: Rea
 }
 
 /** The JSON shape of `batch validate --json` (rows are left out: a 100,000-row file would flood the terminal). */
-export function validationJson(result: CsvImportResult, currencies?: ReadonlyMap<string, number>): Record<string, unknown> {
+export function validationJson(result: PayoutFileResult, currencies?: ReadonlyMap<string, number>): Record<string, unknown> {
+  const pain001 = isPain001Result(result);
   return {
     ok: result.counts.invalid === 0,
     fileName: result.fileName,
     sha256: result.sha256,
-    encoding: result.encoding,
-    delimiter: result.delimiter,
-    decimalSeparator: result.decimalSeparator,
+    encoding: pain001 ? 'utf-8' : result.encoding,
+    delimiter: pain001 ? '' : result.delimiter,
+    decimalSeparator: pain001 ? '.' : result.decimalSeparator,
+    iso20022: pain001 ? result.iso20022 : null,
     counts: result.counts,
     totals: result.totals.map((t) => ({ ...t, amount: formatMinor(t.amountMinor, currencyDecimals(t.currencyCode, currencies)) })),
     unknownColumns: result.unknownColumns,
@@ -141,7 +155,7 @@ export function formatProfileValidation({ profile, view }: ProfileValidation): s
   const ceiling = profile.maxAmountMinor ? `${profile.maxAmountMinor} minor units of each currency` : 'none set';
   const lines = [
     `${view.fileName}: ${plural(counts.rows, 'row')}, ${counts.valid.toLocaleString('en-US')} valid, ${counts.invalid.toLocaleString('en-US')} invalid, ${plural(counts.warnings, 'warning')}`,
-    `  read as ${label}, delimiter ${delimiter}; SHA-256 ${view.sha256}`,
+    view.iso20022 ? `  read as ${pain001Line(view.iso20022)}; SHA-256 ${view.sha256}` : `  read as ${label}, delimiter ${delimiter}; SHA-256 ${view.sha256}`,
     `Checked against profile ${profile.id} (${profile.baseUrl}): ${checkedParts(view, ceiling).join(', ')}.`,
   ];
   if (view.skippedChecks.length > 0) lines.push('Not checked:', ...view.skippedChecks.map((c) => `  - ${c}`));
@@ -193,8 +207,8 @@ export function registerBatchCsvCommands(batch: Command, deps: BatchCsvCliDeps =
 
   batch
     .command('validate')
-    .description('check a payout CSV file: counts, totals per currency, and every error and warning with its row and column')
-    .argument('<file>', 'the CSV file')
+    .description('check a payout CSV or ISO 20022 pain.001 file: counts, totals per currency, and every error and warning with its row and column (a pain.001: its transaction and element)')
+    .argument('<file>', 'the CSV or pain.001 (XML) file')
     .option('--json', 'print the report as JSON')
     .option('--decimal-comma', 'read amounts with a decimal comma (default: only when the delimiter is ";")')
     .option('--decimal-dot', 'read amounts with a decimal dot even when the delimiter is ";"')
@@ -216,7 +230,7 @@ export function registerBatchCsvCommands(batch: Command, deps: BatchCsvCliDeps =
           return;
         }
         const profile = deps.importOptions ? await deps.importOptions(command) : {};
-        const result = await importPayoutCsvFile(file, { ...profile, decimalComma });
+        const result = await importPayoutFileAt(file, { ...profile, decimalComma });
         if (opts.json) {
           const skippedChecks = deps.importOptions ? [] : [...PROFILE_CHECKS];
           stdout(`${JSON.stringify({ ...validationJson(result, profile.currencies), profile: null, skippedChecks }, null, 2)}\n`);
@@ -228,7 +242,8 @@ export function registerBatchCsvCommands(batch: Command, deps: BatchCsvCliDeps =
       } catch (error) {
         // A file that cannot be read at all: from the importer itself, or through the service (same codes).
         const code = (error as { code?: unknown }).code;
-        if (!(error instanceof CsvFileError) && !(typeof code === 'string' && (CSV_FILE_ERROR_CODES as readonly string[]).includes(code))) throw error;
+        const fileCode = typeof code === 'string' && ((CSV_FILE_ERROR_CODES as readonly string[]).includes(code) || isPain001FileErrorCode(code));
+        if (!(error instanceof CsvFileError) && !fileCode) throw error;
         const e = error as { code: string; message: string; rowNumber?: number | null; columns?: readonly string[] };
         if (opts.json) {
           const body = { ok: false, error: { code: e.code, message: e.message, rowNumber: e.rowNumber ?? null, columns: e.columns ?? [] } };

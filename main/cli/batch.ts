@@ -1,5 +1,5 @@
 // CLI: `batch submit|resume|pause|cancel|status|list|export|retry-failed`, over the UI's batches service
-// (main/desk/batches.ts): the file goes through the same importer and checks, is refused while
+// (main/desk/batches.ts): the file (a CSV or a pain.001) goes through the same importer and checks, is refused while
 // any row is invalid, and warnings (duplicates, file already submitted, bank details changed) need
 // --confirm-warnings. Progress is printed until every row is final unless --no-wait.
 // `retry-failed` sends again exactly the rows main marks retryable (per intent: every attempt ended
@@ -7,8 +7,8 @@
 // Exit codes: 0 every row SUCCESS; 1 an error, a refusal, or rows that failed; 2 a usage error (e.g.
 // retry-failed with no terminal and no --yes); 3 stopped waiting (--no-wait, timeout, Ctrl-C, paused):
 // the batch is journalled and `batch resume <id>` carries on.
-import { type Command } from 'commander';
-import type { BatchResultRow, BatchView } from '../../contract/api';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { BatchExportFormat, BatchResultRow, BatchView } from '../../contract/api';
 import { nextStepsOf } from './approval-hints';
 import { workAs } from './dual-control';
 import { actingOptions, type ActingOptions } from './acting';
@@ -16,10 +16,17 @@ import { typedCommand } from './invocation';
 import { fileSubmitOptions, submitValidated, validateFile, type FileSubmitOptions } from './submit-file';
 import { CliUsageError, type CliDeps, type CliDesk } from './deps';
 import { DeskError } from '../desk/services';
+import { batchEmailedLines, remittanceMode } from './remittance-email';
 import { batchStateLine } from '../../contract/state-words';
 import { PENDING_EXIT, askYesNo, interrupted, intOption, plural, sleep, statusWord, table, totalsByCurrency, writeOut } from './shared';
 
 const STOPPED_STATES = new Set(['CANCELLED', 'PAUSED', 'FAILED']);
+
+function exportFormat(value: string): BatchExportFormat {
+  const v = value.trim().toLowerCase();
+  if (v === 'csv' || v === 'pain.002') return v;
+  throw new InvalidArgumentError('must be csv or pain.002');
+}
 
 function progressLine(v: BatchView): string {
   const p = v.progress;
@@ -145,7 +152,7 @@ export async function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, wai
 export function registerBatchCommands(batch: Command, deps: CliDeps): void {
   actingOptions(fileSubmitOptions(batch
     .command('submit <file>')
-    .description('validate a payout CSV, refuse it if any row is invalid, store it as a batch and send it'))
+    .description('validate a payout CSV or an ISO 20022 pain.001 payment run (XML), refuse it if any row is invalid, store it as a batch and send it'))
     .option('--batch <id>', 'the batch id to use (letters, digits, "-" and "_"), so later commands can name it; default: a new random id')
     .option('--no-wait', 'return once the batch is stored, without printing progress')
     .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600))
@@ -222,13 +229,14 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
 
   batch
     .command('export <batchId>')
-    .description('the results CSV of a batch: every row with its status, fee, failure reason and processing time')
+    .description('the results CSV of a batch: every row with its status, fee, failure reason and processing time; or, for a batch from a pain.001, its ISO 20022 pain.002 status report (--format pain.002)')
+    .option('--format <format>', 'csv (the default) or pain.002: the status report per EndToEndId the ERP imports', exportFormat, 'csv')
     .option('--out <file>', 'write to this file instead of standard output')
     .option('--approvals-out <file>', 'also write the approvals sheet: each signed decision with signer, roles, time, manifest SHA-256, signature and public key')
     .option('--force', 'overwrite the --out file if it exists')
-    .action(async (batchId: string, o: { out?: string; approvalsOut?: string; force?: boolean }) => {
+    .action(async (batchId: string, o: { format: BatchExportFormat; out?: string; approvalsOut?: string; force?: boolean }) => {
       if (o.approvalsOut && !o.out) throw new CliUsageError('--approvals-out goes with --out (standard output carries one file)');
-      const file = await deps.desk().call('batches', 'exportResults', { batchId });
+      const file = await deps.desk().call('batches', 'exportResults', { batchId, ...(o.format === 'csv' ? {} : { format: o.format }) });
       await writeOut(deps, o.out, o.force, file, { batchId, fileName: file.fileName });
       if (o.approvalsOut) {
         const approvals = await deps.desk().call('batches', 'exportApprovals', { batchId });
@@ -238,10 +246,17 @@ export function registerBatchCommands(batch: Command, deps: CliDeps): void {
 
   batch
     .command('remittance <batchId>')
-    .description("remittance advice for the batch's paid payouts: a PDF with a page per payee")
-    .requiredOption('--out <file>', 'write the PDF here')
-    .option('--force', 'overwrite the --out file if it exists')
-    .action(async (batchId: string, o: { out: string; force?: boolean }) => {
+    .description("remittance advice for the batch's paid payouts: a PDF with a page per payee (--out), or a mail to each payee with theirs (--email, each payout once)")
+    .option('--out <file>', 'write the PDF here')
+    .option('--email', "e-mail each payee their advice through the profile's SMTP server; payouts already e-mailed are skipped")
+    .option('--force', 'with --out: overwrite the file if it exists; with --email: send again the advice of payouts already e-mailed (audited)')
+    .action(async (batchId: string, o: { out?: string; email?: boolean; force?: boolean }) => {
+      if (remittanceMode(o) === 'email') {
+        const outcome = await deps.desk().call('batches', 'emailRemittance', { batchId, ...(o.force ? { force: true } : {}) });
+        deps.print(batchEmailedLines(outcome), outcome);
+        if (outcome.refused.length + outcome.failed.length > 0) deps.setExitCode(1);
+        return;
+      }
       const file = await deps.desk().call('batches', 'remittance', { batchId });
       await writeOut(deps, o.out, o.force, file, { batchId, fileName: file.fileName, payees: file.payees, payouts: file.payouts, notPaid: file.notPaid });
       const left = file.notPaid ? `; ${plural(file.notPaid, 'payout')} not paid left out (in flight, failed or returned)` : '';

@@ -1,4 +1,4 @@
-// CLI: `profiles add|list|use|show|edit|remove` (and `profiles team …`, main/cli/team.ts). Profiles hold no secrets; keys and the deprecated
+// CLI: `profiles add|list|use|show|edit|remove` (and `profiles team …`, main/cli/team.ts; `profiles smtp …`, main/cli/smtp.ts). Profiles hold no secrets; keys and the deprecated
 // secret are handled by `keys …`. `edit` passes the named fields through the profile store's update
 // (the same validation as the app's settings; the environment is fixed at creation); `remove` keeps the
 // journal unless --delete-journal, and needs an admin (--as) once dual control is on.
@@ -9,6 +9,8 @@ import type { Profile, ProfilePatch } from '../profiles/profile-schema';
 import { askYesNo, intOption } from './shared';
 import { assertKeychainReachable } from '../keys/key-store';
 import { registerTeamCommands } from './team';
+import { registerSmtpCommands } from './smtp';
+import { registerIso20022Commands } from './iso20022';
 import { actAs, actingOptions, type ActingOptions } from './acting';
 
 function choice<T extends string>(allowed: readonly T[]) {
@@ -221,4 +223,6 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
     });
 
   registerTeamCommands(profiles, deps);
+  registerSmtpCommands(profiles, deps);
+  registerIso20022Commands(profiles, deps);
 }

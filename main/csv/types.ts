@@ -114,13 +114,14 @@ export interface CsvCurrencyTotal {
   count: number;
 }
 
-export interface CsvImportResult {
+/**
+ * What every batch file reader yields: this CSV importer, and the ISO 20022 pain.001 reader (main/iso20022). All
+ * that comes after reading (the review, warnings, approvals, the journal, sending) takes this shape.
+ */
+export interface PayoutFileImport {
   fileName: string;
   /** SHA-256 of the raw bytes, lower-case hex. */
   sha256: string;
-  encoding: CsvEncoding;
-  delimiter: CsvDelimiter;
-  decimalSeparator: '.' | ',';
   rows: CsvValidRow[];
   errors: CsvIssue[];
   warnings: CsvIssue[];
@@ -130,6 +131,12 @@ export interface CsvImportResult {
   counts: { rows: number; valid: number; invalid: number; warnings: number };
   /** Header texts of columns the importer does not know, in file order. */
   unknownColumns: string[];
+}
+
+export interface CsvImportResult extends PayoutFileImport {
+  encoding: CsvEncoding;
+  delimiter: CsvDelimiter;
+  decimalSeparator: '.' | ',';
 }
 
 export const CSV_FILE_ERROR_CODES = [

@@ -1,14 +1,13 @@
-// batches:*: CSV validation (kept in memory under a validation id until it is submitted once),
-// submission through the engine, control of running batches and their results.
+// batches:*: CSV or pain.001 validation (kept in memory under a validation id until it is submitted once),
+// submission through the engine, control of running batches and their results (a CSV, or a pain.002 report).
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView } from '../../contract/api';
 import { decodeBase64InSlices } from '../csv/base64';
 import { exportApprovalsCsv, exportBatchResultsCsvAsync } from '../csv/export';
-import { importPayoutCsv, importPayoutCsvFile, totalsOf } from '../csv/import';
+import { totalsOf } from '../csv/import';
 import { payoutCsvTemplate } from '../csv/template';
 import { mapInSlices, yieldToEventLoop } from '../csv/time-slice';
-import type { CsvImportOptions, CsvImportResult } from '../csv/types';
 import { payoutFieldsOf } from '../domain/payout';
 import { progressOf, type PayoutEngine } from '../engine';
 import type { DeskJournal, PaymentRecord } from '../journal';
@@ -22,7 +21,10 @@ import { checkedFunding, fundingFrom, shortfallText } from './funding';
 import { approvalExportRows, personActor, preparedByFor, rowsNotAsPrepared, senderFor } from './dual-control';
 import { payeeAwareCsvLookup } from './payees';
 import { plural } from '../../contract/plural';
-import { batchRemittance } from './remittance';
+import { batchRemittance, emailBatchRemittance } from './remittance';
+import { importPayoutFile, importPayoutFileAt, isPain001Result, type PayoutFileOptions, type PayoutFileResult } from '../iso20022/payout-file';
+import { pain001OriginOf } from '../iso20022/origin';
+import { pain002StatusReport } from '../iso20022/pain002';
 
 /** Validations waiting for submission; a few at most (each holds a whole file's rows). */
 const MAX_PENDING_VALIDATIONS = 8;
@@ -38,7 +40,7 @@ const formatMegabytes = (bytes: number): string => `${Math.round((bytes / 1024 /
 
 interface PendingValidation {
   profileId: string;
-  result: CsvImportResult;
+  result: PayoutFileResult;
   bytes: number;
 }
 
@@ -87,15 +89,18 @@ async function decodedSource(source: BatchFileSource, files: FileGrants): Promis
   return { kind: 'bytes', fileName: source.fileName, bytes };
 }
 
-/** The validation and the size of the file it came from (what the pending budget counts). */
-async function readSource(source: DecodedSource, options: CsvImportOptions): Promise<{ result: CsvImportResult; bytes: number }> {
+/**
+ * The validation and the size of the file it came from (what the pending budget counts). The file's content
+ * decides its reader: a pain.001 (XML) or a CSV (main/iso20022/payout-file.ts); both give the same result.
+ */
+async function readSource(source: DecodedSource, options: PayoutFileOptions): Promise<{ result: PayoutFileResult; bytes: number }> {
   switch (source.kind) {
     case 'path': {
-      const result = await importPayoutCsvFile(source.path, options);
+      const result = await importPayoutFileAt(source.path, options);
       return { result, bytes: (await stat(source.path).catch(() => null))?.size ?? 0 };
     }
     case 'bytes':
-      return { result: await importPayoutCsv(source.bytes, { ...options, fileName: source.fileName }), bytes: source.bytes.byteLength };
+      return { result: await importPayoutFile(source.bytes, { ...options, fileName: source.fileName }), bytes: source.bytes.byteLength };
   }
 }
 
@@ -142,7 +147,7 @@ export function batchesService(
       const journal = await rt.journalFor(profile.id);
       const client = rt.ctx.gatewayFor(profile.id);
       // The payee book's details in force stand in for what its payees were paid to (the "bank details changed" warning).
-      const options: CsvImportOptions = { journal: await payeeAwareCsvLookup(rt, profile.id, journal), ...(decimalComma !== undefined ? { decimalComma } : {}) };
+      const options: PayoutFileOptions = { journal: await payeeAwareCsvLookup(rt, profile.id, journal), ...(decimalComma !== undefined ? { decimalComma } : {}), iso20022: profile.iso20022 };
       if (profile.maxAmountMinor) options.maxAmountMinor = profile.maxAmountMinor;
       options.repeatWindowDays = profile.repeatWindowDays;
       const skippedChecks: string[] = [];
@@ -165,8 +170,10 @@ export function batchesService(
         validationId,
         fileName: result.fileName,
         sha256: result.sha256,
-        encoding: result.encoding,
-        delimiter: result.delimiter,
+        // A pain.001 is XML in UTF-8, with no delimiter; the review names its message instead.
+        encoding: isPain001Result(result) ? 'utf-8' : result.encoding,
+        delimiter: isPain001Result(result) ? '' : result.delimiter,
+        iso20022: isPain001Result(result) ? result.iso20022 : null,
         counts: result.counts,
         // Up to 100,000 rows: built in time slices, so the main process keeps answering meanwhile.
         rows: await mapInSlices(result.rows, ({ rowNumber, payout: p }) => ({
@@ -260,13 +267,24 @@ export function batchesService(
           status: p.status, localState: p.state, fee: optionalMoney(p.feeMinor, p.feeCurrencyCode, decimalsOf),
           failureReason: p.failureReason ?? (p.state === 'REJECTED' ? p.lastError : null) ?? reasonOf(p), processedAt: p.processedAt ?? isoOrNull(p.finalAt),
           intentId: p.intentId, retryable: retryable.has(p.id), retryOf: p.retryOf, retriedAs: retriedAs.get(p.id) ?? null,
+          endToEndId: pain001OriginOf(p)?.endToEndId ?? null,
         }),
       );
     },
-    async exportResults(profile, { batchId }) {
+    async exportResults(profile, { batchId, format }) {
       const journal = await rt.journalFor(profile.id);
       const batch = await journal.getBatch(batchId);
       if (!batch) throw new DeskError('NOT_FOUND', `No batch ${batchId} in this profile's journal`);
+      if (format === 'pain.002') {
+        const payments = await journal.batchPayments(batchId);
+        if (!payments.some((p) => pain001OriginOf(p) !== null)) {
+          throw new DeskError('NOT_FROM_PAIN001', `Batch ${batchId} (${batch.fileName}) did not come from a pain.001 file, so there is no payment run to report on; export its results as CSV`);
+        }
+        // The report's MsgId (Max35Text): new for every report, so an ERP tells two reports of one run apart.
+        const messageId = `STS-${Date.now().toString(36).toUpperCase()}-${randomUUID().slice(0, 8)}`;
+        const content = await pain002StatusReport({ messageId, createdAt: new Date().toISOString(), initiatingParty: profile.name, payments, decimalsOf: currencies.decimalsOf(profile.id) }, yieldToEventLoop);
+        return { fileName: `${batch.fileName.replace(/\.[^.]+$/, '')}-pain002.xml`, mimeType: 'application/xml', content };
+      }
       const content = await exportBatchResultsCsvAsync(
         (await journal.batchPayments(batchId)).map((p) => ({
           payout: { idPayout: p.id, ...payoutFieldsOf(p), ...(p.reference ? { reference: p.reference } : {}) },
@@ -280,6 +298,9 @@ export function batchesService(
     },
     async remittance(profile, { batchId }) {
       return batchRemittance(rt, currencies, profile, batchId);
+    },
+    async emailRemittance(profile, { batchId, force }) {
+      return emailBatchRemittance(rt, currencies, profile, batchId, force === true);
     },
     async exportApprovals(profile, { batchId }) {
       const batch = await (await rt.journalFor(profile.id)).getBatch(batchId);

@@ -10,7 +10,8 @@ import { DeskError } from './services';
 
 /** Extensions main accepts per purpose (the open dialog filters with the same list). */
 export const FILE_EXTENSIONS: Readonly<Record<FilePurpose, readonly string[]>> = {
-  csv: ['csv', 'tsv', 'txt'],
+  // A payout batch: a CSV, or an ISO 20022 pain.001 payment run (XML); the content decides the reader.
+  csv: ['csv', 'tsv', 'txt', 'xml'],
   key: ['pem', 'key', 'p8', 'pk8', 'txt'],
   ca: ['pem', 'crt', 'cer'],
 };

@@ -130,6 +130,16 @@ export const useBatchRunStore = defineStore('batch-run', () => {
     return r;
   }
 
+  /** The batch on screen came from a pain.001: its results carry the EndToEndIds a pain.002 report names. */
+  const fromPain001 = computed(() => results.value.some((r) => r.endToEndId !== null));
+
+  /** The ISO 20022 pain.002 status report of the batch on screen (main refuses it for a batch not from a pain.001). */
+  async function statusReport() {
+    const id = current.value?.id;
+    if (!id) throw new Error('no batch');
+    return desk().batches.exportResults({ batchId: id, format: 'pain.002' });
+  }
+
   async function loadPast(): Promise<void> {
     const isLatest = pastLoads.begin();
     pastLoading.value = true;
@@ -174,6 +184,8 @@ export const useBatchRunStore = defineStore('batch-run', () => {
     pastLoading,
     pastError,
     retryRows,
+    fromPain001,
+    statusReport,
     listen,
     onOpened,
     started,
