@@ -5,6 +5,7 @@
 // mute kinds. The desk-wide notifications (main/shell/notifications.ts) stay as they were for a desk without people.
 import type { AlertKind, ApprovalItem, BatchProgress, DeskNotification, PaymentStatusChanged } from '../../contract/api';
 import { AlertMemory } from './alert-memory';
+import { startAlertDigests } from './alert-digest';
 import { approvalsService } from './approvals';
 import { dualControlService, type DualControlService, type PersonView } from './dual-control';
 import type { ProfileAreaService } from './profile-binding';
@@ -36,6 +37,7 @@ export interface AlertsDeps {
   deliver: (alert: Alert) => void;
   /** How long events are gathered before the approvals queue is read again. */
   settleMs?: number;
+  now?: () => number;
 }
 
 export interface Alerts {
@@ -63,6 +65,7 @@ export function startAlerts(deps: AlertsDeps): Alerts {
     if (memory.muted(profileId, person.id).includes(kind)) return;
     if (!memory.firstTime(profileId, person.id, `${kind}:${key}`)) return;
     deps.deliver({ ...note, kind, personId: person.id, profileId });
+    memory.queueForDigest(profileId, person.id, person.name, { at: (deps.now ?? Date.now)(), kind, title: note.title, body: note.body });
   };
 
   const checkQueue = async (profileId: string): Promise<void> => {
@@ -173,8 +176,17 @@ export function startAlerts(deps: AlertsDeps): Alerts {
   };
 }
 
-/** The alerts of the desk's runtime, remembered in its data folder (main/index.ts shows them). */
+/** The alerts of the desk's runtime, remembered in its data folder (main/index.ts shows them), and their e-mail digests. */
 export function startDeskAlerts(rt: DeskRuntime, deliver: (alert: Alert) => void): Alerts {
   const dc = dualControlService(rt);
-  return startAlerts({ rt, dc, approvals: approvalsService(rt, dc), memory: AlertMemory.inHome(rt.ctx.home), deliver });
+  const memory = AlertMemory.inHome(rt.ctx.home);
+  const alerts = startAlerts({ rt, dc, approvals: approvalsService(rt, dc), memory, deliver });
+  const digests = startAlertDigests(rt, memory);
+  return {
+    flush: () => alerts.flush(),
+    stop() {
+      digests.stop();
+      alerts.stop();
+    },
+  };
 }

@@ -3,21 +3,30 @@
 // mutes per person and profile; this store only holds the answer, and whose it is.
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { AlertKind, AlertKindView, Result } from '../../contract/api';
+import type { AlertDigestView, AlertKind, AlertKindView, Result } from '../../contract/api';
 import { desk } from '../desk';
 import { registerAreaStore } from './session';
 
 export const useAlertsStore = defineStore('alerts', () => {
   const kinds = ref<AlertKindView[]>([]);
+  const digest = ref<AlertDigestView | null>(null);
   /** The person `kinds` belong to: a list of someone who locked meanwhile is not shown for the next one. */
   const personId = ref<string | null>(null);
 
   async function load(forPerson: string): Promise<Result<AlertKindView[]>> {
-    const r = await desk().people.alerts();
+    const [r, d] = await Promise.all([desk().people.alerts(), desk().people.alertDigest()]);
     if (r.ok) {
       kinds.value = r.data;
+      digest.value = d.ok ? d.data : null;
       personId.value = forPerson;
     }
+    return r;
+  }
+
+  /** The e-mail digest on (an address, hourly or daily) or off (null). */
+  async function setDigest(email: string | null, every: AlertDigestView['every']): Promise<Result<AlertDigestView>> {
+    const r = await desk().people.setAlertDigest({ email, every });
+    if (r.ok) digest.value = r.data;
     return r;
   }
 
@@ -31,10 +40,11 @@ export const useAlertsStore = defineStore('alerts', () => {
   function hydrate(): void {}
   function dehydrate(): void {
     kinds.value = [];
+    digest.value = null;
     personId.value = null;
   }
 
-  return { kinds, personId, load, setOn, hydrate, dehydrate };
+  return { kinds, digest, personId, load, setOn, setDigest, hydrate, dehydrate };
 });
 
 registerAreaStore(useAlertsStore);

@@ -1,7 +1,8 @@
 // Alerts reach the people who must act, at the desk where their key is: the approver hears that a payout waits for
 // their approval (who prepared it, its total), once, also after the desk restarts; the preparer hears that their
 // payout was held, returned or is missing and that their batch paused or finished with failures; a muted kind is
-// not told; a desk without dual control gives no personal alerts (its desk-wide notifications stay).
+// not told; a desk without dual control gives no personal alerts (its desk-wide notifications stay). A person's
+// e-mail digest carries the alerts given to them, through the profile's SMTP server (a real one on loopback), once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,8 @@ import { silentLogger } from '../../../main/log';
 import type { UnlockedSession } from '../../../main/people/key-vault';
 import { MIN_KDF } from '../../../main/people/person-key';
 import { payout, sqliteJournalOf } from '../journal/helpers';
+import { DIGEST_GATHER_MS, sendDueDigests } from '../../../main/desk/alert-digest';
+import { parseMail, startSmtpFixture, type RcptAnswer, type SmtpFixture } from '../../integration/support/smtp-fixture';
 
 const PROFILE = 'shop';
 let home: string;
@@ -29,7 +32,7 @@ let dc: DualControlService;
 let alerts: Alerts;
 let delivered: Alert[];
 let ada: { id: string; session: UnlockedSession };
-let bob: { id: string };
+let bob: { id: string; session: UnlockedSession };
 
 function start(): void {
   delivered = [];
@@ -46,7 +49,7 @@ beforeEach(async () => {
   const first = await dc.addPerson(PROFILE, { name: 'Ada', passphrase: 'ada passphrase 1' });
   ada = { id: first.person.id, session: first.session };
   const enrolled = await dc.enroll(PROFILE, { name: 'Bob', passphrase: 'bob passphrase 1' });
-  bob = { id: enrolled.person.id };
+  bob = { id: enrolled.person.id, session: enrolled.session };
   await dc.setRoles(PROFILE, bob.id, ['approver'], ada.session);
   await dc.setPolicy(PROFILE, { bands: { EUR: [{ atLeast: '1000', approvals: 1 }] }, newOrChangedPayee: 0 }, ada.session);
   start();
@@ -145,3 +148,82 @@ describe('alerts for whoever must act', () => {
     expect(delivered).toEqual([]);
   });
 });
+
+describe('e-mail digests of alerts', () => {
+  let smtp: SmtpFixture;
+  let answer: RcptAnswer = null;
+  const HOUR = 3_600_000;
+  const text = (n: number) => parseMail(smtp.mails[n]!.raw).parts[0]!.body.toString('utf8');
+
+  beforeEach(async () => {
+    answer = null;
+    smtp = await startSmtpFixture({ rcpt: () => answer });
+    ctx.profiles.update(PROFILE, { smtp: { host: '127.0.0.1', port: smtp.port, security: 'none', username: null, from: 'payouts@shop.example', replyTo: null } });
+  });
+  afterEach(() => smtp.close());
+
+  /** Bob turns his digest on at his desk, through the call the People screen makes. */
+  async function bobDigest(every: 'hourly' | 'daily') {
+    rt.setSession(PROFILE, bob.session);
+    return alertSwitches(rt).setAlertDigest(ctx.profiles.get(PROFILE), { email: 'bob@shop.example', every });
+  }
+
+  it("mails a person the alerts given to them, gathered, once, and never another person's", async () => {
+    expect(await bobDigest('hourly')).toMatchObject({ email: 'bob@shop.example', every: 'hourly', waiting: 0 });
+    const t0 = Date.now();
+    await heldPayout('po-1');
+    await heldPayout('po-2');
+    const memory = AlertMemory.inHome(home);
+    // Not before the gathering moment; then one mail with both, to Bob only (Ada has no digest).
+    expect(await sendDueDigests(rt, memory, t0 + 1_000)).toBe(0);
+    expect(await sendDueDigests(rt, memory, t0 + DIGEST_GATHER_MS + 1_000)).toBe(1);
+    expect(smtp.mails.map((m) => m.to)).toEqual([['bob@shop.example']]);
+    expect(parseMail(smtp.mails[0]!.raw).headers.get('subject')).toBe('Payout Desk: 2 alerts for Bob (Shop)');
+    expect(text(0).match(/Waits for your approval, Bob: Payout .*: 1500\.00 EUR, prepared by Ada/g)).toHaveLength(2);
+    // Sent is sent: nothing waits, nothing goes again.
+    expect(await sendDueDigests(rt, memory, t0 + 2 * HOUR)).toBe(0);
+    expect(await alertSwitches(rt).alertDigest(ctx.profiles.get(PROFILE))).toMatchObject({ waiting: 0, lastError: null, lastSentAt: expect.any(String) });
+    // The next alert waits for the hour to pass since the last digest.
+    await heldPayout('po-3');
+    expect(await sendDueDigests(rt, memory, t0 + DIGEST_GATHER_MS + 30 * 60_000)).toBe(0);
+    expect(await sendDueDigests(rt, memory, t0 + DIGEST_GATHER_MS + HOUR + 1_000)).toBe(1);
+    expect(smtp.mails).toHaveLength(2);
+    expect(parseMail(smtp.mails[1]!.raw).headers.get('subject')).toBe('Payout Desk: 1 alert for Bob (Shop)');
+  });
+
+  it('keeps the alerts and shows why when the server refuses, and sends them when it takes the mail', async () => {
+    await bobDigest('daily');
+    const t0 = Date.now();
+    await heldPayout('po-1');
+    const memory = AlertMemory.inHome(home);
+    answer = { code: 550, message: 'mailbox unavailable' };
+    expect(await sendDueDigests(rt, memory, t0 + DIGEST_GATHER_MS + 1_000)).toBe(0);
+    const failed = await alertSwitches(rt).alertDigest(ctx.profiles.get(PROFILE));
+    expect(failed).toMatchObject({ waiting: 1, lastSentAt: null });
+    expect(failed.lastError).toMatch(/^refused: .*550/);
+    answer = null;
+    expect(await sendDueDigests(rt, memory, t0 + DIGEST_GATHER_MS + 120_000)).toBe(1);
+    expect(await alertSwitches(rt).alertDigest(ctx.profiles.get(PROFILE))).toMatchObject({ waiting: 0, lastError: null });
+    // Off: nothing waits for a digest any more, and an address that is not one is refused.
+    expect(await alertSwitches(rt).setAlertDigest(ctx.profiles.get(PROFILE), { email: null, every: 'daily' })).toMatchObject({ email: null, waiting: 0 });
+    await expect(alertSwitches(rt).setAlertDigest(ctx.profiles.get(PROFILE), { email: 'bob at shop', every: 'daily' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('mails nothing of a muted kind, and says so when the profile has no SMTP server', async () => {
+    await bobDigest('hourly');
+    AlertMemory.inHome(home).setMuted(PROFILE, bob.id, 'approval-waiting', true);
+    const t0 = Date.now();
+    await heldPayout('po-1');
+    expect(await sendDueDigests(rt, AlertMemory.inHome(home), t0 + DIGEST_GATHER_MS + 1_000)).toBe(0);
+    expect(smtp.mails).toEqual([]);
+    AlertMemory.inHome(home).setMuted(PROFILE, bob.id, 'approval-waiting', false);
+    await heldPayout('po-2');
+    ctx.profiles.update(PROFILE, { smtp: null });
+    expect(await sendDueDigests(rt, AlertMemory.inHome(home), t0 + DIGEST_GATHER_MS + 1_000)).toBe(0);
+    // Both payouts wait for Bob now that the kind is on again; they stay queued, with the reason.
+    const digest = AlertMemory.inHome(home).digest(PROFILE, bob.id);
+    expect(digest?.waiting.map((w) => w.kind)).toEqual(['approval-waiting', 'approval-waiting']);
+    expect(digest?.lastError).toContain('has no SMTP server');
+  });
+});
+
