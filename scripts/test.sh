@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-DEBIAN_PACKAGES=(libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-x11 chromium xvfb openssl postgresql poppler-utils)
+DEBIAN_PACKAGES=(libsecret-1-dev gnome-keyring libsecret-tools dbus dbus-x11 chromium xvfb openssl postgresql poppler-utils tesseract-ocr)
 
 missing_packages() {
   local missing=()
@@ -30,7 +30,7 @@ if command -v dpkg-query >/dev/null 2>&1; then
     fi
   fi
 else
-  for tool in dbus-run-session gnome-keyring-daemon secret-tool chromium pdftotext pdftoppm; do
+  for tool in dbus-run-session gnome-keyring-daemon secret-tool chromium pdftotext pdftoppm tesseract; do
     command -v "$tool" >/dev/null 2>&1 || { echo "test: missing tool: $tool (see README, Linux prerequisites)" >&2; exit 1; }
   done
 fi

@@ -1,5 +1,6 @@
 // Remittance advice: only a payout the gateway reports SUCCESS is advised (never one in flight, failed or RETURNED);
-// a batch's advice is one page per payee with each of their payouts and the total; the PDF says it, read back as text.
+// a batch's advice is one page per payee with each of their payouts and the total; the PDF says it, read back as text
+// and, drawn to an image, by OCR.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { PaymentRecord } from '../../../main/journal/types';
 import { batchAdvice, notAdvisable, payoutAdvice } from '../../../main/remittance/advice';
 import { remittancePdf } from '../../../main/remittance/pdf';
+import { ocrPage } from '../support/pdf-ocr';
 
 const decimalsOf = (code: string) => (code === 'KWD' ? 3 : 2);
 const work = mkdtempSync(join(tmpdir(), 'remittance-'));
@@ -73,7 +75,13 @@ describe('remittance advice', () => {
     expect(first).toMatch(/Total\s+123\.45 EUR/);
     expect(first).not.toContain('Bob Roe');
     expect(text(2)).toMatch(/Paid to\s+Bob Roe <bob@example\.com>/);
-  });
+    // As a person sees the page: drawn to an image and read back by OCR, the payee, the invoice and the amount.
+    const seen = ocrPage(file, 1, work);
+    expect(seen).toContain('Jane Doe');
+    expect(seen).toContain('INV-2026-118');
+    expect(seen).toMatch(/Total\s+123\.45 EUR/);
+    // OCR takes seconds on a loaded machine.
+  }, 60_000);
 
   it('goes on to another page, under its headings again, for a payee with more payouts than a page holds', async () => {
     const rows = Array.from({ length: 70 }, (_, i) => paid(`many-${String(i + 1).padStart(2, '0')}`, { amountMinor: 100 }));
