@@ -108,14 +108,18 @@ function issuedLines(view: StatementView): string[] {
   return [`${head}: CHANGED SINCE ISSUED (${plural(i.changes.length, 'figure')})`, ...table(i.changes.map((c) => [`  ${c.figure}`, `issued ${c.issued}`, `now ${c.now}`]))];
 }
 
-export function registerStatementCommands(program: Command, deps: CliDeps): void {
-  program
-    .command('statement')
-    .description("a period statement per currency that reconciles with the gateway's balances (this month by default)")
+/** The options that choose a period (a month, or days) and a currency, as `statement` and `accounting export` take them. */
+function periodOptions(command: Command, currencyHelp: string): Command {
+  return command
     .option('--month <YYYY-MM>', 'a calendar month (local time)', monthOption)
     .option('--from <date>', 'first day (local date, e.g. 2026-11-01)', localDate('--from'))
     .option('--to <date>', 'last day, included (local date)', localDate('--to'))
-    .option('--currency <code>', 'one currency only', currencyCode)
+    .option('--currency <code>', currencyHelp, currencyCode);
+}
+
+export function registerStatementCommands(program: Command, deps: CliDeps): void {
+  periodOptions(program.command('statement'), 'one currency only')
+    .description("a period statement per currency that reconciles with the gateway's balances (this month by default)")
     .option('--format <format>', `a file with every movement instead of the summary: ${FORMATS.join(', ')} (camt053: an ISO 20022 bank statement)`, formatOption)
     .option('--out <file>', 'write the file here (a PDF always needs it)')
     .option('--force', 'overwrite --out if it exists')
@@ -163,13 +167,8 @@ function accountsLines(a: AccountingAccounts): string[] {
 
 export function registerAccountingCommands(program: Command, deps: CliDeps): void {
   const accounting = program.command('accounting').description('journal lines of a period for the ledger (generic CSV, Xero, QuickBooks), each movement exported once');
-  accounting
-    .command('export')
+  periodOptions(accounting.command('export'), 'one currency only (required for xero and quickbooks)')
     .description("the period's movements as journal lines; movements exported before are left out and listed")
-    .option('--month <YYYY-MM>', 'a calendar month (local time)', monthOption)
-    .option('--from <date>', 'first day (local date, e.g. 2026-11-01)', localDate('--from'))
-    .option('--to <date>', 'last day, included (local date)', localDate('--to'))
-    .option('--currency <code>', 'one currency only (required for xero and quickbooks)', currencyCode)
     .requiredOption('--format <format>', `${ACCOUNTING_FORMATS.join(', ')}`, accountingFormat)
     .requiredOption('--out <file>', 'write the file here')
     .option('--force', 'overwrite --out if it exists')
