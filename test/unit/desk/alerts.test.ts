@@ -74,6 +74,19 @@ const progress = (over: Partial<BatchProgress>): BatchProgress => ({
   batchId: 'b-1', state: 'RUNNING', total: 10, done: 10, failed: 0, pending: 0, sent: 10, ratePerSec: 0, etaSeconds: null, stateWord: '', stateReason: null, ...over,
 });
 
+/** Ada's batch pauses, finishes with two failures (told twice), and one of its payouts is returned, then missing. */
+async function preparersBatchEvents(): Promise<void> {
+  const journal = await sqliteJournalOf(rt, PROFILE);
+  journal.createBatch({ id: 'b-1', fileName: 'june.csv', sha256: 'a'.repeat(64), actor: 'test', preparedBy: ada.id, rows: [payout('b1-1', { preparedBy: ada.id }), payout('b1-2', { preparedBy: ada.id })] });
+  rt.events.emit('batchProgress', progress({ state: 'PAUSED', stateReason: 'needs 1 approval' }));
+  rt.events.emit('batchProgress', progress({ state: 'COMPLETED', failed: 2 }));
+  rt.events.emit('batchProgress', progress({ state: 'COMPLETED', failed: 2 }));
+  for (const status of ['RETURNED', 'MISSING']) {
+    rt.events.emit('paymentStatusChanged', { kind: 'payout', id: 'b1-1', status, previousStatus: 'SUCCESS', final: status === 'RETURNED', source: 'poll', observedAt: new Date().toISOString(), batchId: 'b-1' });
+  }
+  await alerts.flush();
+}
+
 describe('alerts for whoever must act', () => {
   it('the approver hears what waits for them, with who prepared it and the total; the preparer that it was held', async () => {
     await heldPayout('po-1');
@@ -119,15 +132,7 @@ describe('alerts for whoever must act', () => {
   });
 
   it('the preparer hears that their batch paused, finished with failures, and that a payout of theirs returned or is missing', async () => {
-    const journal = await sqliteJournalOf(rt, PROFILE);
-    journal.createBatch({ id: 'b-1', fileName: 'june.csv', sha256: 'a'.repeat(64), actor: 'test', preparedBy: ada.id, rows: [payout('b1-1', { preparedBy: ada.id }), payout('b1-2', { preparedBy: ada.id })] });
-    rt.events.emit('batchProgress', progress({ state: 'PAUSED', stateReason: 'needs 1 approval' }));
-    rt.events.emit('batchProgress', progress({ state: 'COMPLETED', failed: 2 }));
-    rt.events.emit('batchProgress', progress({ state: 'COMPLETED', failed: 2 }));
-    for (const status of ['RETURNED', 'MISSING']) {
-      rt.events.emit('paymentStatusChanged', { kind: 'payout', id: 'b1-1', status, previousStatus: 'SUCCESS', final: status === 'RETURNED', source: 'poll', observedAt: new Date().toISOString(), batchId: 'b-1' });
-    }
-    await alerts.flush();
+    await preparersBatchEvents();
     expect(delivered.filter((a) => a.personId === ada.id).map((a) => [a.kind, a.body])).toEqual([
       ['batch-paused', 'Batch b-1: needs 1 approval'],
       ['batch-failures', 'Batch b-1: 2 of 10 failed'],
@@ -189,6 +194,24 @@ describe('e-mail digests of alerts', () => {
     expect(await sendDueDigests(rt, memory, t0 + DIGEST_GATHER_MS + HOUR + 1_000)).toBe(1);
     expect(smtp.mails).toHaveLength(2);
     expect(parseMail(smtp.mails[1]!.raw).headers.get('subject')).toBe('Payout Desk: 1 alert for Bob (Shop)');
+  });
+
+  it("carries each of the preparer's alerts to their mail: held, paused, finished with failures, returned, missing", async () => {
+    rt.setSession(PROFILE, ada.session);
+    await alertSwitches(rt).setAlertDigest(ctx.profiles.get(PROFILE), { email: 'ada@shop.example', every: 'daily' });
+    const t0 = Date.now();
+    await heldPayout('po-1');
+    await preparersBatchEvents();
+    expect(await sendDueDigests(rt, AlertMemory.inHome(home), t0 + DIGEST_GATHER_MS + 1_000)).toBe(1);
+    expect(smtp.mails.map((m) => m.to)).toEqual([['ada@shop.example']]);
+    const mail = text(0);
+    for (const line of [
+      'Your payout was held: Payment po-1 was not sent',
+      'Your batch paused: Batch b-1: needs 1 approval',
+      'Your batch finished with failures: Batch b-1: 2 of 10 failed',
+      'Your payout was returned: Payment b1-1 was paid and then returned by the bank',
+      'Your payout is missing at the gateway: The gateway accepted payment b1-1',
+    ]) expect(mail).toContain(line);
   });
 
   it('keeps the alerts and shows why when the server refuses, and sends them when it takes the mail', async () => {
