@@ -46,6 +46,20 @@ export async function selectOption(page: Page, testId: string, optionText: strin
   await page.getByRole('option', { name: optionText }).first().click();
 }
 
+/**
+ * Picks one option of a single-choice select and waits for its list to close, trying again while it stays open: a
+ * click that lands while the list is still moving in chooses nothing (seen on loaded CI machines), and a click on
+ * the page meanwhile would land on the list's overlay.
+ */
+export async function chooseOption(page: Page, testId: string, optionText: string | RegExp): Promise<void> {
+  await expect(async () => {
+    if ((await page.getByRole('listbox').count()) === 0) await page.getByTestId(testId).click();
+    await page.getByRole('option', { name: optionText }).first().click({ timeout: 2_000 });
+    await expect(page.getByRole('listbox')).toHaveCount(0, { timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(page.getByTestId(testId)).toContainText(optionText);
+}
+
 /** One payout sent through the real handlers as New payout sends it (validate, then create with the preview's id). */
 export async function sendPayout(desk: DeskHarness, amount: string, currencyCode: string, accountName: string, bban: string): Promise<PaymentDetail> {
   const input = {
