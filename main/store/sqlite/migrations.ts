@@ -446,7 +446,7 @@ const MIGRATIONS: readonly Migration[] = [
   (db) => {
     db.exec(`
       CREATE TABLE remittance_mails (
-        payout_id TEXT PRIMARY KEY,
+        payout_id TEXT PRIMARY KEY NOT NULL,
         batch_id TEXT,
         recipient TEXT NOT NULL,
         state TEXT NOT NULL CHECK (state IN ('queued', 'retrying', 'sent', 'refused', 'failed')),
