@@ -14,6 +14,7 @@ import type { CurrencyCache } from './currency-cache';
 import { iso } from './convert';
 import type { ProfileAreaService } from './profile-binding';
 import type { DeskRuntime } from './runtime';
+import { actedBy, changeAdmin } from './keys';
 import { DeskError } from './services';
 
 /** Clocks of desk and gateway differ a little: payments are asked for from a day before the period. */
@@ -42,11 +43,13 @@ export function accountingService(rt: DeskRuntime, currencies: CurrencyCache, no
     },
 
     async setAccounts(profile, accounts) {
+      // Where every exported line posts: under dual control an admin's decision, as the SMTP server is.
+      const admin = await changeAdmin(rt, profile.id, 'changing the accounts the accounting export posts to');
       const journal = await rt.journalFor(profile.id);
       const before = accountsFrom(await journal.accountingAccounts());
       await journal.setAccountingAccounts(JSON.stringify(accounts), now());
       const changed = Object.fromEntries(Object.entries(accounts).filter(([k, v]) => before[k as keyof typeof before] !== v).map(([k, v]) => [k, { from: before[k as keyof typeof before], to: v }]));
-      await rt.audit(profile.id, { action: 'accounting.accounts-set', subject: profile.id, details: { changed } });
+      await rt.audit(profile.id, { action: 'accounting.accounts-set', subject: profile.id, details: { changed, ...actedBy(admin) } });
       return accountsFrom(await journal.accountingAccounts());
     },
 
