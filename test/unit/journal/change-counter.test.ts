@@ -27,6 +27,14 @@ class Database {
   /** The next read on a listening connection throws at once (a connection being closed). */
   refuseNext = false;
   readonly clients: FakeClient[] = [];
+  /** While true, a new connection waits until connectsGo(): the test looks at the marker before one can listen. */
+  holdConnects = false;
+  private readonly connectsWaiting: (() => void)[] = [];
+
+  connectsGo(): void {
+    this.holdConnects = false;
+    for (const go of this.connectsWaiting.splice(0)) go();
+  }
 
   read(): Promise<{ rows: { n: string }[] }> {
     this.reads += 1;
@@ -54,6 +62,7 @@ class Database {
   pool(): Pool {
     return {
       connect: async () => {
+        if (this.holdConnects) await new Promise<void>((go) => this.connectsWaiting.push(go));
         const client = new FakeClient(this);
         this.clients.push(client);
         return client;
@@ -239,19 +248,24 @@ describe('ChangeCounter', () => {
   it('throws nothing in the notification handler when the read fails; the marker stops holding until it listens again', async () => {
     const { db, changes, listener } = await opened(5n);
     const first = listener();
+    // No new connection may listen before the marker is looked at (its 10 ms retry could, on a loaded machine).
+    db.holdConnects = true;
     db.refuseNext = true;
     expect(() => first.notify('6')).not.toThrow();
     await settle();
     expect(changes.marker()).not.toBe(changes.marker());
     expect(first.released).toBe(true);
+    db.connectsGo();
     await until(() => db.clients.length === 2 && changes.marker() === changes.marker(), 'a new listening connection');
     expect(changes.marker()).toBe('pg.5');
 
     db.hold = true;
+    db.holdConnects = true;
     listener().notify('5');
     await db.failAll();
     expect(changes.marker()).not.toBe(changes.marker());
     db.hold = false;
+    db.connectsGo();
     await until(() => db.clients.length === 3 && changes.marker() === changes.marker(), 'a new listening connection');
     await changes.end();
     expect(changes.marker()).not.toBe(changes.marker());
