@@ -1190,8 +1190,11 @@ export interface PersonRef {
   name: string;
 }
 
-/** Where a subject stands: waiting for approvals, rejected, or approved (a sender may now send it). */
-export type ApprovalState = 'waiting' | 'rejected' | 'approved' | 'not-needed';
+/**
+ * Where a subject stands: waiting for approvals, rejected, or approved (a sender may now send it). 'unchecked' only in
+ * the queue: its rows and signatures are not checked yet (it shows no approval; an approvalsChanged follows once checked).
+ */
+export type ApprovalState = 'waiting' | 'rejected' | 'approved' | 'not-needed' | 'unchecked';
 
 export interface ApprovalStatusView {
   subject: ApprovalSubjectRef;
@@ -1221,6 +1224,7 @@ export interface ApprovalItem extends ApprovalStatusView {
   preparedBy: PersonRef | null;
   preparedAt: IsoTime | null;
   rows: number;
+  /** Of every row; while 'unchecked', a batch's are those of its file as submitted. */
   totals: { money: Money; count: number }[];
   /** The unlocked person may approve or reject it now (approver, not its preparer, not yet decided). */
   forMe: boolean;

@@ -2,12 +2,19 @@
 // approval (batches paused and payouts held by the gate), a subject's manifest and decisions, approve
 // (the passphrase is asked again and the signature made in main), reject with a reason, and the policy.
 // Everything is worked out from the journal by the dual-control service the CLI uses too.
+// The queue answers within a time budget: a subject whose manifest, digests and payee flags are not known under the
+// journal as it is now (the first open after start, or after any write) and that does not fit in the budget is
+// listed as 'unchecked', from cheap reads only (title, who prepared it, its send state, a batch's totals as
+// submitted), never with a verdict; a background pass works those out one subject at a time, yielding to the event
+// loop, and says approvalsChanged when the queue can be read checked. approvals:show always checks in full.
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type {
   ApprovalDecisionView, ApprovalDetail, ApprovalItem, ApprovalRowView, ApprovalState, ApprovalStatusView, ApprovalSubjectRef, PersonRef, PolicyView,
 } from '../../contract/api';
 import type { ApprovalRecord } from '../approvals/approval';
-import { manifestFromJournal } from '../approvals/gate';
-import type { Subject } from '../approvals/manifest';
+import { manifestDecimals, manifestFromJournal } from '../approvals/gate';
+import { decimalOf, type Subject } from '../approvals/manifest';
 import type { DualControlService, PersonView, ShowOptions, SubjectView } from './dual-control';
 import { proposalInfo, unlockedOrThrow } from './people';
 import { verifyCode } from './second-factor-ipc';
@@ -16,6 +23,8 @@ import type { DeskRuntime } from './runtime';
 import { DeskError } from './services';
 import { stillNeededText, type StillNeededFix } from './still-needed';
 import { possibleDuplicatesOfRows } from './possible-duplicate';
+import { journalWriteMarker } from './subject-facts';
+import { Journal } from '../store/sqlite';
 
 /** The way out the screens name when nobody left can approve. */
 const SCREEN_FIX: StillNeededFix = { grant: 'grant the approver role to another person (People)', policy: 'lower the policy (Settings)' };
@@ -24,6 +33,25 @@ const SCREEN_FIX: StillNeededFix = { grant: 'grant the approver role to another 
 export const MANIFEST_ROWS_SHOWN = 500;
 
 type Names = (id: string) => PersonRef;
+
+/**
+ * How long an open of the queue works out subjects not known yet before it lists the rest unchecked (issue 25:
+ * the queue opens in < 300 ms; reading the waiting subjects and building the items takes the rest).
+ */
+export const QUEUE_CHECK_BUDGET_MS = 100;
+/** Rows of the largest subject an open works out itself (some 15 ms here): a bigger one could overrun the budget alone. */
+export const QUEUE_CHECK_ROWS_MAX = 2_000;
+
+/** Passes given up because the journal was written meanwhile, tried again before waiting for the next open. */
+const BACKGROUND_RETRIES = 5;
+
+/** The background passes of each runtime, per profile: one at a time, shared by every approvals service on it. */
+const passesOf = new WeakMap<DeskRuntime, Map<string, Promise<void>>>();
+
+/** Resolves when the queue's background pass for the profile (if any) is over: for tests and benches. */
+export function queueChecked(rt: DeskRuntime, profileId: string): Promise<void> {
+  return passesOf.get(rt)?.get(profileId) ?? Promise.resolve();
+}
 
 const namesOf = (people: PersonView[]): Names => {
   const byId = new Map(people.map((p) => [p.id, p.name]));
@@ -56,7 +84,9 @@ function statusView(view: SubjectView, approvals: ApprovalRecord[], names: Names
   };
 }
 
-export function approvalsService(rt: DeskRuntime, dc: DualControlService): ProfileAreaService<'approvals'> {
+/** `checkBudgetMs`: QUEUE_CHECK_BUDGET_MS unless a test says otherwise (0: nothing unknown is worked out in the open). */
+export function approvalsService(rt: DeskRuntime, dc: DualControlService, options: { checkBudgetMs?: number } = {}): ProfileAreaService<'approvals'> {
+  const budgetMs = options.checkBudgetMs ?? QUEUE_CHECK_BUDGET_MS;
   /** The subject's view, or null when the journal has no such subject. */
   const viewOf = async (profileId: string, subject: Subject, options: ShowOptions = {}): Promise<SubjectView | null> => {
     try {
@@ -67,22 +97,55 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
     }
   };
 
-  const titleAndState = async (profileId: string, subject: Subject): Promise<{ title: string; sendState: string; preparedAt: string | null }> => {
+  /** What the journal says of the subject without reading its rows; `totals`: a batch's as submitted, a payout's own amount. */
+  const titleAndState = async (profileId: string, subject: Subject): Promise<{ title: string; sendState: string; preparedAt: string | null; rows: number; totals: ApprovalItem['totals'] }> => {
     const journal = await rt.journalFor(profileId);
+    const money = (amountMinor: number, currencyCode: string) => ({ amount: decimalOf(amountMinor, manifestDecimals(currencyCode)), currencyCode });
     if (subject.kind === 'batch') {
       const batch = await journal.getBatch(subject.id);
-      return { title: batch?.fileName ?? subject.id, sendState: batch?.state ?? 'UNKNOWN', preparedAt: batch ? new Date(batch.createdAt).toISOString() : null };
+      return {
+        title: batch?.fileName ?? subject.id, sendState: batch?.state ?? 'UNKNOWN', preparedAt: batch ? new Date(batch.createdAt).toISOString() : null,
+        rows: batch?.rowCount ?? 0, totals: (batch?.totals ?? []).map((t) => ({ money: money(t.amountMinor, t.currencyCode), count: t.count })),
+      };
     }
     const payout = await journal.getPayment('payout', subject.id);
-    return { title: payout?.accountName ?? subject.id, sendState: payout?.state ?? 'UNKNOWN', preparedAt: payout ? new Date(payout.createdAt).toISOString() : null };
+    return {
+      title: payout?.accountName ?? subject.id, sendState: payout?.state ?? 'UNKNOWN', preparedAt: payout ? new Date(payout.createdAt).toISOString() : null,
+      rows: payout ? 1 : 0, totals: payout ? [{ money: money(payout.amountMinor, payout.currencyCode), count: 1 }] : [],
+    };
+  };
+
+  /** How many rows a subject has, as the journal recorded it at submit: what working it out will cost, roughly. */
+  const rowsOf = async (profileId: string, subject: Subject): Promise<number> =>
+    subject.kind === 'payout' ? 1 : ((await (await rt.journalFor(profileId)).getBatch(subject.id))?.rowCount ?? 0);
+
+  const meOf = (profileId: string, people: PersonView[]): PersonView | undefined => {
+    const session = rt.peekSession(profileId);
+    return session ? people.find((p) => p.id === session.personId && p.revokedAt === null) : undefined;
+  };
+
+  /**
+   * A subject not checked yet: only what is read without its rows, and no verdict (no approval is counted or shown
+   * as counted before its manifest is rebuilt and its signatures checked). Nobody is asked to act on it yet.
+   */
+  const uncheckedItemOf = async (profileId: string, subject: Subject, people: PersonView[]): Promise<ApprovalItem | null> => {
+    const prepared = await (await rt.journalFor(profileId)).preparation(subject.kind, subject.id);
+    if (!prepared) return null;
+    const me = meOf(profileId, people);
+    const { title, sendState, preparedAt, rows, totals } = await titleAndState(profileId, subject);
+    return {
+      subject: { kind: subject.kind, id: subject.id }, enforced: true, state: 'unchecked', required: 0, approvedBy: [], rejectedBy: [],
+      message: 'Not checked yet: its rows, signatures and payees are being checked; open it to check it now', stillNeeded: null,
+      title, sendState, preparedAt, preparedBy: prepared.preparedBy ? namesOf(people)(prepared.preparedBy) : null, rows, totals,
+      forMe: false, preparedByMe: me !== undefined && prepared.preparedBy === me.id,
+    };
   };
 
   const itemOf = async (profileId: string, view: SubjectView, people: PersonView[]): Promise<ApprovalItem> => {
     const names = namesOf(people);
     const approvals = await (await rt.dualControlFor(profileId)).approvalsFor(view.subject);
     const status = statusView(view, approvals, names);
-    const session = rt.peekSession(profileId);
-    const me = session ? people.find((p) => p.id === session.personId && p.revokedAt === null) : undefined;
+    const me = meOf(profileId, people);
     const preparedByMe = me !== undefined && view.preparedBy === me.id;
     const decidedByMe = me !== undefined && approvals.some((a) => a.signerId === me.id);
     const { title, sendState, preparedAt } = await titleAndState(profileId, view.subject);
@@ -128,6 +191,50 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
 
   const changed = (profileId: string, subject: ApprovalSubjectRef | null) => rt.events.emit('approvalsChanged', { profileId, subject });
 
+  /** The subjects the queue weighs: batches running or paused, single payouts held by the gate. */
+  const waitingSubjects = async (profileId: string): Promise<Subject[]> => {
+    const journal = await rt.journalFor(profileId);
+    const subjects: Subject[] = (await journal.batchesIn(['RUNNING', 'PAUSED'])).map((b) => ({ kind: 'batch' as const, id: b.id }));
+    for (const id of await dc.heldPayoutIds(profileId)) subjects.push({ kind: 'payout', id });
+    return subjects;
+  };
+
+  /**
+   * Works out, one subject per turn of the event loop, the facts of every waiting subject not known yet, then says
+   * approvalsChanged (the screens and the alerts read the queue again, checked). Given up as soon as the journal is
+   * written meanwhile (what it worked out would not be served): tried again a second later, a few times (a batch
+   * sending writes all the time; the next open of the queue starts again), never once the journal is closed.
+   */
+  const checkInBackground = (profileId: string, attempt = 0): void => {
+    let passes = passesOf.get(rt);
+    if (!passes) passesOf.set(rt, (passes = new Map()));
+    if (passes.has(profileId)) return;
+    const pass = (async () => {
+      await nextTurn();
+      const journal = await rt.journalFor(profileId);
+      if (!(journal instanceof Journal)) return;
+      const marker = journalWriteMarker(journal);
+      const open = () => journal.db.open;
+      const stillSo = () => open() && journalWriteMarker(journal) === marker;
+      let worked = 0;
+      for (const subject of await waitingSubjects(profileId)) {
+        if (!stillSo()) break;
+        if ((await dc.knownView(profileId, subject)) !== undefined) continue;
+        await viewOf(profileId, subject, { reuse: true });
+        worked++;
+        await nextTurn();
+      }
+      if (stillSo()) {
+        if (worked > 0) changed(profileId, null);
+      } else if (open() && attempt < BACKGROUND_RETRIES) {
+        setTimeout(() => open() && checkInBackground(profileId, attempt + 1), 1_000).unref();
+      }
+    })()
+      .catch((error: unknown) => rt.log.warn('the approvals queue could not be checked in the background', { error }))
+      .finally(() => passes.delete(profileId));
+    passes.set(profileId, pass);
+  };
+
   const policyView = async (profileId: string): Promise<PolicyView> => {
     const { policy, isDefault, enforced } = await dc.policy(profileId);
     const names = namesOf(await dc.listPeople(profileId));
@@ -145,16 +252,25 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
 
   return {
     async queue(profile) {
+      const started = performance.now();
       if (!(await dc.policy(profile.id)).enforced) return [];
-      const journal = await rt.journalFor(profile.id);
-      const subjects: Subject[] = (await journal.batchesIn(['RUNNING', 'PAUSED'])).map((b) => ({ kind: 'batch' as const, id: b.id }));
-      for (const id of await dc.heldPayoutIds(profile.id)) subjects.push({ kind: 'payout', id });
+      const subjects = await waitingSubjects(profile.id);
       const people = await dc.listPeople(profile.id);
       const items: ApprovalItem[] = [];
       // Digests and payee flags reused while the journal saw no write since the last open (subject-facts.ts).
       await dc.keepFactsOf(profile.id, subjects);
+      // A journal without write markers (the team's on PostgreSQL) reuses nothing: every subject is worked out now.
+      const lazy = journalWriteMarker(await rt.journalFor(profile.id)) !== null;
+      let unchecked = false;
       for (const subject of subjects) {
-        const view = await viewOf(profile.id, subject, { reuse: true });
+        let view = lazy ? await dc.knownView(profile.id, subject) : undefined;
+        if (view === undefined && lazy && (performance.now() - started >= budgetMs || (await rowsOf(profile.id, subject)) > QUEUE_CHECK_ROWS_MAX)) {
+          const cheap = await uncheckedItemOf(profile.id, subject, people);
+          if (cheap) items.push(cheap);
+          unchecked = true;
+          continue;
+        }
+        if (view === undefined) view = await viewOf(profile.id, subject, { reuse: true });
         if (!view) continue;
         const item = await itemOf(profile.id, view, people);
         // Approved and already on its way: nothing left for dual control to show.
@@ -162,6 +278,7 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService): Profi
         if (item.state === 'not-needed' || (item.state === 'approved' && !waitsForSender)) continue;
         items.push(item);
       }
+      if (unchecked) checkInBackground(profile.id);
       return items.sort((a, b) => (b.preparedAt ?? '').localeCompare(a.preparedAt ?? ''));
     },
     show: (profile, ref) => detailOf(profile.id, ref),

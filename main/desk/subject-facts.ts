@@ -74,6 +74,18 @@ export class SubjectFactsCache {
     return facts;
   }
 
+  /**
+   * The facts of `subject` when they were worked out under the journal and control state as they are now, computing
+   * nothing: undefined when not (`facts` undefined inside: the journal has no such subject). Never for a journal
+   * without write markers.
+   */
+  peek(journal: DeskJournal, state: ControlState, subject: Subject): { facts: SubjectFacts | undefined } | undefined {
+    const marker = journalWriteMarker(journal);
+    if (marker === null) return undefined;
+    const hit = this.byJournal.get(journal)?.get(subjectKey(subject));
+    return hit && hit.key === `${marker}|${controlKey(state)}` ? { facts: hit.facts } : undefined;
+  }
+
   /** Forgets every subject of `journal` but `keep` (those the queue still lists). */
   keepOnly(journal: DeskJournal, keep: readonly Subject[]): void {
     const entries = this.byJournal.get(journal);

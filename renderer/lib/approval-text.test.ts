@@ -16,6 +16,9 @@ describe('approvalStateText', () => {
     expect(approvalStateText(status({ state: 'approved', approvedBy: [ada, bob] }))).toBe('approved (2 of 2)');
     expect(approvalStateText(status({ state: 'not-needed', required: 0 }))).toBe('no approval needed');
   });
+  it('claims nothing of a subject the queue has not checked yet', () => {
+    expect(approvalStateText(status({ state: 'unchecked', required: 0 }))).toBe('checking…');
+  });
 });
 
 describe('stillNeededSentence', () => {

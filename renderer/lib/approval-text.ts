@@ -17,6 +17,8 @@ export function approvalStateText(s: ApprovalStatusLike): string {
       return `rejected by ${s.rejectedBy.map((r) => r.name).join(', ')}`;
     case 'approved':
       return `approved (${s.approvedBy.length} of ${s.required})`;
+    case 'unchecked':
+      return 'checking…';
     default:
       return 'no approval needed';
   }

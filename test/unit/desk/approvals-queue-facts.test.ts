@@ -14,7 +14,7 @@ import { approvalsService } from '../../../main/desk/approvals';
 import { dualControlService, type DualControlService } from '../../../main/desk/dual-control';
 import { createDeskEvents } from '../../../main/desk/events';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
-import { journalWriteMarker } from '../../../main/desk/subject-facts';
+import { journalWriteMarker, SubjectFactsCache } from '../../../main/desk/subject-facts';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { silentLogger } from '../../../main/log';
 import type { UnlockedSession } from '../../../main/people/key-vault';
@@ -35,7 +35,7 @@ let batchIds: string[];
 
 const queue = () => approvalsService(rt, dc).queue(ctx.profiles.get(PROFILE), undefined);
 /** The queue as a service that has never seen this journal works it out. */
-const freshQueue = () => approvalsService(rt, dualControlService(rt, { kdf: MIN_KDF })).queue(ctx.profiles.get(PROFILE), undefined);
+const freshQueue = () => approvalsService(rt, dualControlService(rt, { kdf: MIN_KDF, facts: new SubjectFactsCache() })).queue(ctx.profiles.get(PROFILE), undefined);
 
 async function prepareBatch(name: string, rows: number): Promise<string> {
   const batch = journal.createBatch({
