@@ -120,7 +120,8 @@ export class StatusPoller {
     const longest = Math.max(tickMs, Math.min(20 * tickMs, Math.floor(this.deps.pollIntervalMs / 2)));
     let next: number | null;
     try {
-      next = await this.deps.journal.nextPollTime();
+      // Reads in flight are left out: they were due, and looking again every tick would not start them sooner.
+      next = await this.deps.journal.nextPollTime(new Set(this.inFlight.keys()));
     } catch {
       return longest; // the journal is busy or closing: look again later
     }

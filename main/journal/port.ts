@@ -12,6 +12,13 @@ import type {
   PaymentRecord, PaymentState, StatusEvent, StatusObservation,
 } from './types';
 
+/** A status read that fell due: which payment, and when (the poller reads the payment itself when it starts the read). */
+export interface DuePoll {
+  kind: PaymentKind;
+  id: string;
+  nextPollAt: number;
+}
+
 /** A value now (SQLite) or later (PostgreSQL). */
 export type Awaitable<T> = T | Promise<T>;
 
@@ -77,13 +84,17 @@ export interface JournalPort {
   paymentState(kind: PaymentKind, id: string): Awaitable<{ state: PaymentState; isFinal: boolean } | undefined>;
   unsentPayments(kind: PaymentKind, batchId?: string): Awaitable<PaymentRecord[]>;
   sendableCount(batchId: string): Awaitable<number>;
-  nextPollTime(): Awaitable<number | null>;
+  /**
+   * When the next status read falls due, leaving out `skip` (`kind:id` of reads this desk has in flight: their
+   * read sets their next time when it ends, so they must not keep an idle poller looking every tick).
+   */
+  nextPollTime(skip?: ReadonlySet<string>): Awaitable<number | null>;
   /**
    * Up to `limit` payments whose next read is due, but none of `skip` (`kind:id` of reads this desk has in
    * flight). A team desk takes what it returns for a while, so two desks do not read one payment at once:
    * ask only for what will be read now.
    */
-  duePolls(now: number, limit: number, skip?: ReadonlySet<string>): Awaitable<PaymentRecord[]>;
+  duePolls(now: number, limit: number, skip?: ReadonlySet<string>): Awaitable<DuePoll[]>;
   knownCurrencies(): Awaitable<string[]>;
 
   // ---- batches ----

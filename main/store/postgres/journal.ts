@@ -29,7 +29,7 @@ import type { Pool, PoolClient } from 'pg';
 import { deskActor } from '../../audit/actor';
 import { AuditKeyError, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, type AuditSigner, type NewAuditEntry } from '../../audit/chain';
 import { checkedBatch, JournalError } from '../../journal/shared';
-import type { DeskJournal, LikePayout, LikePayoutKey, ManifestRow, RemittanceMailClaim, RemittanceMailRecord, RemittanceMailUpdate, SendClaim } from '../../journal/port';
+import type { DeskJournal, DuePoll, LikePayout, LikePayoutKey, ManifestRow, RemittanceMailClaim, RemittanceMailRecord, RemittanceMailUpdate, SendClaim } from '../../journal/port';
 import { Grouped } from './grouped';
 import { paymentRowsJson, STORE_PAYMENTS_SQL } from './payment-rows';
 import { toBatch } from '../rows';
@@ -833,9 +833,11 @@ export class PgJournal implements DeskJournal {
     return pgInteger(row?.n ?? 0, 'count');
   }
 
-  async nextPollTime(): Promise<number | null> {
+  async nextPollTime(skip: ReadonlySet<string> = new Set()): Promise<number | null> {
     await this.allSettled();
-    const row = (await this.pool.query('SELECT MIN(next_poll_at) AS t FROM payments WHERE next_poll_at IS NOT NULL')).rows[0];
+    const row = (skip.size === 0
+      ? await this.pool.query('SELECT MIN(next_poll_at) AS t FROM payments WHERE next_poll_at IS NOT NULL')
+      : await this.pool.query(`SELECT MIN(next_poll_at) AS t FROM payments WHERE next_poll_at IS NOT NULL AND NOT ((kind || ':' || id) = ANY($1::text[]))`, [[...skip]])).rows[0];
     return row?.t === null || row?.t === undefined ? null : pgInteger(row.t, 'next_poll_at');
   }
 
@@ -845,7 +847,7 @@ export class PgJournal implements DeskJournal {
    * desks never read one payment at once; the read's outcome sets the real next time. The records come
    * back with the next_poll_at they were due at, as SQLite's do.
    */
-  async duePolls(now: number, limit: number, skip: ReadonlySet<string> = new Set()): Promise<PaymentRecord[]> {
+  async duePolls(now: number, limit: number, skip: ReadonlySet<string> = new Set()): Promise<DuePoll[]> {
     await this.allSettled();
     const rows = (await this.pool.query(
       `WITH due AS (
@@ -853,12 +855,12 @@ export class PgJournal implements DeskJournal {
           WHERE next_poll_at <= $1 AND NOT ((kind || ':' || id) = ANY($4::text[]))
           ORDER BY next_poll_at, pk LIMIT $2 FOR UPDATE SKIP LOCKED
        )
-       UPDATE payments p SET next_poll_at = $3 FROM due WHERE p.pk = due.pk RETURNING p.*, due.was`,
+       UPDATE payments p SET next_poll_at = $3 FROM due WHERE p.pk = due.pk RETURNING p.pk, p.kind, p.id, due.was`,
       [now, limit, now + this.pollTakeMs, [...skip]],
-    )).rows;
+    )).rows as { pk: unknown; kind: PaymentKind; id: string; was: unknown }[];
     return rows
-      .map((r) => ({ ...toPgPayment({ ...r, next_poll_at: r.was }), pk: pgInteger(r.pk, 'pk') }))
-      .sort((a, b) => a.nextPollAt! - b.nextPollAt! || a.pk - b.pk)
+      .map((r) => ({ kind: r.kind, id: r.id, nextPollAt: pgInteger(r.was, 'next_poll_at'), pk: pgInteger(r.pk, 'pk') }))
+      .sort((a, b) => a.nextPollAt - b.nextPollAt || a.pk - b.pk)
       .map(({ pk: _pk, ...p }) => p);
   }
 

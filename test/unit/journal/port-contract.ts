@@ -326,6 +326,10 @@ export function journalPortContract(name: string, open: (clock: TestClock) => Pr
       await send(j, 'c', accepted('PENDING', { nextPollAt: T0 + 900 }));
       await send(j, 'd', { status: 'SUCCESS', source: 'create', isFinal: true });
       expect(await j.nextPollTime()).toBe(T0 + 100);
+      // A read in flight is left out: the next one due after it, or none when every planned read is in flight.
+      expect(await j.nextPollTime(new Set(['payout:b']))).toBe(T0 + 300);
+      expect(await j.nextPollTime(new Set(['payout:b', 'payout:a', 'payin:c']))).toBe(T0 + 900);
+      expect(await j.nextPollTime(new Set(['payout:a', 'payout:b', 'payout:c']))).toBeNull();
       expect((await j.duePolls(T0 + 300, 10)).map((p) => p.id)).toEqual(['b', 'a']);
       await j.setNextPoll('payout', 'c', null);
       await j.setNextPoll('payout', 'd', T0 + 50);
