@@ -39,7 +39,7 @@ const ROWS_PER_TURN = 2000;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The versions in force among `open` that count: all of them, or with a BookReading those that hold when read. */
-async function inForceThatHold(repo: PayeeRepository, open: readonly PayeeVersion[], paid: PaidIndex, rows: { nameKeys: Set<string>; emailKeys: Set<string>; ids: string[] }, book?: BookReading): Promise<PayeeVersion[]> {
+async function inForceThatHold(repo: PayeeRepository, open: readonly PayeeVersion[], paid: PaidIndex, rows: { nameKeys: ReadonlySet<string>; emailKeys: ReadonlySet<string>; ids: ReadonlySet<string> }, book?: BookReading): Promise<PayeeVersion[]> {
   const inForce = open.filter((v) => stateOf(v) === 'in force');
   if (!book || inForce.length === 0) return inForce;
   const control = await book.control();
@@ -56,30 +56,33 @@ async function inForceThatHold(repo: PayeeRepository, open: readonly PayeeVersio
 export async function flagPayeeRows(repo: PayeeRepository, rows: readonly PayeeRow[], book?: BookReading): Promise<PayeeFlag[]> {
   if (rows.length === 0) return [];
   // The gate runs in the app's main process: every loop over the rows (or what they were paid) takes a turn of
-  // the event loop every ROWS_PER_TURN items.
-  const keyed: { row: PayeeRow; nameKey: string; emailKey: string }[] = [];
-  const nameKeySet = new Set<string>();
-  const emailKeySet = new Set<string>();
-  const ids: string[] = [];
-  for (const row of rows) {
-    if (keyed.length > 0 && keyed.length % ROWS_PER_TURN === 0) await nextTurn();
-    const k = { row, nameKey: payeeKey(row.payeeName), emailKey: payeeKey(row.email) };
-    keyed.push(k);
-    if (k.nameKey) nameKeySet.add(k.nameKey);
-    if (k.emailKey) emailKeySet.add(k.emailKey);
-    ids.push(row.id);
+  // the event loop every ROWS_PER_TURN items, between slices only (a check that fits in one slice never waits
+  // for a turn, nor for a test's fake clock). The keys go to the repository as the sets built here: hashing
+  // 100,000 keys again there would cost as much as building them.
+  const nameKeyOf: string[] = [];
+  const emailKeyOf: string[] = [];
+  const nameKeys = new Set<string>();
+  const emailKeys = new Set<string>();
+  const ids = new Set<string>();
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0 && i % ROWS_PER_TURN === 0) await nextTurn();
+    const row = rows[i]!;
+    const nameKey = payeeKey(row.payeeName);
+    const emailKey = payeeKey(row.email);
+    nameKeyOf.push(nameKey);
+    emailKeyOf.push(emailKey);
+    if (nameKey) nameKeys.add(nameKey);
+    if (emailKey) emailKeys.add(emailKey);
+    ids.add(row.id);
   }
-  const nameKeys = [...nameKeySet];
-  const emailKeys = [...emailKeySet];
   const [open, paid] = await Promise.all([repo.openByKeys(nameKeys, emailKeys), repo.paidBefore(nameKeys, emailKeys, ids)]);
   // Indexed by key: a 100,000-row batch against as many earlier payouts must not compare every row with every one.
   const paidIndex = new PaidIndex([]);
   for (let i = 0; i < paid.length; i += ROWS_PER_TURN) {
-    // Between slices only: a check that fits in one slice never waits for a turn (nor for a test's fake clock).
     if (i > 0) await nextTurn();
     paidIndex.add(paid.slice(i, i + ROWS_PER_TURN));
   }
-  const inForce = await inForceThatHold(repo, open, paidIndex, { nameKeys: nameKeySet, emailKeys: emailKeySet, ids }, book);
+  const inForce = await inForceThatHold(repo, open, paidIndex, { nameKeys, emailKeys, ids }, book);
   const bookByName = new Map<string, PayeeVersion>();
   const bookByEmail = new Map<string, PayeeVersion>();
   for (const v of inForce) {
@@ -87,13 +90,14 @@ export async function flagPayeeRows(repo: PayeeRepository, rows: readonly PayeeR
     if (v.emailKey && !bookByEmail.has(v.emailKey)) bookByEmail.set(v.emailKey, v);
   }
   const flags: PayeeFlag[] = [];
-  let done = 0;
-  for (const { row, nameKey, emailKey } of keyed) {
-    if (++done % ROWS_PER_TURN === 0) await nextTurn();
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0 && i % ROWS_PER_TURN === 0) await nextTurn();
+    const row = rows[i]!;
+    const nameKey = nameKeyOf[i]!;
+    const emailKey = emailKeyOf[i]!;
     const saved = bookByName.get(nameKey) ?? (emailKey ? bookByEmail.get(emailKey) : undefined);
     const before = paidIndex.of(nameKey, emailKey);
-    const rowDetails = { accountNumber: row.account, operatorCode: row.operator };
-    if (saved && !sameBankDetails(saved, rowDetails)) {
+    if (saved && !sameBankDetails(saved, { accountNumber: row.account, operatorCode: row.operator })) {
       flags.push({
         rowId: row.id, flag: 'changed', payeeId: saved.payeeId,
         reason: `bank details changed: the payee book holds ${saved.name} with account ${maskAccount(saved.accountNumber)} (${saved.operatorCode}); this row pays ${maskAccount(row.account)} (${row.operator})`,

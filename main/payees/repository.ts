@@ -14,6 +14,9 @@ export interface PaidAccount {
   operatorCode: string;
 }
 
+/** Keys or ids to look up: a list, or a set the caller already built (a 100,000-row batch's keys need not be hashed twice). */
+export type KeyList = readonly string[] | ReadonlySet<string>;
+
 export interface PayeeRepository {
   /**
    * Synchronous marker of the book in force (versions added, put in force, closed): the approval gate's
@@ -25,7 +28,7 @@ export interface PayeeRepository {
   /** Every version of one payee, oldest first. */
   versions(payeeId: string): Promise<PayeeVersion[]>;
   /** Versions not closed whose name key or e-mail key is one of these. */
-  openByKeys(nameKeys: readonly string[], emailKeys: readonly string[]): Promise<PayeeVersion[]>;
+  openByKeys(nameKeys: KeyList, emailKeys: KeyList): Promise<PayeeVersion[]>;
   /** Every version of these payees, closed ones too, ordered by payee then version (what a version in force is checked against). */
   versionsOf(payeeIds: readonly string[]): Promise<PayeeVersion[]>;
   /**
@@ -47,9 +50,9 @@ export interface PayeeRepository {
   /**
    * Accounts the profile paid before to these name keys or e-mail keys: payouts that went (or may have
    * gone) to the gateway, i.e. not queued, held or discarded, leaving out the payouts `excluding` names
-   * (the rows being checked).
+   * (the rows being checked). One entry per payout, in the order the payouts were recorded.
    */
-  paidBefore(nameKeys: readonly string[], emailKeys: readonly string[], excluding: readonly string[]): Promise<PaidAccount[]>;
+  paidBefore(nameKeys: KeyList, emailKeys: KeyList, excluding: KeyList): Promise<PaidAccount[]>;
 }
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -72,9 +75,9 @@ export class MemoryPayeeRepository implements PayeeRepository {
   async versions(payeeId: string): Promise<PayeeVersion[]> {
     return this.sorted(this.rows.filter((r) => r.payeeId === payeeId));
   }
-  async openByKeys(nameKeys: readonly string[], emailKeys: readonly string[]): Promise<PayeeVersion[]> {
+  async openByKeys(nameKeys: KeyList, emailKeys: KeyList): Promise<PayeeVersion[]> {
     const names = new Set(nameKeys);
-    const emails = new Set(emailKeys.filter(Boolean));
+    const emails = new Set([...emailKeys].filter(Boolean));
     return this.sorted(this.rows.filter((r) => r.closedAt === null && (names.has(r.nameKey) || emails.has(r.emailKey))));
   }
   async versionsOf(payeeIds: readonly string[]): Promise<PayeeVersion[]> {
@@ -117,9 +120,9 @@ export class MemoryPayeeRepository implements PayeeRepository {
     const ids = new Set(payeeIds);
     return this.approvals.filter((a) => ids.has(a.payeeId)).map(clone);
   }
-  async paidBefore(nameKeys: readonly string[], emailKeys: readonly string[], excluding: readonly string[]): Promise<PaidAccount[]> {
+  async paidBefore(nameKeys: KeyList, emailKeys: KeyList, excluding: KeyList): Promise<PaidAccount[]> {
     const names = new Set(nameKeys);
-    const emails = new Set(emailKeys.filter(Boolean));
+    const emails = new Set([...emailKeys].filter(Boolean));
     const skip = new Set(excluding);
     return this.paid.filter((p) => !skip.has(p.paymentId) && (names.has(p.nameKey) || emails.has(p.emailKey))).map(({ paymentId: _id, ...rest }) => ({ ...rest }));
   }

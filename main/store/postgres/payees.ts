@@ -15,7 +15,7 @@ import { ChangeCounter } from './change-counter';
 import { inTransaction } from './transaction';
 import type { PayeeApprovalRecord } from '../../payees/approval';
 import { PayeeError, stateOf, type CloseReason, type PayeeSource, type PayeeVersion } from '../../payees/payee';
-import type { PaidAccount, PayeeRepository } from '../../payees/repository';
+import type { KeyList, PaidAccount, PayeeRepository } from '../../payees/repository';
 
 type Row = Record<string, unknown>;
 const num = (v: unknown): number => Number(v);
@@ -51,7 +51,7 @@ const OPEN = 'closed_at IS NULL';
 const IN_FORCE = 'effective_at IS NOT NULL AND closed_at IS NULL';
 const ORDER = 'ORDER BY payee_id, version';
 /** Distinct non-empty keys (the adapters never match a blank key). */
-const keysFrom = (keys: readonly string[]): string[] => [...new Set(keys)].filter(Boolean);
+const keysFrom = (keys: KeyList): string[] => [...new Set(keys)].filter(Boolean);
 
 export interface PgPayeeRepositoryOptions {
   /** Wait before listening again after the listening connection was lost (default 2 s). */
@@ -114,7 +114,7 @@ export class PgPayeeRepository implements PayeeRepository {
     return (await this.pool.query('SELECT * FROM payees WHERE payee_id = $1 ORDER BY version', [payeeId])).rows.map(toVersion);
   }
 
-  async openByKeys(nameKeys: readonly string[], emailKeys: readonly string[]): Promise<PayeeVersion[]> {
+  async openByKeys(nameKeys: KeyList, emailKeys: KeyList): Promise<PayeeVersion[]> {
     const r = await this.pool.query(`SELECT * FROM payees WHERE ${OPEN} AND (name_key = ANY($1::text[]) OR email_key = ANY($2::text[])) ${ORDER}`, [
       keysFrom(nameKeys), keysFrom(emailKeys),
     ]);
@@ -187,7 +187,7 @@ export class PgPayeeRepository implements PayeeRepository {
     return r.rows.map(toApproval);
   }
 
-  async paidBefore(nameKeys: readonly string[], emailKeys: readonly string[], excluding: readonly string[]): Promise<PaidAccount[]> {
+  async paidBefore(nameKeys: KeyList, emailKeys: KeyList, excluding: KeyList): Promise<PaidAccount[]> {
     // As the SQLite adapter: payouts that went (or may have gone) to the gateway, one entry per payout.
     const r = await this.pool.query<{ id: string; payee_name_key: string | null; payee_email_key: string | null; account_number: string; payment_operator_code: string }>(
       `SELECT id, payee_name_key, payee_email_key, account_number, payment_operator_code FROM payments
