@@ -4,6 +4,9 @@
 // longest stall of the event loop meanwhile (the gate runs in the app's main process). Measured without dual
 // control (the book is its columns) and with it (each version in force is checked when read, book.ts): first
 // with the 10,000 first versions, then with 1,000 of them changed to another account by an approved change.
+// Target (issue 25): at 100,000 rows, each case in at most 1 s with no stall of the event loop over 50 ms. The
+// longest stall is wall time; the process's CPU time in it (GC threads included) is printed beside it, since on a
+// shared machine a stall can be the neighbours' as much as this code's.
 // Run: npx tsx bench/payee-book.ts [--rows 100000] [--runs 3]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,14 +32,28 @@ const IBANS = ['DE89370400440532013000', 'FR1420041010050500013M02606', 'ES91210
 const nameOf = (i: number) => (i % 10 === 0 ? `Müller, Jürgen ${i}` : `Beneficiary ${i}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; stallMs: number; cpuMs: number }> {
+const TARGET_MS = 1000;
+const TARGET_STALL_MS = 50;
+const cpuNow = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; stallMs: number; stallCpuMs: number; cpuMs: number }> {
   let last = performance.now();
+  let lastCpu = cpuNow();
   let stall = 0;
+  let stallCpu = 0;
   let running = true;
   const tick = () => {
     const now = performance.now();
-    stall = Math.max(stall, now - last);
+    const cpuAt = cpuNow();
+    if (now - last > stall) {
+      stall = now - last;
+      stallCpu = cpuAt - lastCpu;
+    }
     last = now;
+    lastCpu = cpuAt;
     if (running) setImmediate(tick);
   };
   setImmediate(tick);
@@ -47,8 +64,11 @@ async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; ms:
   const ms = performance.now() - start;
   const used = process.cpuUsage(cpu);
   running = false;
-  stall = Math.max(stall, performance.now() - last);
-  return { result, ms, stallMs: stall, cpuMs: (used.user + used.system) / 1000 };
+  if (performance.now() - last > stall) {
+    stall = performance.now() - last;
+    stallCpu = cpuNow() - lastCpu;
+  }
+  return { result, ms, stallMs: stall, stallCpuMs: stallCpu, cpuMs: (used.user + used.system) / 1000 };
 }
 
 async function main(): Promise<void> {
@@ -76,20 +96,28 @@ async function main(): Promise<void> {
       id: `new-${i}`, payeeName: (i % 10 === 9 ? `Stranger ${i}` : nameOf(i)).toUpperCase(), email: i % 10 === 9 ? `stranger${i}@example.com` : `payee${i}@example.com`,
       account: IBANS[(i % 10 === 5 ? i + 1 : i) % IBANS.length]!, operator: 'EU_SEPA',
     }));
+    const verdicts: boolean[] = [];
     const measure = async (label: string, book?: BookReading): Promise<void> => {
       const times: number[] = [];
       const cpus: number[] = [];
-      const stalls: number[] = [];
+      const stalls: { ms: number; cpuMs: number }[] = [];
       let counts = '';
       for (let run = 0; run < RUNS; run++) {
         const r = await longestStall(() => flagPayeeRows(repo, rows, book));
         times.push(r.ms);
         cpus.push(r.cpuMs);
-        stalls.push(r.stallMs);
+        stalls.push({ ms: r.stallMs, cpuMs: r.stallCpuMs });
         const count = (flag: PayeeFlag['flag']) => r.result.filter((f) => f.flag === flag).length.toLocaleString('en-US');
         counts = `new ${count('new')}, changed ${count('changed')}`;
       }
-      console.log(`  ${label}: ${median(times).toFixed(0)} ms (CPU ${median(cpus).toFixed(0)} ms); flagged: ${counts}; longest event-loop stall ${median(stalls).toFixed(0)} ms`);
+      const stall = [...stalls].sort((a, b) => a.ms - b.ms)[Math.floor(stalls.length / 2)]!;
+      const met = median(times) <= TARGET_MS && stall.ms < TARGET_STALL_MS;
+      verdicts.push(met);
+      console.log(
+        `  ${label}: ${median(times).toFixed(0)} ms (runs ${Math.min(...times).toFixed(0)}-${Math.max(...times).toFixed(0)}; CPU ${median(cpus).toFixed(0)} ms); flagged: ${counts}; ` +
+          `longest event-loop stall ${stall.ms.toFixed(0)} ms (CPU ${stall.cpuMs.toFixed(0)} ms in it; runs ${Math.min(...stalls.map((x) => x.ms)).toFixed(0)}-${Math.max(...stalls.map((x) => x.ms)).toFixed(0)}) ` +
+          `[target <= ${TARGET_MS} ms, stall < ${TARGET_STALL_MS} ms: ${met ? 'met' : 'not met'}]`,
+      );
     };
     console.log(`${ROWS.toLocaleString('en-US')}-row batch, ${ROWS.toLocaleString('en-US')} earlier payouts, ${BOOK.toLocaleString('en-US')} payees in the book; ${RUNS} runs (median)`);
     await measure('flagPayeeRows (the gate\'s hook), dual control off');
@@ -104,7 +132,7 @@ async function main(): Promise<void> {
     const control: BookControl = { enforced: true, problem: null, people: [approver], policy, policies: [policy] };
     const audited: string[] = [];
     const book: BookReading = { profileId: 'bench', control: async () => control, audit: async (e) => void audited.push(e.subject) };
-    await measure('dual control on, 10,000 first versions', book);
+    await measure(`dual control on, ${BOOK.toLocaleString('en-US')} first versions`, book);
 
     // One payee in ten changed to another account, approved: those hold by their approvals (an Ed25519 check each).
     const session = new UnlockedSession('alice', key.publicKey, key.privateKey, at);
@@ -125,6 +153,8 @@ async function main(): Promise<void> {
     }
     await measure(`dual control on, ${CHANGED.toLocaleString('en-US')} of them changed by an approved change`, book);
     if (audited.length > 0) console.log(`  (versions reported as not holding: ${audited.length})`);
+    const all = verdicts.every(Boolean);
+    console.log(`target (issue 25, at 100,000 rows): each case <= ${TARGET_MS} ms with no stall over ${TARGET_STALL_MS} ms: ${all ? 'met' : `not met in ${verdicts.filter((v) => !v).length} of ${verdicts.length}`}${ROWS === 100_000 ? '' : ` here, at ${ROWS.toLocaleString('en-US')} rows (the target's size is 100,000)`}`);
   } finally {
     journal.close();
     rmSync(dir, { recursive: true, force: true });
