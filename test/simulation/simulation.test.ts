@@ -12,23 +12,16 @@ import { SqliteDualControlRepository } from '../../main/store/sqlite/dual-contro
 import { Journal } from '../../main/store/sqlite';
 import type { PaymentKind } from '../../main/journal';
 import { RECORDED_HISTORIES } from './regressions';
-import { report, runHistory, runSeed, shorten, type RunResult } from './run';
+import { report, runHistory, runSeed, type RunResult } from './run';
 import { SQLITE } from './adapters';
-import { runSeeds } from './parallel';
+import { DEFAULT_WORKERS, runSeeds } from './parallel';
 import { runSeedOutcome, type SeedOutcome } from './seed-outcome';
 
 /** `npm test` runs at least 200 seeds of 200 steps (npm run simulate runs as many as asked). */
 const SEEDS = Number(process.env['SIMULATION_SEEDS'] ?? 200);
+/** Histories at a time, each in a worker thread (parallel.ts): one per core, as `npm run simulate` runs them. */
+const WORKERS = Number(process.env['SIMULATION_WORKERS'] ?? DEFAULT_WORKERS);
 const CHUNKS = 4;
-
-async function failuresIn(seeds: number[]): Promise<string[]> {
-  const failures: string[] = [];
-  for (const seed of seeds) {
-    const result = await runSeed(seed, 200);
-    if (result.violations.length > 0) failures.push(report(await shorten(result, 60)));
-  }
-  return failures;
-}
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -39,7 +32,9 @@ describe('simulated histories', () => {
   for (let chunk = 0; chunk < CHUNKS; chunk++) {
     const seeds = Array.from({ length: perChunk }, (_, i) => chunk * perChunk + i + 1).filter((s) => s <= SEEDS);
     it(`seeds ${seeds[0]}–${seeds[seeds.length - 1]}: no invariant is broken after any step or at quiescence`, async () => {
-      const failures = await failuresIn(seeds);
+      const outcomes = await runSeeds(seeds.map((seed) => ({ seed, steps: 200, without: [], adapter: SQLITE, shortenBudget: 60 })), { workers: WORKERS });
+      expect(outcomes.map((o) => o.seed)).toEqual(seeds);
+      const failures = outcomes.flatMap((o) => (o.failure === null ? [] : [o.failure]));
       expect(failures, failures.join('\n\n')).toEqual([]);
     });
   }
