@@ -36,6 +36,7 @@ const SMOKE: Record<string, string[] | null> = {
 };
 
 const LIMIT_MS = 240_000;
+const JOBS = 2;
 
 interface Outcome { name: string; ok: boolean; ms: number; lastLine: string; why: string }
 
@@ -65,11 +66,17 @@ async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const names = (wanted.length > 0 ? wanted : present).filter((name) => SMOKE[name]);
   const outcomes: Outcome[] = [];
-  for (const name of names) {
-    const outcome = await run(name, SMOKE[name] ?? []);
-    outcomes.push(outcome);
-    console.log(`${outcome.ok ? 'ok  ' : 'FAIL'} ${name.padEnd(18)} ${(outcome.ms / 1000).toFixed(1).padStart(5)} s  ${outcome.ok ? outcome.lastLine.slice(0, 110) : outcome.why}`);
-  }
+  // Two at a time: most benches spend their run waiting (rate limits, a PostgreSQL cluster starting, a browser).
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < names.length; i = next++) {
+      const name = names[i]!;
+      const outcome = await run(name, SMOKE[name] ?? []);
+      outcomes.push(outcome);
+      console.log(`${outcome.ok ? 'ok  ' : 'FAIL'} ${name.padEnd(18)} ${(outcome.ms / 1000).toFixed(1).padStart(5)} s  ${outcome.ok ? outcome.lastLine.slice(0, 110) : outcome.why}`);
+    }
+  };
+  await Promise.all(Array.from({ length: JOBS }, lane));
   for (const name of unlisted) console.log(`FAIL ${name.padEnd(18)} not listed in scripts/bench-smoke.ts: give it a small run there`);
   const failed = outcomes.filter((o) => !o.ok).length + unlisted.length;
   console.log(`bench smoke: ${outcomes.length - outcomes.filter((o) => !o.ok).length} of ${outcomes.length} benches ran to their end${failed ? `, ${failed} failed` : ''}`);
