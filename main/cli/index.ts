@@ -5,6 +5,7 @@
 // Command modules live in main/cli/<area>.ts and export register<Area>Commands(program, deps), listed in
 // main/cli/catalogue.ts (a command line loads only the module of its command); what
 // they share is in main/cli/deps.ts (what they are handed) and main/cli/shared.ts (helpers).
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -91,7 +92,13 @@ export async function buildProgram(options: CliOptions = {}, argv?: readonly str
     // the desk's composition unless the command only reads or writes profiles and keys (startsLight).
     .hook('preAction', async (_program, action) => {
       if (startsLightly(action)) profileContextModule ??= await import('../profile-context');
-      else await loadCliComposition();
+      else {
+        // A desk command on a data folder in use reads the keychain (its journal's audit seal) once the desk is
+        // loaded and composed: the keychain's connection is opened now, beside that work, not after it.
+        const store = keyStoreOf();
+        if (store instanceof KeytarKeyStore && existsSync(join(homeOf(), 'desk.db'))) store.warmUp();
+        await loadCliComposition();
+      }
     });
 
   // The profile half of the context (profiles, keychain, keys), then the app context made on it.
@@ -112,17 +119,18 @@ export async function buildProgram(options: CliOptions = {}, argv?: readonly str
     return runtime;
   };
   const globals = () => program.opts<{ json?: boolean; home?: string; profile?: string; verbose?: boolean }>();
+  const homeOf = (): string => globals().home ?? env.PAYOUT_DESK_HOME ?? defaultHome(env);
+  let keyStore: KeyStore | undefined;
+  const keyStoreOf = (): KeyStore => (keyStore ??= options.keyStore ?? new KeytarKeyStore(env['PAYOUT_DESK_KEYCHAIN_SERVICE'] || undefined));
   const deps: CliDeps = {
     env,
     io,
     json: () => globals().json === true,
     profileContext() {
       if (!base) {
-        const home = globals().home ?? env.PAYOUT_DESK_HOME ?? defaultHome(env);
         const logger = options.logger ?? (globals().verbose ? createLogger((line) => io.stderr(`${line}\n`)) : silentLogger);
-        const keyStore = options.keyStore ?? new KeytarKeyStore(env['PAYOUT_DESK_KEYCHAIN_SERVICE'] || undefined);
         if (!profileContextModule) throw new Error('the CLI profile context module is not loaded: it is loaded before a command runs');
-        const b = profileContextModule.createProfileContext({ home, keyStore, logger });
+        const b = profileContextModule.createProfileContext({ home: homeOf(), keyStore: keyStoreOf(), logger });
         base = b;
         // Until the runtime exists, the first security action composes it (its writer then replaces this
         // one) and is passed on to it: a light command that adds a profile still has it audited.

@@ -128,6 +128,9 @@ interface KeytarApi {
   deletePassword(service: string, account: string): Promise<boolean>;
 }
 
+/** An account never stored: KeytarKeyStore.warmUp looks it up to open the connection. */
+const WARM_UP_ACCOUNT = 'connection-warm-up';
+
 /**
  * The OS keychain through keytar. keytar is loaded on first use so code that never touches the
  * keychain (unit tests, `--help`) does not need the native module or a Secret Service.
@@ -152,6 +155,16 @@ export class KeytarKeyStore implements KeyStore {
   }
   async delete(account: string): Promise<boolean> {
     return this.call('delete', (k) => k.deletePassword(this.service, account));
+  }
+
+  /**
+   * Makes the first keychain call now and does not wait for it: on Linux that call also connects to the
+   * Secret Service over D-Bus (about 10 ms on a quiet machine), which then runs beside the caller's own
+   * start-up work instead of after it (issue 26: the CLI's desk commands). It looks up an account nothing
+   * stores, so it reads and writes nothing; a failure is ignored, as the read that needs the keychain reports it.
+   */
+  warmUp(): void {
+    this.call('read', (k) => k.getPassword(this.service, WARM_UP_ACCOUNT)).catch(() => undefined);
   }
 
   /** Linux only: the Secret Service on this process's session bus reports its default keyring locked. */
