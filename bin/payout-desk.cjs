@@ -7,7 +7,7 @@
 // CommonJS, as the bundle: an ES module entry costs node about 10 ms more to start.
 'use strict';
 const { spawn } = require('node:child_process');
-const { readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
+const { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { dirname, join, resolve } = require('node:path');
 const { pathToFileURL } = require('node:url');
@@ -44,6 +44,9 @@ function sourceNewerThan(manifest) {
  * keeps no compiled code between runs. A cache V8 rejects (another node, another build) is ignored and
  * rewritten after the command. The cache lives only in the build folder: whoever can write it can already
  * change the bundle itself, never in a shared temporary folder. Null when there is no bundle.
+ * The build's cache holds what the build's own command compiled (a desk command on an empty folder, no
+ * keychain needed): the first command that opens the desk on a profile writes it again, once, with the code
+ * of that path too (index.cjs.v8cache.build marks a cache the build wrote).
  */
 function compileBundle(file) {
   const cacheFile = `${file}.v8cache`;
@@ -60,20 +63,25 @@ function compileBundle(file) {
   } catch {
     cachedData = undefined;
   }
+  const fromBuild = `${cacheFile}.build`;
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+  let cli;
   return {
     run(argv) {
       const module = { exports: {} };
       script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
-      return module.exports.runCli(argv);
+      cli = module.exports;
+      return cli.runCli(argv);
     },
     keepCodeCache() {
-      if (cachedData !== undefined && !script.cachedDataRejected) return;
+      const widen = typeof cli.cliDeskOpened === 'function' && cli.cliDeskOpened() && existsSync(fromBuild);
+      if (cachedData !== undefined && !script.cachedDataRejected && !widen) return;
       // After the command: the cache then holds every function it ran, not only the top level.
       const temporary = `${cacheFile}.${process.pid}`;
       try {
         writeFileSync(temporary, script.createCachedData());
         renameSync(temporary, cacheFile);
+        rmSync(fromBuild, { force: true });
       } catch {
         // A read-only install: each run compiles the bundle, a little slower.
       }

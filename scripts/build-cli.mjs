@@ -62,7 +62,7 @@ export async function buildCli({ outdir = join(root, 'out', 'cli') } = {}) {
   const builtAt = Date.now();
   // What an earlier build left, its code cache above all (a cache of another bundle); .mjs: the chunks of the
   // builds before the single file.
-  if (existsSync(outdir)) for (const file of readdirSync(outdir)) if (/\.(mjs|cjs|map|v8cache)$|^inputs\.json$|LEGAL\.txt$/.test(file)) rmSync(join(outdir, file));
+  if (existsSync(outdir)) for (const file of readdirSync(outdir)) if (/\.(mjs|cjs|map|v8cache)$|\.v8cache\.build$|^inputs\.json$|LEGAL\.txt$/.test(file)) rmSync(join(outdir, file));
   const result = await build({
     absWorkingDir: root,
     entryPoints: { index: 'main/cli/index.ts' },
@@ -119,6 +119,9 @@ function writeCodeCache(outdir) {
     });
     // Not a failed build: the bundle is there, and its first run writes the cache.
     if (!existsSync(join(outdir, 'index.cjs.v8cache'))) process.stderr.write(`payout-desk: the CLI is built, but its code cache is not (exit ${ran.status}): ${ran.stderr.trim()}\n`);
+    // This run never reaches a profile's desk (no profile, no keychain needed): the first command that does
+    // writes the cache again with that code too, once (bin/payout-desk.cjs), and removes this mark.
+    else writeFileSync(join(outdir, 'index.cjs.v8cache.build'), '');
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

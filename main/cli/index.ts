@@ -61,6 +61,16 @@ export async function loadCliComposition(): Promise<Composition> {
   return composition;
 }
 
+let deskOpened = false;
+
+/**
+ * Whether a command in this process opened the desk on a profile: the bin then keeps the code it compiled on
+ * that path in the bundle's code cache, which the build's own run (on an empty folder) never reached.
+ */
+export function cliDeskOpened(): boolean {
+  return deskOpened;
+}
+
 /** Whether this process has loaded the desk's composition (the tests of the light commands ask). */
 export function cliCompositionLoaded(): boolean {
   return composition !== undefined;
@@ -164,6 +174,7 @@ export async function buildProgram(options: CliOptions = {}, argv?: readonly str
       const c = deps.context();
       const r = deps.runtime();
       desk ??= loadedComposition().openCliDesk(c, r, deps.profile());
+      deskOpened = true;
       return desk;
     },
     setExitCode(code) {

@@ -44,7 +44,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   rmSync(work, { recursive: true, force: true });
-  for (const dir of [buildDir, `${buildDir}-no-cache`, `${buildDir}-bad-cache`]) if (buildDir) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [buildDir, `${buildDir}-no-cache`, `${buildDir}-bad-cache`, `${buildDir}-profile-cache`]) if (buildDir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the built bin', () => {
@@ -103,6 +103,27 @@ describe("the bundle's code cache (compiled code kept beside it)", () => {
     const home = emptyHome();
     expect(await runBin(['payouts', 'list', '--home', home], build)).toEqual(await runSources(['payouts', 'list', '--home', home]));
     expect(existsSync(join(build, 'index.cjs.v8cache'))).toBe(true);
+  });
+
+  it("the build's: written again, once, by the first command that opens the desk on a profile (code the build's run never reached)", async () => {
+    const build = copyOfBuild('profile-cache');
+    const cache = join(build, 'index.cjs.v8cache');
+    const mark = join(build, 'index.cjs.v8cache.build');
+    expect(existsSync(mark)).toBe(true);
+    const home = emptyHome();
+    const env = { PAYOUT_DESK_KEYCHAIN_SERVICE: `payout-desk-built-bin-cache-test-${process.pid}` };
+    const added = await runBin(['profiles', 'add', '--name', 'Cached', '--base-url', 'http://127.0.0.1:9', '--merchant-code', 'M1', '--home', home], build, env);
+    expect(added).toMatchObject({ code: 0, stderr: '' });
+    // A profile command never opens the desk: the build's cache is kept.
+    const fromBuild = readFileSync(cache);
+    expect(existsSync(mark)).toBe(true);
+    expect(await runBin(['payouts', 'list', '--home', home], build, env)).toEqual({ code: 0, stdout: 'No payouts match.\n', stderr: '' });
+    const widened = readFileSync(cache);
+    expect(widened.equals(fromBuild)).toBe(false);
+    expect(existsSync(mark)).toBe(false);
+    // Once: the next desk command uses it and leaves it as it is.
+    expect(await runBin(['payouts', 'list', '--home', home], build, env)).toEqual({ code: 0, stdout: 'No payouts match.\n', stderr: '' });
+    expect(readFileSync(cache).equals(widened)).toBe(true);
   });
 
   it('when V8 rejects it (damaged, or from another node): the same output, and a good cache replaces it', async () => {
