@@ -13,7 +13,8 @@ import type { CliDesk } from './deps';
 export function openCliDesk(c: AppContext, runtime: DeskRuntime, profile: Profile): CliDesk {
   const { events } = runtime;
   const app = { name: 'payout-desk', version: 'cli', platform: process.platform, demoAvailable: false };
-  const services = bindProfile(createDeskServices(runtime, app, null), c, () => profile);
+  // The approvals queue checked whole before it answers: a command ends before any background check would.
+  const services = bindProfile(createDeskServices(runtime, app, null, { approvalsCheckBudgetMs: Infinity }), c, () => profile);
   const handlers = createIpcHandlers(services, { log: c.logger });
   return {
     profile,

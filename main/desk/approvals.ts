@@ -260,7 +260,8 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService, option
       // Digests and payee flags reused while the journal saw no write since the last open (subject-facts.ts).
       await dc.keepFactsOf(profile.id, subjects);
       // A journal without write markers (the team's on PostgreSQL) reuses nothing: every subject is worked out now.
-      const lazy = journalWriteMarker(await rt.journalFor(profile.id)) !== null;
+      // Nor does a desk given no time limit (the CLI: its process ends before a background pass would).
+      const lazy = Number.isFinite(budgetMs) && journalWriteMarker(await rt.journalFor(profile.id)) !== null;
       let unchecked = false;
       for (const subject of subjects) {
         let view = lazy ? await dc.knownView(profile.id, subject) : undefined;

@@ -30,7 +30,11 @@ export type { DialogPort } from './dialogs';
 export { createFileGrants, type FileGrants } from './file-grants';
 export { activeProfileOf, bindActiveProfile, bindProfile, NoProfileError, type ProfileServices } from './profile-binding';
 
-export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: DemoController | null): ProfileServices {
+/**
+ * `approvalsCheckBudgetMs`: how long an open of the approvals queue works out subjects itself before listing the rest
+ * as not checked yet (approvals.ts); Infinity for a one-shot command, which has no background pass to wait for.
+ */
+export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: DemoController | null, options: { approvalsCheckBudgetMs?: number } = {}): ProfileServices {
   const currencies = createCurrencyCache(rt);
   const files = env.files ?? createFileGrants();
   const dualControl = dualControlService(rt);
@@ -47,7 +51,7 @@ export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: D
     audit: auditService(rt),
     settings: settingsService(rt, files),
     people: peopleService(rt, dualControl),
-    approvals: approvalsService(rt, dualControl),
+    approvals: approvalsService(rt, dualControl, options.approvalsCheckBudgetMs === undefined ? {} : { checkBudgetMs: options.approvalsCheckBudgetMs }),
     payees: payeesIpcService(rt, dualControl, payeeService(rt, { secondFactor: dualControl.secondFactor }), files),
     app: appService(rt, env, files),
   });

@@ -13,7 +13,7 @@ import type { ApprovalItem } from '../../../contract/api';
 import { manifestFromJournal } from '../../../main/approvals/gate';
 import { signPreparation } from '../../../main/approvals/preparation';
 import { createAppContext, type AppContext } from '../../../main/context';
-import { approvalsService, queueChecked } from '../../../main/desk/approvals';
+import { approvalsService, QUEUE_CHECK_ROWS_MAX, queueChecked } from '../../../main/desk/approvals';
 import { dualControlService, type DualControlService } from '../../../main/desk/dual-control';
 import { createDeskEvents } from '../../../main/desk/events';
 import { createDeskRuntime, type DeskRuntime } from '../../../main/desk/runtime';
@@ -95,6 +95,14 @@ afterEach(async () => {
 });
 
 describe('the approvals queue, checked in the background', () => {
+  it('checks a subject bigger than an open works out itself only where there is no background pass (the CLI: no time limit)', async () => {
+    const big = await prepareBatch('big', QUEUE_CHECK_ROWS_MAX + 1);
+    expect(byId(await approvalsService(rt, dc).queue(ctx.profiles.get(PROFILE), undefined), big)?.state).toBe('unchecked');
+    await queueChecked(rt, PROFILE);
+    const fresh = dualControlService(rt, { kdf: MIN_KDF, facts: new SubjectFactsCache() });
+    expect(byId(await approvalsService(rt, fresh, { checkBudgetMs: Infinity }).queue(ctx.profiles.get(PROFILE), undefined), big)).toMatchObject({ state: 'waiting', rows: QUEUE_CHECK_ROWS_MAX + 1 });
+  });
+
   it('lists what it had no time to check as unchecked, with no approval shown and nothing asked of anyone, then says when it is checked', async () => {
     const first = await lazyQueue();
     expect(first.map((i) => i.state)).toEqual(['unchecked', 'unchecked']);
