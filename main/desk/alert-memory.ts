@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { lazy } from '../lazy';
 
 /** How many given alerts are remembered per profile; the oldest are forgotten first. */
 const SEEN_CAP = 2_000;
@@ -15,29 +16,31 @@ export const DIGEST_CAP = 500;
 export const DIGEST_EVERY = ['hourly', 'daily'] as const;
 export type DigestEvery = (typeof DIGEST_EVERY)[number];
 
-const DigestItem = z.object({ at: z.number(), kind: z.string(), title: z.string(), body: z.string() });
-export type DigestItem = z.infer<typeof DigestItem>;
-
-const Digest = z.object({
-  email: z.string(),
-  /** The person's name as the alerts last called them, for the mail's greeting. */
-  name: z.string().nullable().default(null),
-  every: z.enum(DIGEST_EVERY),
-  waiting: z.array(DigestItem).default([]),
-  /** Alerts that gave way to newer ones while the digest could not be sent. */
-  dropped: z.number().default(0),
-  lastSentAt: z.number().nullable().default(null),
-  lastError: z.string().nullable().default(null),
+/** The file's schemas, built at its first read. */
+const schemas = lazy(() => {
+  const DigestItem = z.object({ at: z.number(), kind: z.string(), title: z.string(), body: z.string() });
+  const Digest = z.object({
+    email: z.string(),
+    /** The person's name as the alerts last called them, for the mail's greeting. */
+    name: z.string().nullable().default(null),
+    every: z.enum(DIGEST_EVERY),
+    waiting: z.array(DigestItem).default([]),
+    /** Alerts that gave way to newer ones while the digest could not be sent. */
+    dropped: z.number().default(0),
+    lastSentAt: z.number().nullable().default(null),
+    lastError: z.string().nullable().default(null),
+  });
+  const ProfileMemory = z.object({
+    seen: z.array(z.string()).default([]),
+    muted: z.record(z.string(), z.array(z.string())).default({}),
+    digests: z.record(z.string(), Digest).default({}),
+  });
+  return { DigestItem, Digest, FileSchema: z.record(z.string(), ProfileMemory) };
 });
-export type DigestState = z.infer<typeof Digest>;
-
-const ProfileMemory = z.object({
-  seen: z.array(z.string()).default([]),
-  muted: z.record(z.string(), z.array(z.string())).default({}),
-  digests: z.record(z.string(), Digest).default({}),
-});
-const FileSchema = z.record(z.string(), ProfileMemory);
-type FileShape = z.infer<typeof FileSchema>;
+type Schemas = ReturnType<typeof schemas>;
+export type DigestItem = z.infer<Schemas['DigestItem']>;
+export type DigestState = z.infer<Schemas['Digest']>;
+type FileShape = z.infer<Schemas['FileSchema']>;
 
 /** Each call reads the file and writes it back: the alerts and the screens' mute switches may hold separate instances. */
 export class AlertMemory {
@@ -51,7 +54,7 @@ export class AlertMemory {
   private read(): FileShape {
     if (!existsSync(this.file)) return {};
     try {
-      return FileSchema.parse(JSON.parse(readFileSync(this.file, 'utf8')));
+      return schemas().FileSchema.parse(JSON.parse(readFileSync(this.file, 'utf8')));
     } catch {
       return {};
     }

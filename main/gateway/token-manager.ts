@@ -5,6 +5,7 @@
 // Rule: tokens are returned to callers inside main only; they are never logged or put in errors.
 import { decodeJwt, type JWTPayload } from 'jose';
 import { z } from 'zod';
+import { lazy } from '../lazy';
 import type { RequestSigner } from '../keys/key-custody';
 import type { Logger } from '../log';
 import type { TimestampUnit } from '../profiles/profile-schema';
@@ -39,12 +40,14 @@ export function appOperations(accountDataPath: string): string[] {
   ];
 }
 
-const TokenResponseSchema = z.looseObject({
-  token: z.string().min(1).optional(),
-  accessToken: z.string().min(1).optional(),
-  access_token: z.string().min(1).optional(),
-  expiresAt: z.string().optional(),
-});
+const TokenResponseSchema = lazy(() =>
+  z.looseObject({
+    token: z.string().min(1).optional(),
+    accessToken: z.string().min(1).optional(),
+    access_token: z.string().min(1).optional(),
+    expiresAt: z.string().optional(),
+  }),
+);
 
 export interface IssuedToken {
   token: string;
@@ -142,7 +145,7 @@ export class TokenManager {
       }
       throw e;
     }
-    const parsed = TokenResponseSchema.safeParse(response.data);
+    const parsed = TokenResponseSchema().safeParse(response.data);
     const token = parsed.success ? (parsed.data.token ?? parsed.data.accessToken ?? parsed.data.access_token) : undefined;
     if (!token) throw badResponse(request, response.status, 'no token (expected "token", "accessToken" or "access_token")');
     let claims: JWTPayload;

@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import * as z from '../zod-mini';
 import { CodedError } from '../domain/coded-error';
+import { lazy } from '../lazy';
 import { secretServiceState, type SecretServiceState } from './secret-service-bus';
 
 export type AgentEnv = Readonly<Record<string, string | undefined>>;
@@ -23,8 +24,8 @@ export const WRONG_PASSWORD = 'the keyring did not unlock: wrong password?';
 
 export class KeyringAgentError extends CodedError<'KEYRING_WRONG_PASSWORD' | 'KEYRING_NOT_STARTED'> {}
 
-const agentSchema = z.object({ busAddress: z.string().check(z.minLength(1)), busPid: z.int().check(z.positive()), keyringPid: z.int().check(z.positive()) });
-export type Agent = z.infer<typeof agentSchema>;
+const agentSchema = lazy(() => z.object({ busAddress: z.string().check(z.minLength(1)), busPid: z.int().check(z.positive()), keyringPid: z.int().check(z.positive()) }));
+export type Agent = z.infer<ReturnType<typeof agentSchema>>;
 
 /** Single quotes for sh, bash and zsh: nothing inside is expanded. */
 export function shellQuote(value: string): string {
@@ -47,7 +48,7 @@ export function unsetLines(): string {
 /** The agent the shell's variables name (after an eval of exportLines), or null. */
 export function agentFromEnv(env: AgentEnv): Agent | null {
   const pids = (env[AGENT_PIDS_VAR] ?? '').trim().split(/\s+/).map(Number);
-  const parsed = agentSchema.safeParse({ busAddress: env[BUS_ADDRESS_VAR], busPid: pids[0], keyringPid: pids[1] });
+  const parsed = agentSchema().safeParse({ busAddress: env[BUS_ADDRESS_VAR], busPid: pids[0], keyringPid: pids[1] });
   return parsed.success ? parsed.data : null;
 }
 
@@ -61,7 +62,7 @@ const stateFile = (env: AgentEnv) => join(agentStateDir(env), 'keyring-agent.jso
 
 export function readAgentState(env: AgentEnv): Agent | null {
   try {
-    const parsed = agentSchema.safeParse(JSON.parse(readFileSync(stateFile(env), 'utf8')));
+    const parsed = agentSchema().safeParse(JSON.parse(readFileSync(stateFile(env), 'utf8')));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

@@ -5,6 +5,7 @@
 //   person:<id>:unlock-failures  {"count","lastAt"}
 import { z } from 'zod';
 import { readKeychainJson, type KeyStore } from '../keys/key-store';
+import { lazy } from '../lazy';
 import { PeopleError } from './roles';
 
 export const unlockFailuresAccount = (personId: string) => `person:${personId}:unlock-failures`;
@@ -12,7 +13,7 @@ export const unlockFailuresAccount = (personId: string) => `person:${personId}:u
 export const FREE_TRIES = 3;
 export const MAX_WAIT_MS = 15 * 60_000;
 
-const Failures = z.object({ count: z.number().int().min(0), lastAt: z.number() });
+const Failures = lazy(() => z.object({ count: z.number().int().min(0), lastAt: z.number() }));
 
 /** How long after the last failure the next try must wait, after `count` failures in a row. */
 export function unlockWaitMs(count: number): number {
@@ -28,7 +29,7 @@ export class UnlockThrottle {
 
   /** Refuses (THROTTLED, with the wait) when the person must wait before trying again. */
   async check(personId: string, name: string, what = 'wrong passphrases'): Promise<void> {
-    const f = await readKeychainJson(this.keyStore, unlockFailuresAccount(personId), Failures);
+    const f = await readKeychainJson(this.keyStore, unlockFailuresAccount(personId), Failures());
     if (!f) return;
     const left = f.lastAt + unlockWaitMs(f.count) - this.now();
     if (left > 0) {
@@ -38,7 +39,7 @@ export class UnlockThrottle {
 
   /** A wrong passphrase: the count after it. */
   async failed(personId: string): Promise<number> {
-    const f = await readKeychainJson(this.keyStore, unlockFailuresAccount(personId), Failures);
+    const f = await readKeychainJson(this.keyStore, unlockFailuresAccount(personId), Failures());
     const count = (f?.count ?? 0) + 1;
     await this.keyStore.set(unlockFailuresAccount(personId), JSON.stringify({ count, lastAt: this.now() }));
     return count;

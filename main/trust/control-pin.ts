@@ -7,19 +7,22 @@
 // chain); a chain first seen in a team database is pinned as found until then.
 import { z } from 'zod';
 import { readKeychainJson, type KeyStore } from '../keys/key-store';
+import { lazy } from '../lazy';
 
 export const controlPinAccount = (profileId: string) => `profile:${profileId}:control-pin`;
 
-const PinSchema = z.object({
-  on: z.literal(true),
-  fingerprint: z.string().nullable(),
-  head: z.object({ seq: z.number().int().min(1), hash: z.string().regex(/^[0-9a-f]{64}$/) }).nullable(),
-  confirmed: z.boolean(),
-});
-export type ControlPin = z.infer<typeof PinSchema>;
+const PinSchema = lazy(() =>
+  z.object({
+    on: z.literal(true),
+    fingerprint: z.string().nullable(),
+    head: z.object({ seq: z.number().int().min(1), hash: z.string().regex(/^[0-9a-f]{64}$/) }).nullable(),
+    confirmed: z.boolean(),
+  }),
+);
+export type ControlPin = z.infer<ReturnType<typeof PinSchema>>;
 
 export function readControlPin(keyStore: KeyStore, profileId: string): Promise<ControlPin | null> {
-  return readKeychainJson(keyStore, controlPinAccount(profileId), PinSchema);
+  return readKeychainJson(keyStore, controlPinAccount(profileId), PinSchema());
 }
 
 export async function writeControlPin(keyStore: KeyStore, profileId: string, pin: ControlPin): Promise<void> {
