@@ -20,26 +20,30 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Left to node_modules: native addons (keytar; better-sqlite3's compiled part, see sqliteAddonByPath), pg's
+ * Left to node_modules: native addons (keytar's and better-sqlite3's, see addonsByPath), pg's
  * optional native binding (not installed), pdfkit (its font metrics are files), xmlbuilder2 (only the statement
  * files need it; a command that makes none never loads it) and nodemailer (only an e-mailed remittance advice
  * needs it: loaded when a mail is sent, main/remittance/mail.ts).
  */
-const NATIVE_OR_OPTIONAL = ['keytar', '*.node', 'bindings', 'better-sqlite3/package.json', 'pg-native', 'pdfkit', 'xmlbuilder2', 'nodemailer'];
+const NATIVE_OR_OPTIONAL = ['*.node', 'bindings', 'better-sqlite3/package.json', 'pg-native', 'pdfkit', 'xmlbuilder2', 'nodemailer'];
 
 /**
- * better-sqlite3's JavaScript is bundled (from node_modules it was a dozen files to resolve, read and compile
- * on every desk command, outside the code cache); its addon is required by its path in node_modules, where
- * `npm install` builds it, instead of through the `bindings` package, which tries several paths first. A
- * build that put the addon elsewhere is still found by `bindings`, told where the package is.
+ * The JavaScript of keytar and better-sqlite3 is bundled (from node_modules it was a dozen files to resolve,
+ * read and compile on every desk command, outside the code cache); their addons stay in node_modules, where
+ * `npm install` builds them, required by their path there. better-sqlite3's instead of through the `bindings`
+ * package, which tries several paths first; a build that put it elsewhere is still found by `bindings`, told
+ * where the package is.
  */
-const sqliteAddonByPath = {
-  name: 'sqlite-addon-by-path',
+const addonsByPath = {
+  name: 'addons-by-path',
   setup(build) {
-    build.onResolve({ filter: /^bindings$/ }, (args) =>
-      /[\\/]better-sqlite3[\\/]lib[\\/]/.test(args.importer) ? { path: 'better-sqlite3-addon', namespace: 'sqlite-addon-by-path' } : undefined,
+    build.onResolve({ filter: /^\.\.\/build\/Release\/keytar\.node$/ }, (args) =>
+      /[\\/]keytar[\\/]lib[\\/]/.test(args.importer) ? { path: 'keytar/build/Release/keytar.node', external: true } : undefined,
     );
-    build.onLoad({ filter: /.*/, namespace: 'sqlite-addon-by-path' }, () => ({
+    build.onResolve({ filter: /^bindings$/ }, (args) =>
+      /[\\/]better-sqlite3[\\/]lib[\\/]/.test(args.importer) ? { path: 'better-sqlite3-addon', namespace: 'addons-by-path' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'addons-by-path' }, () => ({
       loader: 'js',
       contents: `
         module.exports = function bindings(name) {
@@ -102,7 +106,7 @@ export async function buildCli({ outdir = join(root, 'out', 'cli') } = {}) {
     target: 'node20',
     outExtension: { '.js': '.cjs' },
     external: NATIVE_OR_OPTIONAL,
-    plugins: [zodWithoutLocales, mimeTableLeftOut, sqliteAddonByPath],
+    plugins: [zodWithoutLocales, mimeTableLeftOut, addonsByPath],
     // main/cli/index.ts runs itself when node is given its path (npm run cli); the bundle never is.
     define: { 'import.meta.url': 'undefined' },
     // import() of a native module (keytar) becomes require(): the bin runs the bundle as a vm script, which
