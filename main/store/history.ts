@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import { MAX_PAGE_SIZE } from '../../contract/limits';
 import { toPayment, toStatusEvent, type PaymentRow, type StatusEventRow } from './rows';
+import { prepared } from './sqlite/prepared';
 import type {
   BalanceSnapshot, CurrencyTotal, PayoutActivityRow, PayoutOutcome, HistoryFilter, HistoryPage, HistoryQuery, HistorySortKey, PaymentKind, StatusEvent,
 } from '../journal/types';
@@ -149,13 +150,12 @@ export function balanceSeries(db: Database.Database, currencyCode: string, from?
 
 /** Latest snapshot per currency. */
 export function latestBalances(db: Database.Database): BalanceSnapshot[] {
-  const rows = db
-    .prepare(
-      `SELECT b.currency_code, b.available_minor, b.reserved_minor, b.observed_at FROM balance_snapshots b
-       WHERE b.seq = (SELECT MAX(seq) FROM balance_snapshots x WHERE x.currency_code = b.currency_code)
-       ORDER BY b.currency_code`,
-    )
-    .all() as { currency_code: string; available_minor: number; reserved_minor: number; observed_at: number }[];
+  const rows = prepared(
+    db,
+    `SELECT b.currency_code, b.available_minor, b.reserved_minor, b.observed_at FROM balance_snapshots b
+     WHERE b.seq = (SELECT MAX(seq) FROM balance_snapshots x WHERE x.currency_code = b.currency_code)
+     ORDER BY b.currency_code`,
+  ).all() as { currency_code: string; available_minor: number; reserved_minor: number; observed_at: number }[];
   return rows.map((r) => ({ currencyCode: r.currency_code, availableMinor: r.available_minor, reservedMinor: r.reserved_minor, observedAt: r.observed_at }));
 }
 

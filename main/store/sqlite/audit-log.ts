@@ -7,11 +7,12 @@ import {
   AuditKeyError, canonicalJson, entryHash, GENESIS_HASH, verifyAuditRows,
   type AuditEntry, type AuditKey, type AuditMark, type AuditRow, type AuditTrust, type AuditVerifyResult, type NewAuditEntry,
 } from '../../audit/chain';
+import { prepared } from './prepared';
 
 const HEAD_KEY = 'audit_head';
 
 function readHead(db: Database.Database): { seq: number; hash: string } {
-  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(HEAD_KEY) as { value: string } | undefined;
+  const row = prepared(db, 'SELECT value FROM meta WHERE key = ?').get(HEAD_KEY) as { value: string } | undefined;
   if (!row) return { seq: 0, hash: GENESIS_HASH };
   const [seq, hash] = row.value.split(':');
   return { seq: Number(seq), hash: hash ?? '' };
@@ -19,19 +20,19 @@ function readHead(db: Database.Database): { seq: number; hash: string } {
 
 /** The newest entry: its seq, hash and key (0, genesis and null for an empty log). */
 export function auditHead(db: Database.Database): { seq: number; hash: string; keyId: string | null } {
-  const last = db.prepare('SELECT seq, hash, key_id FROM audit_log ORDER BY seq DESC LIMIT 1').get() as Pick<AuditRow, 'seq' | 'hash' | 'key_id'> | undefined;
+  const last = prepared(db, 'SELECT seq, hash, key_id FROM audit_log ORDER BY seq DESC LIMIT 1').get() as Pick<AuditRow, 'seq' | 'hash' | 'key_id'> | undefined;
   return last ? { seq: last.seq, hash: last.hash, keyId: last.key_id } : { seq: 0, hash: GENESIS_HASH, keyId: null };
 }
 
 /** The first sealed entry, if any. */
 export function firstSealedSeq(db: Database.Database): number | null {
-  const row = db.prepare('SELECT MIN(seq) AS seq FROM audit_log WHERE key_id IS NOT NULL').get() as { seq: number | null };
+  const row = prepared(db, 'SELECT MIN(seq) AS seq FROM audit_log WHERE key_id IS NOT NULL').get() as { seq: number | null };
   return row.seq;
 }
 
 /** Ids of every key that sealed an entry, oldest first. */
 export function auditKeyIds(db: Database.Database): string[] {
-  const rows = db.prepare('SELECT key_id, MIN(seq) AS first FROM audit_log WHERE key_id IS NOT NULL GROUP BY key_id ORDER BY first').all() as { key_id: string }[];
+  const rows = prepared(db, 'SELECT key_id, MIN(seq) AS first FROM audit_log WHERE key_id IS NOT NULL GROUP BY key_id ORDER BY first').all() as { key_id: string }[];
   return rows.map((r) => r.key_id);
 }
 
@@ -52,10 +53,11 @@ export function appendAudit(db: Database.Database, at: number, entry: NewAuditEn
     const subject = entry.subject ?? null;
     const actor = entry.actor ?? deskActor();
     const hash = entryHash(prevHash, { seq, at, actor, action: entry.action, subject, detailsJson }, seal);
-    db.prepare(
+    prepared(
+      db,
       'INSERT INTO audit_log (seq, at, actor, action, subject, details_json, prev_hash, hash, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ).run(seq, at, actor, entry.action, subject, detailsJson, prevHash, hash, seal?.id ?? null);
-    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(HEAD_KEY, `${seq}:${hash}`);
+    prepared(db, 'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(HEAD_KEY, `${seq}:${hash}`);
     return { seq, at, actor, action: entry.action, subject, details: JSON.parse(detailsJson) as unknown, prevHash, hash };
   });
   return write();
@@ -97,7 +99,7 @@ export function verifyAudit(db: Database.Database, trust: AuditTrust = { keys: n
  */
 export function verifyAuditFrom(db: Database.Database, from: AuditMark, trust: AuditTrust = { keys: new Map() }): { result: AuditVerifyResult; mark: AuditMark } {
   const rows = db.prepare('SELECT * FROM audit_log WHERE seq > ? ORDER BY seq').iterate(from.seq) as IterableIterator<AuditRow>;
-  const walk = verifyAuditRows(rows, from, trust, (seq) => (db.prepare('SELECT hash FROM audit_log WHERE seq = ?').get(seq) as { hash: string } | undefined)?.hash ?? null);
+  const walk = verifyAuditRows(rows, from, trust, (seq) => (prepared(db, 'SELECT hash FROM audit_log WHERE seq = ?').get(seq) as { hash: string } | undefined)?.hash ?? null);
   const { problems } = walk;
   const head = readHead(db);
   if (head.seq !== walk.mark.seq || head.hash !== walk.mark.hash) {

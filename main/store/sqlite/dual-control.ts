@@ -12,6 +12,7 @@ import type { Subject } from '../../approvals/manifest';
 import type { ApprovalPolicy, PolicyRules } from '../../approvals/policy';
 import type { PreparationRecord } from '../../approvals/preparation';
 import { chainMovedMessage, RepositoryError, type DualControlRepository, type LegacyControl } from '../../trust/repository';
+import { prepared } from './prepared';
 
 interface PersonRow {
   id: string;
@@ -91,15 +92,15 @@ export class SqliteDualControlRepository implements DualControlRepository {
   }
 
   async chain(): Promise<ChainRecord[]> {
-    const rows = this.db.prepare('SELECT seq, hash, record_json AS json FROM control_chain ORDER BY seq').all() as { seq: number; hash: string; json: string }[];
+    const rows = prepared(this.db, 'SELECT seq, hash, record_json AS json FROM control_chain ORDER BY seq').all() as { seq: number; hash: string; json: string }[];
     return rows.map(decodeChainRecord);
   }
 
   async appendChain(record: ChainRecord): Promise<void> {
     this.db.transaction(() => {
-      const head = this.db.prepare('SELECT seq, hash FROM control_chain ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
+      const head = prepared(this.db, 'SELECT seq, hash FROM control_chain ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
       if (record.seq !== (head?.seq ?? 0) + 1 || (head && head.hash !== record.prev)) throw new RepositoryError('CHAIN_MOVED', chainMovedMessage(record.seq));
-      this.db.prepare('INSERT INTO control_chain (seq, hash, record_json, recorded_at) VALUES (?, ?, ?, ?)').run(record.seq, record.hash, encodeChainRecord(record), this.now());
+      prepared(this.db, 'INSERT INTO control_chain (seq, hash, record_json, recorded_at) VALUES (?, ?, ?, ?)').run(record.seq, record.hash, encodeChainRecord(record), this.now());
     })();
   }
 
@@ -121,17 +122,17 @@ export class SqliteDualControlRepository implements DualControlRepository {
   }
 
   async addProposal(record: ChainRecord): Promise<void> {
-    this.db.prepare('INSERT INTO control_proposals (hash, record_json, recorded_at) VALUES (?, ?, ?)').run(record.hash, encodeChainRecord(record), this.now());
+    prepared(this.db, 'INSERT INTO control_proposals (hash, record_json, recorded_at) VALUES (?, ?, ?)').run(record.hash, encodeChainRecord(record), this.now());
   }
 
   async legacy(): Promise<LegacyControl | null> {
     const grants = new Map<string, RoleGrant[]>();
-    for (const g of this.db.prepare('SELECT * FROM role_grants ORDER BY seq').all() as GrantRow[]) grants.set(g.person_id, [...(grants.get(g.person_id) ?? []), toGrant(g)]);
-    const people: Person[] = (this.db.prepare('SELECT * FROM people ORDER BY created_at, id').all() as PersonRow[]).map((r) => ({
+    for (const g of prepared(this.db, 'SELECT * FROM role_grants ORDER BY seq').all() as GrantRow[]) grants.set(g.person_id, [...(grants.get(g.person_id) ?? []), toGrant(g)]);
+    const people: Person[] = (prepared(this.db, 'SELECT * FROM people ORDER BY created_at, id').all() as PersonRow[]).map((r) => ({
       id: r.id, name: r.name, publicKey: r.public_key, createdAt: r.created_at, createdBy: r.created_by, revokedAt: r.revoked_at, revokedBy: r.revoked_by,
       revokeReason: r.revoke_reason, grants: grants.get(r.id) ?? [],
     }));
-    const policies = (this.db.prepare('SELECT * FROM policies ORDER BY version').all() as PolicyRow[]).map(toPolicy);
+    const policies = (prepared(this.db, 'SELECT * FROM policies ORDER BY version').all() as PolicyRow[]).map(toPolicy);
     return people.length === 0 && policies.length === 0 ? null : { people, policies };
   }
 
@@ -148,11 +149,11 @@ export class SqliteDualControlRepository implements DualControlRepository {
   }
 
   async approvalsFor(subject: Subject): Promise<ApprovalRecord[]> {
-    return (this.db.prepare('SELECT * FROM approvals WHERE subject_kind = ? AND subject_id = ? ORDER BY recorded_at, rowid').all(subject.kind, subject.id) as ApprovalRow[]).map(toApproval);
+    return (prepared(this.db, 'SELECT * FROM approvals WHERE subject_kind = ? AND subject_id = ? ORDER BY recorded_at, rowid').all(subject.kind, subject.id) as ApprovalRow[]).map(toApproval);
   }
 
   async listApprovals(limit = 100): Promise<ApprovalRecord[]> {
-    return (this.db.prepare('SELECT * FROM approvals ORDER BY recorded_at DESC, rowid DESC LIMIT ?').all(limit) as ApprovalRow[]).map(toApproval);
+    return (prepared(this.db, 'SELECT * FROM approvals ORDER BY recorded_at DESC, rowid DESC LIMIT ?').all(limit) as ApprovalRow[]).map(toApproval);
   }
 
   async addPreparation(p: PreparationRecord): Promise<void> {
@@ -167,7 +168,7 @@ export class SqliteDualControlRepository implements DualControlRepository {
   }
 
   async preparationsFor(subject: Subject): Promise<PreparationRecord[]> {
-    return (this.db.prepare('SELECT * FROM preparations WHERE subject_kind = ? AND subject_id = ? ORDER BY recorded_at, rowid').all(subject.kind, subject.id) as PreparationRow[]).map(toPreparation);
+    return (prepared(this.db, 'SELECT * FROM preparations WHERE subject_kind = ? AND subject_id = ? ORDER BY recorded_at, rowid').all(subject.kind, subject.id) as PreparationRow[]).map(toPreparation);
   }
 
   // Records are only added, so the highest keys change with every write (a holder of the file who rewrites

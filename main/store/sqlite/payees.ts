@@ -4,6 +4,7 @@ import type { Journal } from '.';
 import type { PayeeApprovalRecord } from '../../payees/approval';
 import { PayeeError, type CloseReason, type PayeeSource, type PayeeVersion } from '../../payees/payee';
 import type { KeyList, PaidAccount, PayeeRepository } from '../../payees/repository';
+import { prepared } from './prepared';
 
 interface PayeeRow {
   payee_id: string;
@@ -125,7 +126,7 @@ export class SqlitePayeeRepository implements PayeeRepository {
 
   // Versions are only added, then put in force once and closed once (migration 7's triggers).
   changeMarker(): string {
-    const r = this.db.prepare('SELECT coalesce(max(seq), 0) AS added, count(effective_at) AS active, count(closed_at) AS closed FROM payees').get() as Record<string, number>;
+    const r = prepared(this.db, 'SELECT coalesce(max(seq), 0) AS added, count(effective_at) AS active, count(closed_at) AS closed FROM payees').get() as Record<string, number>;
     return `${r.added}.${r.active}.${r.closed}`;
   }
 
