@@ -7,6 +7,8 @@ import { payoutFieldsOf } from '../../main/domain/payout';
 import { mayBeAtGateway } from '../../main/domain/status';
 import { type ApprovalClearance } from '../../main/engine';
 import { ApprovedSends } from '../../main/engine/approved-sends';
+import { PayoutSender } from '../../main/engine/payout-sender';
+import { isGatewayError } from '../../main/gateway/errors';
 import type { JournalPort } from '../../main/journal';
 import { SqliteDualControlRepository } from '../../main/store/sqlite/dual-control';
 import { Journal } from '../../main/store/sqlite';
@@ -124,6 +126,36 @@ describe('the simulation catches a broken rule', () => {
     const h = recorded('someone with the journal marks a held payout UNKNOWN');
     const result = await runHistory(h.seed, h.steps, h.dualControl);
     expect(result.violations.map((v) => v.invariant)).toContain(8);
+  });
+
+  it('a refused re-send taken as final hides a payout the gateway pays, once both the sender and the journal let it through', async () => {
+    // Issue 25's surviving mutant: the sender marking REJECTED a 4xx to a re-send of an id whose earlier try may land
+    // (payout-sender.ts, recordFailure without !unknownBefore). The journal refuses that transition too (REJECTED only
+    // while unknown_since is null, on both back ends), so each break alone changes nothing; together they are caught.
+    type Sender = { recordFailure(e: unknown, row: unknown, unknownBefore: boolean, mayHaveLeft: boolean): Promise<unknown> };
+    const sender = PayoutSender.prototype as unknown as Sender;
+    const breakSender = () => {
+      const original = sender.recordFailure;
+      return vi.spyOn(sender, 'recordFailure').mockImplementation(function (this: Sender, e, row, unknownBefore, mayHaveLeft) {
+        return original.call(this, e, row, isGatewayError(e, 'validation') ? false : unknownBefore, mayHaveLeft);
+      });
+    };
+    const breakJournal = () => {
+      const original = Journal.prototype.markLocalFinal;
+      return vi.spyOn(Journal.prototype, 'markLocalFinal').mockImplementation(function (this: Journal, kind, id, state, ...rest) {
+        if (state === 'REJECTED') this.db.prepare('UPDATE payments SET unknown_since = NULL WHERE kind = ? AND id = ?').run(kind, id);
+        return original.call(this, kind, id, state, ...rest);
+      });
+    };
+    const rejectedButStored = (r: RunResult) => r.violations.filter((v) => v.invariant === 5 && v.kind.startsWith('REJECTED/'));
+    const senderOnly = breakSender();
+    expect(rejectedButStored(await runSeed(1, 200))).toEqual([]);
+    senderOnly.mockRestore();
+    const journalOnly = breakJournal();
+    expect(rejectedButStored(await runSeed(1, 200))).toEqual([]);
+    breakSender();
+    expect(rejectedButStored(await runSeed(1, 200)).length).toBeGreaterThan(0);
+    journalOnly.mockRestore();
   });
 
   it('sending an unknown payout back to QUEUED lets a cancel hide a payout the gateway pays', async () => {
