@@ -83,6 +83,8 @@ export const CSV_ISSUE_CODES = [
   'ID_FORMAT',
   'ID_DUPLICATE',
   'ID_EXISTS',
+  /** pain.001: a transaction's EndToEndId was imported before, in an earlier run. */
+  'END_TO_END_ID_EXISTS',
   'OPERATOR_UNKNOWN',
   'OPERATOR_CURRENCY',
   'OPERATOR_METHOD',

@@ -150,6 +150,8 @@ export function batchesService(
       const options: PayoutFileOptions = { journal: await payeeAwareCsvLookup(rt, profile.id, journal), ...(decimalComma !== undefined ? { decimalComma } : {}), iso20022: profile.iso20022 };
       if (profile.maxAmountMinor) options.maxAmountMinor = profile.maxAmountMinor;
       options.repeatWindowDays = profile.repeatWindowDays;
+      // A pain.001 run or transaction imported before (its MsgId, an EndToEndId) is an error; createBatch refuses it again.
+      options.paymentRuns = journal;
       const skippedChecks: string[] = [];
       try {
         const list = await currencies.currencies(profile.id);

@@ -16,6 +16,8 @@ export const PAIN001_FILE_ERROR_CODES = [
   'XML_INVALID_VALUE',
   'XML_COUNT_MISMATCH',
   'XML_CONTROL_SUM_MISMATCH',
+  /** The run's MsgId was imported before (main/iso20022/run-refs.ts): the same run is imported once. */
+  'RUN_ALREADY_IMPORTED',
 ] as const;
 export type Pain001FileErrorCode = (typeof PAIN001_FILE_ERROR_CODES)[number];
 

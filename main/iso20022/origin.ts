@@ -12,6 +12,9 @@ export const PAIN001_EXTRA = {
   creDtTm: 'CreDtTm',
 } as const;
 
+/** The EndToEndId that says "none given" (ISO 20022 usage rule): never a payout id, may repeat, never looked up. */
+export const NOT_PROVIDED_END_TO_END_ID = 'NOTPROVIDED';
+
 export interface Pain001Origin {
   endToEndId: string;
   instrId: string | null;

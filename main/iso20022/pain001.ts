@@ -9,6 +9,10 @@
 // Cdtr/CtctDtls/EmailAdr (else the profile's fallback address), the operator from the profile's rules. The
 // EndToEndId is the payout's id when it fits the gateway's id rule (1-64 of A-Z a-z 0-9 _ -), else the payout
 // gets a new id; either way the EndToEndId and the message's ids are kept with the payout (origin.ts).
+//
+// Duplicates across history (run-refs.ts): with `paymentRuns` (the journal), a run whose MsgId was imported before
+// is refused as a whole (RUN_ALREADY_IMPORTED), and a transaction whose EndToEndId was is an error on its row
+// (END_TO_END_ID_EXISTS), whether or not that EndToEndId became the earlier payout's id.
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { checkAgainstJournal } from '../csv/journal-checks';
@@ -18,15 +22,19 @@ import { TimeSlicer } from '../csv/time-slice';
 import { MAX_CSV_BYTES, type CsvImportOptions, type CsvIssue, type CsvIssueCode, type CsvValidRow, type PayoutFileImport } from '../csv/types';
 import { RowValidator } from '../csv/validate';
 import { currencyDecimals } from '../domain/currencies';
+import type { PaymentRunRef } from '../journal/types';
 import { isValidPaymentId } from '../domain/ids';
 import { Pain001FileError } from './errors';
-import { PAIN001_EXTRA } from './origin';
+import { NOT_PROVIDED_END_TO_END_ID as NOT_PROVIDED, PAIN001_EXTRA } from './origin';
 import { readPain001, type Pain001Transaction, type Pain001Version } from './pain001-reader';
+import { repeatedEndToEndIdText, repeatedMsgIdText, type PaymentRunRefLookup } from './run-refs';
 import { DEFAULT_ISO20022_SETTINGS, operatorFor, rulesText, type Iso20022Settings } from './settings';
 
 export interface Pain001ImportOptions extends Omit<CsvImportOptions, 'decimalComma'> {
   /** The profile's operator rules and fallback e-mail; the default (SEPA → EU_SEPA, no fallback) when absent. */
   iso20022?: Iso20022Settings | undefined;
+  /** The MsgIds and EndToEndIds of runs imported before (the journal); when given, a repeat of either is an error. */
+  paymentRuns?: PaymentRunRefLookup | undefined;
 }
 
 /** What the review says of the message: "ISO 20022 pain.001.001.09, 12 transactions in 3 payment groups". */
@@ -41,9 +49,6 @@ export interface Pain001Summary {
 export interface Pain001ImportResult extends PayoutFileImport {
   iso20022: Pain001Summary;
 }
-
-/** The EndToEndId that says "none given" (ISO 20022 usage rule); never a payout id, may repeat. */
-const NOT_PROVIDED = 'NOTPROVIDED';
 
 /** Where each payout field comes from, as the review names the "column" of a row's problem. */
 const COLUMNS: readonly [PayoutCsvField, string][] = [
@@ -212,6 +217,24 @@ class TransactionMapper {
   }
 }
 
+/** Refs looked up at a time (each lookup is one statement). */
+const REF_LOOKUP_BATCH = 2000;
+
+/** Its rows' EndToEndIds as the journal first recorded them, for those it did. */
+async function earlierEndToEndIds(runs: PaymentRunRefLookup, rows: readonly CsvValidRow[]): Promise<Map<string, PaymentRunRef>> {
+  const ids: string[] = [];
+  for (const row of rows) {
+    const id = row.extra[PAIN001_EXTRA.endToEndId];
+    if (id && id !== NOT_PROVIDED) ids.push(id);
+  }
+  const seen = new Map<string, PaymentRunRef>();
+  for (let i = 0; i < ids.length; i += REF_LOOKUP_BATCH) {
+    for (const ref of await runs.paymentRunRefs('EndToEndId', ids.slice(i, i + REF_LOOKUP_BATCH))) seen.set(ref.ref, ref);
+    await yieldNow();
+  }
+  return seen;
+}
+
 /** Issues about a transaction name it: "PmtInf "PI-2", EndToEndId "E2E-7": …". */
 function named(issues: CsvIssue[], transactions: readonly Pain001Transaction[]): CsvIssue[] {
   return issues.map((i) => {
@@ -229,6 +252,9 @@ export async function importPain001(bytes: Uint8Array, options: Pain001ImportOpt
   await yieldNow();
   const doc = await readPain001(bytes, yieldNow);
   await yieldNow();
+  // The same run again (its MsgId imported before): refused as a whole, as the same file is (same MsgId).
+  const run = options.paymentRuns ? (await options.paymentRuns.paymentRunRefs('MsgId', [doc.messageId]))[0] : undefined;
+  if (run) throw new Pain001FileError('RUN_ALREADY_IMPORTED', repeatedMsgIdText(run), 'Document/CstmrCdtTrfInitn/GrpHdr/MsgId');
 
   const mapper = new TransactionMapper(options, doc);
   const slicer = new TimeSlicer(yieldNow);
@@ -241,6 +267,23 @@ export async function importPain001(bytes: Uint8Array, options: Pain001ImportOpt
   let errors = mapper.errors;
   let warnings = mapper.warnings;
   let invalid = mapper.invalid;
+  // Duplicates across history: each EndToEndId imported before (whatever payout id it got) is an error on its row.
+  if (options.paymentRuns) {
+    const seen = await earlierEndToEndIds(options.paymentRuns, rows);
+    if (seen.size > 0) {
+      const kept: CsvValidRow[] = [];
+      for (const row of rows) {
+        const earlier = seen.get(row.extra[PAIN001_EXTRA.endToEndId] ?? '');
+        if (!earlier) {
+          kept.push(row);
+          continue;
+        }
+        errors.push({ rowNumber: row.rowNumber, column: COLUMN.idPayout, code: 'END_TO_END_ID_EXISTS', message: repeatedEndToEndIdText(earlier) });
+        invalid++;
+      }
+      rows = kept;
+    }
+  }
   if (options.journal) {
     const outcome = await checkAgainstJournal(rows, options.journal, (field) => COLUMN[field], yieldNow, {
       repeatWindowDays: options.repeatWindowDays ?? DEFAULT_REPEAT_WINDOW_DAYS,

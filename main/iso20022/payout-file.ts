@@ -6,11 +6,16 @@ import { basename, resolve } from 'node:path';
 import { importPayoutCsv } from '../csv/import';
 import { CsvFileError, MAX_CSV_BYTES, type CsvImportOptions, type CsvImportResult } from '../csv/types';
 import type { Pain001ImportResult } from './pain001';
+import type { PaymentRunRefLookup } from './run-refs';
 import type { Iso20022Settings } from './settings';
 
 export type PayoutFileResult = CsvImportResult | Pain001ImportResult;
 
-export type PayoutFileOptions = CsvImportOptions & { iso20022?: Iso20022Settings | undefined };
+export type PayoutFileOptions = CsvImportOptions & {
+  iso20022?: Iso20022Settings | undefined;
+  /** pain.001 only: runs imported before, whose MsgId or EndToEndIds a new run may not repeat. */
+  paymentRuns?: PaymentRunRefLookup | undefined;
+};
 
 export function isPain001Result(result: PayoutFileResult): result is Pain001ImportResult {
   return 'iso20022' in result;
@@ -33,11 +38,11 @@ export function looksLikeXml(bytes: Uint8Array): boolean {
 
 /** Imports a batch file from its bytes: a pain.001 (XML) or a CSV. */
 export async function importPayoutFile(bytes: Uint8Array, options: PayoutFileOptions = {}): Promise<PayoutFileResult> {
-  const { iso20022, decimalComma, ...common } = options;
+  const { iso20022, decimalComma, paymentRuns, ...common } = options;
   if (looksLikeXml(bytes)) {
     // Loaded when an XML file comes: a CSV-only desk (and the CLI's start) never reads the XML parser.
     const { importPain001 } = await import('./pain001');
-    return importPain001(bytes, { ...common, iso20022 });
+    return importPain001(bytes, { ...common, iso20022, paymentRuns });
   }
   return importPayoutCsv(bytes, { ...common, ...(decimalComma !== undefined ? { decimalComma } : {}) });
 }

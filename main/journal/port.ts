@@ -9,7 +9,7 @@ import type {
   StatementPaymentRow,
   IssuedStatementRecord,
   ExportedMovement,
-  PaymentRecord, PaymentState, StatusEvent, StatusObservation,
+  PaymentRecord, PaymentRunRef, PaymentRunRefKind, PaymentState, StatusEvent, StatusObservation,
 } from './types';
 
 /** A status read that fell due: which payment, and when (the poller reads the payment itself when it starts the read). */
@@ -162,6 +162,12 @@ export interface DeskJournal extends JournalPort {
    * still pay (not final, or final SUCCESS): a new row like one of them may pay the same invoice twice.
    */
   recentLikePayouts(rows: LikePayoutKey[], since: number): Awaitable<LikePayout[]>;
+  /**
+   * For each of these pain.001 references of one kind (a run's MsgId, a transaction's EndToEndId), the first batch
+   * that carried it; none for a reference never seen. Kept by createBatch in its own transaction (a retry's attempts
+   * add none), which refuses a batch repeating one (JournalError DUPLICATE_PAYMENT_RUN_REF).
+   */
+  paymentRunRefs(kind: PaymentRunRefKind, refs: readonly string[]): Awaitable<PaymentRunRef[]>;
 
   // ---- payins (sent by the desk service, not the engine) ----
   /** Stores one status read at once. */

@@ -5,7 +5,7 @@ import { sumMinor } from '../domain/money';
 import type { BatchInput, CurrencyTotal, NewPayment, PaymentState } from './types';
 import { CodedError } from '../domain/coded-error';
 
-export type JournalErrorCode = 'DUPLICATE_ID' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'DATABASE_UNREACHABLE';
+export type JournalErrorCode = 'DUPLICATE_ID' | 'DUPLICATE_PAYMENT_RUN_REF' | 'NOT_FOUND' | 'EMPTY_BATCH' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'DATABASE_UNREACHABLE';
 
 export class JournalError extends CodedError<JournalErrorCode> {
   constructor(

@@ -216,6 +216,27 @@ export interface BatchInput {
   preparedBy?: string | undefined;
 }
 
+/**
+ * What an ERP's payment run names itself and its transactions by: the pain.001 message's MsgId and each
+ * transaction's EndToEndId. The journal keeps the first batch that carried each (main/iso20022/run-refs.ts), so the
+ * same run or transaction imported again is refused, whatever payout id it got.
+ */
+export type PaymentRunRefKind = 'MsgId' | 'EndToEndId';
+
+export interface PaymentRunRef {
+  kind: PaymentRunRefKind;
+  ref: string;
+  batchId: string;
+  /** The file of that batch. */
+  fileName: string | null;
+  /** The payout that carried an EndToEndId; null for a MsgId. */
+  payoutId: string | null;
+  /** The payment group (PmtInfId) the EndToEndId was in; null for a MsgId. */
+  pmtInfId: string | null;
+  /** When the batch was stored (ms). */
+  recordedAt: number;
+}
+
 export interface BatchCounts {
   total: number;
   byState: Record<PaymentState, number>;

@@ -44,6 +44,9 @@ import {
 } from './desk-reads';
 import * as closing from './closing';
 import { claimRemittanceMailPg, recordRemittanceMailPg, remittanceMailsPg } from './remittance-mails';
+import type { PaymentRunRef, PaymentRunRefKind } from '../../journal/types';
+import { paymentRunRefsOf } from '../../iso20022/run-refs';
+import { paymentRunRefsPg, recordPaymentRunRefsPg } from './payment-run-refs';
 import { migratePg } from './migrations';
 import { isConnectionError } from './connection-error';
 import { inTransaction } from './transaction';
@@ -380,7 +383,13 @@ export class PgJournal implements DeskJournal {
   }
 
   async createBatch(input: BatchInput): Promise<BatchRecord> {
-    const id = await this.transaction((client) => this.insertBatch(client, input));
+    // A pain.001 run's MsgId and EndToEndIds, kept with the batch: a run or transaction seen before is refused here too.
+    const refs = paymentRunRefsOf(input.rows);
+    const id = await this.transaction(async (client) => {
+      const stored = await this.insertBatch(client, input);
+      await recordPaymentRunRefsPg(client, stored, refs, this.now());
+      return stored;
+    });
     return this.mustGetBatch(id);
   }
 
@@ -1035,6 +1044,10 @@ export class PgJournal implements DeskJournal {
 
   existingPayoutIds(ids: string[]): Promise<Set<string>> {
     return existingPayoutIdsPg(this.pool, ids);
+  }
+
+  paymentRunRefs(kind: PaymentRunRefKind, refs: readonly string[]): Promise<PaymentRunRef[]> {
+    return paymentRunRefsPg(this.pool, kind, refs);
   }
 
   batchFileSubmitted(sha256: string): Promise<boolean> {

@@ -72,6 +72,8 @@ export const MEMBER_TABLES: readonly MemberTableRights[] = [
   // rest); the accounting accounts are one row, replaced by its writers.
   { table: 'issued_statements', insert: 'all', serial: ['seq'] },
   { table: 'exported_movements', insert: 'all' },
+  // pain.001 references (a run's MsgId, each EndToEndId) as first recorded: only added (triggers refuse the rest).
+  { table: 'payment_run_refs', insert: 'all' },
   { table: 'accounting_accounts', insert: 'all', update: ['accounts_json', 'updated_at'] },
   // Moved by SECURITY DEFINER triggers only. UPDATE of only_row (a constant) lets the payee book lock the
   // counter's row (SELECT … FOR UPDATE needs an UPDATE right) without letting a desk set the counter.

@@ -541,6 +541,38 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX remittance_mails_batch ON remittance_mails (batch_id) WHERE batch_id IS NOT NULL;
   `,
+  // 14: duplicates across history for ERP payment runs, as SQLite migration 13: the first batch that carried each
+  //     pain.001 MsgId and EndToEndId. Two desks storing the same run at once: the second's INSERT … ON CONFLICT DO
+  //     NOTHING waits for the first's commit, then inserts nothing, and its batch is refused (PgJournal.createBatch).
+  `
+  CREATE TABLE payment_run_refs (
+    kind TEXT COLLATE "C" NOT NULL CHECK (kind IN ('MsgId', 'EndToEndId')),
+    ref TEXT COLLATE "C" NOT NULL,
+    batch_id TEXT COLLATE "C" NOT NULL,
+    payout_id TEXT COLLATE "C",
+    pmt_inf_id TEXT COLLATE "C",
+    recorded_at BIGINT NOT NULL,
+    PRIMARY KEY (kind, ref)
+  );
+  CREATE TRIGGER payment_run_refs_no_change BEFORE UPDATE OR DELETE ON payment_run_refs
+    FOR EACH ROW EXECUTE FUNCTION refuse_write('a payment run reference stays as first recorded');
+  CREATE TRIGGER payment_run_refs_no_truncate BEFORE TRUNCATE ON payment_run_refs
+    FOR EACH STATEMENT EXECUTE FUNCTION refuse_write('a payment run reference stays as first recorded');
+  INSERT INTO payment_run_refs (kind, ref, batch_id, payout_id, pmt_inf_id, recorded_at)
+    SELECT DISTINCT ON (r.kind, r.ref) r.kind, r.ref, r.batch_id, r.payout_id, r.pmt_inf_id, r.created_at FROM (
+      SELECT 'MsgId' AS kind, d -> 'extra' ->> 'MsgId' AS ref, batch_id, NULL::text AS payout_id, NULL::text AS pmt_inf_id, created_at, pk
+        FROM (SELECT p.*, p.details_json::jsonb AS d FROM payments p
+               WHERE p.kind = 'payout' AND p.batch_id IS NOT NULL AND p.retry_of IS NULL AND p.details_json LIKE '%pain.001.%') AS p
+       WHERE d -> 'extra' ->> 'MsgNmId' LIKE 'pain.001.%'
+      UNION ALL
+      SELECT 'EndToEndId', d -> 'extra' ->> 'EndToEndId', batch_id, id, NULLIF(d -> 'extra' ->> 'PmtInfId', ''), created_at, pk
+        FROM (SELECT p.*, p.details_json::jsonb AS d FROM payments p
+               WHERE p.kind = 'payout' AND p.batch_id IS NOT NULL AND p.retry_of IS NULL AND p.details_json LIKE '%pain.001.%') AS p
+       WHERE d -> 'extra' ->> 'MsgNmId' LIKE 'pain.001.%' AND d -> 'extra' ->> 'EndToEndId' <> 'NOTPROVIDED'
+    ) AS r
+    WHERE r.ref IS NOT NULL AND r.ref <> ''
+    ORDER BY r.kind, r.ref, r.created_at, r.pk;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -26,6 +26,9 @@ import type {
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
 import { checkedBatch, JournalError } from '../../journal/shared';
+import type { PaymentRunRef, PaymentRunRefKind } from '../../journal/types';
+import { paymentRunRefsOf } from '../../iso20022/run-refs';
+import { paymentRunRefs, recordPaymentRunRefs } from './payment-run-refs';
 
 
 
@@ -147,8 +150,13 @@ export class Journal implements DeskJournal {
 
   /** Stores a batch and all its rows as QUEUED in one transaction: all or nothing. */
   createBatch(input: BatchInput): BatchRecord {
+    // A pain.001 run's MsgId and EndToEndIds, kept with the batch: a run or transaction seen before is refused here too.
+    const refs = paymentRunRefsOf(input.rows);
     let id = '';
-    this.durably(() => (id = this.insertBatch(input)));
+    this.durably(() => {
+      id = this.insertBatch(input);
+      recordPaymentRunRefs((sql) => this.stmt(sql), id, refs, this.now());
+    });
     return this.mustGetBatch(id);
   }
 
@@ -500,6 +508,10 @@ export class Journal implements DeskJournal {
 
   existingPayoutIds(ids: string[]): Set<string> {
     return this.existingIds('payout', ids);
+  }
+
+  paymentRunRefs(kind: PaymentRunRefKind, refs: readonly string[]): PaymentRunRef[] {
+    return paymentRunRefs((sql) => this.stmt(sql), kind, refs);
   }
 
   batchFileSubmitted(sha256: string): boolean {

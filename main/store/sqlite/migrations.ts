@@ -463,6 +463,40 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX remittance_mails_batch ON remittance_mails (batch_id) WHERE batch_id IS NOT NULL;
     `);
   },
+  // 13: duplicates across history for ERP payment runs (main/iso20022/run-refs.ts): the first batch that carried each
+  //     pain.001 MsgId and EndToEndId, one row per reference (the key refuses a second), only ever added. Filled from
+  //     the payouts already stored: each reference's earliest first attempt (retries carry their first attempt's).
+  (db) => {
+    db.exec(`
+      CREATE TABLE payment_run_refs (
+        kind TEXT NOT NULL CHECK (kind IN ('MsgId', 'EndToEndId')),
+        ref TEXT NOT NULL,
+        batch_id TEXT NOT NULL,
+        payout_id TEXT,
+        pmt_inf_id TEXT,
+        recorded_at INTEGER NOT NULL,
+        PRIMARY KEY (kind, ref)
+      ) WITHOUT ROWID;
+      CREATE TRIGGER payment_run_refs_no_update BEFORE UPDATE ON payment_run_refs BEGIN
+        SELECT RAISE(ABORT, 'a payment run reference stays as first recorded');
+      END;
+      CREATE TRIGGER payment_run_refs_no_delete BEFORE DELETE ON payment_run_refs BEGIN
+        SELECT RAISE(ABORT, 'a payment run reference stays as first recorded');
+      END;
+      INSERT OR IGNORE INTO payment_run_refs (kind, ref, batch_id, payout_id, pmt_inf_id, recorded_at)
+        SELECT r.kind, r.ref, r.batch_id, r.payout_id, r.pmt_inf_id, r.created_at FROM (
+          SELECT 'MsgId' AS kind, json_extract(details_json, '$.extra.MsgId') AS ref, batch_id, NULL AS payout_id, NULL AS pmt_inf_id, created_at, pk
+            FROM payments WHERE kind = 'payout' AND batch_id IS NOT NULL AND retry_of IS NULL AND json_valid(details_json)
+             AND json_extract(details_json, '$.extra.MsgNmId') LIKE 'pain.001.%'
+          UNION ALL
+          SELECT 'EndToEndId', json_extract(details_json, '$.extra.EndToEndId'), batch_id, id, NULLIF(json_extract(details_json, '$.extra.PmtInfId'), ''), created_at, pk
+            FROM payments WHERE kind = 'payout' AND batch_id IS NOT NULL AND retry_of IS NULL AND json_valid(details_json)
+             AND json_extract(details_json, '$.extra.MsgNmId') LIKE 'pain.001.%' AND json_extract(details_json, '$.extra.EndToEndId') <> 'NOTPROVIDED'
+        ) AS r
+        WHERE typeof(r.ref) = 'text' AND r.ref <> ''
+        ORDER BY r.created_at, r.pk;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,6 +1,7 @@
 // The CLI's twin of a pain.001 payment run: `profiles iso20022 show|set|reset` (operator rules, fallback e-mail),
 // `batch validate run.xml` (a row no rule maps is an error naming its transaction), `batch submit run.xml` and
-// `batch export <id> --format pain.002 --out …`, against the sandbox.
+// `batch export <id> --format pain.002 --out …`, against the sandbox; the same run (its MsgId) or a transaction of it
+// (its EndToEndId) again is refused.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +98,21 @@ describe('pain.001 from the command line', () => {
     expect(report).toMatch(/<OrgnlEndToEndId>CLI-E2E-1<\/OrgnlEndToEndId>\s*<TxSts>ACSC<\/TxSts>/);
     expect(report).toMatch(/<OrgnlEndToEndId>CLI-E2E-2<\/OrgnlEndToEndId>\s*<TxSts>ACSC<\/TxSts>/);
     expect((await cli(['batch', 'export', 'erp-run-1', '--format', 'pain.003'])).code).toBe(2);
+
+    // The same run again: refused as a whole (its MsgId was imported), naming the batch; nothing is sent.
+    const again = await cli(['batch', 'validate', file]);
+    expect(again.code).toBe(2);
+    expect(again.err).toMatch(/This payment run \(MsgId "CLI-RUN-1"\) was imported before, as batch erp-run-1 \(file run\.xml\) on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC; nothing of it was imported now\..*\(RUN_ALREADY_IMPORTED\)/);
+    const resubmit = await cli(['batch', 'submit', file, '--timeout', '60']);
+    expect(resubmit.code).toBe(1);
+    expect(resubmit.err).toContain('This payment run (MsgId "CLI-RUN-1") was imported before, as batch erp-run-1');
+    // A new run (new MsgId) holding a transaction of that one: an error on its row, naming the payout and batch.
+    const next = join(home, 'run-2.xml');
+    writeFileSync(next, RUN.replace('<MsgId>CLI-RUN-1</MsgId>', '<MsgId>CLI-RUN-2</MsgId>').replace('CLI-E2E-2', 'CLI-E2E-3'));
+    const repeated = await cli(['batch', 'validate', next]);
+    expect(repeated.code).toBe(1);
+    expect(repeated.out).toContain('row 1, column "CdtTrfTxInf/PmtId/EndToEndId": END_TO_END_ID_EXISTS - PmtInf "PI-1", EndToEndId "CLI-E2E-1": its EndToEndId was imported before in PmtInf "PI-1", as payout CLI-E2E-1 of batch erp-run-1 (file run.xml) on ');
+    expect(repeated.out).not.toContain('row 2,');
 
     const reset = await ok(['profiles', 'iso20022', 'reset', profile]);
     expect(reset).toContain('rule 1  service level SEPA → EU_SEPA');

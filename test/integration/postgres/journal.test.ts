@@ -8,10 +8,12 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { paymentTimelinePg, UnsafeIntegerError } from '../../../main/store/postgres/history';
+import { migratePg } from '../../../main/store/postgres/migrations';
 import { PgJournal, type PgJournalOptions } from '../../../main/store/postgres/journal';
 import { payout } from '../../unit/journal/helpers';
 import { deskJournalContract } from '../../unit/journal/desk-contract';
-import { journalPortContract, T0 } from '../../unit/journal/port-contract';
+import { paymentRunRefsBackfillContract, paymentRunRefsContract } from '../../unit/journal/payment-run-refs-contract';
+import { journalPortContract, T0, testClock } from '../../unit/journal/port-contract';
 import { freshDatabase } from './cluster';
 
 const pools: pg.Pool[] = [];
@@ -67,6 +69,53 @@ journalPortContract('PostgreSQL', async (clock) => {
 deskJournalContract('PostgreSQL', async (clock) => {
   const url = await freshDatabase(inject('postgresUrl'));
   return (await desk(url, { now: clock.now })).journal;
+});
+
+paymentRunRefsContract('PostgreSQL', async (clock) => {
+  const url = await freshDatabase(inject('postgresUrl'));
+  return (await desk(url, { now: clock.now })).journal;
+});
+
+paymentRunRefsBackfillContract('PostgreSQL', async () => {
+  const clock = testClock();
+  const { journal, pool } = await desk(await freshDatabase(inject('postgresUrl')), { now: clock.now });
+  return {
+    journal,
+    clock,
+    forget: async () => {
+      await pool.query('DROP TABLE payment_run_refs; CREATE TABLE payment_run_refs (kind text, ref text, batch_id text, payout_id text, pmt_inf_id text, recorded_at bigint)');
+    },
+    clear: async () => {
+      await pool.query('DELETE FROM payment_run_refs');
+    },
+    migrateAgain: async () => {
+      // Back to before migration 14, the one that makes the table (a later step would run again too, and say so).
+      await pool.query('DROP TABLE payment_run_refs; UPDATE schema_version SET version = 13');
+      await migratePg(pool);
+      return journal;
+    },
+  };
+});
+
+describe('two desks storing the same pain.001 run at once', () => {
+  it('one stores it; the other is refused, naming its batch, and stores nothing', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: a } = await desk(url);
+    const { journal: b } = await desk(url);
+    const row = (id: string, endToEndId: string) => payout(id, { details: { extra: { EndToEndId: endToEndId, PmtInfId: 'PI-1', MsgId: 'RUN-RACE', MsgNmId: 'pain.001.001.03' } } });
+    // Other payout ids on each desk (the EndToEndIds did not fit the id rule): only the run's ids tie them.
+    const outcomes = await Promise.allSettled([
+      a.createBatch({ id: 'BA', fileName: 'run.xml', sha256: 'h', rows: [row('a-1', 'E/1'), row('a-2', 'E/2')] }),
+      b.createBatch({ id: 'BB', fileName: 'run.xml', sha256: 'h', rows: [row('b-1', 'E/1'), row('b-2', 'E/2')] }),
+    ]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(lost.reason).toMatchObject({ code: 'DUPLICATE_PAYMENT_RUN_REF' });
+    const kept = (outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<{ id: string }>).value.id;
+    expect((lost.reason as Error).message).toContain(`MsgId "RUN-RACE" was imported before, as batch ${kept}`);
+    expect((await a.listBatches()).map((x) => x.id)).toEqual([kept]);
+    expect((await b.paymentRunRefs('EndToEndId', ['E/1', 'E/2'])).map((r) => r.batchId)).toEqual([kept, kept]);
+  });
 });
 
 describe("the team journal's desk reads", () => {

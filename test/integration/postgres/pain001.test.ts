@@ -1,7 +1,8 @@
 // An ERP payment run through the desk's IPC handlers against the sandbox, on a single desk's SQLite journal and on
 // a team database: a pain.001 is validated (its message named, its EndToEndIds as payout ids where the gateway
 // allows), submitted and paid, one transaction failing; its pain.002 status report says ACSC and RJCT with the
-// gateway's reason per EndToEndId; the results CSV carries the EndToEndIds; the same run again is refused; and a
+// gateway's reason per EndToEndId; the results CSV carries the EndToEndIds; the same run again is refused (its MsgId),
+// a transaction of an earlier run is an error on its row (its EndToEndId), a run validated twice is stored once; and a
 // CSV batch has no pain.002 to give.
 import { SaxesParser } from 'saxes';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -136,10 +137,27 @@ describe.each(['sqlite', 'postgres'] as const)('a pain.001 payment run on %s', (
     expect(header).toEqual(expect.arrayContaining(['EndToEndId', 'PmtInfId', 'MsgId']));
     expect(csv.content).toContain('E2E/FAIL/2');
 
-    // The same run again: every EndToEndId used as an id is refused, and the file itself is a warning.
-    const again = await d.call<BatchValidation>('batches:validateFile', { source: file });
-    expect(again.errors.map((e) => [e.rowNumber, e.code])).toEqual([[1, 'ID_EXISTS'], [3, 'ID_EXISTS']]);
-    expect(again.warnings.map((w) => w.code)).toContain('FILE_ALREADY_SUBMITTED');
+    // The same run again: its MsgId was imported, so the file is refused as a whole, naming the batch and when.
+    const again = await d.fails('batches:validateFile', { source: file });
+    expect(again.code).toBe('RUN_ALREADY_IMPORTED');
+    expect(again.message).toMatch(new RegExp(`^This payment run \\(MsgId "ACME-RUN-42"\\) was imported before, as batch ${batch.id} \\(file run-2026-03\\.xml\\) on \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC`));
+    // A new run repeating a transaction, here one whose EndToEndId was not its payout's id: an error on its row.
+    const rerun = (msgId: string, txs: readonly Tx[]) => ({ kind: 'base64', fileName: `${msgId}.xml`, base64: Buffer.from(pain001(msgId, txs)).toString('base64') });
+    const next = await d.call<BatchValidation>('batches:validateFile', { source: rerun('ACME-RUN-43', [RUN[1]!, { ...RUN[0]!, endToEndId: 'E2E-NEW-4' }]) });
+    expect(next.errors.map((e) => [e.rowNumber, e.column, e.code])).toEqual([[1, 'CdtTrfTxInf/PmtId/EndToEndId', 'END_TO_END_ID_EXISTS']]);
+    expect(next.errors[0]!.message).toContain(`PmtInf "PI-SUPPLIERS", EndToEndId "E2E/FAIL/2": its EndToEndId was imported before in PmtInf "PI-SUPPLIERS", as payout ${second!.idPayout} of batch ${batch.id}`);
+
+    // Validated twice before either is submitted (two desks, or one person twice): the journal refuses the second,
+    // though each validation gave the transaction its own payout id ("E2E/NEW/5" does not fit the id rule).
+    const fresh = rerun('ACME-RUN-44', [{ ...RUN[0]!, endToEndId: 'E2E/NEW/5' }]);
+    const one = await d.call<BatchValidation>('batches:validateFile', { source: fresh });
+    const two = await d.call<BatchValidation>('batches:validateFile', { source: fresh });
+    await d.call<BatchView>('batches:submit', { validationId: one.validationId, confirmedWarningRows: one.warnings.map((w) => w.rowNumber) });
+    const late = await d.fails('batches:submit', { validationId: two.validationId, confirmedWarningRows: two.warnings.map((w) => w.rowNumber) });
+    expect(late.code).toBe('DUPLICATE_PAYMENT_RUN_REF');
+    expect(one.rows[0]!.idPayout).not.toBe(two.rows[0]!.idPayout);
+    expect(late.message).toContain('MsgId "ACME-RUN-44" was imported before');
+    expect(late.message).toContain('EndToEndId imported before: "E2E/NEW/5" (PmtInf "PI-SUPPLIERS") as payout');
 
     // A CSV batch came from no pain.001: no status report to give.
     const fromCsv = await d.call<BatchValidation>('batches:validateFile', { source: teamCsv('csv-run', 1) });

@@ -10,6 +10,8 @@ import { Pain001FileError } from '../../../main/iso20022/errors';
 import { importPain001, type Pain001ImportOptions } from '../../../main/iso20022/pain001';
 import { importPayoutFile, isPain001Result, looksLikeXml } from '../../../main/iso20022/payout-file';
 import type { Iso20022Settings } from '../../../main/iso20022/settings';
+import type { PaymentRunRefLookup } from '../../../main/iso20022/run-refs';
+import type { PaymentRunRef, PaymentRunRefKind } from '../../../main/journal/types';
 
 const FIXTURE = readFileSync(fileURLToPath(new URL('../../fixtures/iso20022/erp-run-v09.xml', import.meta.url)), 'utf8');
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -231,6 +233,57 @@ describe('errors on one transaction: its row is invalid, the others are not', ()
     expect(r.counts).toEqual({ rows: 6, valid: 5, invalid: 1, warnings: 1 });
     expect(r.errors).toEqual([{ rowNumber: 4, column: 'CdtTrfTxInf/PmtId/EndToEndId', code: 'ID_EXISTS', message: expect.stringMatching(/^PmtInf "PI-CHF", EndToEndId "CH-2026-17": its EndToEndId is already the id of a payout in the journal/) }]);
     expect(r.warnings).toEqual([{ rowNumber: 0, column: null, code: 'FILE_ALREADY_SUBMITTED', message: expect.stringContaining('MsgId "ERP-RUN-2026-03-02"') }]);
+  });
+});
+
+describe('duplicates across history: a run or a transaction imported before', () => {
+  const T = Date.UTC(2026, 1, 27, 14, 5);
+  /** The journal's references: these MsgIds and EndToEndIds were imported before, in batch B-OLD. */
+  function earlier(msgIds: string[], endToEndIds: Record<string, string>): PaymentRunRefLookup & { asked: [PaymentRunRefKind, string[]][] } {
+    const asked: [PaymentRunRefKind, string[]][] = [];
+    return {
+      asked,
+      paymentRunRefs(kind, refs) {
+        asked.push([kind, [...refs]]);
+        const known = kind === 'MsgId' ? refs.filter((r) => msgIds.includes(r)) : refs.filter((r) => r in endToEndIds);
+        return known.map((ref): PaymentRunRef => ({
+          kind, ref, batchId: 'B-OLD', fileName: 'run-02-27.xml', payoutId: kind === 'MsgId' ? null : endToEndIds[ref]!, pmtInfId: kind === 'MsgId' ? null : 'PI-OLD', recordedAt: T,
+        }));
+      },
+    };
+  }
+
+  it('a run whose MsgId was imported before is refused as a whole, naming the earlier batch and when', async () => {
+    const paymentRuns = earlier(['ERP-RUN-2026-03-02'], {});
+    const e = await refusal(FIXTURE, { ...OPTIONS, paymentRuns });
+    expect(e.code).toBe('RUN_ALREADY_IMPORTED');
+    expect(e.path).toBe('Document/CstmrCdtTrfInitn/GrpHdr/MsgId');
+    expect(e.message).toMatch(/^This payment run \(MsgId "ERP-RUN-2026-03-02"\) was imported before, as batch B-OLD \(file run-02-27\.xml\) on 2026-02-27 14:05 UTC; nothing of it was imported now\./);
+    // A new MsgId: read as usual.
+    expect((await importPain001(bytes(FIXTURE), { ...OPTIONS, paymentRuns: earlier(['ERP-RUN-2026-02-27'], {}) })).counts).toMatchObject({ rows: 6, valid: 6 });
+  });
+
+  it('a transaction whose EndToEndId was imported before is an error on its row, whether or not it was the payout id', async () => {
+    // INV/2026/0002 did not fit the id rule, so its payout had another id: only the EndToEndId ties them.
+    const paymentRuns = earlier([], { 'INV/2026/0002': '0b6a3c1e-old', 'CH-2026-17': 'CH-2026-17' });
+    const journal: CsvJournalLookup = {
+      existingPayoutIds: (ids) => new Set(ids.filter((id) => id === 'CH-2026-17')),
+      batchFileSubmitted: () => false,
+      knownBeneficiaryAccounts: () => [],
+    };
+    const r = await importPain001(bytes(FIXTURE), { ...OPTIONS, journal, paymentRuns });
+    // Said once per row, in the words of history (not also as an existing payout id).
+    expect(r.errors.map((e) => [e.rowNumber, e.column, e.code])).toEqual([
+      [2, 'CdtTrfTxInf/PmtId/EndToEndId', 'END_TO_END_ID_EXISTS'],
+      [4, 'CdtTrfTxInf/PmtId/EndToEndId', 'END_TO_END_ID_EXISTS'],
+    ]);
+    expect(r.errors[0]!.message).toBe(
+      'PmtInf "PI-EUR-SEPA", EndToEndId "INV/2026/0002": its EndToEndId was imported before in PmtInf "PI-OLD", as payout 0b6a3c1e-old of batch B-OLD (file run-02-27.xml) on 2026-02-27 14:05 UTC: this transaction was sent before. If it was paid, take it out of the run; if it is a new payment, give it a new EndToEndId in the ERP',
+    );
+    expect(r.counts).toEqual({ rows: 6, valid: 4, invalid: 2, warnings: 0 });
+    expect(r.rows.map((row) => row.rowNumber)).toEqual([1, 3, 5, 6]);
+    // NOTPROVIDED (row 3) is no reference: never looked up, never an error.
+    expect(paymentRuns.asked).toEqual([['MsgId', ['ERP-RUN-2026-03-02']], ['EndToEndId', ['INV-2026-0001', 'INV/2026/0002', 'CH-2026-17', 'CH-2026-18', 'JP_2026_5']]]);
   });
 });
 

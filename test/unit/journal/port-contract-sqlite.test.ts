@@ -4,6 +4,7 @@ import { afterEach } from 'vitest';
 import { openJournal, type Journal } from '../../../main/store/sqlite';
 import { deskJournalContract } from './desk-contract';
 import { journalPortContract } from './port-contract';
+import { paymentRunRefsContract } from './payment-run-refs-contract';
 
 const open: Journal[] = [];
 afterEach(() => {
@@ -21,6 +22,12 @@ journalPortContract('SQLite', async (clock) => {
 });
 
 deskJournalContract('SQLite', async (clock) => {
+  const journal = openJournal(':memory:', { now: clock.now });
+  open.push(journal);
+  return journal;
+});
+
+paymentRunRefsContract('SQLite', async (clock) => {
   const journal = openJournal(':memory:', { now: clock.now });
   open.push(journal);
   return journal;

@@ -1,0 +1,48 @@
+// SQLite migration 13 on a journal that already holds pain.001 batches (the contract: payment-run-refs-contract.ts;
+// the PostgreSQL run is in test/integration/postgres/journal.test.ts).
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { openJournal, type Journal } from '../../../main/store/sqlite';
+import { paymentRunRefsBackfillContract } from './payment-run-refs-contract';
+import { testClock } from './port-contract';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+});
+
+paymentRunRefsBackfillContract('SQLite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'desk-run-refs-'));
+  const file = join(dir, 'journal.db');
+  const clock = testClock();
+  const journals: Journal[] = [openJournal(file, { now: clock.now })];
+  const raw = new Database(file);
+  cleanups.push(() => {
+    raw.close();
+    for (const j of journals) j.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    journal: journals[0]!,
+    clock,
+    forget: async () => {
+      raw.exec('DROP TABLE payment_run_refs; CREATE TABLE payment_run_refs (kind TEXT, ref TEXT, batch_id TEXT, payout_id TEXT, pmt_inf_id TEXT, recorded_at INTEGER)');
+    },
+    clear: async () => {
+      raw.exec('DELETE FROM payment_run_refs');
+    },
+    migrateAgain: async () => {
+      journals[0]!.close();
+      journals.length = 0;
+      raw.exec('DROP TABLE payment_run_refs');
+      // Back to before migration 13, the one that makes the table (a later step would run again too, and say so).
+      raw.pragma('user_version = 12');
+      const after = openJournal(file, { now: clock.now });
+      journals.push(after);
+      return after;
+    },
+  };
+});
