@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { checkAgainstJournal } from '../main/csv/journal-checks';
 import type { CsvJournalLookup, CsvValidRow } from '../main/csv/types';
 import { openJournal } from '../main/store/sqlite';
-import { recentLikePayoutsPg } from '../main/store/postgres/desk-reads';
+import { earliestLikePayoutsPg } from '../main/store/postgres/desk-reads';
 import { numberArg } from './args';
 import { withScratchDatabase } from './scratch-database';
 
@@ -95,7 +95,7 @@ if (WITH_PG) {
       existingPayoutIds: async () => new Set(),
       batchFileSubmitted: async () => false,
       knownBeneficiaryAccounts: async () => [],
-      recentLikePayouts: (keys, since) => recentLikePayoutsPg(pool, keys, since),
+      earliestLikePayouts: (keys, since, skip) => earliestLikePayoutsPg(pool, keys, since, skip),
     };
     await timeCheck('team database (PostgreSQL)', lookup, rows);
   });

@@ -3,7 +3,6 @@
 // payout to the same account, amount and currency from another file or entry (warnings: the classic double
 // payment of accounts payable, last week's invoice in this week's run).
 import { payeeKey } from '../domain/payee-key';
-import type { LikePayout } from '../journal/port';
 import { accountKey } from './account-number';
 import { DAY_MS, earliestLikePayouts, lastDigits, likeKey, possibleDuplicateText } from './like-payouts';
 import { TimeSlicer } from './time-slice';
@@ -106,12 +105,11 @@ export async function checkAgainstJournal(
   }
   // 3. Rows like a payout of the last days: same account, amount and currency, paid or still on its way.
   const days = options.repeatWindowDays ?? 0;
-  if (days > 0 && journal.recentLikePayouts && kept.length > 0) {
+  if (days > 0 && journal.earliestLikePayouts && kept.length > 0) {
     const since = (options.now ?? Date.now()) - days * DAY_MS;
     const keys = kept.map(({ payout }) => ({ accountNumber: payout.accountNumber, amountMinor: payout.amountMinor, currencyCode: payout.currencyCode }));
     // An earlier submission of this very file: FILE_ALREADY_SUBMITTED says it once for every row.
-    const sameFile = (like: LikePayout) => options.fileSha256 !== undefined && like.fileSha256 === options.fileSha256;
-    const earlier = await earliestLikePayouts(journal.recentLikePayouts.bind(journal), keys, since, sameFile, () => slicer.pause());
+    const earlier = await earliestLikePayouts(journal.earliestLikePayouts.bind(journal), keys, since, { fileSha256: options.fileSha256 ?? null }, () => slicer.pause());
     if (earlier.size > 0) {
       for (const [i, { payout, rowNumber }] of kept.entries()) {
         const like = earlier.get(likeKey(keys[i]!));

@@ -1,7 +1,7 @@
 // Shapes shared by the CSV importer, its callers (engine, IPC, CLI) and the exporter.
 import type { PayoutDraft } from '../domain/payout';
 import { CodedError } from '../domain/coded-error';
-import type { LikePayout, LikePayoutKey } from '../journal/port';
+import type { LikePayout, LikePayoutKey, LikePayoutSkip } from '../journal/port';
 
 /** What the journal can tell the importer (implemented by main/journal). */
 /** What the import asks the journal; answered now (a single desk's SQLite) or later (the team database). */
@@ -14,8 +14,8 @@ export interface CsvJournalLookup {
   knownBeneficiaryAccounts(
     keys: { accountName: string; emailAddress: string }[],
   ): KnownAccount[] | Promise<KnownAccount[]>;
-  /** Payouts since `since` (ms) to these accounts with the same amount and currency that paid or may still pay. */
-  recentLikePayouts?(rows: LikePayoutKey[], since: number): LikePayout[] | Promise<LikePayout[]>;
+  /** For each key, the earliest payout since `since` (ms) to that account with the same amount and currency that paid or may still pay, not ruled out by `skip`. */
+  earliestLikePayouts?(keys: LikePayoutKey[], since: number, skip?: LikePayoutSkip): LikePayout[] | Promise<LikePayout[]>;
 }
 
 export interface KnownAccount {

@@ -5,6 +5,7 @@ import type { PossibleDuplicate } from '../../contract/api';
 import { formatMinor } from '../domain/money';
 import type { DeskJournal } from '../journal/port';
 import { DAY_MS, earliestLikePayouts, likeKey, possibleDuplicateText } from '../csv/like-payouts';
+import { mapInSlices, TimeSlicer, yieldToEventLoop } from '../csv/time-slice';
 import type { DecimalsOf } from './convert';
 
 export interface LikeDraft {
@@ -17,8 +18,8 @@ export interface LikeDraft {
 /** The earliest earlier payout like `draft` (never itself), or null; null too when the window is 0 (off). */
 export async function possibleDuplicateOf(journal: DeskJournal, draft: LikeDraft, windowDays: number, decimalsOf: DecimalsOf, now = Date.now()): Promise<PossibleDuplicate | null> {
   if (windowDays <= 0) return null;
-  const key = { accountNumber: draft.accountNumber, amountMinor: draft.amountMinor, currencyCode: draft.currencyCode };
-  const like = (await earliestLikePayouts(journal.recentLikePayouts.bind(journal), [key], now - windowDays * DAY_MS, (p) => p.id === draft.idPayout)).get(likeKey(key));
+  const row = { id: draft.idPayout, accountNumber: draft.accountNumber, amountMinor: draft.amountMinor, currencyCode: draft.currencyCode };
+  const like = (await earliestLikePayouts(journal.earliestLikePayouts.bind(journal), [row], now - windowDays * DAY_MS)).get(likeKey(row));
   if (!like) return null;
   const amount = `${formatMinor(draft.amountMinor, decimalsOf(draft.currencyCode))} ${draft.currencyCode}`;
   return {
@@ -45,14 +46,18 @@ export interface ManifestLikeRow {
 export async function possibleDuplicatesOfRows(journal: DeskJournal, rows: readonly ManifestLikeRow[], ownBatchId: string | null, windowDays: number, now = Date.now()): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   if (windowDays <= 0 || rows.length === 0) return found;
-  const own = new Set(rows.map((r) => r.id));
+  // The caller has just read and built the subject's manifest in this turn of the event loop: let it breathe first.
+  await yieldToEventLoop();
   // The manifest writes each amount with its currency's decimals: the digits without the point are the minor units.
-  const keys = rows.map((r) => ({ accountNumber: r.account, amountMinor: Number(r.amount.replace('.', '')), currencyCode: r.currency }));
-  const ownRow = (like: { id: string; batchId: string | null }) => own.has(like.id) || (ownBatchId !== null && like.batchId === ownBatchId);
-  const earliest = await earliestLikePayouts(journal.recentLikePayouts.bind(journal), keys, now - windowDays * DAY_MS, ownRow);
-  rows.forEach((r, i) => {
-    const like = earliest.get(likeKey(keys[i]!));
+  // Each row's id goes along: the subject's own rows (and its batch) are never like themselves.
+  const keyed = await mapInSlices(rows, (r) => ({ id: r.id, accountNumber: r.account, amountMinor: Number(r.amount.replace('.', '')), currencyCode: r.currency }), yieldToEventLoop);
+  const earliest = await earliestLikePayouts(journal.earliestLikePayouts.bind(journal), keyed, now - windowDays * DAY_MS, { batchId: ownBatchId }, yieldToEventLoop);
+  // The sentences in time slices too: a 10,000-row subject to a few accounts is 10,000 of them.
+  const slicer = new TimeSlicer(yieldToEventLoop);
+  for (const [i, r] of rows.entries()) {
+    const like = earliest.get(likeKey(keyed[i]!));
     if (like) found.set(r.id, possibleDuplicateText(like, `${r.amount} ${r.currency}`, false));
-  });
+    if (slicer.due()) await slicer.pause();
+  }
   return found;
 }

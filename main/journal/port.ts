@@ -134,6 +134,13 @@ export interface LikePayout extends LikePayoutKey {
   fileSha256: string | null;
 }
 
+/** Payouts that are not "like" ones for this lookup: the rows themselves, their own batch, an earlier submission of their file. */
+export interface LikePayoutSkip {
+  ids?: readonly string[];
+  batchId?: string | null;
+  fileSha256?: string | null;
+}
+
 export interface DeskJournal extends JournalPort {
   // ---- history ----
   history(query?: HistoryQuery): Awaitable<HistoryPage>;
@@ -158,10 +165,13 @@ export interface DeskJournal extends JournalPort {
   batchFileSubmitted(sha256: string): Awaitable<boolean>;
   knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): Awaitable<{ accountName: string; emailAddress: string; accountNumber: string }[]>;
   /**
-   * Payouts created since `since` (ms) to one of these accounts with the same amount and currency that paid or may
-   * still pay (not final, or final SUCCESS): a new row like one of them may pay the same invoice twice.
+   * For each key, the earliest payout created since `since` (ms) to that account with the same amount and currency
+   * that paid or may still pay (not final, or final SUCCESS) and that `skip` does not rule out: a new row like it may
+   * pay the same invoice twice. At most one per distinct key (ties on the time: the smaller id); none for a key with
+   * no such payout. One answer per key, not every like payout: a month of payroll to a few accounts is hundreds of
+   * like payouts per row.
    */
-  recentLikePayouts(rows: LikePayoutKey[], since: number): Awaitable<LikePayout[]>;
+  earliestLikePayouts(keys: LikePayoutKey[], since: number, skip?: LikePayoutSkip): Awaitable<LikePayout[]>;
   /**
    * For each of these pain.001 references of one kind (a run's MsgId, a transaction's EndToEndId), the first batch
    * that carried it; none for a reference never seen. Kept by createBatch in its own transaction (a retry's attempts

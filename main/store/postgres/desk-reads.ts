@@ -6,7 +6,7 @@ import type { QueryResultRow } from 'pg';
 import { payeeKey } from '../../domain/payee-key';
 import { toBatch, type BatchRow } from '../rows';
 import type { AuditEntry, BalanceSnapshot, BatchRecord, StoredBatchState, CurrencyTotal, PaymentKind, PaymentRecord, PayoutActivityRow, PayoutOutcome, StatementPaymentRow } from '../../journal/types';
-import type { LikePayout, LikePayoutKey } from '../../journal/port';
+import type { LikePayout, LikePayoutKey, LikePayoutSkip } from '../../journal/port';
 import { integerBound, pgInteger, toPgPayment, type PgQueryable } from './history';
 import { payoutActivitySql } from '../history';
 import { balanceAtSql, groupSuccessRaw, statementPaymentsSql } from '../statements';
@@ -235,18 +235,26 @@ export async function listAuditPg(db: PgQueryable, limit = 200, beforeSeq?: numb
   }));
 }
 
-/** As the SQLite journal's recentLikePayouts: one statement, the rows as three arrays unnested side by side. */
-export async function recentLikePayoutsPg(db: PgQueryable, rows: LikePayoutKey[], since: number): Promise<LikePayout[]> {
-  if (rows.length === 0) return [];
+/**
+ * As the SQLite journal's earliestLikePayouts: one statement, the keys as three arrays unnested side by side, and
+ * for each a LATERAL walk of payments_like from `since` that stops at the first payout that counts.
+ */
+export async function earliestLikePayoutsPg(db: PgQueryable, keys: LikePayoutKey[], since: number, skip: LikePayoutSkip = {}): Promise<LikePayout[]> {
+  if (keys.length === 0) return [];
   const result = await db.query<{ id: string; account_number: string; amount_minor: string; currency_code: string; created_at: string; batch_id: string | null; file_name: string | null; sha256: string | null }>(
     `SELECT p.id, p.account_number, p.amount_minor, p.currency_code, p.created_at, p.batch_id, b.file_name, b.sha256
        FROM unnest($1::text[], $2::bigint[], $3::text[]) AS k (account_number, amount_minor, currency_code)
-       JOIN payments AS p ON p.account_number = k.account_number AND p.amount_minor = k.amount_minor AND p.currency_code = k.currency_code
-        AND p.kind = 'payout' AND p.created_at >= $4
+       CROSS JOIN LATERAL (
+         SELECT q.id, q.account_number, q.amount_minor, q.currency_code, q.created_at, q.batch_id FROM payments AS q
+          WHERE q.kind = 'payout' AND q.account_number = k.account_number AND q.amount_minor = k.amount_minor AND q.currency_code = k.currency_code
+            AND q.created_at >= $4 AND (NOT q.is_final OR q.status = 'SUCCESS')
+            AND ($5::text IS NULL OR q.batch_id IS DISTINCT FROM $5::text)
+            AND NOT (q.id = ANY ($6::text[]))
+            AND ($7::text IS NULL OR NOT EXISTS (SELECT 1 FROM batches AS f WHERE f.id = q.batch_id AND f.sha256 = $7::text))
+          ORDER BY q.created_at, q.id LIMIT 1) AS p
        LEFT JOIN batches AS b ON b.id = p.batch_id
-      WHERE NOT p.is_final OR p.status = 'SUCCESS'
       ORDER BY p.created_at, p.id`,
-    [rows.map((r) => r.accountNumber), rows.map((r) => r.amountMinor), rows.map((r) => r.currencyCode), since],
+    [keys.map((r) => r.accountNumber), keys.map((r) => r.amountMinor), keys.map((r) => r.currencyCode), since, skip.batchId ?? null, skip.ids ?? [], skip.fileSha256 ?? null],
   );
   return result.rows.map((r) => ({
     id: r.id, accountNumber: r.account_number, amountMinor: Number(r.amount_minor), currencyCode: r.currency_code, createdAt: Number(r.created_at), batchId: r.batch_id, fileName: r.file_name, fileSha256: r.sha256,

@@ -29,7 +29,7 @@ import type { Pool, PoolClient } from 'pg';
 import { deskActor } from '../../audit/actor';
 import { AuditKeyError, auditSigningText, canonicalJson, entryHash, GENESIS_HASH, signedEntryHash, type AuditSigner, type NewAuditEntry } from '../../audit/chain';
 import { checkedBatch, JournalError } from '../../journal/shared';
-import type { DeskJournal, DuePoll, LikePayout, LikePayoutKey, ManifestRow, RemittanceMailClaim, RemittanceMailRecord, RemittanceMailUpdate, SendClaim } from '../../journal/port';
+import type { DeskJournal, DuePoll, LikePayout, LikePayoutKey, LikePayoutSkip, ManifestRow, RemittanceMailClaim, RemittanceMailRecord, RemittanceMailUpdate, SendClaim } from '../../journal/port';
 import { Grouped } from './grouped';
 import { paymentRowsJson, STORE_PAYMENTS_SQL } from './payment-rows';
 import { toBatch } from '../rows';
@@ -39,7 +39,7 @@ import type {
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
 import {
-  balanceSeriesPg, batchFileSubmittedPg, batchPaymentsPg, existingPayoutIdsPg, intentAttemptsPg, knownBeneficiaryAccountsPg, latestBalancesPg, recentLikePayoutsPg,
+  balanceSeriesPg, batchFileSubmittedPg, batchPaymentsPg, existingPayoutIdsPg, intentAttemptsPg, knownBeneficiaryAccountsPg, latestBalancesPg, earliestLikePayoutsPg,
   listAuditPg, listBatchesPg, payoutActivityPg, statementPaymentsPg, balanceAtPg, pendingPayoutTotalsPg, pgBatchRow, retriedAsPg, batchRetriesPg,
 } from './desk-reads';
 import * as closing from './closing';
@@ -1058,8 +1058,8 @@ export class PgJournal implements DeskJournal {
     return knownBeneficiaryAccountsPg(this.pool, keys);
   }
 
-  recentLikePayouts(rows: LikePayoutKey[], since: number): Promise<LikePayout[]> {
-    return recentLikePayoutsPg(this.pool, rows, since);
+  earliestLikePayouts(keys: LikePayoutKey[], since: number, skip?: LikePayoutSkip): Promise<LikePayout[]> {
+    return earliestLikePayoutsPg(this.pool, keys, since, skip);
   }
 
   balanceSeries(currencyCode: string, from?: number, to?: number): Promise<BalanceSnapshot[]> {

@@ -19,7 +19,7 @@ import * as closing from '../closing';
 import * as remittanceMails from '../remittance-mails';
 import { migrate } from './migrations';
 import { toBatch, toPayment, type BatchRow, type PaymentRow } from '../rows';
-import type { DeskJournal, DuePoll, LikePayout, LikePayoutKey, ManifestRow, RemittanceMailClaim, RemittanceMailRecord, RemittanceMailUpdate, SendClaim } from '../../journal/port';
+import type { DeskJournal, DuePoll, LikePayout, LikePayoutKey, LikePayoutSkip, ManifestRow, RemittanceMailClaim, RemittanceMailRecord, RemittanceMailUpdate, SendClaim } from '../../journal/port';
 import type {
   AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, StatementPaymentRow, IssuedStatementRecord, ExportedMovement, HistoryFilter, HistoryPage, HistoryQuery,
   NewPayment, PaymentKind, PaymentRecord, PaymentState, StatusEvent, StatusObservation,
@@ -518,6 +518,29 @@ export class Journal implements DeskJournal {
     return this.stmt('SELECT 1 FROM batches WHERE sha256 = ? LIMIT 1').get(sha256) !== undefined;
   }
 
+  earliestLikePayouts(keys: LikePayoutKey[], since: number, skip: LikePayoutSkip = {}): LikePayout[] {
+    if (keys.length === 0) return [];
+    // One statement for all keys (a JSON array of [account, amount, currency]). For each, the subquery walks
+    // payments_like from `since` and stops at the first payout that counts: a key paid hundreds of times costs one
+    // step, not hundreds of rows (a 10,000-row subject to 4 accounts read 770,000 rows into JS before, for 2 s).
+    const sql = `SELECT p.id, p.account_number, p.amount_minor, p.currency_code, p.created_at, p.batch_id, b.file_name, b.sha256
+      FROM json_each(@keys) AS k CROSS JOIN payments AS p ON p.pk = (
+        SELECT q.pk FROM payments AS q
+         WHERE q.kind = 'payout' AND q.account_number = k.value ->> 0 AND q.amount_minor = k.value ->> 1 AND q.currency_code = k.value ->> 2
+           AND q.created_at >= @since AND (q.is_final = 0 OR q.status = 'SUCCESS')
+           AND (@batch IS NULL OR q.batch_id IS NOT @batch)
+           AND q.id NOT IN (SELECT value FROM json_each(@ids))
+           AND (@sha IS NULL OR NOT EXISTS (SELECT 1 FROM batches AS f WHERE f.id = q.batch_id AND f.sha256 = @sha))
+         ORDER BY q.created_at, q.id LIMIT 1)
+      LEFT JOIN batches AS b ON b.id = p.batch_id
+      ORDER BY p.created_at, p.id`;
+    const json = JSON.stringify(keys.map((r) => [r.accountNumber, r.amountMinor, r.currencyCode]));
+    const rows = this.stmt(sql).all({ keys: json, since, batch: skip.batchId ?? null, ids: JSON.stringify(skip.ids ?? []), sha: skip.fileSha256 ?? null }) as { id: string; account_number: string; amount_minor: number; currency_code: string; created_at: number; batch_id: string | null; file_name: string | null; sha256: string | null }[];
+    return rows.map((r) => ({
+      id: r.id, accountNumber: r.account_number, amountMinor: r.amount_minor, currencyCode: r.currency_code, createdAt: r.created_at, batchId: r.batch_id, fileName: r.file_name, fileSha256: r.sha256,
+    }));
+  }
+
   /**
    * The most recent account number paid to each beneficiary name, and to each e-mail, on their own (case
    * and outer spaces ignored): a known name with a new e-mail and a new account is exactly the fraud case.
@@ -527,22 +550,6 @@ export class Journal implements DeskJournal {
    * Every account each payee (by name, and by e-mail, each on its own) was paid to, compared by payeeKey
    * (Unicode-aware). One row per payee key and account; the caller compares with all of them.
    */
-  recentLikePayouts(rows: LikePayoutKey[], since: number): LikePayout[] {
-    if (rows.length === 0) return [];
-    // One statement for all rows (a JSON array of [account, amount, currency]); CROSS JOIN walks payments_like per row.
-    const sql = `SELECT p.id, p.account_number, p.amount_minor, p.currency_code, p.created_at, p.batch_id, b.file_name, b.sha256
-      FROM json_each(?) AS k CROSS JOIN payments AS p
-        ON p.account_number = k.value ->> 0 AND p.amount_minor = k.value ->> 1 AND p.currency_code = k.value ->> 2
-       AND p.kind = 'payout' AND p.created_at >= ?
-      LEFT JOIN batches AS b ON b.id = p.batch_id
-      WHERE p.is_final = 0 OR p.status = 'SUCCESS'
-      ORDER BY p.created_at, p.id`;
-    const keys = JSON.stringify(rows.map((r) => [r.accountNumber, r.amountMinor, r.currencyCode]));
-    return (this.stmt(sql).all(keys, since) as { id: string; account_number: string; amount_minor: number; currency_code: string; created_at: number; batch_id: string | null; file_name: string | null; sha256: string | null }[]).map((r) => ({
-      id: r.id, accountNumber: r.account_number, amountMinor: r.amount_minor, currencyCode: r.currency_code, createdAt: r.created_at, batchId: r.batch_id, fileName: r.file_name, fileSha256: r.sha256,
-    }));
-  }
-
   knownBeneficiaryAccounts(keys: { accountName: string; emailAddress: string }[]): { accountName: string; emailAddress: string; accountNumber: string }[] {
     // Each name and e-mail once, under the spelling it first came with.
     const names = new Map<string, string>();

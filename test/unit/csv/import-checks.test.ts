@@ -295,7 +295,7 @@ describe('possible duplicates across history', () => {
       // Switched off, or looking back less far than the earlier payouts: nothing.
       const off = await importPayoutCsv(file('D-1,12500.00,EUR,Jane Doe,DE89370400440532013000,EU_SEPA,,jane@example.com'), { journal: t.journal, repeatWindowDays: 0 });
       expect(off.warnings.filter((w) => w.code === 'POSSIBLE_DUPLICATE')).toEqual([]);
-      const lookup: CsvJournalLookup = { ...journal(), recentLikePayouts: (_rows, since) => (since > now - 2 * day ? [] : [{ id: 'x', accountNumber: 'DE89370400440532013000', amountMinor: 1_250_000, currencyCode: 'EUR', createdAt: now - 3 * day, batchId: null, fileName: null, fileSha256: null }]) };
+      const lookup: CsvJournalLookup = { ...journal(), earliestLikePayouts: (_keys, since) => (since > now - 2 * day ? [] : [{ id: 'x', accountNumber: 'DE89370400440532013000', amountMinor: 1_250_000, currencyCode: 'EUR', createdAt: now - 3 * day, batchId: null, fileName: null, fileSha256: null }]) };
       const oneDay = await importPayoutCsv(file('D-1,12500.00,EUR,Jane Doe,DE89370400440532013000,EU_SEPA,,jane@example.com'), { journal: lookup, repeatWindowDays: 1 });
       expect(oneDay.warnings.filter((w) => w.code === 'POSSIBLE_DUPLICATE')).toEqual([]);
       const fiveDays = await importPayoutCsv(file('D-1,12500.00,EUR,Jane Doe,DE89370400440532013000,EU_SEPA,,jane@example.com'), { journal: lookup, repeatWindowDays: 5 });

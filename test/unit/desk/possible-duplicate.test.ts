@@ -86,4 +86,19 @@ describe('rows an approver is shown', () => {
     expect((await possibleDuplicatesOfRows(alone, rows.slice(0, 1), 'B1', 30, NOW)).size).toBe(0);
     expect((await possibleDuplicatesOfRows(j, rows, 'B1', 0, NOW)).size).toBe(0);
   });
+
+  it('names for every row sharing a key the earliest of many earlier payouts, never a row of the subject', async () => {
+    const j = await journalWith([
+      { id: 'itself', at: NOW - 25 * DAY },
+      ...Array.from({ length: 40 }, (_, i) => ({ id: `earlier-${i}`, at: NOW - (20 - i / 4) * DAY, status: i % 2 === 0 ? 'SUCCESS' : undefined })),
+      { id: 'row-a', at: NOW - 60_000, batch: 'B1' },
+    ]);
+    const row = { id: 'row-a', amount: '100.00', currency: 'EUR', account: ACCOUNT };
+    const marks = await possibleDuplicatesOfRows(j, [row, { ...row, id: 'row-b' }, { ...row, id: 'itself' }], 'B1', 30, NOW);
+    expect([...marks.keys()]).toEqual(['row-a', 'row-b', 'itself']);
+    expect(new Set(marks.values())).toEqual(new Set(['possible duplicate of payout earlier-0 of 2026-11-07: 100.00 EUR to the same account …3000']));
+    // A single payout waiting (no batch): the earliest like payout is itself, so the next one is named.
+    expect((await possibleDuplicatesOfRows(j, [{ ...row, id: 'itself' }], null, 30, NOW)).get('itself')).toContain('payout earlier-0 of');
+    expect((await possibleDuplicatesOfRows(j, [{ ...row, id: 'earlier-0' }], null, 30, NOW)).get('earlier-0')).toContain('payout itself of');
+  });
 });

@@ -180,10 +180,10 @@ export function deskJournalContract(name: string, open: (clock: TestClock) => Pr
       ]);
     });
 
-    it('finds recent payouts like new rows (account, amount, currency) that paid or may still pay, oldest first, with their file', async () => {
+    it('finds, per key (account, amount, currency), the earliest recent payout that paid or may still pay, with its file', async () => {
       const clock = testClock();
       const j = await open(clock);
-      expect(await j.recentLikePayouts([], 0)).toEqual([]);
+      expect(await j.earliestLikePayouts([], 0)).toEqual([]);
       await j.createBatch({ id: 'B1', fileName: 'june.csv', sha256: 'sha-like', rows: [payout('l1', { accountNumber: 'ACC-1', amountMinor: 5_000 }), payout('l2', { accountNumber: 'ACC-2', amountMinor: 5_000 })] });
       clock.set(T0 + 1_000);
       await j.insertPayment('payout', payout('l3', { accountNumber: 'ACC-1', amountMinor: 5_000 }));
@@ -193,15 +193,37 @@ export function deskJournalContract(name: string, open: (clock: TestClock) => Pr
       // A payout that failed for good paid nothing: paying it again is no duplicate.
       await send(j, 'l2', failed);
       const key = { accountNumber: 'ACC-1', amountMinor: 5_000, currencyCode: 'EUR' };
-      expect(await j.recentLikePayouts([key, { ...key, accountNumber: 'ACC-2' }], T0)).toEqual([
+      expect(await j.earliestLikePayouts([key, { ...key, accountNumber: 'ACC-2' }], T0)).toEqual([
         { id: 'l1', accountNumber: 'ACC-1', amountMinor: 5_000, currencyCode: 'EUR', createdAt: T0, batchId: 'B1', fileName: 'june.csv', fileSha256: 'sha-like' },
-        { id: 'l3', accountNumber: 'ACC-1', amountMinor: 5_000, currencyCode: 'EUR', createdAt: T0 + 1_000, batchId: null, fileName: null, fileSha256: null },
       ]);
       // Only those created since the given time.
-      expect((await j.recentLikePayouts([key], T0 + 1)).map((p) => p.id)).toEqual(['l3']);
+      expect((await j.earliestLikePayouts([key], T0 + 1)).map((p) => p.id)).toEqual(['l3']);
+      // Never the rows themselves, their own batch or an earlier submission of their file; a payout outside any batch stays in.
+      expect((await j.earliestLikePayouts([key], T0, { ids: ['l1'] })).map((p) => p.id)).toEqual(['l3']);
+      expect((await j.earliestLikePayouts([key], T0, { batchId: 'B1' })).map((p) => p.id)).toEqual(['l3']);
+      expect((await j.earliestLikePayouts([key], T0, { fileSha256: 'sha-like' })).map((p) => p.id)).toEqual(['l3']);
+      expect((await j.earliestLikePayouts([key], T0, { batchId: 'B2', fileSha256: 'sha-other', ids: ['l9'] })).map((p) => p.id)).toEqual(['l1']);
+      expect(await j.earliestLikePayouts([key], T0, { ids: ['l1', 'l3'] })).toEqual([]);
       // Paid (final SUCCESS) still counts.
       await send(j, 'l3', { status: 'SUCCESS', source: 'create', isFinal: true });
-      expect((await j.recentLikePayouts([key], T0 + 1)).map((p) => p.id)).toEqual(['l3']);
+      expect((await j.earliestLikePayouts([key], T0 + 1)).map((p) => p.id)).toEqual(['l3']);
+    });
+
+    it('names the earliest of many like payouts to one key, the smaller id of a batch entered at once', async () => {
+      const clock = testClock();
+      const j = await open(clock);
+      const key = { accountNumber: 'ACC-9', amountMinor: 1_000, currencyCode: 'EUR' };
+      await j.createBatch({ id: 'B1', fileName: 'payroll.csv', sha256: 'sha-1', rows: [payout('m2', key), payout('m1', key), payout('m3', key)] });
+      for (let i = 0; i < 30; i++) {
+        clock.set(T0 + 1_000 * (i + 1));
+        await j.insertPayment('payout', payout(`n${i}`, key));
+      }
+      expect((await j.earliestLikePayouts([key], T0)).map((p) => p.id)).toEqual(['m1']);
+      expect((await j.earliestLikePayouts([key], T0, { ids: ['m1'] })).map((p) => p.id)).toEqual(['m2']);
+      expect((await j.earliestLikePayouts([key], T0, { batchId: 'B1' })).map((p) => p.id)).toEqual(['n0']);
+      expect((await j.earliestLikePayouts([key], T0 + 1_500)).map((p) => p.id)).toEqual(['n1']);
+      await send(j, 'n1', failed);
+      expect((await j.earliestLikePayouts([key], T0 + 1_500)).map((p) => p.id)).toEqual(['n2']);
     });
 
     it('stores a payin status read at once, leaving a status event, folding a repeat from the same source', async () => {
