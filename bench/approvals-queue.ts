@@ -7,7 +7,9 @@
 // at an app start) and the opens after it (warm), median over runs, with CPU time and the event loop's longest
 // stall while it runs (the queue is built in the app's main process). The first open lists what it could not check
 // within its budget as 'unchecked' and checks it in the background: how long until the queue is all checked, and the
-// event loop's longest stall meanwhile, are printed too; then how long opening one subject (approvals:show) takes.
+// event loop's longest stall meanwhile, are printed too; then how long opening one subject (approvals:show) takes
+// (issue 25 target: < 1 s, no stall over 50 ms; every row of it looks like hundreds of earlier payouts, as a
+// month of payroll to the same few accounts does).
 // With --profile FILE, the cold open is CPU-profiled into FILE, and the background check, the warm opens and the
 // subject opened into FILE with `.background`, `.warm` and `.show` before its extension (.cpuprofile files for
 // DevTools or speedscope).
@@ -160,6 +162,7 @@ async function main(): Promise<void> {
     console.log(`one subject opened (show)  ${fixed(shown.ms)} ms   cpu ${fixed(shown.cpuMs)} ms   longest stall ${fixed(shown.stallMs)} ms`);
     const verdict = (ms: number) => (ms < 300 ? 'met' : 'NOT met');
     console.log(`target: queue of ${SUBJECTS} × ${ROWS} rows < 300 ms → first open ${verdict(cold.ms)}, warm ${verdict(medianMs)}`);
+    console.log(`target: one subject of ${ROWS} rows opened < 1 s, no stall over 50 ms → ${shown.ms < 1_000 && shown.stallMs < 50 ? 'met' : 'NOT met'}`);
   } finally {
     await desk.close();
     rmSync(home, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { ControlInfo, ControlProposalInfo } from '../../contract/api';
 import { approvalSignatureValid, signApproval, type ApprovalRecord, type Decision } from '../approvals/approval';
 import type { ApprovalExportRow } from '../csv/export';
+import { yieldToEventLoop } from '../csv/time-slice';
 import { manifestFromJournal, preparationProblem } from '../approvals/gate';
 import { manifestDigest, manifestDigests, subjectText, type Manifest, type Subject } from '../approvals/manifest';
 import { PREPARATION_VARIANT } from '../approvals/preparation';
@@ -337,6 +338,9 @@ export function dualControlService(rt: DeskRuntime, options: { kdf?: KdfParams; 
   const factsOf = async (profileId: string, s: ControlState, subject: Subject): Promise<SubjectFacts | undefined> => {
     const manifest = await manifestFromJournal(await rt.journalFor(profileId), s.scope, subject, s.policy.version);
     if (!manifest) return undefined;
+    // Reading and building a 10,000-row manifest is one turn of the event loop, hashing it another (issue 25: no
+    // stall over 50 ms when an approver opens it).
+    await yieldToEventLoop();
     // Both digests in one pass over the rows, as the gate does.
     const [digest, preparedDigest] = manifestDigests(manifest, [{}, PREPARATION_VARIANT]) as [string, string];
     // The same count the gate passes (runtime.ts), so what an approver is shown is what the send is checked against.
