@@ -14,8 +14,10 @@ interface RefRow {
   recorded_at: number;
 }
 
-const LOOKUP_SQL = `SELECT r.kind, r.ref, r.batch_id, b.file_name, r.payout_id, r.pmt_inf_id, r.recorded_at
-  FROM json_each(@refs) AS k JOIN payment_run_refs AS r ON r.kind = @kind AND r.ref = k.value
+// CROSS JOIN keeps json_each the outer loop, each ref one seek of the key: with a plain JOIN SQLite walks every
+// reference of the kind once per ref asked (100,000 against 100,000 took minutes).
+export const LOOKUP_SQL = `SELECT r.kind, r.ref, r.batch_id, b.file_name, r.payout_id, r.pmt_inf_id, r.recorded_at
+  FROM json_each(@refs) AS k CROSS JOIN payment_run_refs AS r ON r.kind = @kind AND r.ref = k.value
   LEFT JOIN batches AS b ON b.id = r.batch_id
   ORDER BY r.recorded_at, r.ref`;
 

@@ -1,11 +1,13 @@
 // SQLite migration 13 on a journal that already holds pain.001 batches (the contract: payment-run-refs-contract.ts;
-// the PostgreSQL run is in test/integration/postgres/journal.test.ts).
+// the PostgreSQL run is in test/integration/postgres/journal.test.ts), and the lookup's plan: one key seek per
+// reference asked, never a walk of every reference kept (a run checked against a year of runs).
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { openJournal, type Journal } from '../../../main/store/sqlite';
+import { LOOKUP_SQL } from '../../../main/store/sqlite/payment-run-refs';
 import { paymentRunRefsBackfillContract } from './payment-run-refs-contract';
 import { testClock } from './port-contract';
 
@@ -45,4 +47,17 @@ paymentRunRefsBackfillContract('SQLite', async () => {
       return after;
     },
   };
+});
+
+it('looks each reference up by the key, with the refs asked as the outer loop', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'desk-run-refs-'));
+  const file = join(dir, 'journal.db');
+  openJournal(file).close();
+  const raw = new Database(file);
+  cleanups.push(() => {
+    raw.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const plan = (raw.prepare(`EXPLAIN QUERY PLAN ${LOOKUP_SQL}`).all({ refs: '[]', kind: 'EndToEndId' }) as { detail: string }[]).map((r) => r.detail);
+  expect(plan.slice(0, 2)).toEqual(['SCAN k VIRTUAL TABLE INDEX 1:', 'SEARCH r USING PRIMARY KEY (kind=? AND ref=?)']);
 });
