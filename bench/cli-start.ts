@@ -37,14 +37,17 @@ const benchEnv = { ...process.env, PAYOUT_DESK_KEYCHAIN_SERVICE: `payout-desk-be
 const GNU_TIME = '/usr/bin/time';
 const withCpu = existsSync(GNU_TIME);
 
-function timeOne(args: string[], buildDir: string): { wall: number; cpu: number | null } {
+/** What the bin says on stderr when it runs the sources instead of a build (missing, or older than a source). */
+const FELL_BACK = 'running the sources (slower start)';
+
+function timeOne(args: string[], buildDir: string): { wall: number; cpu: number | null; fellBack: boolean } {
   const started = performance.now();
   const command = withCpu ? [GNU_TIME, '-f', 'cpu %U %S', process.execPath, bin, ...args] : [process.execPath, bin, ...args];
   const result = spawnSync(command[0]!, command.slice(1), { env: { ...benchEnv, PAYOUT_DESK_CLI_BUILD: buildDir }, encoding: 'utf8' });
   const wall = performance.now() - started;
   if (result.status === null || result.status === 1) throw new Error(`payout-desk ${args.join(' ')} failed (${result.signal ?? `exit ${result.status}`}): ${result.stderr.trim()}`);
   const cpuLine = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(result.stderr);
-  return { wall, cpu: cpuLine ? (Number(cpuLine[1]) + Number(cpuLine[2])) * 1000 : null };
+  return { wall, cpu: cpuLine ? (Number(cpuLine[1]) + Number(cpuLine[2])) * 1000 : null, fellBack: result.stderr.includes(FELL_BACK) };
 }
 
 function figures(samples: number[]): { median: number; min: number; max: number } {
@@ -78,15 +81,25 @@ try {
   // Round by round, every command and path once per round: a burst of load on this shared machine then slows
   // a run of each, not all the runs of one command.
   const samples = measured.map(() => paths.map(() => ({ wall: [] as number[], cpu: [] as number[] })));
+  // A source file saved during the bench (the working tree is shared) makes the build older than it, and the
+  // bin then runs the sources: such a sample is not the built CLI's. The CLI is built again and the sample taken again.
+  let rebuilt = 0;
   for (let i = 0; i < runs; i += 1) {
-    measured.forEach((command, c) =>
-      paths.forEach((path, p) => {
-        const one = timeOne(command.args(mkdtempSync(join(work, 'home-')), profileHome), path.buildDir);
+    for (const [c, command] of measured.entries()) {
+      for (const [p, path] of paths.entries()) {
+        let one = timeOne(command.args(mkdtempSync(join(work, 'home-')), profileHome), path.buildDir);
+        if (path.label === 'built' && one.fellBack) {
+          if (rebuilt === 3) throw new Error('the sources keep changing during the bench: the built CLI cannot be timed');
+          rebuilt += 1;
+          await buildCli({ outdir: buildDir });
+          one = timeOne(command.args(mkdtempSync(join(work, 'home-')), profileHome), path.buildDir);
+        }
         samples[c]![p]!.wall.push(one.wall);
         if (one.cpu !== null) samples[c]![p]!.cpu.push(one.cpu);
-      }),
-    );
+      }
+    }
   }
+  if (rebuilt > 0) console.log(`(built again ${rebuilt} time(s): a source file changed during the bench)`);
   const worstBuiltMedian = { light: 0, desk: 0 };
   measured.forEach((command, c) => {
     const cells = paths.map((path, p) => {
