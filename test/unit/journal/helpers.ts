@@ -48,6 +48,7 @@ export function payout(id: string, overrides: Partial<NewPayment> = {}): NewPaym
  */
 export function rollBackToSchema5(db: Database.Database): void {
   db.exec(`
+    DROP TABLE IF EXISTS payment_run_refs;
     DROP TABLE IF EXISTS remittance_mails;
     DROP TABLE issued_statements;
     DROP TABLE exported_movements;
