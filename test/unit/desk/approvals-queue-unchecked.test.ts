@@ -38,7 +38,7 @@ let july: string;
 let events: { profileId: string; subject: unknown }[];
 
 /** The queue as the app's first open after start asks it: nothing worked out yet, and no time to work anything out. */
-const lazyQueue = () => approvalsService(rt, dc, { checkBudgetMs: 0 }).queue(ctx.profiles.get(PROFILE), undefined);
+const lazyQueue = () => approvalsService(rt, dc, { checkBudgetMs: 0, alwaysRows: 0 }).queue(ctx.profiles.get(PROFILE), undefined);
 /** The queue as a service that has never seen this journal works it out, all of it, before answering. */
 const checkedQueue = () =>
   approvalsService(rt, dualControlService(rt, { kdf: MIN_KDF, facts: new SubjectFactsCache() }), { checkBudgetMs: Infinity }).queue(ctx.profiles.get(PROFILE), undefined);
@@ -95,6 +95,12 @@ afterEach(async () => {
 });
 
 describe('the approvals queue, checked in the background', () => {
+  it('always counts a small subject in the open, even with no time left: an approver sees it at once', async () => {
+    const items = await approvalsService(rt, dc, { checkBudgetMs: 0 }).queue(ctx.profiles.get(PROFILE), undefined);
+    expect(items.map((i) => [i.state, i.approvedBy.map((p) => p.name)])).toEqual([['waiting', ['Bob']], ['waiting', ['Bob']]]);
+    expect(items).toEqual(await checkedQueue());
+  });
+
   it('checks a subject bigger than an open works out itself only where there is no background pass (the CLI: no time limit)', async () => {
     const big = await prepareBatch('big', QUEUE_CHECK_ROWS_MAX + 1);
     expect(byId(await approvalsService(rt, dc).queue(ctx.profiles.get(PROFILE), undefined), big)?.state).toBe('unchecked');
@@ -164,7 +170,7 @@ describe('the approvals queue, checked in the background', () => {
         return view;
       },
     };
-    const approvals = approvalsService(rt, editing, { checkBudgetMs: 0 });
+    const approvals = approvalsService(rt, editing, { checkBudgetMs: 0, alwaysRows: 0 });
     const open = () => approvals.queue(ctx.profiles.get(PROFILE), undefined);
     await open();
     await queueChecked(rt, PROFILE);
