@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
  * on a quiet machine and say nothing on a starved one: `npm test` runs them last, alone (project real-time).
  */
 const REAL_TIME = [
+  'test/unit/gateway/rate-limiter.test.ts',
   'test/integration/gateway/rate-limit.test.ts',
   'test/integration/sandbox/rate-limit.test.ts',
   'test/integration/engine/network.test.ts',
@@ -20,6 +21,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'main/**/*.test.ts', 'renderer/**/*.test.ts'],
+          exclude: REAL_TIME,
           environment: 'node',
         },
       },
