@@ -488,7 +488,7 @@ export interface BatchSubmitInput {
   batchId?: string;
 }
 
-export type BatchState = 'QUEUED' | 'RUNNING' | 'PAUSED' | 'CANCELLING' | 'CANCELLED' | 'COMPLETED' | 'FAILED';
+export type BatchState = 'QUEUED' | 'SCHEDULED' | 'RUNNING' | 'PAUSED' | 'CANCELLING' | 'CANCELLED' | 'COMPLETED' | 'FAILED';
 
 export interface BatchProgress {
   batchId: string;

@@ -11,7 +11,11 @@
 // pin all say so (main/trust/control-state.ts); a chain that does not verify against the pin sends nothing.
 // Approvals nobody could have given (a bad signature, an unknown signer, another subject's) are ignored and
 // reported (onIgnored), never a reason to stop a payout for good.
+// The calendar's rule is here too, dual control or not: a scheduled subject leaves only released and not before its
+// time (releaseTimeProblem).
 import { currencyDecimals } from '../domain/currencies';
+import { describeExecution } from '../schedules/execution';
+import type { ScheduleRecord } from '../schedules/schedule';
 import { payoutFieldsOf, type PayoutFields } from '../domain/payout';
 import { mayBeAtGateway } from '../domain/status';
 import type { JournalPort, PaymentRecord } from '../journal';
@@ -84,8 +88,9 @@ export async function manifestFromJournal(journal: JournalPort, scope: string, s
   const fileSha256 = subject.kind === 'batch' ? ((await journal.getBatch(subject.id))?.sha256 ?? null) : null;
   const rows = await journal.manifestRows(subject.kind, subject.id);
   if (rows.length === 0 && subject.kind === 'payout') return undefined;
+  const execution = await journal.schedule(subject.kind, subject.id);
   return buildManifest({
-    profileId: scope, subject, preparedBy: preparation.preparedBy, preparedAt: preparation.preparedAt, fileSha256, rows, decimalsOf: manifestDecimals, policyVersion,
+    profileId: scope, subject, preparedBy: preparation.preparedBy, preparedAt: preparation.preparedAt, fileSha256, rows, decimalsOf: manifestDecimals, policyVersion, execution,
   });
 }
 
@@ -136,6 +141,9 @@ export function journalApprovalGate(deps: GateDeps): ApprovalGate {
         // Taken before anything is read: a write during the check already makes the yes stale.
         const marker = markerNow();
         const unchanged = (): boolean => markerNow() === marker;
+        // The calendar, with dual control on or off: nothing scheduled leaves before its time or unreleased.
+        const early = releaseTimeProblem(await deps.journal.schedule(subject.kind, subject.id), subject, (deps.now ?? Date.now)());
+        if (early) return { ok: false, enforced: true, code: early.code, message: early.message, verdict: null };
         const state = await deps.control();
         if (state.problem) return { ok: false, enforced: true, code: state.problem.code, message: state.problem.message, verdict: null };
         if (!state.enforced) {
@@ -176,6 +184,23 @@ export function journalApprovalGate(deps: GateDeps): ApprovalGate {
       }
     },
   };
+}
+
+/**
+ * Why a scheduled subject may not leave now, or null: it leaves only once a desk released its schedule, and never
+ * before its time (the time is also signed in the manifest, so a row moved earlier in the journal voids the approvals).
+ */
+export function releaseTimeProblem(schedule: ScheduleRecord | undefined, subject: Subject, now: number): { code: 'NOT_RELEASED' | 'NOT_DUE' | 'SCHEDULE_CANCELLED'; message: string } | null {
+  if (!schedule) return null;
+  const what = `${subject.kind} ${subject.id}`;
+  const when = describeExecution(schedule);
+  if (schedule.state === 'CANCELLED') return { code: 'SCHEDULE_CANCELLED', message: `Nothing was sent: the schedule of ${what} was cancelled` };
+  if (now < schedule.at) return { code: 'NOT_DUE', message: `Nothing was sent: ${what} is scheduled for ${when} and does not leave before then` };
+  if (schedule.state !== 'RELEASED') {
+    const why = schedule.state === 'LATE' ? 'it is past its late window and waits for a person to confirm its release' : 'no sender desk has released it yet';
+    return { code: 'NOT_RELEASED', message: `Nothing was sent: ${what} was scheduled for ${when} and ${why}` };
+  }
+  return null;
 }
 
 /** Says so when the rejection that refuses was deleted from the store and holds by this desk's kept copy. */

@@ -3,7 +3,9 @@
 // It holds every row's amount (a decimal string, with the decimals used to write it), currency, payee
 // name, account, operator, method, e-mail and the callback address the create carries (every field of the
 // body that leaves), the file's SHA-256 for a batch from a file, the totals per currency, who prepared it and
-// the version of the policy it is approved under. Version 2 added the callback address.
+// the version of the policy it is approved under. Version 2 added the callback address. Version 3 is a scheduled
+// subject's: its release time (instant, zone and wall time) is signed too, so moving it voids the approvals. A
+// subject with no schedule keeps version 2 and the same digest as before the calendar existed.
 import type { PayoutFields } from '../domain/payout';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical';
@@ -38,9 +40,17 @@ export interface ManifestTotal {
   count: number;
 }
 
+/** A scheduled subject's release time as the manifest signs it (main/schedules/execution.ts). */
+export interface ManifestExecution {
+  /** The instant, ISO 8601 in UTC. */
+  at: string;
+  zone: string;
+  local: string;
+}
+
 export interface Manifest {
   format: typeof MANIFEST_FORMAT;
-  version: 2;
+  version: 2 | 3;
   profileId: string;
   subject: Subject;
   /** Person id of the preparer (null: prepared before people existed on this desk). */
@@ -54,6 +64,8 @@ export interface Manifest {
   rows: ManifestRow[];
   totals: ManifestTotal[];
   policyVersion: number;
+  /** Version 3 only: when it is released. */
+  execution?: ManifestExecution;
 }
 
 export type ManifestSourceRow = Pick<PayoutFields, 'amountMinor' | 'currencyCode' | 'accountName' | 'accountNumber' | 'paymentOperatorCode' | 'paymentMethodCode' | 'emailAddress'> & {
@@ -111,6 +123,8 @@ export function buildManifest(input: {
   rows: readonly ManifestSourceRow[];
   decimalsOf: (currencyCode: string) => number;
   policyVersion: number;
+  /** A scheduled subject's release time (epoch ms, zone, wall time); none: released when approved. */
+  execution?: { at: number; zone: string; local: string } | null | undefined;
 }): Manifest {
   const decimals: Record<string, number> = {};
   const sums = new Map<string, { minor: bigint; count: number }>();
@@ -125,9 +139,11 @@ export function buildManifest(input: {
   const totals = [...sums.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([currency, s]) => ({ currency, amount: decimalOf(s.minor, decimals[currency]!), count: s.count }));
+  const e = input.execution;
   return {
-    format: MANIFEST_FORMAT, version: 2, profileId: input.profileId, subject: { kind: input.subject.kind, id: input.subject.id },
+    format: MANIFEST_FORMAT, version: e ? 3 : 2, profileId: input.profileId, subject: { kind: input.subject.kind, id: input.subject.id },
     preparedBy: input.preparedBy, preparedAt: input.preparedAt, fileSha256: input.fileSha256, decimals, rows, totals, policyVersion: input.policyVersion,
+    ...(e ? { execution: { at: new Date(e.at).toISOString(), zone: e.zone, local: e.local } } : {}),
   };
 }
 

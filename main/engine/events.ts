@@ -1,6 +1,7 @@
 // Events the engine emits; the IPC layer forwards them to the renderer, the CLI prints them.
 import type { StatusSource } from '../domain/status';
 import type { BatchCounts } from '../journal';
+import type { ScheduleRecord } from '../schedules/schedule';
 import type { StoredBatchState, PaymentKind } from '../journal/types';
 
 export interface StatusChangedEvent {
@@ -47,6 +48,10 @@ export interface EngineEvents {
   'status-changed': [StatusChangedEvent];
   'batch-progress': [BatchProgressEvent];
   connection: [ConnectionEvent];
+  /** A scheduled subject this desk released at its time (it is sent through the approval gate next). */
+  'schedule-released': [ScheduleRecord];
+  /** A scheduled subject found past its late window: a person confirms its release (or moves or cancels it). */
+  'schedule-late': [ScheduleRecord];
   /** Something went wrong in the background that is not tied to one payment (a bug, a disk error). */
   'background-error': [Error];
 }

@@ -22,6 +22,12 @@ import { ApprovedSends } from './approved-sends';
 import { BatchRuns } from './batch-runs';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './timing';
 import { CodedError } from '../domain/coded-error';
+import { describeExecution, type Execution } from '../schedules/execution';
+import type { ScheduledKind, ScheduleRecord } from '../schedules/schedule';
+import { ScheduleReleases } from './schedule-releases';
+
+/** A scheduled release found more than this late waits for a person (PayoutEngineOptions.lateReleaseWindowMs). */
+export const DEFAULT_LATE_WINDOW_MS = 6 * 3_600_000;
 import { plural } from '../../contract/plural';
 
 /** `J`: the journal the engine runs on, SQLite (a single desk, the default) or the team's on PostgreSQL. */
@@ -63,7 +69,11 @@ export interface PayoutEngineOptions<J extends JournalPort = Journal> {
    * hold them, and the batch's file digest), before it is stored, so no desk of a team ever finds it unsigned
    * (main/approvals/preparation.ts). A failure stores nothing.
    */
-  prepare?: (subject: { kind: 'payout' | 'batch'; id: string }, preparedBy: string, content: { rows: ManifestRow[]; fileSha256: string | null }) => Promise<void>;
+  prepare?: (subject: { kind: 'payout' | 'batch'; id: string }, preparedBy: string, content: { rows: ManifestRow[]; fileSha256: string | null; execution: Execution | null }) => Promise<void>;
+  /** The calendar: how late a scheduled release may still be made without a person confirming it (default 6 h; null: any). */
+  lateReleaseWindowMs?: number | null;
+  /** Time between two looks at the calendar (default 15 s). */
+  releaseTickMs?: number;
   /**
    * Whether this engine talks to the gateway (default true). A desk of a team without the merchant's key
    * stores payouts and batches in the team journal and changes their state, and leaves every request to
@@ -97,6 +107,8 @@ export interface BatchSubmission {
   actor?: string;
   /** Person id of whoever prepared it (dual control: they cannot approve it). */
   preparedBy?: string;
+  /** Released at this time (main/schedules/), not at once. */
+  executeOn?: Execution;
 }
 
 export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<EngineEvents> {
@@ -109,6 +121,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   private readonly poller: StatusPoller;
   private readonly balances: BalanceWatcher;
   private readonly listener: CallbackListener;
+  private readonly releases: ScheduleReleases;
   private readonly singles = new Map<string, Promise<SendOutcome>>();
   private singlesAbort = new AbortController();
   private readonly now: () => number;
@@ -170,6 +183,14 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       ...(options.callbackReadIntervalMs !== undefined ? { readIntervalMs: options.callbackReadIntervalMs } : {}),
     });
     this.callbackState = { state: options.callbackListen ? 'stopped' : 'off', boundTo: null, announcedUrl: this.defaultCallbackUrl, message: null };
+    this.releases = new ScheduleReleases({
+      journal: this.journal, now: this.now, actor: 'engine',
+      lateWindowMs: options.lateReleaseWindowMs === undefined ? DEFAULT_LATE_WINDOW_MS : options.lateReleaseWindowMs,
+      ...(options.releaseTickMs ? { tickMs: options.releaseTickMs } : {}),
+      released: (s) => this.sendReleased(s),
+      late: (s) => this.emit('schedule-late', s),
+      onError,
+    });
   }
 
   /** How the callback listener is doing (the settings screen shows it). */
@@ -195,6 +216,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     if (this.options.callbackListen) await this.startListener(this.options.callbackListen);
     await this.recover();
     this.poller.start();
+    this.releases.start();
     if (this.options.balancesIntervalMs) this.balances.start(this.options.balancesIntervalMs);
   }
 
@@ -248,6 +270,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     this.started = false;
     // No new reads from here on (reads in flight are awaited below); sends on the wire are seen through.
     const pollerStopped = this.poller.stop();
+    await this.releases.stop();
     this.singlesAbort.abort();
     await this.runs.stopAll();
     await Promise.allSettled([...this.singles.values()]);
@@ -265,18 +288,25 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
    * answer, then returns the journal's record either way; sending goes on in the background. When it
    * cannot be sent for a reason a person must fix, it is HELD and PAYOUT_HELD says why.
    */
-  async submitPayout(draft: PayoutDraft, opts: { waitMs?: number; actor?: string; preparedBy?: string } = {}): Promise<PaymentRecord> {
+  async submitPayout(draft: PayoutDraft, opts: { waitMs?: number; actor?: string; preparedBy?: string; executeOn?: Execution } = {}): Promise<PaymentRecord> {
     const problems = this.validate(draft);
     if (problems.length > 0) throw new EngineError('VALIDATION', problems.map((p) => p.message).join('; '), [{ rowNumber: null, problems }]);
     const payment = this.toNewPayment(draft);
-    await this.signAsPreparer({ kind: 'payout', id: draft.idPayout }, opts.preparedBy, [payment], null);
-    await this.journal.insertPayment('payout', { ...payment, ...(opts.preparedBy ? { preparedBy: opts.preparedBy } : {}) }, opts.actor ?? deskActor());
+    const execution = opts.executeOn ?? null;
+    await this.signAsPreparer({ kind: 'payout', id: draft.idPayout }, opts.preparedBy, [payment], null, execution);
+    await this.journal.insertPayment('payout', { ...payment, ...(opts.preparedBy ? { preparedBy: opts.preparedBy } : {}), ...(execution ? { schedule: execution } : {}) }, opts.actor ?? deskActor());
+    if (execution) {
+      // Held by its schedule: a sender desk releases it at its time.
+      this.releases.wake();
+      return this.mustGet('payout', draft.idPayout);
+    }
     return this.sendAndReport(draft.idPayout, opts.waitMs ?? 15_000);
   }
 
   /** A person releases a held payout after fixing the cause: it is sent now, as submitPayout sends. */
   async releasePayout(id: string, opts: { waitMs?: number; actor?: string } = {}): Promise<PaymentRecord> {
     const p = await this.mustGet('payout', id);
+    await this.refuseUnreleased('payout', id, 'released by hand');
     if (!(await this.journal.releaseHeld('payout', id, opts.actor ?? deskActor()))) throw new EngineError('BAD_STATE', `payout ${id} is ${p.state.toLowerCase()}, not held`);
     return this.sendAndReport(id, opts.waitMs ?? 15_000);
   }
@@ -284,6 +314,8 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   /** A person decides a held payout is not to be sent: DISCARDED, final, nothing sent. */
   async discardPayout(id: string, opts: { actor?: string; reason?: string } = {}): Promise<PaymentRecord> {
     const p = await this.mustGet('payout', id);
+    const schedule = await this.journal.schedule('payout', id);
+    if (schedule && (schedule.state === 'SCHEDULED' || schedule.state === 'LATE')) return this.cancelScheduled('payout', id, opts.actor ?? deskActor(), opts.reason ?? 'discarded by a person before its release');
     if (!(await this.journal.discardHeld('payout', id, opts.actor ?? deskActor(), opts.reason ?? 'discarded by a person while held'))) {
       throw new EngineError('BAD_STATE', `payout ${id} is ${p.state.toLowerCase()}, not held`);
     }
@@ -319,8 +351,9 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     }));
     // A batch needs an id before it can be signed: the journal's own when none is given.
     const id = input.id ?? (this.options.prepare && input.preparedBy ? newPaymentId() : undefined);
-    if (id) await this.signAsPreparer({ kind: 'batch', id }, input.preparedBy, rows, input.sha256);
+    if (id) await this.signAsPreparer({ kind: 'batch', id }, input.preparedBy, rows, input.sha256, input.executeOn ?? null);
     const batch = await this.journal.createBatch({
+      ...(input.executeOn ? { schedule: input.executeOn } : {}),
       ...(id ? { id } : {}),
       fileName: input.fileName,
       sha256: input.sha256,
@@ -328,7 +361,9 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       ...(input.actor ? { actor: input.actor } : {}),
       ...(input.preparedBy ? { preparedBy: input.preparedBy } : {}),
     });
-    this.runs.start(batch.id);
+    // A scheduled batch waits for its time (the release loop starts it); any other is sent now.
+    if (input.executeOn) this.releases.wake();
+    else this.runs.start(batch.id);
     return batch;
   }
 
@@ -341,12 +376,13 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     preparedBy: string | undefined,
     rows: readonly (Omit<ManifestRow, 'callbackUrl'> & { callbackUrl?: string | null | undefined; rowNumber?: number | undefined })[],
     fileSha256: string | null,
+    execution: Execution | null = null,
   ): Promise<void> {
     if (!this.options.prepare || !preparedBy) return;
     const ordered = rows.map((r, i) => ({ r, i })).sort((a, b) => (a.r.rowNumber ?? 0) - (b.r.rowNumber ?? 0) || a.i - b.i).map(({ r }) => r);
     const manifestRows: ManifestRow[] = ordered.map((r) => ({ id: r.id, ...payoutFieldsOf(r), callbackUrl: r.callbackUrl ?? null }));
     try {
-      await this.options.prepare(subject, preparedBy, { rows: manifestRows, fileSha256 });
+      await this.options.prepare(subject, preparedBy, { rows: manifestRows, fileSha256, execution });
     } catch (error) {
       throw new EngineError('NOT_SIGNED', `Nothing was stored or sent: its preparer's signature could not be made (${error instanceof Error ? error.message : String(error)})`);
     }
@@ -355,6 +391,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   async resumeBatch(batchId: string, actor = deskActor()): Promise<BatchRecord> {
     const batch = await this.mustGetBatch(batchId);
     if (batch.state === 'CANCELLED') throw new EngineError('BAD_STATE', `batch ${batchId} was cancelled and cannot be resumed`);
+    await this.refuseUnreleased('batch', batchId, 'resumed');
     if (batch.state !== 'RUNNING') await this.journal.setBatchState(batchId, 'RUNNING', null, actor);
     this.runs.start(batchId);
     return await this.mustGetBatch(batchId);
@@ -405,6 +442,10 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   async cancelBatch(batchId: string, actor = deskActor()): Promise<BatchRecord> {
     const batch = await this.mustGetBatch(batchId);
     if (batch.state === 'CANCELLED' || batch.state === 'COMPLETED') return batch;
+    if (batch.state === 'SCHEDULED') {
+      await this.cancelScheduled('batch', batchId, actor, 'cancelled by the user before its release');
+      return await this.mustGetBatch(batchId);
+    }
     await this.journal.setBatchState(batchId, 'CANCELLED', 'cancelled by the user', actor);
     await this.runs.stop(batchId);
     await this.settleUnsent(batchId);
@@ -444,6 +485,77 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
   refreshBalances(currencyCodes?: string[]): Promise<BalanceSnapshot[]> {
     if (!this.sends) return Promise.reject(new EngineError('NOT_SENDER', NOT_SENDER_MESSAGE));
     return this.balances.refresh(currencyCodes);
+  }
+
+  // ---- the calendar ----
+
+  /** A scheduled subject not released yet is not sent by hand: BAD_STATE says when it leaves and how to change that. */
+  private async refuseUnreleased(kind: ScheduledKind, id: string, verb: string): Promise<void> {
+    const schedule = await this.journal.schedule(kind, id);
+    if (!schedule || (schedule.state !== 'SCHEDULED' && schedule.state !== 'LATE')) return;
+    const when = describeExecution(schedule);
+    throw new EngineError('BAD_STATE', schedule.state === 'LATE'
+      ? `${kind} ${id} was scheduled for ${when} and is past its late window: confirm its late release instead`
+      : `${kind} ${id} is scheduled for ${when} and cannot be ${verb} before then; move its date to send it earlier (it needs approving again)`);
+  }
+
+  /** A release this desk just made: the batch runs, the payout is sent (each through the approval gate). */
+  private sendReleased(s: ScheduleRecord): void {
+    this.emit('schedule-released', s);
+    if (!this.sends) return;
+    if (s.kind === 'batch') this.runs.start(s.id);
+    else void this.sendSingle(s.id).catch(() => undefined);
+  }
+
+  /** Looks at the calendar now (the release loop's next tick otherwise). */
+  releaseDue(): Promise<void> {
+    return this.releases.tick();
+  }
+
+  /**
+   * Moves a scheduled subject before its release. Under dual control its preparer signs it again with the new time
+   * (the time is in the manifest), so approvals given for the old time no longer count.
+   */
+  async moveScheduled(kind: ScheduledKind, id: string, to: Execution, opts: { actor?: string; preparedBy?: string } = {}): Promise<ScheduleRecord> {
+    const before = await this.journal.schedule(kind, id);
+    if (!before) throw new EngineError('NOT_FOUND', `${kind} ${id} has no schedule`);
+    if (before.state !== 'SCHEDULED' && before.state !== 'LATE') throw new EngineError('BAD_STATE', `${kind} ${id} was ${before.state === 'RELEASED' ? 'released already' : 'cancelled'}; it cannot be moved`);
+    if (opts.preparedBy) {
+      const rows = await this.journal.manifestRows(kind, id);
+      const fileSha256 = kind === 'batch' ? ((await this.journal.getBatch(id))?.sha256 ?? null) : null;
+      await this.signAsPreparer({ kind, id }, opts.preparedBy, rows.map((r, i) => ({ ...r, rowNumber: i + 1 })), fileSha256, to);
+    }
+    if (!(await this.journal.moveSchedule(kind, id, to, opts.actor ?? deskActor()))) throw new EngineError('BAD_STATE', `${kind} ${id} was released or cancelled meanwhile; it was not moved`);
+    this.releases.wake();
+    return (await this.journal.schedule(kind, id))!;
+  }
+
+  /** Cancels a scheduled subject before its release: a batch is cancelled with its rows, a payout discarded. */
+  async cancelScheduled(kind: 'payout', id: string, actor?: string, reason?: string): Promise<PaymentRecord>;
+  async cancelScheduled(kind: 'batch', id: string, actor?: string, reason?: string): Promise<BatchRecord>;
+  async cancelScheduled(kind: ScheduledKind, id: string, actor = deskActor(), reason = 'cancelled by a person before its release'): Promise<PaymentRecord | BatchRecord> {
+    const before = kind === 'payout' ? await this.mustGet('payout', id) : await this.mustGetBatch(id);
+    if (!(await this.journal.cancelSchedule(kind, id, actor, reason))) {
+      const s = await this.journal.schedule(kind, id);
+      throw new EngineError(s ? 'BAD_STATE' : 'NOT_FOUND', s ? `${kind} ${id} was ${s.state === 'RELEASED' ? 'released already' : 'cancelled already'}` : `${kind} ${id} has no schedule`);
+    }
+    if (kind === 'batch') {
+      this.emit('batch-progress', await batchProgress(this.journal, id, 0, this.batchLive(id)));
+      return await this.mustGetBatch(id);
+    }
+    this.emit('status-changed', { kind: 'payout', id, status: 'DISCARDED', previousStatus: (before as PaymentRecord).status, final: true, source: 'local', observedAt: this.now(), batchId: null });
+    return await this.mustGet('payout', id);
+  }
+
+  /** A person confirms the release of a schedule past its late window: released now, and sent through the gate. */
+  async confirmLateRelease(kind: ScheduledKind, id: string, actor = deskActor()): Promise<ScheduleRecord> {
+    const released = await this.journal.releaseSchedule(kind, id, { actor, from: 'LATE' });
+    if (!released) {
+      const s = await this.journal.schedule(kind, id);
+      throw new EngineError(s ? 'BAD_STATE' : 'NOT_FOUND', s ? `${kind} ${id} is ${s.state.toLowerCase()}, not waiting for a late release` : `${kind} ${id} has no schedule`);
+    }
+    this.sendReleased(released);
+    return released;
   }
 
   // ---- internals ----

@@ -4,6 +4,7 @@
 // what a single desk does is not changed by the port (issue "Team desk").
 import type { PayoutFields } from '../domain/payout';
 import type { NewAuditEntry } from '../audit/chain';
+import type { NewSchedule, ScheduledKind, ScheduleQuery, ScheduleRecord } from '../schedules/schedule';
 import type {
   AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind,
   StatementPaymentRow,
@@ -70,6 +71,22 @@ export interface JournalPort {
    */
   markInterruptedSendsUnknown(kind: PaymentKind, message: string): Awaitable<number>;
   markHeld(kind: PaymentKind, id: string, reason: string, actor?: string): Awaitable<boolean>;
+  // ---- the calendar (main/schedules/schedule.ts): a subject created with NewPayment.schedule / BatchInput.schedule ----
+  schedule(kind: ScheduledKind, id: string): Awaitable<ScheduleRecord | undefined>;
+  /** Schedules by release time (then kind, id). */
+  listSchedules(query?: ScheduleQuery): Awaitable<ScheduleRecord[]>;
+  /**
+   * Releases a schedule at or after its time, with its subject in the same transaction (a batch SCHEDULED →
+   * RUNNING, a payout HELD → QUEUED): the released record for exactly one caller, null for any other (already
+   * released, moved, cancelled, not due yet, or another desk was first). `from`: LATE is a person's confirmation.
+   */
+  releaseSchedule(kind: ScheduledKind, id: string, options: { actor: string; from: 'SCHEDULED' | 'LATE' }): Awaitable<ScheduleRecord | null>;
+  /** A schedule found past its late window: it waits for a person (false: not SCHEDULED and due). */
+  markScheduleLate(kind: ScheduledKind, id: string, actor: string): Awaitable<boolean>;
+  /** A new release time before release (false: released or cancelled already). */
+  moveSchedule(kind: ScheduledKind, id: string, to: NewSchedule, actor: string): Awaitable<boolean>;
+  /** Cancelled before release: a batch CANCELLED with its rows, a payout DISCARDED (false: released or cancelled already). */
+  cancelSchedule(kind: ScheduledKind, id: string, actor: string, reason: string): Awaitable<boolean>;
   releaseHeld(kind: PaymentKind, id: string, actor: string): Awaitable<boolean>;
   discardHeld(kind: PaymentKind, id: string, actor: string, reason: string): Awaitable<boolean>;
   recordNotFound(kind: PaymentKind, id: string, nextPollAt: number, rule: { reads: number; spanMs: number }): Awaitable<boolean>;

@@ -1,5 +1,6 @@
 // Shapes the journal stores and returns. Amounts are integer minor units; times are epoch milliseconds.
 // Nothing here may ever hold a token, key or secret.
+import type { NewSchedule } from '../schedules/schedule';
 import type { PayoutFields } from '../domain/payout';
 import type { StatusSource } from '../domain/status';
 
@@ -75,6 +76,8 @@ export interface NewPayment extends PayoutFields {
   retryOf?: string | undefined;
   /** Person id of whoever prepared it (dual control); absent before people exist on the desk. */
   preparedBy?: string | undefined;
+  /** A single payout released at its time (main/schedules/): stored HELD with its schedule, in one transaction. */
+  schedule?: NewSchedule | undefined;
 }
 
 /** One observation of a gateway status, as the engine hands it to the journal. */
@@ -104,8 +107,9 @@ export interface StatusEvent {
 
 /**
  * What the journal stores for a batch; the screens add QUEUED, CANCELLING and FAILED (contract/api.ts BatchState).
- * RUNNING: rows are being sent (or will be on resume after a crash). COMPLETED: nothing left to send. */
-export const BATCH_STATES = ['RUNNING', 'PAUSED', 'CANCELLED', 'COMPLETED'] as const;
+ * SCHEDULED: waits for its release time (main/schedules/). RUNNING: rows are being sent (or will be on resume after a
+ * crash). COMPLETED: nothing left to send. */
+export const BATCH_STATES = ['SCHEDULED', 'RUNNING', 'PAUSED', 'CANCELLED', 'COMPLETED'] as const;
 export type StoredBatchState = (typeof BATCH_STATES)[number];
 
 export interface CurrencyTotal {
@@ -214,6 +218,8 @@ export interface BatchInput {
   actor?: string;
   /** Person id of whoever prepared the batch (dual control). */
   preparedBy?: string | undefined;
+  /** Released at its time (main/schedules/): the batch is stored SCHEDULED with its schedule, in one transaction. */
+  schedule?: NewSchedule | undefined;
 }
 
 /**

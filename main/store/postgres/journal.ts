@@ -48,6 +48,8 @@ import type { PaymentRunRef, PaymentRunRefKind } from '../../journal/types';
 import { paymentRunRefsOf } from '../../iso20022/run-refs';
 import { paymentRunRefsPg, recordPaymentRunRefsPg } from './payment-run-refs';
 import { migratePg } from './migrations';
+import { releasedText, SCHEDULE_COLUMNS, toSchedule, waitingText, type ScheduleRow } from '../schedules';
+import type { NewSchedule, ScheduledKind, ScheduleQuery, ScheduleRecord } from '../../schedules/schedule';
 import { isConnectionError } from './connection-error';
 import { inTransaction } from './transaction';
 import { DeskLease } from './desk-lease';
@@ -378,6 +380,13 @@ export class PgJournal implements DeskJournal {
       const rowsJson = await this.refuseExisting(client, kind, [p.id], () => paymentRowsJson(kind, [p], () => 'single'));
       await this.insertRows(client, kind, [p.id], rowsJson, at, actor);
       await this.appendAudit(client, at, { actor, action: `${kind}.queued`, subject: p.id, details: { amountMinor: p.amountMinor, currencyCode: p.currencyCode, batchId: p.batchId ?? null } });
+      if (p.schedule) {
+        // Held by its schedule in the same transaction: no moment where it is QUEUED without its time.
+        const waiting = waitingText(p.schedule);
+        await client.query(`UPDATE payments SET state = 'HELD', status = 'HELD', last_error = $1 WHERE kind = $2 AND id = $3`, [waiting, kind, p.id]);
+        await this.insertSchedule(client, 'payout', p.id, p.schedule, at, actor);
+        await this.appendStatusEvent(client, kind, p.id, 'HELD', 'local', at, { message: waiting });
+      }
     });
     return this.mustGet(kind, p.id);
   }
@@ -400,10 +409,11 @@ export class PgJournal implements DeskJournal {
     const rowsJson = await this.refuseExisting(client, 'payout', ids, () =>
       paymentRowsJson('payout', input.rows, (row) => (row.retryOf ? 'retry' : 'batch'), { batchId: id, preparedBy: input.preparedBy }));
     await client.query(
-      `INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at, prepared_by) VALUES ($1, $2, $3, $4, $5, 'RUNNING', $6, $6, $7)`,
-      [id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, input.preparedBy ?? null],
+      `INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, pause_reason, created_at, updated_at, prepared_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)`,
+      [id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), input.schedule ? 'SCHEDULED' : 'RUNNING', input.schedule ? waitingText(input.schedule) : null, at, input.preparedBy ?? null],
     );
     const actor = input.actor ?? deskActor();
+    if (input.schedule) await this.insertSchedule(client, 'batch', id, input.schedule, at, actor);
     await this.insertRows(client, 'payout', ids, rowsJson, at, actor);
     await this.appendAudit(client, at, { actor, action: 'batch.submitted', subject: id, details: { fileName: input.fileName, sha256: input.sha256, rows: input.rows.length, totals } });
     return id;
@@ -615,6 +625,105 @@ export class PgJournal implements DeskJournal {
       }
     }
     return count;
+  }
+
+  // ---- the calendar (main/schedules/schedule.ts); a release is a conditional update: of two desks, exactly one ----
+
+  private async insertSchedule(client: PoolClient, kind: ScheduledKind, id: string, e: NewSchedule, at: number, actor: string): Promise<void> {
+    await client.query(
+      `INSERT INTO schedules (subject_kind, subject_id, execute_at, zone, local_time, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, 'SCHEDULED', $6, $6)`,
+      [kind, id, e.at, e.zone, e.local, at],
+    );
+    await this.appendAudit(client, at, { actor, action: `${kind}.scheduled`, subject: id, details: { executeAt: new Date(e.at).toISOString(), zone: e.zone, local: e.local } });
+  }
+
+  async schedule(kind: ScheduledKind, id: string): Promise<ScheduleRecord | undefined> {
+    const row = (await this.pool.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE subject_kind = $1 AND subject_id = $2`, [kind, id])).rows[0];
+    return row ? toSchedule(row) : undefined;
+  }
+
+  async listSchedules(query: ScheduleQuery = {}): Promise<ScheduleRecord[]> {
+    const rows = (await this.pool.query<ScheduleRow>(
+      `SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE ($1::text[] IS NULL OR state = ANY($1::text[])) AND execute_at >= $2 AND execute_at <= $3
+        ORDER BY execute_at, subject_kind, subject_id LIMIT $4`,
+      [query.states ? [...query.states] : null, query.from ?? Number.MIN_SAFE_INTEGER, query.to ?? Number.MAX_SAFE_INTEGER, query.limit ?? null],
+    )).rows;
+    return rows.map(toSchedule);
+  }
+
+  async releaseSchedule(kind: ScheduledKind, id: string, options: { actor: string; from: 'SCHEDULED' | 'LATE' }): Promise<ScheduleRecord | null> {
+    const at = this.now();
+    const work = () => this.transaction(async (client): Promise<ScheduleRecord | null> => {
+      const row = (await client.query<ScheduleRow>(
+        `UPDATE schedules SET state = 'RELEASED', released_at = $1, released_by = $2, late_by_ms = GREATEST(0, $1 - execute_at), updated_at = $1
+          WHERE subject_kind = $3 AND subject_id = $4 AND state = $5 AND execute_at <= $1 RETURNING ${SCHEDULE_COLUMNS}`,
+        [at, options.actor, kind, id, options.from],
+      )).rows[0];
+      if (!row) return null;
+      const released = toSchedule(row);
+      if (kind === 'batch') {
+        await client.query(`UPDATE batches SET state = 'RUNNING', pause_reason = NULL, updated_at = $1 WHERE id = $2 AND state = 'SCHEDULED'`, [at, id]);
+      } else if ((await client.query(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', last_error = NULL, updated_at = $1 WHERE kind = 'payout' AND id = $2 AND state = 'HELD'`, [at, id])).rowCount === 1) {
+        await this.appendStatusEvent(client, 'payout', id, 'QUEUED', 'local', at, { message: releasedText(released.lateByMs ?? 0, options.actor) });
+      }
+      await this.appendAudit(client, at, { actor: options.actor, action: `${kind}.released-at-time`, subject: id, details: { executeAt: new Date(released.at).toISOString(), lateByMs: released.lateByMs, confirmedLate: options.from === 'LATE' } });
+      return released;
+    });
+    return kind === 'payout' ? this.serial('payout', id, work) : work();
+  }
+
+  markScheduleLate(kind: ScheduledKind, id: string, actor: string): Promise<boolean> {
+    const at = this.now();
+    return this.transaction(async (client) => {
+      const row = (await client.query<{ late_by_ms: string }>(
+        `UPDATE schedules SET state = 'LATE', late_by_ms = $1 - execute_at, updated_at = $1 WHERE subject_kind = $2 AND subject_id = $3 AND state = 'SCHEDULED' AND execute_at <= $1 RETURNING late_by_ms`,
+        [at, kind, id],
+      )).rows[0];
+      if (row) await this.appendAudit(client, at, { actor, action: `${kind}.release-late`, subject: id, details: { lateByMs: Number(row.late_by_ms) } });
+      return row !== undefined;
+    });
+  }
+
+  moveSchedule(kind: ScheduledKind, id: string, to: NewSchedule, actor: string): Promise<boolean> {
+    const at = this.now();
+    const work = () => this.transaction(async (client) => {
+      const before = (await client.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE subject_kind = $1 AND subject_id = $2 FOR UPDATE`, [kind, id])).rows[0];
+      if (!before || (before.state !== 'SCHEDULED' && before.state !== 'LATE')) return false;
+      await client.query(
+        `UPDATE schedules SET execute_at = $1, zone = $2, local_time = $3, state = 'SCHEDULED', late_by_ms = NULL, updated_at = $4 WHERE subject_kind = $5 AND subject_id = $6`,
+        [to.at, to.zone, to.local, at, kind, id],
+      );
+      const waiting = waitingText(to);
+      if (kind === 'batch') await client.query(`UPDATE batches SET pause_reason = $1, updated_at = $2 WHERE id = $3 AND state = 'SCHEDULED'`, [waiting, at, id]);
+      else await client.query(`UPDATE payments SET last_error = $1, updated_at = $2 WHERE kind = 'payout' AND id = $3 AND state = 'HELD'`, [waiting, at, id]);
+      await this.appendAudit(client, at, { actor, action: `${kind}.schedule-moved`, subject: id, details: { from: { local: before.local_time, zone: before.zone }, to: { local: to.local, zone: to.zone } } });
+      return true;
+    });
+    return kind === 'payout' ? this.serial('payout', id, work) : work();
+  }
+
+  cancelSchedule(kind: ScheduledKind, id: string, actor: string, reason: string): Promise<boolean> {
+    const at = this.now();
+    const work = () => this.transaction(async (client) => {
+      const changed = (await client.query(`UPDATE schedules SET state = 'CANCELLED', updated_at = $1 WHERE subject_kind = $2 AND subject_id = $3 AND state IN ('SCHEDULED', 'LATE')`, [at, kind, id])).rowCount === 1;
+      if (!changed) return false;
+      if (kind === 'batch') {
+        await client.query(`UPDATE batches SET state = 'CANCELLED', pause_reason = $1, updated_at = $2 WHERE id = $3 AND state = 'SCHEDULED'`, [reason, at, id]);
+        const cancelled = (await client.query<{ id: string }>(
+          `UPDATE payments SET state = 'CANCELLED', status = 'CANCELLED', is_final = TRUE, final_at = $1, updated_at = $1 WHERE kind = 'payout' AND batch_id = $2 AND state = 'QUEUED' RETURNING id`,
+          [at, id],
+        )).rows;
+        for (const row of cancelled) await this.appendStatusEvent(client, 'payout', row.id, 'CANCELLED', 'local', at, { message: reason });
+      } else if ((await client.query(
+        `UPDATE payments SET state = 'DISCARDED', status = 'DISCARDED', is_final = TRUE, final_at = $1, last_error = $2, updated_at = $1 WHERE kind = 'payout' AND id = $3 AND state = 'HELD'`,
+        [at, reason, id],
+      )).rowCount === 1) {
+        await this.appendStatusEvent(client, 'payout', id, 'DISCARDED', 'local', at, { message: reason });
+      }
+      await this.appendAudit(client, at, { actor, action: `${kind}.schedule-cancelled`, subject: id, details: { reason } });
+      return true;
+    });
+    return kind === 'payout' ? this.serial('payout', id, work) : work();
   }
 
   markHeld(kind: PaymentKind, id: string, reason: string, actor = 'engine'): Promise<boolean> {

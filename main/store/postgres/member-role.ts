@@ -75,6 +75,8 @@ export const MEMBER_TABLES: readonly MemberTableRights[] = [
   // pain.001 references (a run's MsgId, each EndToEndId) as first recorded: only added (triggers refuse the rest).
   { table: 'payment_run_refs', insert: 'all' },
   { table: 'accounting_accounts', insert: 'all', update: ['accounts_json', 'updated_at'] },
+  // The calendar: a schedule is added with its subject, then moved, released or cancelled (its state and times only).
+  { table: 'schedules', insert: 'all', update: ['execute_at', 'zone', 'local_time', 'state', 'updated_at', 'released_at', 'released_by', 'late_by_ms'] },
   // Moved by SECURITY DEFINER triggers only. UPDATE of only_row (a constant) lets the payee book lock the
   // counter's row (SELECT … FOR UPDATE needs an UPDATE right) without letting a desk set the counter.
   { table: 'dual_control_changes' },

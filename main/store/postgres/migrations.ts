@@ -573,6 +573,26 @@ const MIGRATIONS: readonly string[] = [
     WHERE r.ref IS NOT NULL AND r.ref <> ''
     ORDER BY r.kind, r.ref, r.created_at, r.pk;
   `,
+  // 15: the calendar (main/schedules/): a payout or batch released at its time, one schedule per subject, written in
+  //     the subject's own transaction; the release is a conditional update, so of two sender desks exactly one releases.
+  `
+  CREATE TABLE schedules (
+    subject_kind TEXT COLLATE "C" NOT NULL CHECK (subject_kind IN ('payout', 'batch')),
+    subject_id TEXT COLLATE "C" NOT NULL,
+    execute_at BIGINT NOT NULL,
+    zone TEXT NOT NULL,
+    local_time TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('SCHEDULED', 'LATE', 'RELEASED', 'CANCELLED')),
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    released_at BIGINT,
+    released_by TEXT,
+    late_by_ms BIGINT,
+    PRIMARY KEY (subject_kind, subject_id)
+  );
+  CREATE INDEX schedules_due ON schedules (state, execute_at);
+  CREATE INDEX schedules_at ON schedules (execute_at);
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

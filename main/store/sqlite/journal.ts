@@ -29,6 +29,8 @@ import { checkedBatch, JournalError } from '../../journal/shared';
 import type { PaymentRunRef, PaymentRunRefKind } from '../../journal/types';
 import { paymentRunRefsOf } from '../../iso20022/run-refs';
 import { paymentRunRefs, recordPaymentRunRefs } from './payment-run-refs';
+import { releasedText, SCHEDULE_COLUMNS, toSchedule, waitingText, type ScheduleRow } from '../schedules';
+import type { NewSchedule, ScheduledKind, ScheduleQuery, ScheduleRecord } from '../../schedules/schedule';
 
 
 
@@ -144,6 +146,13 @@ export class Journal implements DeskJournal {
       this.insertRow(kind, p, at, this.intentFor(kind, p, 'single', at, actor));
       this.appendStatusEvent(kind, p.id, 'QUEUED', 'local', at, null);
       this.appendAudit(at, { actor, action: `${kind}.queued`, subject: p.id, details: { amountMinor: p.amountMinor, currencyCode: p.currencyCode, batchId: p.batchId ?? null } });
+      if (p.schedule) {
+        // Held by its schedule in the same transaction: no moment where it is QUEUED without its time.
+        const waiting = waitingText(p.schedule);
+        this.stmt(`UPDATE payments SET state = 'HELD', status = 'HELD', last_error = ? WHERE kind = ? AND id = ?`).run(waiting, kind, p.id);
+        this.insertSchedule('payout', p.id, p.schedule, at, actor);
+        this.appendStatusEvent(kind, p.id, 'HELD', 'local', at, { message: waiting });
+      }
     });
     return this.mustGet(kind, p.id);
   }
@@ -166,8 +175,9 @@ export class Journal implements DeskJournal {
     const id = input.id ?? globalThis.crypto.randomUUID();
     const at = this.now();
     this.refuseExisting('payout', ids);
-    this.stmt(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at, prepared_by) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?)`)
-      .run(id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), at, at, input.preparedBy ?? null);
+    this.stmt(`INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, pause_reason, created_at, updated_at, prepared_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(id, input.fileName, input.sha256, input.rows.length, JSON.stringify(totals), input.schedule ? 'SCHEDULED' : 'RUNNING', input.schedule ? waitingText(input.schedule) : null, at, at, input.preparedBy ?? null);
+    if (input.schedule) this.insertSchedule('batch', id, input.schedule, at, input.actor ?? deskActor());
     input.rows.forEach((row, i) => {
       this.insertRow('payout', { ...row, batchId: id, rowNumber: row.rowNumber ?? i + 1, preparedBy: input.preparedBy ?? row.preparedBy }, at, this.intentFor('payout', row, row.retryOf ? 'retry' : 'batch', at, input.actor ?? deskActor()));
       this.appendStatusEvent('payout', row.id, 'QUEUED', 'local', at, null);
@@ -433,6 +443,91 @@ export class Journal implements DeskJournal {
   private appendStatusEvent(kind: PaymentKind, id: string, status: string, source: StatusObservation['source'], at: number, raw: unknown): void {
     this.stmt('INSERT INTO status_events (kind, id, status, source, observed_at, raw_json) VALUES (?, ?, ?, ?, ?, ?)')
       .run(kind, id, status, source, at, raw === null || raw === undefined ? null : canonicalJson(raw));
+  }
+
+  // ---- the calendar (main/schedules/schedule.ts) ----
+
+  private insertSchedule(kind: ScheduledKind, id: string, e: NewSchedule, at: number, actor: string): void {
+    this.stmt(`INSERT INTO schedules (subject_kind, subject_id, execute_at, zone, local_time, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'SCHEDULED', ?, ?)`)
+      .run(kind, id, e.at, e.zone, e.local, at, at);
+    this.appendAudit(at, { actor, action: `${kind}.scheduled`, subject: id, details: { executeAt: new Date(e.at).toISOString(), zone: e.zone, local: e.local } });
+  }
+
+  schedule(kind: ScheduledKind, id: string): ScheduleRecord | undefined {
+    const row = this.stmt(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE subject_kind = ? AND subject_id = ?`).get(kind, id) as ScheduleRow | undefined;
+    return row ? toSchedule(row) : undefined;
+  }
+
+  listSchedules(query: ScheduleQuery = {}): ScheduleRecord[] {
+    const states = query.states ?? null;
+    const rows = this.stmt(
+      `SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
+         AND execute_at >= @from AND execute_at <= @to ORDER BY execute_at, subject_kind, subject_id LIMIT @limit`,
+    ).all({ states: states ? JSON.stringify(states) : null, from: query.from ?? Number.MIN_SAFE_INTEGER, to: query.to ?? Number.MAX_SAFE_INTEGER, limit: query.limit ?? -1 }) as ScheduleRow[];
+    return rows.map(toSchedule);
+  }
+
+  releaseSchedule(kind: ScheduledKind, id: string, options: { actor: string; from: 'SCHEDULED' | 'LATE' }): ScheduleRecord | null {
+    const at = this.now();
+    return this.durably((): ScheduleRecord | null => {
+      const changed = this.stmt(
+        `UPDATE schedules SET state = 'RELEASED', released_at = ?, released_by = ?, late_by_ms = MAX(0, ? - execute_at), updated_at = ?
+          WHERE subject_kind = ? AND subject_id = ? AND state = ? AND execute_at <= ?`,
+      ).run(at, options.actor, at, at, kind, id, options.from, at).changes === 1;
+      if (!changed) return null;
+      const released = this.schedule(kind, id)!;
+      if (kind === 'batch') {
+        this.stmt(`UPDATE batches SET state = 'RUNNING', pause_reason = NULL, updated_at = ? WHERE id = ? AND state = 'SCHEDULED'`).run(at, id);
+      } else if (this.stmt(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', last_error = NULL, updated_at = ? WHERE kind = 'payout' AND id = ? AND state = 'HELD'`).run(at, id).changes === 1) {
+        this.appendStatusEvent('payout', id, 'QUEUED', 'local', at, { message: releasedText(released.lateByMs ?? 0, options.actor) });
+      }
+      this.appendAudit(at, { actor: options.actor, action: `${kind}.released-at-time`, subject: id, details: { executeAt: new Date(released.at).toISOString(), lateByMs: released.lateByMs, confirmedLate: options.from === 'LATE' } });
+      return released;
+    });
+  }
+
+  markScheduleLate(kind: ScheduledKind, id: string, actor: string): boolean {
+    const at = this.now();
+    return this.db.transaction((): boolean => {
+      const changed = this.stmt(`UPDATE schedules SET state = 'LATE', late_by_ms = ? - execute_at, updated_at = ? WHERE subject_kind = ? AND subject_id = ? AND state = 'SCHEDULED' AND execute_at <= ?`)
+        .run(at, at, kind, id, at).changes === 1;
+      if (changed) this.appendAudit(at, { actor, action: `${kind}.release-late`, subject: id, details: { lateByMs: this.schedule(kind, id)!.lateByMs } });
+      return changed;
+    })();
+  }
+
+  moveSchedule(kind: ScheduledKind, id: string, to: NewSchedule, actor: string): boolean {
+    const at = this.now();
+    return this.db.transaction((): boolean => {
+      const before = this.schedule(kind, id);
+      if (!before || (before.state !== 'SCHEDULED' && before.state !== 'LATE')) return false;
+      this.stmt(`UPDATE schedules SET execute_at = ?, zone = ?, local_time = ?, state = 'SCHEDULED', late_by_ms = NULL, updated_at = ? WHERE subject_kind = ? AND subject_id = ?`)
+        .run(to.at, to.zone, to.local, at, kind, id);
+      const waiting = waitingText(to);
+      if (kind === 'batch') this.stmt(`UPDATE batches SET pause_reason = ?, updated_at = ? WHERE id = ? AND state = 'SCHEDULED'`).run(waiting, at, id);
+      else this.stmt(`UPDATE payments SET last_error = ?, updated_at = ? WHERE kind = 'payout' AND id = ? AND state = 'HELD'`).run(waiting, at, id);
+      this.appendAudit(at, { actor, action: `${kind}.schedule-moved`, subject: id, details: { from: { local: before.local, zone: before.zone }, to: { local: to.local, zone: to.zone } } });
+      return true;
+    })();
+  }
+
+  cancelSchedule(kind: ScheduledKind, id: string, actor: string, reason: string): boolean {
+    const at = this.now();
+    return this.db.transaction((): boolean => {
+      const changed = this.stmt(`UPDATE schedules SET state = 'CANCELLED', updated_at = ? WHERE subject_kind = ? AND subject_id = ? AND state IN ('SCHEDULED', 'LATE')`).run(at, kind, id).changes === 1;
+      if (!changed) return false;
+      if (kind === 'batch') {
+        this.stmt(`UPDATE batches SET state = 'CANCELLED', pause_reason = ?, updated_at = ? WHERE id = ? AND state = 'SCHEDULED'`).run(reason, at, id);
+        for (const row of this.stmt(`SELECT id FROM payments WHERE kind = 'payout' AND batch_id = ? AND state = 'QUEUED'`).all(id) as { id: string }[]) {
+          this.stmt(`UPDATE payments SET state = 'CANCELLED', status = 'CANCELLED', is_final = 1, final_at = ?, updated_at = ? WHERE kind = 'payout' AND id = ? AND state = 'QUEUED'`).run(at, at, row.id);
+          this.appendStatusEvent('payout', row.id, 'CANCELLED', 'local', at, { message: reason });
+        }
+      } else if (this.stmt(`UPDATE payments SET state = 'DISCARDED', status = 'DISCARDED', is_final = 1, final_at = ?, last_error = ?, updated_at = ? WHERE kind = 'payout' AND id = ? AND state = 'HELD'`).run(at, reason, at, id).changes === 1) {
+        this.appendStatusEvent('payout', id, 'DISCARDED', 'local', at, { message: reason });
+      }
+      this.appendAudit(at, { actor, action: `${kind}.schedule-cancelled`, subject: id, details: { reason } });
+      return true;
+    })();
   }
 
   // ---- payments: reads ----

@@ -497,6 +497,28 @@ const MIGRATIONS: readonly Migration[] = [
         ORDER BY r.created_at, r.pk;
     `);
   },
+  // 14: the calendar (main/schedules/): a payout or batch released at its time, one schedule per subject, written in
+  //     the subject's own transaction. The due index serves the release loop's "what is due" at every tick.
+  (db) => {
+    db.exec(`
+      CREATE TABLE schedules (
+        subject_kind TEXT NOT NULL CHECK (subject_kind IN ('payout', 'batch')),
+        subject_id TEXT NOT NULL,
+        execute_at INTEGER NOT NULL,
+        zone TEXT NOT NULL,
+        local_time TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('SCHEDULED', 'LATE', 'RELEASED', 'CANCELLED')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        released_at INTEGER,
+        released_by TEXT,
+        late_by_ms INTEGER,
+        PRIMARY KEY (subject_kind, subject_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX schedules_due ON schedules (state, execute_at);
+      CREATE INDEX schedules_at ON schedules (execute_at);
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

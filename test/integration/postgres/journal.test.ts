@@ -14,6 +14,7 @@ import { payout } from '../../unit/journal/helpers';
 import { deskJournalContract } from '../../unit/journal/desk-contract';
 import { paymentRunRefsBackfillContract, paymentRunRefsContract } from '../../unit/journal/payment-run-refs-contract';
 import { journalPortContract, T0, testClock } from '../../unit/journal/port-contract';
+import { schedulesContract } from '../../unit/journal/schedules-contract';
 import { freshDatabase } from './cluster';
 
 const pools: pg.Pool[] = [];
@@ -89,12 +90,33 @@ paymentRunRefsBackfillContract('PostgreSQL', async () => {
       await pool.query('DELETE FROM payment_run_refs');
     },
     migrateAgain: async () => {
-      // Back to before migration 14, the one that makes the table (a later step would run again too, and say so).
-      await pool.query('DROP TABLE payment_run_refs; UPDATE schema_version SET version = 13');
+      // Back to before migration 14, the one that makes the table (the later steps, undone too, run again).
+      await pool.query('DROP TABLE payment_run_refs; DROP TABLE schedules; UPDATE schema_version SET version = 13');
       await migratePg(pool);
       return journal;
     },
   };
+});
+
+schedulesContract('PostgreSQL', async (clock) => {
+  const url = await freshDatabase(inject('postgresUrl'));
+  return (await desk(url, { now: clock.now })).journal;
+});
+
+describe('two sender desks at one release moment', () => {
+  it('exactly one releases each schedule, and its subject changes once', async () => {
+    const url = await freshDatabase(inject('postgresUrl'));
+    const { journal: a, pool } = await desk(url);
+    const { journal: b } = await desk(url);
+    const due = { at: T0 - 60_000, zone: 'UTC', local: new Date(T0 - 60_000).toISOString().slice(0, 16) };
+    for (let i = 0; i < 10; i++) await a.insertPayment('payout', { ...payout(`s-${i}`), schedule: due });
+    await a.createBatch({ id: 'SB', fileName: 'run.csv', sha256: 'h', rows: [payout('sb-1')], schedule: due });
+    const subjects = [...Array.from({ length: 10 }, (_, i) => ['payout', `s-${i}`] as const), ['batch', 'SB'] as const];
+    const outcomes = await Promise.all(subjects.flatMap(([kind, id]) => [a, b].map((j, n) => j.releaseSchedule(kind, id, { actor: `desk-${n}`, from: 'SCHEDULED' }))));
+    expect(outcomes.filter((o) => o !== null)).toHaveLength(subjects.length);
+    for (let i = 0; i < 10; i++) expect(await paymentTimelinePg(pool, 'payout', `s-${i}`).then((t) => t.map((e) => e.status))).toEqual(['QUEUED', 'HELD', 'QUEUED']);
+    expect((await a.getBatch('SB'))?.state).toBe('RUNNING');
+  });
 });
 
 describe('two desks storing the same pain.001 run at once', () => {

@@ -39,8 +39,8 @@ paymentRunRefsBackfillContract('SQLite', async () => {
     migrateAgain: async () => {
       journals[0]!.close();
       journals.length = 0;
-      raw.exec('DROP TABLE payment_run_refs');
-      // Back to before migration 13, the one that makes the table (a later step would run again too, and say so).
+      raw.exec('DROP TABLE payment_run_refs; DROP TABLE schedules');
+      // Back to before migration 13, the one that makes the table (the later steps, undone too, run again).
       raw.pragma('user_version = 12');
       const after = openJournal(file, { now: clock.now });
       journals.push(after);

@@ -5,6 +5,7 @@ import { openJournal, type Journal } from '../../../main/store/sqlite';
 import { deskJournalContract } from './desk-contract';
 import { journalPortContract } from './port-contract';
 import { paymentRunRefsContract } from './payment-run-refs-contract';
+import { schedulesContract } from './schedules-contract';
 
 const open: Journal[] = [];
 afterEach(() => {
@@ -28,6 +29,12 @@ deskJournalContract('SQLite', async (clock) => {
 });
 
 paymentRunRefsContract('SQLite', async (clock) => {
+  const journal = openJournal(':memory:', { now: clock.now });
+  open.push(journal);
+  return journal;
+});
+
+schedulesContract('SQLite', async (clock) => {
   const journal = openJournal(':memory:', { now: clock.now });
   open.push(journal);
   return journal;
