@@ -258,6 +258,82 @@ export interface KeysContract {
   clearSecret: { args: { profileId?: string }; result: { hasSecret: boolean } };
 }
 
+// ---------------------------------------------------------------- the calendar
+
+/**
+ * When a payout or batch is released: a wall time in a named zone, "2026-12-24T09:00", or a date alone (released at
+ * 08:00 that day). A time the clocks skip (a spring-forward night) is refused; one they pass twice is the first.
+ */
+export interface ExecuteOn {
+  local: string;
+  /** IANA zone, e.g. Europe/Berlin; the profile's (Settings) when absent. */
+  zone?: string;
+}
+
+/** SCHEDULED: waits for its time. LATE: found past the late window, waits for a person. RELEASED: sent through the gate. */
+export type ScheduleState = 'SCHEDULED' | 'LATE' | 'RELEASED' | 'CANCELLED';
+
+export interface ScheduleView {
+  kind: 'payout' | 'batch';
+  id: string;
+  /** The batch's file name, or the payout's payee. */
+  title: string;
+  executeAt: IsoTime;
+  zone: string;
+  /** The wall time asked for, in `zone`. */
+  local: string;
+  /** "2026-12-24 09:00 Europe/Berlin" (with a note on a fall-back night). */
+  when: string;
+  state: ScheduleState;
+  /** The batch's or payout's own state (SCHEDULED, RUNNING, HELD, QUEUED, COMPLETED…). */
+  subjectState: string;
+  rows: number;
+  totals: { money: Money; count: number }[];
+  releasedAt: IsoTime | null;
+  releasedBy: string | null;
+  /** "late by 2 h 5 min" when it was released (or found) late; null when on time. */
+  lateBy: string | null;
+  /** Who prepared it (a person's id), when dual control records one: only they move it. */
+  preparedBy: string | null;
+}
+
+/** The forecast of one currency on one day (schedules/forecast.ts): due that day, due to its end, and short by. */
+export interface ForecastLineView {
+  /** yyyy-MM-dd in the profile's zone. */
+  date: string;
+  currencyCode: string;
+  due: Money;
+  count: number;
+  cumulative: Money;
+  available: Money | null;
+  shortBy: Money | null;
+}
+
+export interface ScheduleList {
+  items: ScheduleView[];
+  /** Runs not yet released, per currency and day, against the balances last read. */
+  forecast: ForecastLineView[];
+  /** The zone days are counted in (the profile's). */
+  zone: string;
+}
+
+export interface ScheduleRef {
+  kind: 'payout' | 'batch';
+  id: string;
+}
+
+export interface SchedulesContract {
+  /** Schedules released from `from` to `to` (default: everything), by time. */
+  list: { args: { from?: IsoTime; to?: IsoTime; states?: ScheduleState[] }; result: ScheduleList };
+  get: { args: ScheduleRef; result: ScheduleView };
+  /** Only its preparer moves it under dual control (they sign it again): the approvals are asked again. */
+  move: { args: ScheduleRef & { executeOn: ExecuteOn }; result: ScheduleView };
+  /** Before release: a batch is cancelled with its rows, a payout discarded. */
+  cancel: { args: ScheduleRef & { reason?: string }; result: ScheduleView };
+  /** A sender confirms a release past the late window: it is released now, through the approval gate. */
+  confirmLate: { args: ScheduleRef; result: ScheduleView };
+}
+
 // ---------------------------------------------------------------- payouts
 
 export interface PayoutInput {
@@ -387,7 +463,8 @@ export interface PayoutsContract {
    * Refused with POSSIBLE_DUPLICATE while an earlier payout like it exists (validate's possibleDuplicate), unless
    * `confirmPossibleDuplicate`: the person checked it is a separate payment (audited).
    */
-  create: { args: PayoutInput & { idPayout: string; confirmPossibleDuplicate?: boolean }; result: PaymentDetail };
+  /** `executeOn`: stored HELD and released at that time (the calendar), not sent now. */
+  create: { args: PayoutInput & { idPayout: string; confirmPossibleDuplicate?: boolean; executeOn?: ExecuteOn }; result: PaymentDetail };
   get: { args: { idPayout: string }; result: PaymentDetail };
   /** Remittance advice (PDF) for the payee of a paid payout; refused with NOT_PAID unless the gateway reports SUCCESS (audited). */
   remittance: { args: { idPayout: string }; result: FileContent };
@@ -486,6 +563,8 @@ export interface BatchSubmitInput {
   currencyCodes?: string[];
   /** The batch's id, when the desks of a team agree on one (`team send --batch`); a new one when absent. */
   batchId?: string;
+  /** Released at this time (the calendar), not sent now; a file's own dates (an execute_on column, ReqdExctnDt) when absent. */
+  executeOn?: ExecuteOn;
 }
 
 export type BatchState = 'QUEUED' | 'SCHEDULED' | 'RUNNING' | 'PAUSED' | 'CANCELLING' | 'CANCELLED' | 'COMPLETED' | 'FAILED';
@@ -1424,6 +1503,11 @@ export interface SettingsView {
   maxAmountMinor: number | null;
   /** A payout like one of the last this many days (same account, amount and currency) needs confirming; 0: off. */
   repeatWindowDays: number;
+  /** The calendar's zone for release times given without one; '' means this machine's (zoneInUse says which). */
+  timeZone: string;
+  zoneInUse: string;
+  /** A scheduled release found more than this many minutes late waits for a person to confirm it. */
+  lateReleaseWindowMinutes: number;
   callback: CallbackSettings;
   /** Read only: the listener as it runs now. */
   callbackListener: CallbackListenerStatus;
@@ -1439,6 +1523,8 @@ export interface SettingsUpdate {
   accountDataPath?: string;
   maxAmountMinor?: number | null;
   repeatWindowDays?: number;
+  timeZone?: string;
+  lateReleaseWindowMinutes?: number;
   useDeprecatedSecret?: boolean;
   callback?: Partial<CallbackSettings>;
 }
@@ -1566,6 +1652,7 @@ export interface IpcContract {
   people: PeopleContract;
   approvals: ApprovalsContract;
   payees: PayeesContract;
+  schedules: SchedulesContract;
   app: AppContract;
 }
 
@@ -1585,6 +1672,7 @@ export const IPC_METHODS = {
   people: ['list', 'session', 'unlock', 'lock', 'touch', 'add', 'enroll', 'setRoles', 'revoke', 'control', 'cosign', 'seal', 'confirmRoot', 'secondFactor', 'beginSecondFactor', 'confirmSecondFactor', 'verifySecondFactor', 'removeSecondFactor', 'alerts', 'muteAlert', 'alertDigest', 'setAlertDigest'],
   approvals: ['queue', 'show', 'status', 'approve', 'reject', 'policy', 'setPolicy'],
   payees: ['list', 'versions', 'add', 'edit', 'approve', 'reject', 'withdraw', 'import', 'export', 'addFromPayout'],
+  schedules: ['list', 'get', 'move', 'cancel', 'confirmLate'],
   app: ['info', 'connectionState', 'rateBudget', 'openDataFolder', 'chooseFile', 'fileDropped'],
 } as const satisfies { [A in keyof IpcContract]: readonly (keyof IpcContract[A])[] };
 

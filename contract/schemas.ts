@@ -38,6 +38,13 @@ const page = shared(() => ({ offset: z.number().int().min(0).max(10_000_000).opt
 const none = shared(() => z.undefined());
 const byKey = shared(() => z.strictObject({ keyId: keyId(), profileId: profileId().optional() }));
 const byBatch = shared(() => z.strictObject({ batchId: batchId() }));
+/** A release time as asked (main/schedules/execution.ts checks it exists in its zone). */
+const executeOn = shared(() => z.strictObject({
+  local: z.string().trim().regex(/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2})?$/, 'must be a date (2026-12-24) or a date and time (2026-12-24T09:00)'),
+  zone: z.string().trim().min(1).max(64).optional(),
+}));
+const scheduleRefFields = () => ({ kind: z.enum(['payout', 'batch']), id: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'is not a payout or batch id') });
+const scheduleRef = shared(() => z.strictObject(scheduleRefFields()));
 const byPayin = shared(() => z.strictObject({ idPayin: paymentId() }));
 const optionalProfile = shared(() => z.strictObject({ profileId: profileId().optional() }));
 const personId = shared(() => z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'is not a person id'));
@@ -196,7 +203,7 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
   }),
   payouts: () => ({
     validate: z.strictObject(payoutFields()),
-    create: z.strictObject({ ...payoutFields(), idPayout: paymentId(), confirmPossibleDuplicate: z.boolean().optional() }),
+    create: z.strictObject({ ...payoutFields(), idPayout: paymentId(), confirmPossibleDuplicate: z.boolean().optional(), executeOn: executeOn().optional() }),
     get: z.strictObject({ idPayout: paymentId() }),
     remittance: z.strictObject({ idPayout: paymentId() }),
     emailRemittance: z.strictObject({ idPayout: paymentId(), force: z.boolean().optional() }),
@@ -215,6 +222,7 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
       confirmedWarningRows: listOf(z.number().int().min(0).max(1_000_000), MAX_LIST_ITEMS + 1),
       currencyCodes: z.array(currencyCode()).max(200).optional(),
       batchId: batchId().optional(),
+      executeOn: executeOn().optional(),
     }),
     pause: byBatch(),
     resume: byBatch(),
@@ -233,6 +241,13 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     refresh: none(),
     series: z.strictObject({ currencyCode: currencyCode(), from: isoTime().optional(), to: isoTime().optional() }),
     pending: none(),
+  }),
+  schedules: () => ({
+    list: z.strictObject({ from: isoTime().optional(), to: isoTime().optional(), states: z.array(z.enum(['SCHEDULED', 'LATE', 'RELEASED', 'CANCELLED'])).max(4).optional() }),
+    get: scheduleRef(),
+    move: z.strictObject({ ...scheduleRefFields(), executeOn: executeOn() }),
+    cancel: z.strictObject({ ...scheduleRefFields(), reason: z.string().trim().min(1).max(500).optional() }),
+    confirmLate: scheduleRef(),
   }),
   overview: () => ({
     get: none(),
@@ -287,6 +302,8 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
       accountDataPath: text(300).optional(),
       maxAmountMinor: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable().optional(),
       repeatWindowDays: z.number().int().min(0).max(3650).optional(),
+      timeZone: z.string().trim().max(64).optional(),
+      lateReleaseWindowMinutes: z.number().int().min(0).max(10_080).optional(),
       useDeprecatedSecret: z.boolean().optional(),
       callback: callback().partial().optional(),
     }),

@@ -204,7 +204,7 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService, option
   /** The subjects the queue weighs: batches running or paused, single payouts held by the gate. */
   const waitingSubjects = async (profileId: string): Promise<Subject[]> => {
     const journal = await rt.journalFor(profileId);
-    const subjects: Subject[] = (await journal.batchesIn(['RUNNING', 'PAUSED'])).map((b) => ({ kind: 'batch' as const, id: b.id }));
+    const subjects: Subject[] = (await journal.batchesIn(['SCHEDULED', 'RUNNING', 'PAUSED'])).map((b) => ({ kind: 'batch' as const, id: b.id }));
     for (const id of await dc.heldPayoutIds(profileId)) subjects.push({ kind: 'payout', id });
     return subjects;
   };

@@ -1,5 +1,6 @@
 // batches:*: CSV or pain.001 validation (kept in memory under a validation id until it is submitted once),
 // submission through the engine, control of running batches and their results (a CSV, or a pain.002 report).
+import { executionFor } from './schedules';
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView } from '../../contract/api';
@@ -193,7 +194,7 @@ export function batchesService(
       };
       return view;
     },
-    async submit(profile, { validationId, confirmedWarningRows, currencyCodes, batchId }) {
+    async submit(profile, { validationId, confirmedWarningRows, currencyCodes, batchId, executeOn }) {
       const entry = pending.get(validationId);
       if (!entry && evicted.has(validationId)) {
         throw new DeskError(
@@ -213,8 +214,10 @@ export function batchesService(
       }
       const rows = result.rows.filter((r) => !currencyCodes || currencyCodes.includes(r.payout.currencyCode));
       if (rows.length === 0) throw new DeskError('EMPTY_BATCH', 'No rows are left to send for the chosen currencies');
+      // Scheduled: released at its time by a sender desk (the calendar); its funding is the forecast's to show.
+      const execution = executeOn ? executionFor(profile, executeOn) : undefined;
       // The same rule the review shows: a currency the balance cannot cover blocks the batch, here too.
-      const short = shortfallText(await fundingFrom(rt, profile.id, totalsOf(rows), currencies.decimalsOf(profile.id)));
+      const short = execution ? null : shortfallText(await fundingFrom(rt, profile.id, totalsOf(rows), currencies.decimalsOf(profile.id)));
       if (short) {
         throw new DeskError('INSUFFICIENT_BALANCE', `${short}; nothing was sent. Send only the funded currencies, or top up and validate again`);
       }
@@ -225,6 +228,7 @@ export function batchesService(
       const batch = await engine.submitBatch({
         ...(batchId ? { id: batchId } : {}),
         fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra })), ...(preparedBy ? { preparedBy } : {}),
+        ...(execution ? { executeOn: execution } : {}),
       });
       return batchView(engine.journal, batch.id, profile.id, currencies.decimalsOf(profile.id), engine);
     },

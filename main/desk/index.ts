@@ -23,6 +23,7 @@ import { PROFILE_FREE, type ProfileServices } from './profile-binding';
 import { profilesService } from './profiles';
 import type { DeskRuntime } from './runtime';
 import { settingsService } from './settings';
+import { schedulesService } from './schedules';
 
 export type { AppEnvironment } from './app';
 export type { DemoController } from './demo-controller';
@@ -53,6 +54,7 @@ export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: D
     people: peopleService(rt, dualControl),
     approvals: approvalsService(rt, dualControl, options.approvalsCheckBudgetMs === undefined ? {} : { checkBudgetMs: options.approvalsCheckBudgetMs }),
     payees: payeesIpcService(rt, dualControl, payeeService(rt, { secondFactor: dualControl.secondFactor }), files),
+    schedules: schedulesService(rt, currencies),
     app: appService(rt, env, files),
   });
 }

@@ -13,6 +13,7 @@ import { detailOf, money, type DecimalsOf } from './convert';
 import type { CurrencyCache } from './currency-cache';
 import { freshFunding, shortfallText, type FreshnessOptions } from './funding';
 import { personActor, preparedByFor, senderFor } from './dual-control';
+import { executionFor } from './schedules';
 import { possibleDuplicateOf } from './possible-duplicate';
 import { emailPayoutRemittance, payoutRemittance, payoutRemittanceEmail } from './remittance';
 
@@ -123,8 +124,10 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       if (await journal.getPayment('payout', input.idPayout)) return detailOf(journal, 'payout', input.idPayout, decimalsOf);
       const { draft, issues } = buildDraft(input, profile, decimalsOf);
       if (!draft) throw new DeskError('VALIDATION', 'The payout is not valid; nothing was sent', false, issues);
+      // Scheduled: released at its time by a sender desk (the calendar); its funding is the forecast's to show.
+      const executeOn = input.executeOn ? executionFor(profile, input.executeOn) : undefined;
       // Checked again here, not only in validate: this is the one place every sender (UI, CLI) passes.
-      const funding = await fundingIssue(rt, profile, draft, decimalsOf, BEFORE_SEND);
+      const funding = executeOn ? null : await fundingIssue(rt, profile, draft, decimalsOf, BEFORE_SEND);
       if (funding) throw new DeskError('INSUFFICIENT_BALANCE', `The payout was not sent: ${funding.message}`, false, [funding]);
       // Dual control: the person preparing it is recorded (and, once the desk has people, required).
       const preparedBy = await preparedByFor(rt, profile.id);
@@ -142,7 +145,7 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
         });
       }
       const engine = await rt.engineFor(profile.id);
-      await engine.submitPayout(draft, { waitMs: 10_000, ...(preparedBy ? { preparedBy } : {}) });
+      await engine.submitPayout(draft, { waitMs: 10_000, ...(preparedBy ? { preparedBy } : {}), ...(executeOn ? { executeOn } : {}) });
       return detailOf(journal, 'payout', draft.idPayout, decimalsOf);
     },
     async get(profile, { idPayout }) {

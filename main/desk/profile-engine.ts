@@ -52,5 +52,6 @@ export function engineOptionsFromProfile(profile: Profile): Omit<PayoutEngineOpt
       : null,
     callbackUrl: announcedCallbackUrl(profile),
     balancesIntervalMs: DEFAULT_BALANCES_INTERVAL_MS,
+    lateReleaseWindowMs: profile.lateReleaseWindowMinutes * 60_000,
   };
 }

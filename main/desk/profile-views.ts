@@ -1,6 +1,7 @@
 // Profile and settings as the renderer sees them, shared by the profiles, keys and settings services.
 import type { CallbackListenerStatus, ProfileView, SettingsView } from '../../contract/api';
 import type { Profile } from '../profiles/profile-schema';
+import { systemZone } from '../schedules/execution';
 import type { DeskRuntime } from './runtime';
 
 export function settingsView(p: Profile, callbackListener: CallbackListenerStatus): SettingsView {
@@ -13,6 +14,9 @@ export function settingsView(p: Profile, callbackListener: CallbackListenerStatu
     accountDataPath: p.accountDataPath,
     maxAmountMinor: p.maxAmountMinor,
     repeatWindowDays: p.repeatWindowDays,
+    timeZone: p.timeZone,
+    zoneInUse: p.timeZone || systemZone(),
+    lateReleaseWindowMinutes: p.lateReleaseWindowMinutes,
     callback: { enabled: p.callbackEnabled, host: p.callbackHost, port: p.callbackPort, url: p.callbackUrl },
     callbackListener,
   };

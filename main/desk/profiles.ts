@@ -72,6 +72,7 @@ const ADMIN_SETTINGS = {
   useDeprecatedSecret: 'how token requests are signed',
   maxAmountMinor: 'the largest payout allowed',
   repeatWindowDays: 'how far back a payout is compared for possible duplicates',
+  lateReleaseWindowMinutes: 'how late a scheduled run may leave without a person confirming it',
 } as const satisfies Partial<Record<keyof ProfilePatch, string>>;
 
 /**

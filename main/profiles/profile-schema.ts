@@ -1,5 +1,6 @@
 // A profile: one merchant on one gateway. Everything here is non-secret; the wrap key, the
 // deprecated secret and the private keys live in the keychain / sealed key files (main/keys/).
+import { isValidZone } from '../schedules/execution';
 import { posix, win32 } from 'node:path';
 import * as z from '../zod-mini';
 import { DEFAULT_FINAL_STATUSES } from '../domain/status';
@@ -191,6 +192,10 @@ export const ProfileInputSchema = z.object({
   maxAmountMinor: z._default(z.nullable(z.int().check(z.positive())), null),
   /** A payout like one of the last this many days (account, amount, currency) is flagged a possible duplicate; 0: off. */
   repeatWindowDays: intIn(0, 3650, 30),
+  /** The calendar's zone for release times given without one (IANA name); '': this machine's. */
+  timeZone: z._default(z.string().check(z.maxLength(64), z.refine((v) => v === '' || isValidZone(v), 'time zone must be an IANA name such as Europe/Berlin')), ''),
+  /** A scheduled release found more than this late waits for a person to confirm it; 0: any lateness waits. */
+  lateReleaseWindowMinutes: intIn(0, 10_080, 360),
   finalStatuses: z._default(
     z.array(z.string().check(z.trim(), z.minLength(1), z.toUpperCase())).check(z.minLength(1)),
     () => [...DEFAULT_FINAL_STATUSES],
@@ -238,6 +243,8 @@ export interface Profile {
   useDeprecatedSecret: boolean;
   maxAmountMinor: number | null;
   repeatWindowDays: number;
+  timeZone: string;
+  lateReleaseWindowMinutes: number;
   finalStatuses: string[];
   accountDataPath: string;
   pollIntervalSecs: number;
