@@ -48,7 +48,8 @@ export function executionOf(text: string, zone: string): Execution {
   if (!dt.isValid) throw new ExecutionError('BAD_TIME', `"${text}" is not a date and time that exists (${dt.invalidExplanation ?? dt.invalidReason ?? 'invalid'})`);
   // Luxon moves a skipped wall time forward; a release at a time that never shows on the clock is not what was asked.
   if (dt.toFormat("yyyy-MM-dd'T'HH:mm") !== local) {
-    const first = dt.startOf('hour').plus({ hours: dt.minute === 0 ? 0 : 1 });
+    // Luxon moved it past the gap by the gap's length: the gap ends at the start of that hour (whole-hour gaps).
+    const first = dt.startOf('hour');
     throw new ExecutionError('SKIPPED_TIME', `${local.replace('T', ' ')} does not exist in ${zone}: the clocks go forward that night; choose ${first.toFormat('HH:mm')} or later`);
   }
   // Of a wall time shown twice (clocks go back), the first.
