@@ -83,6 +83,8 @@ export function batchStateWords(p: BatchCountsForWords, live: BatchLiveState | n
     return p.pending > 0 ? { word: 'SENT', reason: `every row sent; ${p.pending} of ${p.total} still wait for a final status` } : { word: 'COMPLETED', reason: null };
   }
   if (state === 'PAUSED') return { word: 'PAUSED', reason: pauseReason };
+  // Its release time ("scheduled: released on 2026-12-24 09:00 Europe/Berlin"), kept where a pause keeps its reason.
+  if (state === 'SCHEDULED') return { word: 'SCHEDULED', reason: pauseReason };
   if (state === 'RUNNING' && live) {
     if (!live.running && live.senderElsewhere) return { word: 'RUNNING', reason: "sent by the team's sender desks (the merchant's key is not on this desk)" };
     if (!live.running) return { word: 'STOPPED', reason: 'nothing sends it now (the desk that ran it stopped); resume it to carry on' };

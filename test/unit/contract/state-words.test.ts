@@ -31,6 +31,11 @@ describe('batchStateWords', () => {
   it('gives a paused batch its pause reason', () => {
     expect(batchStateWords(counts('PAUSED', 5), { running: false }, 'the key was refused (401)')).toEqual({ word: 'PAUSED', reason: 'the key was refused (401)' });
   });
+
+  it('says when a scheduled batch is released', () => {
+    const reason = 'scheduled: released on 2026-12-24 09:00 Europe/Berlin';
+    expect(batchStateWords(counts('SCHEDULED', 20), null, reason)).toEqual({ word: 'SCHEDULED', reason });
+  });
 });
 
 describe('unreachableReason', () => {
