@@ -1187,7 +1187,7 @@ export interface SecondFactorEnrolment {
 }
 
 /** What a person can be alerted of at their desk (main/desk/alerts.ts). */
-export const ALERT_KINDS = ['approval-waiting', 'batch-paused', 'batch-failures', 'payout-held', 'payout-returned', 'payout-missing'] as const;
+export const ALERT_KINDS = ['approval-waiting', 'batch-paused', 'batch-failures', 'payout-held', 'payout-returned', 'payout-missing', 'schedule-short', 'schedule-late'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export interface AlertKindView {
@@ -1743,6 +1743,8 @@ export interface EventContract {
   sessionChanged: { profileId: string; unlocked: boolean; reason: 'unlock' | 'lock' | 'idle' | 'os-lock' | 'suspend' };
   /** An approval, rejection, revocation or policy change, or the gate held something back: queues refresh. */
   approvalsChanged: { profileId: string; subject: ApprovalSubjectRef | null };
+  /** The calendar changed: something scheduled, moved, cancelled, released, or found past its late window. */
+  schedulesChanged: { profileId: string; subject: ScheduleRef; change: 'scheduled' | 'moved' | 'cancelled' | 'released' | 'late' };
 }
 export type EventName = keyof EventContract;
 
@@ -1755,6 +1757,7 @@ export const EVENT_CHANNELS = {
   menuCommand: 'app:menuCommand',
   sessionChanged: 'people:sessionChanged',
   approvalsChanged: 'approvals:changed',
+  schedulesChanged: 'schedules:changed',
 } as const satisfies Record<EventName, string>;
 export type EventChannel = (typeof EVENT_CHANNELS)[EventName];
 

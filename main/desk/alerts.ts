@@ -5,6 +5,12 @@
 // mute kinds. The desk-wide notifications (main/shell/notifications.ts) stay as they were for a desk without people.
 import type { AlertKind, ApprovalItem, BatchProgress, DeskNotification, PaymentStatusChanged } from '../../contract/api';
 import { AlertMemory } from './alert-memory';
+import type { ScheduleRef } from '../../contract/api';
+import { decimalOf } from '../approvals/manifest';
+import { manifestDecimals } from '../approvals/gate';
+import { describeExecution, localDate } from '../schedules/execution';
+import { fundingForecast, type ForecastLine } from '../schedules/forecast';
+import { profileZone, scheduledTotals } from './schedules';
 import { startAlertDigests } from './alert-digest';
 import { approvalsService } from './approvals';
 import { dualControlService, type DualControlService, type PersonView } from './dual-control';
@@ -20,6 +26,8 @@ export const ALERT_LABELS: Record<AlertKind, string> = {
   'payout-held': 'A payout I prepared was held',
   'payout-returned': 'A payout I prepared was returned',
   'payout-missing': 'A payout I prepared is missing at the gateway',
+  'schedule-short': 'A scheduled run I prepared will be short of funds',
+  'schedule-late': 'A scheduled run waits for a late release to be confirmed',
 };
 
 export interface Alert extends DeskNotification {
@@ -119,6 +127,45 @@ export function startAlerts(deps: AlertsDeps): Alerts {
     if (person) give(profileId, person, alert.kind, change.id, { level: 'warning', title: alert.title, body: alert.body(change.id) });
   };
 
+  /**
+   * The calendar: the preparer of each run still to be released on a day its currency is short ("EUR short by
+   * 12000.00 on 2026-12-28"; once per run and shortfall), and, for a run found past its late window, its preparer and
+   * the senders at this desk (a sender confirms it).
+   */
+  const checkCalendar = async (profileId: string, late: ScheduleRef | null): Promise<void> => {
+    const people = await localPeople(profileId);
+    if (people.length === 0) return;
+    const journal = await rt.journalFor(profileId);
+    if (late) {
+      const s = await journal.schedule(late.kind, late.id);
+      const prep = await journal.preparation(late.kind, late.id);
+      const what = `${late.kind === 'batch' ? 'Batch' : 'Payout'} ${late.id}`;
+      for (const person of people.filter((p) => p.id === prep?.preparedBy || p.roles.includes('sender'))) {
+        give(profileId, person, 'schedule-late', `${late.kind}:${late.id}:${s?.at ?? ''}`, {
+          level: 'warning', title: 'A scheduled run waits for you', body: `${what} was due ${s ? describeExecution(s) : ''} and is past its late window: a sender confirms its release, or it is moved or cancelled`,
+        });
+      }
+    }
+    const zone = profileZone(rt.ctx.profiles.get(profileId));
+    const short = new Map<string, ForecastLine>();
+    const totals = await scheduledTotals(journal);
+    const available = new Map((await journal.latestBalances()).map((b) => [b.currencyCode, b.availableMinor]));
+    for (const line of fundingForecast(totals, available, (at) => localDate(at, zone))) if (line.shortByMinor > 0) short.set(`${line.date}:${line.currencyCode}`, line);
+    if (short.size === 0) return;
+    for (const t of totals) {
+      const line = short.get(`${localDate(t.at, zone)}:${t.currencyCode}`);
+      if (!line) continue;
+      const prep = await journal.preparation(t.subject.kind, t.subject.id);
+      const person = people.find((p) => p.id === prep?.preparedBy);
+      if (!person) continue;
+      const shortBy = decimalOf(line.shortByMinor, manifestDecimals(line.currencyCode));
+      give(profileId, person, 'schedule-short', `${t.subject.kind}:${t.subject.id}:${line.currencyCode}:${line.shortByMinor}`, {
+        level: 'warning', title: 'A scheduled run will be short of funds',
+        body: `${t.subject.kind === 'batch' ? 'Batch' : 'Payout'} ${t.subject.id} on ${line.date}: ${line.currencyCode} short by ${shortBy} (the balance last read against what is due by then)`,
+      });
+    }
+  };
+
   /** One check after another: alerts never race each other for the memory or the journal. */
   const serial = (work: () => Promise<void>): void => {
     running = running.then(work).catch((error: unknown) => rt.log.warn('an alert could not be worked out', { error }));
@@ -150,6 +197,9 @@ export function startAlerts(deps: AlertsDeps): Alerts {
       serial(() => onBatch(profileId, progress));
       // A batch paused by the gate waits for approvals.
       if (progress.state === 'PAUSED') queueCheck(profileId);
+    }),
+    rt.events.on('schedulesChanged', (e) => {
+      if (!stopped) serial(() => checkCalendar(e.profileId, e.change === 'late' ? e.subject : null));
     }),
     rt.events.on('paymentStatusChanged', (change) => {
       const profileId = current();

@@ -230,6 +230,7 @@ export function batchesService(
         fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra })), ...(preparedBy ? { preparedBy } : {}),
         ...(execution ? { executeOn: execution } : {}),
       });
+      if (execution) rt.events.emit('schedulesChanged', { profileId: profile.id, subject: { kind: 'batch', id: batch.id }, change: 'scheduled' });
       return batchView(engine.journal, batch.id, profile.id, currencies.decimalsOf(profile.id), engine);
     },
     async pause(profile, { batchId }) {

@@ -345,6 +345,8 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
       const { counts: _counts, ...progress } = e;
       events.emit('batchProgress', progress);
     });
+    engine.on('schedule-released', (s) => events.emit('schedulesChanged', { profileId, subject: { kind: s.kind, id: s.id }, change: 'released' }));
+    engine.on('schedule-late', (s) => events.emit('schedulesChanged', { profileId, subject: { kind: s.kind, id: s.id }, change: 'late' }));
     engine.on('connection', (e) =>
       setConnection(profileId, { status: e.state, lastError: e.message ? { code: e.state === 'offline' ? 'OFFLINE' : 'ONLINE', message: e.message } : null }),
     );

@@ -67,17 +67,24 @@ async function scheduleView(journal: DeskJournal, s: ScheduleRecord, decimalsOf:
   };
 }
 
-/** The forecast of what is still to be released, from the journal's schedules and balances. */
-async function forecastOf(journal: DeskJournal, zone: string, decimalsOf: DecimalsOf): Promise<ForecastLineView[]> {
-  const totals: ScheduledTotal[] = [];
+/** What each run still to be released takes, per currency, with the run it belongs to. */
+export async function scheduledTotals(journal: DeskJournal): Promise<(ScheduledTotal & { subject: { kind: ScheduledKind; id: string } })[]> {
+  const totals: (ScheduledTotal & { subject: { kind: ScheduledKind; id: string } })[] = [];
   for (const s of await journal.listSchedules({ states: ['SCHEDULED', 'LATE'] })) {
+    const subject = { kind: s.kind, id: s.id };
     if (s.kind === 'batch') {
-      for (const t of (await journal.getBatch(s.id))?.totals ?? []) totals.push({ at: s.at, ...t });
+      for (const t of (await journal.getBatch(s.id))?.totals ?? []) totals.push({ at: s.at, ...t, subject });
     } else {
       const p = await journal.getPayment('payout', s.id);
-      if (p) totals.push({ at: s.at, currencyCode: p.currencyCode, amountMinor: p.amountMinor, count: 1 });
+      if (p) totals.push({ at: s.at, currencyCode: p.currencyCode, amountMinor: p.amountMinor, count: 1, subject });
     }
   }
+  return totals;
+}
+
+/** The forecast of what is still to be released, from the journal's schedules and balances. */
+async function forecastOf(journal: DeskJournal, zone: string, decimalsOf: DecimalsOf): Promise<ForecastLineView[]> {
+  const totals = await scheduledTotals(journal);
   const available = new Map((await journal.latestBalances()).map((b) => [b.currencyCode, b.availableMinor]));
   return fundingForecast(totals, available, (at) => localDate(at, zone)).map((l) => ({
     date: l.date, currencyCode: l.currencyCode, due: money(l.dueMinor, l.currencyCode, decimalsOf), count: l.count, cumulative: money(l.cumulativeMinor, l.currencyCode, decimalsOf),
@@ -132,6 +139,9 @@ export function schedulesService(rt: DeskRuntime, currencies: CurrencyCache): Pr
       }
       const engine = await rt.engineFor(profile.id);
       await engine.moveScheduled(kind, id, to, { ...(preparedBy ? { preparedBy, actor: personActor({ id: preparedBy }) } : {}) });
+      rt.events.emit('schedulesChanged', { profileId: profile.id, subject: { kind, id }, change: 'moved' });
+      // The approvals given for the old time no longer count: the queues show it waiting again.
+      rt.events.emit('approvalsChanged', { profileId: profile.id, subject: { kind, id } });
       return viewOf(profile, kind, id);
     },
     async cancel(profile, { kind, id, reason }) {
@@ -141,6 +151,7 @@ export function schedulesService(rt: DeskRuntime, currencies: CurrencyCache): Pr
       const why = reason ? `cancelled before its release: ${reason}` : undefined;
       if (kind === 'batch') await engine.cancelScheduled('batch', id, undefined, why);
       else await engine.cancelScheduled('payout', id, undefined, why);
+      rt.events.emit('schedulesChanged', { profileId: profile.id, subject: { kind, id }, change: 'cancelled' });
       return viewOf(profile, kind, id);
     },
     async confirmLate(profile, { kind, id }) {

@@ -124,7 +124,7 @@ describe('alerts for whoever must act', () => {
     await expect(switches.alerts(profile)).rejects.toMatchObject({ code: 'LOCKED' });
     rt.setSession(PROFILE, ada.session);
     const views = await switches.muteAlert(profile, { kind: 'payout-held', muted: true });
-    expect(views).toHaveLength(6);
+    expect(views).toHaveLength(8);
     expect(views.find((v) => v.kind === 'payout-held')).toEqual({ kind: 'payout-held', label: 'A payout I prepared was held', muted: true });
     expect((await switches.alerts(profile)).filter((v) => v.muted).map((v) => v.kind)).toEqual(['payout-held']);
     await heldPayout('po-1');
@@ -151,6 +151,36 @@ describe('alerts for whoever must act', () => {
     rt.events.emit('approvalsChanged', { profileId: 'plain', subject: null });
     await alerts.flush();
     expect(delivered).toEqual([]);
+  });
+});
+
+describe('alerts of the calendar', () => {
+  const at = (ms: number) => ({ at: ms, zone: 'UTC', local: new Date(ms).toISOString().slice(0, 16) });
+
+  it("the preparer hears that a scheduled run will be short of funds on its day, once per shortfall", async () => {
+    const journal = await sqliteJournalOf(rt, PROFILE);
+    const day = Date.parse('2030-12-28T09:00:00Z');
+    journal.insertBalanceSnapshots([{ currencyCode: 'EUR', availableMinor: 1_000_000, reservedMinor: 0 }]);
+    journal.createBatch({ id: 'run-1', fileName: 'december.csv', sha256: 'a'.repeat(64), preparedBy: ada.id, schedule: at(day), rows: [payout('r-1', { amountMinor: 1_500_000, preparedBy: ada.id })] });
+    // Covered on its own: no alert.
+    journal.insertPayment('payout', { ...payout('p-1', { amountMinor: 100_000, preparedBy: ada.id }), schedule: at(day - 86_400_000) });
+    rt.events.emit('schedulesChanged', { profileId: PROFILE, subject: { kind: 'batch', id: 'run-1' }, change: 'scheduled' });
+    rt.events.emit('schedulesChanged', { profileId: PROFILE, subject: { kind: 'batch', id: 'run-1' }, change: 'scheduled' });
+    await alerts.flush();
+    const short = delivered.filter((a) => a.kind === 'schedule-short');
+    expect(short).toEqual([expect.objectContaining({ personId: ada.id, title: 'A scheduled run will be short of funds', body: 'Batch run-1 on 2030-12-28: EUR short by 6000.00 (the balance last read against what is due by then)' })]);
+  });
+
+  it('a run past its late window reaches its preparer and the senders at this desk', async () => {
+    await dc.setRoles(PROFILE, bob.id, ['approver', 'sender'], ada.session);
+    const journal = await sqliteJournalOf(rt, PROFILE);
+    journal.insertPayment('payout', { ...payout('p-1', { preparedBy: ada.id }), schedule: at(Date.now() - 8 * 3_600_000) });
+    journal.markScheduleLate('payout', 'p-1', 'engine');
+    rt.events.emit('schedulesChanged', { profileId: PROFILE, subject: { kind: 'payout', id: 'p-1' }, change: 'late' });
+    await alerts.flush();
+    const late = delivered.filter((a) => a.kind === 'schedule-late');
+    expect(late.map((a) => a.personId).sort()).toEqual([ada.id, bob.id].sort());
+    expect(late[0]?.body).toMatch(/^Payout p-1 was due .* UTC and is past its late window: a sender confirms its release/);
   });
 });
 
