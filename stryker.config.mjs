@@ -52,8 +52,11 @@ export default {
   // The machine's two cores are shared: one mutant at a time unless asked (STRYKER_CONCURRENCY=2).
   concurrency: Number(process.env['STRYKER_CONCURRENCY'] ?? 1),
   // Type errors of a mutant are not checked (no checker): such a mutant still runs, and usually dies.
-  timeoutMS: 20_000,
-  reporters: ['clear-text', 'progress', 'json', 'html'],
+  // A mutant that makes the tests hang is a timeout after the tests' own time × 1.5 + 10 s.
+  timeoutMS: 10_000,
+  // event-recorder: each mutant's result as a file the moment it is known (a long run's survivors can be read early).
+  reporters: ['clear-text', 'progress', 'json', 'html', 'event-recorder'],
+  eventReporter: { baseDir: `${reports}/events` },
   jsonReporter: { fileName: `${reports}/mutation.json` },
   htmlReporter: { fileName: `${reports}/mutation.html` },
   // --incremental keeps what it learnt here; the next run re-runs only mutants whose code or tests changed.

@@ -21,7 +21,6 @@ export default defineConfig({
     include: [...unit.include, SIMULATION],
     exclude: [...unit.exclude, 'node_modules/**', '.tmp/**'],
     environment: 'node',
-    testTimeout: 120_000,
     sequence: { sequencer: UnitFirst },
   },
 });

@@ -1,0 +1,134 @@
+// A batch run (batch-runner.ts) on paths the engine tests leave alone (found by issue 25's mutation run): a yes of
+// the gate that never covers a row, rows another desk holds, a gate whose refusal cannot be recorded, progress
+// that cannot be read, and a batch that is gone. Nothing more is sent in any of them, and the batch says why.
+import { afterEach, describe, expect, it } from 'vitest';
+import { BatchRun, batchProgress, type BatchRunnerDeps } from '../../../main/engine/batch-runner';
+import { PayoutSender } from '../../../main/engine/payout-sender';
+import type { ApprovalClearance } from '../../../main/engine/ports';
+import type { BatchProgressEvent } from '../../../main/engine/events';
+import { payoutFieldsOf } from '../../../main/domain/payout';
+import type { JournalPort, SendClaim } from '../../../main/journal';
+import { payout, tempJournal, type TempJournal } from '../journal/helpers';
+import { FakeGateway } from './fake-gateway';
+
+let t: TempJournal;
+afterEach(() => t?.dispose());
+
+/** The SQLite journal with some answers replaced. */
+function journalWith(overrides: Record<string, unknown>): JournalPort {
+  return new Proxy(t.journal, {
+    get(target, prop, receiver) {
+      if (typeof prop === 'string' && prop in overrides) return overrides[prop];
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  }) as JournalPort;
+}
+
+function running(id: string, n: number): void {
+  t.journal.createBatch({ id, fileName: `${id}.csv`, sha256: id.padEnd(64, '0'), rows: Array.from({ length: n }, (_, i) => payout(`${id}-${i + 1}`)) });
+  t.journal.setBatchState(id, 'RUNNING');
+}
+
+function run(batchId: string, more: Partial<BatchRunnerDeps> & { gateway?: FakeGateway } = {}) {
+  const gateway = more.gateway ?? new FakeGateway();
+  const journal = more.journal ?? t.journal;
+  const errors: Error[] = [];
+  const progress: BatchProgressEvent[] = [];
+  const sender = new PayoutSender({
+    journal, gateway, finalStatuses: ['SUCCESS'], pollIntervalMs: 1_000, backoff: { baseMs: 1, capMs: 2 },
+    now: () => 7_000, onStatus: () => undefined, onConnection: () => undefined, random: () => 0,
+  });
+  const deps: BatchRunnerDeps = { journal, sender, concurrency: 2, now: () => 7_000, onProgress: (e) => progress.push(e), onError: (e) => errors.push(e), ...more };
+  return { batch: new BatchRun(batchId, deps), errors, progress, gateway };
+}
+
+const cleared = (bodyFor: ApprovalClearance['bodyFor']) => async () => ({ refusal: null, clearance: { stillValid: () => true, bodyFor } });
+
+describe('a yes of the gate that never covers a row', () => {
+  it('is asked again twice, then the batch is paused naming the row, and nothing of it is sent', async () => {
+    t = tempJournal();
+    running('b', 1);
+    let asked = 0;
+    const gate = async () => {
+      asked++;
+      return cleared(() => null)();
+    };
+    const r = run('b', { gate });
+    const done = await r.batch.done;
+    expect(done).toMatchObject({ state: 'PAUSED', pauseReason: 'Nothing more was sent: the approvals do not cover row b-1 as the journal holds it now' });
+    expect(asked).toBe(3);
+    expect(r.gateway.createCalls.size).toBe(0);
+  });
+
+  it('a yes gone stale meanwhile is not counted: the row goes once a fresh yes covers it', async () => {
+    t = tempJournal();
+    running('s', 1);
+    let asked = 0;
+    const gate = async () => (++asked <= 3 ? { refusal: null, clearance: { stillValid: () => false, bodyFor: () => null } } : cleared((row) => payoutFieldsOf(row))());
+    const r = run('s', { gate });
+    expect((await r.batch.done).state).toBe('COMPLETED');
+    expect(r.gateway.createCalls.get('s-1')).toBe(1);
+    expect(asked).toBe(4);
+  });
+});
+
+describe('rows another desk holds', () => {
+  it('are counted, left unsent, and the batch stays RUNNING for a later run', async () => {
+    t = tempJournal();
+    running('h', 3);
+    const r = run('h', { journal: journalWith({ claimSend: (): null => null }) });
+    expect((await r.batch.done).state).toBe('RUNNING');
+    expect(r.batch.heldElsewhere).toBe(3);
+    expect(r.gateway.createCalls.size).toBe(0);
+  });
+
+  it('none held elsewhere when every row is sent', async () => {
+    t = tempJournal();
+    running('m', 2);
+    const confirmOnly = journalWith({ claimSend: (kind: 'payout', id: string): SendClaim => t.journal.claimSend(kind, id) });
+    const r = run('m', { journal: confirmOnly });
+    expect((await r.batch.done).state).toBe('COMPLETED');
+    expect(r.batch.heldElsewhere).toBe(0);
+  });
+});
+
+describe('a gate that cannot be asked', () => {
+  it('pauses the batch with why; if even the pause cannot be written, both failures are reported', async () => {
+    t = tempJournal();
+    running('g', 1);
+    const r = run('g', { gate: async () => Promise.reject(new Error('keychain locked')) });
+    expect(await r.batch.done).toMatchObject({ state: 'PAUSED', pauseReason: 'Nothing more was sent: the approvals could not be checked (keychain locked)' });
+    expect(r.errors.map((e) => e.message)).toEqual(['keychain locked']);
+
+    running('w', 1);
+    const setBatchState = () => {
+      throw new Error('disk full');
+    };
+    const r2 = run('w', { gate: async () => Promise.reject(new Error('keychain locked')), journal: journalWith({ setBatchState }) });
+    expect((await r2.batch.done).state).toBe('RUNNING');
+    expect(r2.errors.map((e) => e.message)).toEqual(['keychain locked', 'disk full']);
+    expect(r2.gateway.createCalls.size).toBe(0);
+  });
+});
+
+describe('progress and a batch that is gone', () => {
+  it('progress that cannot be read is reported and the run goes on', async () => {
+    t = tempJournal();
+    running('p', 2);
+    const r = run('p', { journal: journalWith({ batchCounts: () => { throw new Error('counts unreadable'); } }) });
+    expect((await r.batch.done).state).toBe('COMPLETED');
+    expect(r.errors.length).toBeGreaterThan(0);
+    expect(r.errors.every((e) => e.message === 'counts unreadable')).toBe(true);
+    expect(r.gateway.stored.size).toBe(2);
+  });
+
+  it('a batch gone from the journal is an error that names it, after a refusal or at the end of a run', async () => {
+    t = tempJournal();
+    running('x', 1);
+    const gone = journalWith({ getBatch: () => undefined });
+    await expect(run('x', { journal: gone, gate: async () => ({ refusal: 'no approvals' }) }).batch.done).rejects.toThrow('batch x vanished from the journal');
+    await expect(run('x', { journal: gone }).batch.done).rejects.toThrow('batch x vanished from the journal');
+    await expect(batchProgress(gone, 'x')).rejects.toThrow('no batch x in the journal');
+  });
+});

@@ -1,0 +1,234 @@
+// The payout sender on the paths neither the engine tests nor the simulation take on a single desk (issue 25's
+// mutation run found them untested): a claim another desk holds, a row gone or settled under the sender, a fault
+// of the desk itself mid-send, a claim that no longer holds at the rate slot, and a 409 for an id the gateway then
+// cannot show. Each asserts what a person or the next run relies on: what the journal says and what was sent.
+import { afterEach, describe, expect, it } from 'vitest';
+import { PayoutSender, type SenderDeps } from '../../../main/engine/payout-sender';
+import type { StatusChangedEvent } from '../../../main/engine/events';
+import { GatewayError } from '../../../main/gateway/errors';
+import type { JournalPort, SendClaim } from '../../../main/journal';
+import { KeyStoreError } from '../../../main/keys/key-store';
+import { payout, tempJournal, type TempJournal } from '../journal/helpers';
+import { FakeGateway } from './fake-gateway';
+
+let t: TempJournal;
+afterEach(() => t?.dispose());
+
+/** The SQLite journal with one method replaced (as a team journal, or a fault, would answer). */
+function journalWith(overrides: Partial<Record<keyof JournalPort, unknown>>): JournalPort {
+  return new Proxy(t.journal, {
+    get(target, prop, receiver) {
+      if (prop in overrides) return overrides[prop as keyof JournalPort];
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  }) as JournalPort;
+}
+
+function sender(gateway: FakeGateway, journal: JournalPort = t.journal, events: StatusChangedEvent[] = []): PayoutSender {
+  const deps: SenderDeps = {
+    journal,
+    gateway,
+    finalStatuses: ['SUCCESS', 'FAILED'],
+    pollIntervalMs: 1_000,
+    backoff: { baseMs: 1, capMs: 2 },
+    now: () => 1_000_000,
+    onStatus: (e) => events.push(e),
+    onConnection: () => undefined,
+    random: () => 0,
+  };
+  return new PayoutSender(deps);
+}
+
+describe('a payout another desk holds the claim of', () => {
+  it('is left to that desk while it is unsent, and says so; a settled one is not unsent; one not in the journal is an error', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('theirs'));
+    t.journal.insertPayment('payout', payout('done'));
+    t.journal.recordObservation('payout', 'done', { status: 'SUCCESS', source: 'poll', isFinal: true });
+    const gateway = new FakeGateway();
+    const s = sender(gateway, journalWith({ claimSend: () => null }));
+    expect(await s.send('theirs')).toBe('held-elsewhere');
+    t.journal.markSending('payout', 'theirs');
+    expect(await s.send('theirs')).toBe('held-elsewhere');
+    t.journal.markUnknown('payout', 'theirs', 'time-out', 0);
+    expect(await s.send('theirs')).toBe('held-elsewhere');
+    expect(await s.send('done')).toBe('not-unsent');
+    await expect(s.send('nowhere')).rejects.toThrow('payout nowhere is not in the journal');
+    expect(gateway.createCalls.size).toBe(0);
+    expect(gateway.getCalls).toBe(0);
+  });
+});
+
+describe('a row the sender cannot send', () => {
+  it('sends nothing for a payout already at the gateway, a stopped send, or a row that is gone', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('accepted'));
+    t.journal.recordObservation('payout', 'accepted', { status: 'PENDING', source: 'create', isFinal: false });
+    t.journal.insertPayment('payout', payout('queued'));
+    const gateway = new FakeGateway();
+    const s = sender(gateway);
+    expect(await s.send('accepted')).toBe('not-unsent');
+    expect(await s.send('queued', AbortSignal.abort())).toBe('aborted');
+    // A claim that holds for a row the journal no longer has (deleted under it): an error, never a send.
+    const gone = sender(gateway, journalWith({ claimSend: (): SendClaim => ({ confirm: () => true, release: () => undefined }) }));
+    await expect(gone.send('vanished')).rejects.toThrow('payout vanished is not in the journal');
+    expect(gateway.createCalls.size).toBe(0);
+    expect(t.journal.getPayment('payout', 'queued')).toMatchObject({ state: 'QUEUED', attempts: 0 });
+  });
+
+  it('a payout read back as not there while the batch is stopped is not sent: it stays of unknown outcome', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('cut'));
+    t.journal.markSending('payout', 'cut');
+    const gateway = new FakeGateway();
+    const stop = new AbortController();
+    // The GET of the unknown send answers "not found" just as the run is stopped.
+    const getPayout = gateway.getPayout.bind(gateway);
+    gateway.getPayout = async (id) => {
+      stop.abort();
+      return getPayout(id);
+    };
+    expect(await sender(gateway).send('cut', stop.signal)).toBe('aborted');
+    expect(gateway.createCalls.size).toBe(0);
+    expect(t.journal.getPayment('payout', 'cut')?.state).toBe('SENDING');
+  });
+});
+
+describe('a claim that no longer holds at the rate slot', () => {
+  it('sends nothing; a row still unsent is left to the desk that holds it now, a settled one is not unsent', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('lease'));
+    const gateway = new FakeGateway();
+    const lapsed = journalWith({ claimSend: (): SendClaim => ({ confirm: () => false, release: () => undefined }) });
+    expect(await sender(gateway, lapsed).send('lease')).toBe('held-elsewhere');
+    // Settled meanwhile (the other desk sent it and read it back).
+    const settled = journalWith({
+      claimSend: (): SendClaim => ({
+        confirm: () => {
+          t.journal.recordObservation('payout', 'lease', { status: 'PENDING', source: 'poll', isFinal: false });
+          return false;
+        },
+        release: () => undefined,
+      }),
+    });
+    expect(await sender(gateway, settled).send('lease')).toBe('not-unsent');
+    expect(gateway.createCalls.size).toBe(0);
+  });
+});
+
+describe('a fault of the desk itself', () => {
+  it('after the request may have left: the payout is UNKNOWN with the fault named, and the fault is thrown', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('bug'));
+    const gateway = new FakeGateway();
+    const createPayout = gateway.createPayout.bind(gateway);
+    gateway.createPayout = async (id, request, options) => {
+      await createPayout(id, request, options);
+      throw new TypeError('answer.body is undefined');
+    };
+    await expect(sender(gateway).send('bug')).rejects.toThrow('answer.body is undefined');
+    expect(t.journal.getPayment('payout', 'bug')).toMatchObject({ state: 'UNKNOWN', lastError: 'the desk failed while sending: answer.body is undefined', nextPollAt: 1_001_000 });
+  });
+
+  it('before the request left: the payout stays QUEUED and the fault is thrown', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('early'));
+    const gateway = new FakeGateway();
+    gateway.createPayout = async () => {
+      throw new TypeError('no body');
+    };
+    await expect(sender(gateway).send('early')).rejects.toThrow('no body');
+    expect(t.journal.getPayment('payout', 'early')).toMatchObject({ state: 'QUEUED', lastError: null });
+  });
+
+  it('a keychain that fails after the request left halts sending and leaves the payout UNKNOWN, not held', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('locked'));
+    const gateway = new FakeGateway();
+    const createPayout = gateway.createPayout.bind(gateway);
+    gateway.createPayout = async (id, request, options) => {
+      await createPayout(id, request, options);
+      throw new KeyStoreError('the keychain is locked');
+    };
+    await expect(sender(gateway).send('locked')).rejects.toMatchObject({ code: 'ENGINE_HALTED', reason: 'the keychain is locked', gatewayError: null });
+    expect(t.journal.getPayment('payout', 'locked')).toMatchObject({ state: 'UNKNOWN', lastError: 'the keychain is locked' });
+  });
+
+  it('a keychain that fails before the request left holds a single payout with the reason, and tells the screens', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('nokey'));
+    const gateway = new FakeGateway();
+    gateway.createPayout = async () => {
+      throw new KeyStoreError('no keychain');
+    };
+    const events: StatusChangedEvent[] = [];
+    await expect(sender(gateway, t.journal, events).send('nokey')).rejects.toMatchObject({ code: 'ENGINE_HALTED', message: 'sending stopped: no keychain' });
+    expect(t.journal.getPayment('payout', 'nokey')).toMatchObject({ state: 'HELD', lastError: 'no keychain' });
+    expect(events).toEqual([expect.objectContaining({ id: 'nokey', status: 'HELD', previousStatus: 'QUEUED', final: false, source: 'local' })]);
+  });
+
+  it('an error that is not the desk setup, before the request left, does not hold the payout', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('plain'));
+    const gateway = new FakeGateway();
+    gateway.createPayout = async () => {
+      throw Object.assign(new Error('named like a setup error, but not one'), { name: 'Error' });
+    };
+    await expect(sender(gateway).send('plain')).rejects.toThrow('named like a setup error');
+    expect(t.journal.getPayment('payout', 'plain')?.state).toBe('QUEUED');
+  });
+});
+
+describe('a 409 for an id the gateway then answers "not found" for', () => {
+  it('is not sent again: UNKNOWN, re-sends refused, read with GET until the gateway shows it', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('ghost'));
+    const gateway = new FakeGateway();
+    gateway.createPayout = async (id, _request, options) => {
+      options?.beforeSend?.();
+      throw new GatewayError('conflict', 'id exists', { status: 409 });
+    };
+    expect(await sender(gateway).send('ghost')).toBe('unknown');
+    expect(t.journal.getPayment('payout', 'ghost')).toMatchObject({ state: 'UNKNOWN', lastError: 'the gateway says it has this id but answers "not found" for it', nextPollAt: 1_001_000 });
+    expect(t.journal.resendAllowed('payout', 'ghost')).toBe(false);
+  });
+
+  it('a read that fails otherwise after the 409 is thrown, the payout left of unknown outcome', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('flaky'));
+    const gateway = new FakeGateway();
+    gateway.createPayout = async (id, _request, options) => {
+      options?.beforeSend?.();
+      throw new GatewayError('conflict', 'id exists', { status: 409 });
+    };
+    gateway.getPayout = async () => {
+      throw new TypeError('bad answer');
+    };
+    await expect(sender(gateway).send('flaky')).rejects.toThrow('bad answer');
+    expect(t.journal.getPayment('payout', 'flaky')?.state).toBe('UNKNOWN');
+  });
+});
+
+describe('what the gateway holds under our id', () => {
+  it('a different currency with no amount is a MISMATCH that says what is unknown', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('cur'));
+    t.journal.markSending('payout', 'cur');
+    const gateway = new FakeGateway();
+    gateway.getPayout = async () => ({ status: 'PENDING', currencyCode: 'usd', raw: {} });
+    expect(await sender(gateway).send('cur')).toBe('mismatch');
+    expect(t.journal.getPayment('payout', 'cur')).toMatchObject({ state: 'MISMATCH', lastError: 'the gateway holds cur with ? usd (minor units), not 12550 EUR' });
+  });
+
+  it('the same currency in lower case and no amount is the payout, accepted', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('low'));
+    t.journal.markSending('payout', 'low');
+    const gateway = new FakeGateway();
+    gateway.getPayout = async () => ({ status: 'pending', currencyCode: 'eur', raw: {} });
+    expect(await sender(gateway).send('low')).toBe('accepted');
+    await new Promise((r) => setImmediate(r));
+    expect(t.journal.getPayment('payout', 'low')).toMatchObject({ state: 'ACCEPTED', status: 'PENDING' });
+  });
+});

@@ -1,0 +1,141 @@
+// The status poller on paths the engine tests leave alone (found by issue 25's mutation run): what a read
+// records as its source, a row that is not for reading any more, an unknown payout read back and still not
+// found, a payin's next read, and a journal that fails under the poller. Each asserts what the journal holds
+// afterwards, which is what the screens and the next read rely on.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StatusChangedEvent } from '../../../main/engine/events';
+import { StatusPoller, type PollerDeps } from '../../../main/engine/status-poller';
+import type { JournalPort } from '../../../main/journal';
+import { payout, tempJournal, type TempJournal } from '../journal/helpers';
+import { FakeGateway } from './fake-gateway';
+
+let t: TempJournal;
+let poller: StatusPoller | undefined;
+afterEach(async () => {
+  await poller?.stop();
+  poller = undefined;
+  t?.dispose();
+});
+
+const NOW = 1_800_000_000_000;
+
+function pollerOf(gateway: FakeGateway, more: Partial<PollerDeps> = {}) {
+  const events: StatusChangedEvent[] = [];
+  const errors: Error[] = [];
+  poller = new StatusPoller({
+    journal: t.journal, gateway, finalStatuses: ['SUCCESS', 'FAILED'], pollIntervalMs: 10_000, tickMs: 5, now: () => NOW,
+    onStatus: (e) => events.push(e), onError: (e) => errors.push(e), ...more,
+  });
+  return { poller, events, errors };
+}
+
+const accepted = (id: string, kind: 'payout' | 'payin' = 'payout') => {
+  t.journal.insertPayment(kind, payout(id));
+  t.journal.recordObservation(kind, id, { status: 'PENDING', source: 'create', isFinal: false, nextPollAt: 0 });
+};
+
+describe('what a read records', () => {
+  it('a read asked for (a refresh) is recorded as a poll; a callback named in a nudge of a stopped poller as a callback', async () => {
+    t = tempJournal();
+    accepted('p');
+    const gateway = new FakeGateway();
+    gateway.stored.set('p', { request: payout('p'), status: 'PROCESSING' });
+    const { poller: p } = pollerOf(gateway);
+    await p.refresh('payout', 'p');
+    gateway.setStatus('SUCCESS');
+    await p.nudge('payout', 'p');
+    expect(t.journal.timeline('payout', 'p').map((e) => [e.status, e.source])).toEqual([
+      ['QUEUED', 'local'],
+      ['PENDING', 'create'],
+      ['PROCESSING', 'poll'],
+      ['SUCCESS', 'callback'],
+    ]);
+  });
+
+  it('an answer with no status keeps the status the gateway gave before', async () => {
+    t = tempJournal();
+    accepted('known');
+    const gateway = new FakeGateway();
+    gateway.getPayout = async () => ({ raw: {} });
+    const { poller: p } = pollerOf(gateway);
+    expect((await p.refresh('payout', 'known'))?.status).toBe('PENDING');
+  });
+
+  it("a payin's next read is one interval on while it is not final, and none once it is", async () => {
+    t = tempJournal();
+    accepted('in-1', 'payin');
+    accepted('in-2', 'payin');
+    const gateway = new FakeGateway();
+    gateway.stored.set('in-1', { request: payout('in-1'), status: 'PROCESSING' });
+    gateway.stored.set('in-2', { request: payout('in-2'), status: 'SUCCESS' });
+    const { poller: p } = pollerOf(gateway);
+    const ageMs = NOW - t.journal.getPayment('payin', 'in-1')!.acceptedAt!;
+    const interval = ageMs < 60_000 ? 10_000 : ageMs < 600_000 ? 30_000 : ageMs < 3_600_000 ? 120_000 : 600_000;
+    expect((await p.refresh('payin', 'in-1'))?.nextPollAt).toBe(NOW + interval);
+    expect((await p.refresh('payin', 'in-2'))?.nextPollAt).toBeNull();
+  });
+});
+
+describe('a row that is not for reading', () => {
+  it('is no longer due (a QUEUED row sent again later), but a SENDING row keeps its read time', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('requeued'));
+    t.journal.setNextPoll('payout', 'requeued', NOW - 1);
+    t.journal.insertPayment('payout', payout('sending'));
+    t.journal.markSending('payout', 'sending');
+    t.journal.setNextPoll('payout', 'sending', NOW - 1);
+    const gateway = new FakeGateway();
+    const { poller: p } = pollerOf(gateway);
+    expect((await p.refresh('payout', 'requeued'))?.nextPollAt).toBeNull();
+    expect((await p.refresh('payout', 'sending'))?.nextPollAt).toBe(NOW - 1);
+    expect(gateway.getCalls).toBe(0);
+  });
+});
+
+describe('an unknown payout read back', () => {
+  it('still not found: read again one interval on, not every tick', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('u'));
+    t.journal.markSending('payout', 'u');
+    t.journal.markUnknown('payout', 'u', 'time-out', NOW - 5);
+    const resolved: string[] = [];
+    const { poller: p } = pollerOf(new FakeGateway(), { resolveUnknown: async (id) => void resolved.push(id) });
+    expect((await p.refresh('payout', 'u'))?.nextPollAt).toBe(NOW + 10_000);
+    expect(resolved).toEqual(['u']);
+  });
+
+  it('whose read set its own next time keeps it', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('v'));
+    t.journal.markSending('payout', 'v');
+    t.journal.markUnknown('payout', 'v', 'time-out', NOW - 5);
+    const { poller: p } = pollerOf(new FakeGateway(), { resolveUnknown: async (id) => t.journal.setNextPoll('payout', id, NOW + 1) });
+    expect((await p.refresh('payout', 'v'))?.nextPollAt).toBe(NOW + 1);
+  });
+});
+
+describe('a journal that fails under the poller', () => {
+  it('is reported, and the poller carries on', async () => {
+    t = tempJournal();
+    accepted('later');
+    let fail = 2;
+    const journal = new Proxy(t.journal, {
+      get(target, prop, receiver) {
+        if (prop === 'duePolls') return (...args: Parameters<JournalPort['duePolls']>) => {
+          if (fail-- > 0) throw new Error('database is locked');
+          return target.duePolls(...args);
+        };
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as JournalPort;
+    const gateway = new FakeGateway();
+    gateway.stored.set('later', { request: payout('later'), status: 'PROCESSING' });
+    const { poller: p, errors } = pollerOf(gateway, { journal, pollIntervalMs: 20 });
+    p.start();
+    const started = Date.now();
+    while (t.journal.getPayment('payout', 'later')?.status !== 'PROCESSING' && Date.now() - started < 3_000) await new Promise((r) => setTimeout(r, 5));
+    expect(errors.map((e) => e.message)).toEqual(['database is locked', 'database is locked']);
+    expect(t.journal.getPayment('payout', 'later')?.status).toBe('PROCESSING');
+  });
+});
