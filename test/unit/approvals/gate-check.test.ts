@@ -3,6 +3,7 @@
 // yes carries. Found thin by issue 25's mutation run; the control state is given as the desk would believe it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { journalApprovalGate, manifestFromJournal, type GateControl, type GateDeps } from '../../../main/approvals/gate';
+import { signApproval } from '../../../main/approvals/approval';
 import { defaultPolicy } from '../../../main/approvals/policy';
 import { signPreparation } from '../../../main/approvals/preparation';
 import { payoutFieldsOf } from '../../../main/domain/payout';
@@ -88,6 +89,117 @@ describe('before any approval is counted', () => {
     expect(await failing.check({ kind: 'payout', id: 'p' })).toEqual({ ok: false, enforced: true, code: 'CHECK_FAILED', message: 'Nothing was sent: the approvals could not be checked (keychain locked)', verdict: null });
     const odd = gateOf(async () => Promise.reject('no store')).gate;
     expect((await odd.check({ kind: 'payout', id: 'p' })).message).toBe('Nothing was sent: the approvals could not be checked (no store)');
+  });
+});
+
+describe('approvals nobody of this desk could have given', () => {
+  it('are reported once each check that meets them, never a reason to refuse; a gate with nobody to tell still answers', async () => {
+    t = tempJournal();
+    const told: string[][] = [];
+    const { gate, repository } = gateOf(async () => control(), { onIgnored: (_subject, checks) => void told.push(checks.map((c) => c.status)) });
+    await preparedPayout('quiet', repository);
+    expect((await gate.check({ kind: 'payout', id: 'quiet' })).ok).toBe(true);
+    expect(told).toEqual([]);
+    const stranger = member('mallory', ['approver'], 0);
+    const manifest = (await manifestFromJournal(t.journal, PROFILE, { kind: 'payout', id: 'quiet' }, 0))!;
+    await repository.addApproval(signApproval(stranger.session, { id: 'forged-1', manifest, decision: 'reject', reason: 'stop it', signedAt: Date.now() }));
+    expect((await gate.check({ kind: 'payout', id: 'quiet' })).ok).toBe(true);
+    expect(told).toEqual([['FORGED']]);
+    const nobodyToTell = gateOf(async () => control()).gate;
+    expect(await nobodyToTell.check({ kind: 'payout', id: 'quiet' })).toMatchObject({ ok: true, enforced: true });
+  });
+});
+
+describe('a re-send of an unknown outcome', () => {
+  const alice = member('alice', ['approver'], 0);
+  const rules = (approvals: number, newOrChangedPayee = 0) => ({ bands: { '*': [{ atLeast: '0', approvals }] }, newOrChangedPayee });
+  const policy = (version: number, r: ReturnType<typeof rules>) => ({ profileId: PROFILE, version, rules: r, setBy: 'ada', setAt: 0, signature: 'x' });
+
+  /** A payout Alice approved under policy 1, sent once with no answer; the policy is now 2, which wants two approvals. */
+  async function approvedThenUnknown(v1 = rules(1)) {
+    const state = control({ people: [paula.person, alice.person], policy: policy(2, rules(2)), policies: [policy(1, v1), policy(2, rules(2))] });
+    const { gate, repository } = gateOf(async () => state);
+    await preparedPayout('p1', repository);
+    const manifest = (await manifestFromJournal(t.journal, PROFILE, { kind: 'payout', id: 'p1' }, 1))!;
+    await repository.addApproval(signApproval(alice.session, { id: 'a-1', manifest, decision: 'approve', reason: null, signedAt: Date.now() }));
+    t.journal.markSending('payout', 'p1');
+    t.journal.markUnknown('payout', 'p1', 'time-out', 0);
+    return { gate, repository, state };
+  }
+
+  it('goes under the policy its approvals were given under, for rows that may be at the gateway only, and says so', async () => {
+    t = tempJournal();
+    const { gate } = await approvedThenUnknown();
+    const decision = await gate.check({ kind: 'payout', id: 'p1' }, 'resend');
+    expect(decision).toMatchObject({
+      ok: true, enforced: true, code: null,
+      message: 'approved by 1 of 1 needed under policy version 1, which its approvals were given under: only rows that may be at the gateway already are sent again',
+    });
+    const row = t.journal.getPayment('payout', 'p1')!;
+    expect(decision.clearance?.bodyFor(row)).toEqual(payoutFieldsOf(row));
+    expect(decision.clearance?.bodyFor({ ...row, state: 'QUEUED', unknownSince: null })).toBeNull();
+    // A first send rests on today's policy alone.
+    expect(await gate.check({ kind: 'payout', id: 'p1' }, 'first')).toMatchObject({ ok: false, code: 'POLICY_CHANGED' });
+    expect(await gate.check({ kind: 'payout', id: 'p1' })).toMatchObject({ ok: false, code: 'POLICY_CHANGED' });
+  });
+
+  it('counts the rows the payee book flags under that older policy too', async () => {
+    t = tempJournal();
+    const { repository, state } = await approvedThenUnknown(rules(1, 1));
+    const flagged = journalApprovalGate({ journal: t.journal, repository, control: async () => state, newOrChangedPayees: () => 1 });
+    expect(await flagged.check({ kind: 'payout', id: 'p1' }, 'resend')).toMatchObject({ ok: false, code: 'POLICY_CHANGED' });
+  });
+});
+
+describe('which older policy a re-send goes under', () => {
+  const alice = member('alice', ['approver'], 0);
+  const policy = (version: number, approvals: number) => ({ profileId: PROFILE, version, rules: { bands: { '*': [{ atLeast: '0', approvals }] }, newOrChangedPayee: 0 }, setBy: 'ada', setAt: 0, signature: 'x' });
+
+  async function unknownApprovedUnder(versions: number[], policies: ReturnType<typeof policy>[]) {
+    const state = control({ people: [paula.person, alice.person], policy: policies.at(-1)!, policies });
+    const { gate, repository } = gateOf(async () => state);
+    await preparedPayout('p1', repository);
+    for (const v of versions) {
+      const manifest = (await manifestFromJournal(t.journal, PROFILE, { kind: 'payout', id: 'p1' }, v))!;
+      await repository.addApproval(signApproval(alice.session, { id: `a-v${v}`, manifest, decision: 'approve', reason: null, signedAt: Date.now() }));
+    }
+    t.journal.markSending('payout', 'p1');
+    t.journal.markUnknown('payout', 'p1', 'time-out', 0);
+    return gate;
+  }
+
+  it('the version its approvals name, not another of the chain', async () => {
+    t = tempJournal();
+    const gate = await unknownApprovedUnder([2], [policy(1, 5), policy(2, 1), policy(3, 2)]);
+    expect((await gate.check({ kind: 'payout', id: 'p1' }, 'resend')).message).toMatch(/under policy version 2, which its approvals/);
+  });
+
+  it('the oldest of the versions its approvals name under which they suffice, whatever order they were given in', async () => {
+    t = tempJournal();
+    const gate = await unknownApprovedUnder([2, 1], [policy(1, 1), policy(2, 1), policy(3, 2)]);
+    expect((await gate.check({ kind: 'payout', id: 'p1' }, 'resend')).message).toMatch(/under policy version 1, which its approvals/);
+  });
+});
+
+describe("a rejection this desk kept a copy of", () => {
+  const alice = member('alice', ['approver'], 0);
+  const bob = member('bob', ['approver'], 0);
+
+  it('refuses when deleted from the store, and the refusal says it holds by the kept copy; a rejection still stored says nothing of copies', async () => {
+    t = tempJournal();
+    const state = control({ people: [paula.person, alice.person, bob.person] });
+    const repository = new SqliteDualControlRepository(t.journal);
+    await preparedPayout('p1', repository);
+    const manifest = (await manifestFromJournal(t.journal, PROFILE, { kind: 'payout', id: 'p1' }, 0))!;
+    const byAlice = signApproval(alice.session, { id: 'no-alice', manifest, decision: 'reject', reason: 'wrong account', signedAt: Date.now() });
+    const byBob = signApproval(bob.session, { id: 'no-bob', manifest, decision: 'reject', reason: 'twice', signedAt: Date.now() });
+    const note = " (this desk's own copy of that rejection: it was deleted from the journal or the team database)";
+    const kept = (copies: typeof byAlice[]) => journalApprovalGate({ journal: t.journal, repository, control: async () => state, keptRejections: async () => copies });
+    // Both deleted from the store, both kept here: the first names Alice's, which holds by its copy.
+    expect((await kept([byAlice, byBob]).check({ kind: 'payout', id: 'p1' })).message).toBe(`Nothing was sent: Alice rejected it: wrong account${note}`);
+    // Alice's still stored; Bob's deleted and kept: the refusal names Alice's, which needs no copy.
+    await repository.addApproval(byAlice);
+    expect((await kept([byBob]).check({ kind: 'payout', id: 'p1' })).message).toBe('Nothing was sent: Alice rejected it: wrong account');
   });
 });
 
