@@ -8,6 +8,7 @@ import type { DeskAuditSeal } from '../audit/seal';
 import type { KeyStore } from '../keys/key-store';
 import type { Logger } from '../log';
 import type { PayeeRepository } from '../payees/repository';
+import type { RecurringStore } from '../schedules/recurring';
 import type { RateLimiter } from '../gateway/rate-limiter';
 import type { RegisteredDesk } from '../trust/chain-state';
 
@@ -34,6 +35,8 @@ export interface ProfileStores {
   readonly journal: DeskJournal;
   readonly dualControl: DualControlRepository;
   readonly payees: PayeeRepository;
+  /** Recurring payouts' templates and the occurrences recorded of them (main/schedules/recurring.ts). */
+  readonly recurring: RecurringStore;
   readonly team: TeamConnectionInfo | null;
   /**
    * Loads what seals the audit log from the keychain; entries are refused until it has (a single desk's

@@ -77,6 +77,10 @@ export const MEMBER_TABLES: readonly MemberTableRights[] = [
   { table: 'accounting_accounts', insert: 'all', update: ['accounts_json', 'updated_at'] },
   // The calendar: a schedule is added with its subject, then moved, released or cancelled (its state and times only).
   { table: 'schedules', insert: 'all', update: ['execute_at', 'zone', 'local_time', 'state', 'updated_at', 'released_at', 'released_by', 'late_by_ms'] },
+  // Recurring payouts: a template's terms are never updated (pause, resume, end move its state only); an occurrence is
+  // claimed by its insert, then settled (its state, reason and who took over a stale claim).
+  { table: 'recurring_templates', insert: 'all', update: ['state', 'active_since', 'updated_at', 'changed_by'] },
+  { table: 'recurring_occurrences', insert: 'all', update: ['state', 'reason', 'actor', 'updated_at'] },
   // Moved by SECURITY DEFINER triggers only. UPDATE of only_row (a constant) lets the payee book lock the
   // counter's row (SELECT … FOR UPDATE needs an UPDATE right) without letting a desk set the counter.
   { table: 'dual_control_changes' },

@@ -593,6 +593,44 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX schedules_due ON schedules (state, execute_at);
   CREATE INDEX schedules_at ON schedules (execute_at);
   `,
+  // 16: recurring payouts, as SQLite migration 15. Two desks claim an occurrence by inserting its (template, date)
+  //     with ON CONFLICT DO NOTHING: exactly one makes its payout.
+  `
+  CREATE TABLE recurring_templates (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    payee_id TEXT COLLATE "C" NOT NULL,
+    amount_minor BIGINT NOT NULL CHECK (amount_minor > 0),
+    currency_code TEXT NOT NULL,
+    reference_pattern TEXT,
+    rule TEXT NOT NULL,
+    start_date TEXT NOT NULL,
+    end_count INTEGER,
+    end_until TEXT,
+    time_of_day TEXT NOT NULL,
+    zone TEXT NOT NULL,
+    lead_days INTEGER NOT NULL CHECK (lead_days >= 0),
+    state TEXT NOT NULL CHECK (state IN ('ACTIVE', 'PAUSED', 'ENDED')),
+    active_since BIGINT NOT NULL,
+    created_by TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    changed_by TEXT
+  );
+  CREATE INDEX recurring_templates_payee ON recurring_templates (payee_id);
+  CREATE TABLE recurring_occurrences (
+    template_id TEXT COLLATE "C" NOT NULL REFERENCES recurring_templates (id),
+    occurrence_date TEXT COLLATE "C" NOT NULL,
+    payout_id TEXT,
+    state TEXT NOT NULL CHECK (state IN ('CREATING', 'CREATED', 'SKIPPED', 'MISSED', 'FAILED')),
+    reason TEXT,
+    actor TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (template_id, occurrence_date)
+  );
+  CREATE TRIGGER recurring_occurrences_no_delete BEFORE DELETE ON recurring_occurrences
+    FOR EACH ROW EXECUTE FUNCTION refuse_write('an occurrence of a recurring payout stays recorded');
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -15,6 +15,7 @@ import { PgJournal } from './journal';
 import { TeamRateBudget } from './rate-budget';
 import type { Logger } from '../../log';
 import { PgPayeeRepository } from './payees';
+import { PgRecurringStore } from './recurring';
 import type { Profile } from '../../profiles/profile-schema';
 import { TeamPasswords } from '../../keys/team-password';
 import { TeamAuditSeal } from './audit-seal';
@@ -73,6 +74,7 @@ export async function openTeamStores(options: TeamStoresOptions): Promise<Profil
       journal,
       dualControl,
       payees,
+      recurring: new PgRecurringStore(pool),
       team: { deskId, limiter, where: teamWhere(team) },
       // This desk's key for the team's audit log, from its own keychain (team-audit.ts).
       openSeal: (keyStore, sealLog, context) => TeamAuditSeal.open({ pool, journal, keyStore, log: sealLog, deskName, registeredDesks: context.registeredDesks }),

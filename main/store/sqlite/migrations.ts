@@ -519,6 +519,48 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX schedules_at ON schedules (execute_at);
     `);
   },
+  // 15: recurring payouts (main/schedules/recurring.ts): templates, and one row per template and date an occurrence
+  //     was claimed, made, skipped or missed on. The primary key (template_id, occurrence_date) is the rule "never two
+  //     payouts for one date": a desk claims the date by inserting it before it makes the payout.
+  (db) => {
+    db.exec(`
+      CREATE TABLE recurring_templates (
+        id TEXT PRIMARY KEY NOT NULL,
+        payee_id TEXT NOT NULL,
+        amount_minor INTEGER NOT NULL CHECK (amount_minor > 0),
+        currency_code TEXT NOT NULL,
+        reference_pattern TEXT,
+        rule TEXT NOT NULL,
+        start_date TEXT NOT NULL,
+        end_count INTEGER,
+        end_until TEXT,
+        time_of_day TEXT NOT NULL,
+        zone TEXT NOT NULL,
+        lead_days INTEGER NOT NULL CHECK (lead_days >= 0),
+        state TEXT NOT NULL CHECK (state IN ('ACTIVE', 'PAUSED', 'ENDED')),
+        active_since INTEGER NOT NULL,
+        created_by TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        changed_by TEXT
+      ) WITHOUT ROWID;
+      CREATE INDEX recurring_templates_payee ON recurring_templates (payee_id);
+      CREATE TABLE recurring_occurrences (
+        template_id TEXT NOT NULL REFERENCES recurring_templates (id),
+        occurrence_date TEXT NOT NULL,
+        payout_id TEXT,
+        state TEXT NOT NULL CHECK (state IN ('CREATING', 'CREATED', 'SKIPPED', 'MISSED', 'FAILED')),
+        reason TEXT,
+        actor TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (template_id, occurrence_date)
+      ) WITHOUT ROWID;
+      CREATE TRIGGER recurring_occurrences_no_delete BEFORE DELETE ON recurring_occurrences BEGIN
+        SELECT RAISE(ABORT, 'an occurrence of a recurring payout stays recorded');
+      END;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

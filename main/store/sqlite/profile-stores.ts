@@ -2,6 +2,7 @@
 import { SqliteDualControlRepository } from './dual-control';
 import type { Journal } from '.';
 import { SqlitePayeeRepository } from './payees';
+import { SqliteRecurringStore } from './recurring';
 import { AuditSeal } from './audit-seal';
 import type { ProfileStores } from '../profile-stores';
 
@@ -12,6 +13,7 @@ export function sqliteStores(journal: Journal): ProfileStores {
     journal,
     dualControl: new SqliteDualControlRepository(journal),
     payees: new SqlitePayeeRepository(journal),
+    recurring: new SqliteRecurringStore(journal),
     team: null,
     openSeal: (keyStore, log, context) => AuditSeal.open(journal, keyStore, log, context.profileId),
     sealFailed: (reason) => journal.requireAuditKey(reason),
