@@ -179,6 +179,16 @@ describe('which older policy a re-send goes under', () => {
     const gate = await unknownApprovedUnder([2, 1], [policy(1, 1), policy(2, 1), policy(3, 2)]);
     expect((await gate.check({ kind: 'payout', id: 'p1' }, 'resend')).message).toMatch(/under policy version 1, which its approvals/);
   });
+
+  it('passes over an older version under which they do not suffice, and one the chain does not hold', async () => {
+    t = tempJournal();
+    const strict = await unknownApprovedUnder([1, 2], [policy(1, 5), policy(2, 1), policy(3, 2)]);
+    expect((await strict.check({ kind: 'payout', id: 'p1' }, 'resend')).message).toMatch(/under policy version 2, which its approvals/);
+    t.dispose();
+    t = tempJournal();
+    const unknownVersion = await unknownApprovedUnder([1, 2], [policy(2, 1), policy(3, 2)]);
+    expect((await unknownVersion.check({ kind: 'payout', id: 'p1' }, 'resend')).message).toMatch(/under policy version 2, which its approvals/);
+  });
 });
 
 describe("a rejection this desk kept a copy of", () => {
