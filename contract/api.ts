@@ -1360,6 +1360,8 @@ export interface PolicyRulesView {
   bands: Record<string, PolicyBandView[]>;
   /** Extra approvals when a row pays a new payee or one whose bank details changed. */
   newOrChangedPayee: number;
+  /** Rows confirmed as possible duplicates of earlier payouts count like a new or changed payee (the same extra approvals). */
+  countPossibleDuplicates?: boolean;
   /** With two admins or more: grants of approver or admin and policy changes need both. */
   secondAdmin?: boolean;
   /** Every approval and admin action needs a code of the person's authenticator app besides the passphrase. */

@@ -61,6 +61,7 @@ const policyRules = shared(() => z.strictObject({
     .record(z.string().regex(/^([A-Z]{3}|\*)$/, 'must be a currency code or *'), z.array(policyBand()).max(10, 'at most 10 bands'))
     .refine((b) => Object.keys(b).length <= 200, 'at most 200 currencies'),
   newOrChangedPayee: z.number().int().min(0).max(3),
+  countPossibleDuplicates: z.boolean().optional(),
   secondAdmin: z.boolean().optional(),
   secondFactor: z.boolean().optional(),
 }));

@@ -89,8 +89,9 @@ export async function manifestFromJournal(journal: JournalPort, scope: string, s
   const rows = await journal.manifestRows(subject.kind, subject.id);
   if (rows.length === 0 && subject.kind === 'payout') return undefined;
   const execution = await journal.schedule(subject.kind, subject.id);
+  const possibleDuplicates = await journal.possibleDuplicateIds(subject.kind, subject.id);
   return buildManifest({
-    profileId: scope, subject, preparedBy: preparation.preparedBy, preparedAt: preparation.preparedAt, fileSha256, rows, decimalsOf: manifestDecimals, policyVersion, execution,
+    profileId: scope, subject, preparedBy: preparation.preparedBy, preparedAt: preparation.preparedAt, fileSha256, rows, decimalsOf: manifestDecimals, policyVersion, execution, possibleDuplicates,
   });
 }
 

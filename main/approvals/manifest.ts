@@ -4,8 +4,9 @@
 // name, account, operator, method, e-mail and the callback address the create carries (every field of the
 // body that leaves), the file's SHA-256 for a batch from a file, the totals per currency, who prepared it and
 // the version of the policy it is approved under. Version 2 added the callback address. Version 3 is a scheduled
-// subject's: its release time (instant, zone and wall time) is signed too, so moving it voids the approvals. A
-// subject with no schedule keeps version 2 and the same digest as before the calendar existed.
+// subject's: its release time (instant, zone and wall time) is signed too, so moving it voids the approvals; and of a
+// subject with rows confirmed as possible duplicates: their ids. A subject with neither keeps version 2 and the same
+// digest as before.
 import type { PayoutFields } from '../domain/payout';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical';
@@ -66,6 +67,12 @@ export interface Manifest {
   policyVersion: number;
   /** Version 3 only: when it is released. */
   execution?: ManifestExecution;
+  /**
+   * Version 3 only: ids of the rows the preparer confirmed as possible duplicates of earlier payouts, in row order.
+   * Signed, so a policy counting them (countPossibleDuplicates) rests on what the preparer saw, not on history a
+   * database writer could thin out.
+   */
+  possibleDuplicates?: string[];
 }
 
 export type ManifestSourceRow = Pick<PayoutFields, 'amountMinor' | 'currencyCode' | 'accountName' | 'accountNumber' | 'paymentOperatorCode' | 'paymentMethodCode' | 'emailAddress'> & {
@@ -125,6 +132,8 @@ export function buildManifest(input: {
   policyVersion: number;
   /** A scheduled subject's release time (epoch ms, zone, wall time); none: released when approved. */
   execution?: { at: number; zone: string; local: string } | null | undefined;
+  /** Rows confirmed as possible duplicates at submit (ids); none: absent from the manifest. */
+  possibleDuplicates?: readonly string[] | undefined;
 }): Manifest {
   const decimals: Record<string, number> = {};
   const sums = new Map<string, { minor: bigint; count: number }>();
@@ -140,10 +149,12 @@ export function buildManifest(input: {
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([currency, s]) => ({ currency, amount: decimalOf(s.minor, decimals[currency]!), count: s.count }));
   const e = input.execution;
+  const dupes = input.possibleDuplicates && input.possibleDuplicates.length > 0 ? [...input.possibleDuplicates] : null;
   return {
-    format: MANIFEST_FORMAT, version: e ? 3 : 2, profileId: input.profileId, subject: { kind: input.subject.kind, id: input.subject.id },
+    format: MANIFEST_FORMAT, version: e || dupes ? 3 : 2, profileId: input.profileId, subject: { kind: input.subject.kind, id: input.subject.id },
     preparedBy: input.preparedBy, preparedAt: input.preparedAt, fileSha256: input.fileSha256, decimals, rows, totals, policyVersion: input.policyVersion,
     ...(e ? { execution: { at: new Date(e.at).toISOString(), zone: e.zone, local: e.local } } : {}),
+    ...(dupes ? { possibleDuplicates: dupes } : {}),
   };
 }
 

@@ -30,6 +30,11 @@ export interface PolicyRules {
   /** Extra approvals when any row pays a new payee or one whose bank details changed. */
   newOrChangedPayee: number;
   /**
+   * Rows the preparer confirmed as possible duplicates of earlier payouts (signed in the manifest) count like a new or
+   * changed payee: the same newOrChangedPayee extra approvals. Absent: they are only shown to approvers.
+   */
+  countPossibleDuplicates?: boolean;
+  /**
    * With two or more admins: granting the approver or admin role, taking admin away, revoking an admin and
    * setting a policy need two admins' signatures (main/trust/chain-state.ts). Absent: one admin is enough.
    */
@@ -84,9 +89,11 @@ export function checkRules(rules: PolicyRules): PolicyRules {
   }
   if (rules.secondAdmin !== undefined && typeof rules.secondAdmin !== 'boolean') throw new PolicyError('secondAdmin must be true or false');
   if (rules.secondFactor !== undefined && typeof rules.secondFactor !== 'boolean') throw new PolicyError('secondFactor must be true or false');
+  if (rules.countPossibleDuplicates !== undefined && typeof rules.countPossibleDuplicates !== 'boolean') throw new PolicyError('countPossibleDuplicates must be true or false');
   // Written only when on, so a policy without the switches signs as it always did.
   return {
     bands, newOrChangedPayee: rules.newOrChangedPayee, ...(rules.secondAdmin === true ? { secondAdmin: true } : {}), ...(rules.secondFactor === true ? { secondFactor: true } : {}),
+    ...(rules.countPossibleDuplicates === true ? { countPossibleDuplicates: true } : {}),
   };
 }
 
@@ -94,19 +101,25 @@ export interface Requirement {
   required: number;
   perCurrency: { currency: string; total: string; approvals: number }[];
   payeeExtra: number;
+  /** Rows signed as possible duplicates that this policy counts (0 when it does not count them). */
+  possibleDuplicates?: number;
 }
 
-/** How many approvals the manifest needs under the policy; `newOrChangedPayees`: rows flagged by the payee book. */
-export function requiredApprovals(policy: ApprovalPolicy, manifest: Pick<Manifest, 'totals'>, newOrChangedPayees = 0): Requirement {
+/**
+ * How many approvals the manifest needs under the policy; `newOrChangedPayees`: rows flagged by the payee book. Rows
+ * the preparer signed as possible duplicates count like them when the policy says so (countPossibleDuplicates).
+ */
+export function requiredApprovals(policy: ApprovalPolicy, manifest: Pick<Manifest, 'totals'> & Partial<Pick<Manifest, 'possibleDuplicates'>>, newOrChangedPayees = 0): Requirement {
   const perCurrency = manifest.totals.map((t) => {
     const bands = policy.rules.bands[t.currency] ?? policy.rules.bands[ANY_CURRENCY] ?? [];
     let approvals = 0;
     for (const band of bands) if (compareDecimal(t.amount, band.atLeast) >= 0) approvals = band.approvals;
     return { currency: t.currency, total: t.amount, approvals };
   });
-  const payeeExtra = newOrChangedPayees > 0 ? policy.rules.newOrChangedPayee : 0;
+  const possibleDuplicates = policy.rules.countPossibleDuplicates === true ? (manifest.possibleDuplicates?.length ?? 0) : 0;
+  const payeeExtra = newOrChangedPayees + possibleDuplicates > 0 ? policy.rules.newOrChangedPayee : 0;
   const required = Math.min(MAX_APPROVALS, Math.max(0, ...perCurrency.map((c) => c.approvals)) + payeeExtra);
-  return { required, perCurrency, payeeExtra };
+  return { required, perCurrency, payeeExtra, ...(possibleDuplicates > 0 ? { possibleDuplicates } : {}) };
 }
 
 export function policySigningBytes(p: Omit<ApprovalPolicy, 'signature'>): Buffer {

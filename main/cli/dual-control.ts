@@ -372,7 +372,7 @@ export function registerDualControlCommands(program: Command, deps: CliDeps): vo
         [
           `Policy version ${p.version}${p.isDefault ? ' (the built-in default)' : ` set by ${String(p.setBy?.id ?? null)} at ${String(p.setAt)}`}${p.enforced ? '' : '; not enforced: nobody on this desk yet'}`,
           ...(bands.length > 0 ? bands : ['  no approval needed at any amount']),
-          `  new or changed payee: +${p.rules.newOrChangedPayee}`,
+          `  new or changed payee: +${p.rules.newOrChangedPayee}${p.rules.countPossibleDuplicates ? ' (a possible duplicate counts as one)' : ''}`,
           ...(p.rules.secondFactor ? ['  a second factor on every approval and admin change'] : []),
         ],
         { policy: policyData(profileId(), p), isDefault: p.isDefault, enforced: p.enforced },

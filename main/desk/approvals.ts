@@ -254,6 +254,7 @@ export function approvalsService(rt: DeskRuntime, dc: DualControlService, option
         bands: Object.fromEntries(Object.entries(policy.rules.bands).map(([c, bands]) => [c, bands.map((b) => ({ ...b }))])), newOrChangedPayee: policy.rules.newOrChangedPayee,
         ...(policy.rules.secondAdmin ? { secondAdmin: true } : {}),
         ...(policy.rules.secondFactor ? { secondFactor: true } : {}),
+        ...(policy.rules.countPossibleDuplicates ? { countPossibleDuplicates: true } : {}),
       },
       setBy: policy.setBy ? names(policy.setBy) : null,
       setAt: policy.setAt ? new Date(policy.setAt).toISOString() : null,

@@ -1,6 +1,8 @@
 // batches:*: CSV or pain.001 validation (kept in memory under a validation id until it is submitted once),
 // submission through the engine, control of running batches and their results (a CSV, or a pain.002 report).
-import { executionFor } from './schedules';
+import { executionFor, profileZone } from './schedules';
+import { describeExecution, type Execution } from '../schedules/execution';
+import { fileDatesOf, isDateColumn } from '../schedules/file-dates';
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { BatchFileSource, BatchResultRow, BatchValidation, BatchView } from '../../contract/api';
@@ -43,6 +45,8 @@ interface PendingValidation {
   profileId: string;
   result: PayoutFileResult;
   bytes: number;
+  /** The release time the file's rows ask for, still ahead when validated (schedules/file-dates.ts). */
+  fileExecution: Execution | null;
 }
 
 /**
@@ -167,8 +171,11 @@ export function batchesService(
       const decimalsOf = currencies.decimalsOf(profile.id);
       const { funding, notRead } = await checkedFunding(rt, profile.id, result.totals, decimalsOf);
       if (notRead !== null) skippedChecks.push(`the available balances (not read now: ${notRead}); the figures shown are the last known`);
+      // The file's own release date (execute_on, ReqdExctnDt): one for the whole batch, or the file is refused.
+      const dates = fileDatesOf(result.rows, profileZone(profile), { noun: isPain001Result(result) ? 'transaction' : 'row' });
+      result.errors.unshift(...dates.errors);
       const validationId = randomUUID();
-      keep(validationId, { profileId: profile.id, result, bytes });
+      keep(validationId, { profileId: profile.id, result, bytes, fileExecution: dates.execution });
       const view: BatchValidation = {
         validationId,
         fileName: result.fileName,
@@ -187,10 +194,13 @@ export function batchesService(
         errors: result.errors,
         warnings: result.warnings,
         funding,
-        unknownColumns: result.unknownColumns,
+        // A release date column is read (executeOn), not only kept.
+        unknownColumns: result.unknownColumns.filter((c) => !isDateColumn(c)),
         alreadySubmitted: result.warnings.some((w) => w.code === 'FILE_ALREADY_SUBMITTED'),
         skippedChecks,
         balancesRead: notRead === null,
+        executeOn: dates.execution ? describeExecution(dates.execution) : null,
+        executeOnNote: dates.note,
       };
       return view;
     },
@@ -214,20 +224,26 @@ export function batchesService(
       }
       const rows = result.rows.filter((r) => !currencyCodes || currencyCodes.includes(r.payout.currencyCode));
       if (rows.length === 0) throw new DeskError('EMPTY_BATCH', 'No rows are left to send for the chosen currencies');
+      // The file's own date when the caller names none; one that has come since the validation is sent at once.
+      const fileAsks = entry.fileExecution && entry.fileExecution.at > Date.now() ? { local: entry.fileExecution.local, zone: entry.fileExecution.zone } : undefined;
+      const asked = executeOn ?? fileAsks;
       // Scheduled: released at its time by a sender desk (the calendar); its funding is the forecast's to show.
-      const execution = executeOn ? executionFor(profile, executeOn) : undefined;
+      const execution = asked ? executionFor(profile, asked) : undefined;
       // The same rule the review shows: a currency the balance cannot cover blocks the batch, here too.
       const short = execution ? null : shortfallText(await fundingFrom(rt, profile.id, totalsOf(rows), currencies.decimalsOf(profile.id)));
       if (short) {
         throw new DeskError('INSUFFICIENT_BALANCE', `${short}; nothing was sent. Send only the funded currencies, or top up and validate again`);
       }
       const preparedBy = await preparedByFor(rt, profile.id);
+      const duplicateRows = new Set(result.warnings.filter((w) => w.code === 'POSSIBLE_DUPLICATE').map((w) => w.rowNumber));
       // Taken out before sending: the same validation can never be submitted twice.
       take(validationId, entry);
       const engine = await rt.engineFor(profile.id);
       const batch = await engine.submitBatch({
         ...(batchId ? { id: batchId } : {}),
-        fileName: result.fileName, sha256: result.sha256, rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra })), ...(preparedBy ? { preparedBy } : {}),
+        fileName: result.fileName, sha256: result.sha256, ...(preparedBy ? { preparedBy } : {}),
+        // A possible duplicate the preparer confirmed is signed as one (a policy may count it, approvers see it).
+        rows: rows.map((r) => ({ ...r.payout, rowNumber: r.rowNumber, extra: r.extra, ...(duplicateRows.has(r.rowNumber) ? { possibleDuplicate: true } : {}) })),
         ...(execution ? { executeOn: execution } : {}),
       });
       if (execution) rt.events.emit('schedulesChanged', { profileId: profile.id, subject: { kind: 'batch', id: batch.id }, change: 'scheduled' });

@@ -145,7 +145,7 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
         });
       }
       const engine = await rt.engineFor(profile.id);
-      await engine.submitPayout(draft, { waitMs: 10_000, ...(preparedBy ? { preparedBy } : {}), ...(executeOn ? { executeOn } : {}) });
+      await engine.submitPayout(draft, { waitMs: 10_000, ...(preparedBy ? { preparedBy } : {}), ...(executeOn ? { executeOn } : {}), ...(duplicate ? { possibleDuplicate: true } : {}) });
       if (executeOn) rt.events.emit('schedulesChanged', { profileId: profile.id, subject: { kind: 'payout', id: draft.idPayout }, change: 'scheduled' });
       return detailOf(journal, 'payout', draft.idPayout, decimalsOf);
     },

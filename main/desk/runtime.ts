@@ -282,13 +282,13 @@ export function createDeskRuntime(options: DeskRuntimeOptions): DeskRuntime {
    * The preparer signs what they submitted, before it is sent (main/approvals/preparation.ts): the unlocked
    * person at this desk, who must be the one named as preparer. Nothing to sign while dual control is off.
    */
-  const signPrepared = async (profileId: string, subject: Subject, preparedBy: string, content: { rows: ManifestSourceRow[]; fileSha256: string | null; execution: Execution | null }): Promise<void> => {
+  const signPrepared = async (profileId: string, subject: Subject, preparedBy: string, content: { rows: ManifestSourceRow[]; fileSha256: string | null; execution: Execution | null; possibleDuplicates: string[] }): Promise<void> => {
     const state = await controlFor(profileId);
     if (!state.enforced) return;
     if (state.problem) throw new Error(state.problem.message);
     const session = sessions.get(profileId);
     if (!session || session.personId !== preparedBy) throw new Error('the preparer is not unlocked at this desk to sign it');
-    const manifest = buildManifest({ profileId: state.scope, subject, preparedBy, preparedAt: 0, fileSha256: content.fileSha256, rows: content.rows, decimalsOf: manifestDecimals, policyVersion: 0, execution: content.execution });
+    const manifest = buildManifest({ profileId: state.scope, subject, preparedBy, preparedAt: 0, fileSha256: content.fileSha256, rows: content.rows, decimalsOf: manifestDecimals, policyVersion: 0, execution: content.execution, possibleDuplicates: content.possibleDuplicates });
     await (await dualControlFor(profileId)).addPreparation(signPreparation(session, { id: randomUUID(), manifest, signedAt: timers.now() }));
   };
 

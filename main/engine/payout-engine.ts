@@ -69,7 +69,7 @@ export interface PayoutEngineOptions<J extends JournalPort = Journal> {
    * hold them, and the batch's file digest), before it is stored, so no desk of a team ever finds it unsigned
    * (main/approvals/preparation.ts). A failure stores nothing.
    */
-  prepare?: (subject: { kind: 'payout' | 'batch'; id: string }, preparedBy: string, content: { rows: ManifestRow[]; fileSha256: string | null; execution: Execution | null }) => Promise<void>;
+  prepare?: (subject: { kind: 'payout' | 'batch'; id: string }, preparedBy: string, content: PreparedContent) => Promise<void>;
   /** The calendar: how late a scheduled release may still be made without a person confirming it (default 6 h; null: any). */
   lateReleaseWindowMs?: number | null;
   /** Time between two looks at the calendar (default 15 s). */
@@ -82,6 +82,14 @@ export interface PayoutEngineOptions<J extends JournalPort = Journal> {
   sends?: boolean;
   now?: () => number;
   random?: () => number;
+}
+
+/** What a preparer signs at submit (approvals/manifest.ts): the rows, the file, the release time, the rows confirmed as possible duplicates. */
+export interface PreparedContent {
+  rows: ManifestRow[];
+  fileSha256: string | null;
+  execution: Execution | null;
+  possibleDuplicates: string[];
 }
 
 export type EngineErrorCode = 'VALIDATION' | 'NOT_FOUND' | 'BAD_STATE' | 'PAYOUT_HELD' | 'NOTHING_TO_RETRY' | 'RETRY_ROWS_CHANGED' | 'NOT_SENDER' | 'NOT_SIGNED';
@@ -102,8 +110,11 @@ export interface BatchSubmission {
   id?: string;
   fileName: string;
   sha256: string;
-  /** `extra`: the file's other columns, kept in the journal for the results export. */
-  rows: (PayoutDraft & { rowNumber?: number; extra?: Readonly<Record<string, string>> })[];
+  /**
+   * `extra`: the file's other columns, kept in the journal for the results export. `possibleDuplicate`: the preparer
+   * confirmed the row's possible-duplicate warning (signed in the manifest; a policy may count it).
+   */
+  rows: (PayoutDraft & { rowNumber?: number; extra?: Readonly<Record<string, string>>; possibleDuplicate?: boolean })[];
   actor?: string;
   /** Person id of whoever prepared it (dual control: they cannot approve it). */
   preparedBy?: string;
@@ -288,12 +299,12 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
    * answer, then returns the journal's record either way; sending goes on in the background. When it
    * cannot be sent for a reason a person must fix, it is HELD and PAYOUT_HELD says why.
    */
-  async submitPayout(draft: PayoutDraft, opts: { waitMs?: number; actor?: string; preparedBy?: string; executeOn?: Execution } = {}): Promise<PaymentRecord> {
+  async submitPayout(draft: PayoutDraft, opts: { waitMs?: number; actor?: string; preparedBy?: string; executeOn?: Execution; possibleDuplicate?: boolean } = {}): Promise<PaymentRecord> {
     const problems = this.validate(draft);
     if (problems.length > 0) throw new EngineError('VALIDATION', problems.map((p) => p.message).join('; '), [{ rowNumber: null, problems }]);
-    const payment = this.toNewPayment(draft);
+    const payment: NewPayment = { ...this.toNewPayment(draft), ...(opts.possibleDuplicate ? { details: { possibleDuplicate: true } } : {}) };
     const execution = opts.executeOn ?? null;
-    await this.signAsPreparer({ kind: 'payout', id: draft.idPayout }, opts.preparedBy, [payment], null, execution);
+    await this.signAsPreparer({ kind: 'payout', id: draft.idPayout }, opts.preparedBy, [payment], null, execution, opts.possibleDuplicate ? [draft.idPayout] : []);
     await this.journal.insertPayment('payout', { ...payment, ...(opts.preparedBy ? { preparedBy: opts.preparedBy } : {}), ...(execution ? { schedule: execution } : {}) }, opts.actor ?? deskActor());
     if (execution) {
       // Held by its schedule: a sender desk releases it at its time.
@@ -344,14 +355,13 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
       .map((row, i) => ({ rowNumber: row.rowNumber ?? i + 1, problems: this.validate(row) }))
       .filter((r) => r.problems.length > 0);
     if (invalid.length > 0) throw new EngineError('VALIDATION', `${plural(invalid.length, 'row')} ${invalid.length === 1 ? 'is' : 'are'} not valid; nothing was stored`, invalid);
-    const rows = input.rows.map((r, i) => ({
-      ...this.toNewPayment(r),
-      rowNumber: r.rowNumber ?? i + 1,
-      ...(r.extra && Object.keys(r.extra).length > 0 ? { details: { extra: r.extra } } : {}),
-    }));
+    const rows = input.rows.map((r, i) => {
+      const details = { ...(r.extra && Object.keys(r.extra).length > 0 ? { extra: r.extra } : {}), ...(r.possibleDuplicate ? { possibleDuplicate: true } : {}) };
+      return { ...this.toNewPayment(r), rowNumber: r.rowNumber ?? i + 1, ...(Object.keys(details).length > 0 ? { details } : {}) };
+    });
     // A batch needs an id before it can be signed: the journal's own when none is given.
     const id = input.id ?? (this.options.prepare && input.preparedBy ? newPaymentId() : undefined);
-    if (id) await this.signAsPreparer({ kind: 'batch', id }, input.preparedBy, rows, input.sha256, input.executeOn ?? null);
+    if (id) await this.signAsPreparer({ kind: 'batch', id }, input.preparedBy, rows, input.sha256, input.executeOn ?? null, rows.filter((r) => r.details?.possibleDuplicate === true).map((r) => ({ id: r.id, rowNumber: r.rowNumber })));
     const batch = await this.journal.createBatch({
       ...(input.executeOn ? { schedule: input.executeOn } : {}),
       ...(id ? { id } : {}),
@@ -377,12 +387,15 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     rows: readonly (Omit<ManifestRow, 'callbackUrl'> & { callbackUrl?: string | null | undefined; rowNumber?: number | undefined })[],
     fileSha256: string | null,
     execution: Execution | null = null,
+    possibleDuplicates: readonly (string | { id: string; rowNumber?: number | undefined })[] = [],
   ): Promise<void> {
     if (!this.options.prepare || !preparedBy) return;
     const ordered = rows.map((r, i) => ({ r, i })).sort((a, b) => (a.r.rowNumber ?? 0) - (b.r.rowNumber ?? 0) || a.i - b.i).map(({ r }) => r);
+    // In the journal's row order, as the gate reads them back.
+    const flagged = new Set(possibleDuplicates.map((d) => (typeof d === 'string' ? d : d.id)));
     const manifestRows: ManifestRow[] = ordered.map((r) => ({ id: r.id, ...payoutFieldsOf(r), callbackUrl: r.callbackUrl ?? null }));
     try {
-      await this.options.prepare(subject, preparedBy, { rows: manifestRows, fileSha256, execution });
+      await this.options.prepare(subject, preparedBy, { rows: manifestRows, fileSha256, execution, possibleDuplicates: ordered.filter((r) => flagged.has(r.id)).map((r) => r.id) });
     } catch (error) {
       throw new EngineError('NOT_SIGNED', `Nothing was stored or sent: its preparer's signature could not be made (${error instanceof Error ? error.message : String(error)})`);
     }
@@ -523,7 +536,7 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     if (opts.preparedBy) {
       const rows = await this.journal.manifestRows(kind, id);
       const fileSha256 = kind === 'batch' ? ((await this.journal.getBatch(id))?.sha256 ?? null) : null;
-      await this.signAsPreparer({ kind, id }, opts.preparedBy, rows.map((r, i) => ({ ...r, rowNumber: i + 1 })), fileSha256, to);
+      await this.signAsPreparer({ kind, id }, opts.preparedBy, rows.map((r, i) => ({ ...r, rowNumber: i + 1 })), fileSha256, to, await this.journal.possibleDuplicateIds(kind, id));
     }
     if (!(await this.journal.moveSchedule(kind, id, to, opts.actor ?? deskActor()))) throw new EngineError('BAD_STATE', `${kind} ${id} was released or cancelled meanwhile; it was not moved`);
     this.releases.wake();

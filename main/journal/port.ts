@@ -120,6 +120,8 @@ export interface JournalPort {
   setBatchState(id: string, state: StoredBatchState, reason?: string | null, actor?: string): Awaitable<BatchRecord>;
   batchCounts(id: string): Awaitable<BatchCounts>;
   preparation(kind: 'payout' | 'batch', id: string): Awaitable<{ preparedBy: string | null; preparedAt: number } | undefined>;
+  /** Ids of the subject's rows stored as confirmed possible duplicates (details.possibleDuplicate), in row order: the manifest signs them. */
+  possibleDuplicateIds(kind: 'payout' | 'batch', id: string): Awaitable<string[]>;
   manifestRows(kind: 'payout' | 'batch', id: string): Awaitable<ManifestRow[]>;
   retryableAttempts(batchId: string, notPaid: readonly string[]): Awaitable<PaymentRecord[]>;
   retryBatch(input: { batchId: string; reviewedIds: readonly string[]; notPaid: readonly string[]; fileName: string; id?: string; newId: () => string; actor: string; preparedBy?: string }): Awaitable<BatchRecord>;

@@ -18,6 +18,7 @@ const recordSchema = builtOnFirstUse(() => {
       newOrChangedPayee: z.number(),
       secondAdmin: z.boolean().optional(),
       secondFactor: z.boolean().optional(),
+      countPossibleDuplicates: z.boolean().optional(),
     })
     .strict();
 

@@ -1044,6 +1044,15 @@ export class PgJournal implements DeskJournal {
     return row ? { preparedBy: row.prepared_by as string | null, preparedAt: pgInteger(row.created_at, 'created_at') } : undefined;
   }
 
+  async possibleDuplicateIds(kind: 'payout' | 'batch', id: string): Promise<string[]> {
+    // The LIKE skips the JSON parse for the rows without the flag (almost all); the jsonb value decides.
+    const flagged = `details_json LIKE '%"possibleDuplicate":true%' AND (details_json::jsonb ->> 'possibleDuplicate') = 'true'`;
+    const rows = (kind === 'batch'
+      ? await this.pool.query<{ id: string }>(`SELECT id FROM payments WHERE batch_id = $1 AND ${flagged} ORDER BY row_number, pk`, [id])
+      : await this.pool.query<{ id: string }>(`SELECT id FROM payments WHERE kind = 'payout' AND id = $1 AND ${flagged}`, [id])).rows;
+    return rows.map((r) => r.id);
+  }
+
   async manifestRows(kind: 'payout' | 'batch', id: string): Promise<ManifestRow[]> {
     const columns = `id, amount_minor, currency_code, account_name, account_number, payment_operator_code, payment_method_code, email_address, callback_url`;
     const rows = (kind === 'batch'

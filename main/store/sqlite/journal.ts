@@ -753,6 +753,15 @@ export class Journal implements DeskJournal {
     return row ? { preparedBy: row.prepared_by, preparedAt: row.created_at } : undefined;
   }
 
+  possibleDuplicateIds(kind: 'payout' | 'batch', id: string): string[] {
+    // The LIKE skips the JSON parse for the rows without the flag (almost all); json_extract decides.
+    const flagged = `details_json LIKE '%"possibleDuplicate":true%' AND json_extract(details_json, '$.possibleDuplicate') = 1`;
+    const rows = (kind === 'batch'
+      ? this.stmt(`SELECT id FROM payments WHERE batch_id = ? AND ${flagged} ORDER BY row_number, pk`).all(id)
+      : this.stmt(`SELECT id FROM payments WHERE kind = 'payout' AND id = ? AND ${flagged}`).all(id)) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
   /**
    * Just what a manifest signs of each payout of a batch (or of one payout), in row order: a lean read,
    * because the approval gate reads a whole batch before its first create.

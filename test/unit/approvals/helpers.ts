@@ -81,10 +81,10 @@ export function readerOf(repo: DualControlRepository, options: { profileId?: str
 
 /** The engine's prepare hook as the runtime makes it, signing as whichever member is named preparer. */
 export function preparingAs(repo: DualControlRepository, members: readonly Member[], scope: string, at: () => number = Date.now) {
-  return async (subject: Subject, preparedBy: string, content: { rows: ManifestSourceRow[]; fileSha256: string | null; execution?: { at: number; zone: string; local: string } | null }): Promise<void> => {
+  return async (subject: Subject, preparedBy: string, content: { rows: ManifestSourceRow[]; fileSha256: string | null; execution?: { at: number; zone: string; local: string } | null; possibleDuplicates?: string[] }): Promise<void> => {
     const m = members.find((x) => x.person.id === preparedBy);
     if (!m) throw new Error(`no member ${preparedBy}`);
-    const manifest = buildManifest({ profileId: scope, subject, preparedBy, preparedAt: 0, fileSha256: content.fileSha256, rows: content.rows, decimalsOf: manifestDecimals, policyVersion: 0, execution: content.execution ?? null });
+    const manifest = buildManifest({ profileId: scope, subject, preparedBy, preparedAt: 0, fileSha256: content.fileSha256, rows: content.rows, decimalsOf: manifestDecimals, policyVersion: 0, execution: content.execution ?? null, possibleDuplicates: content.possibleDuplicates });
     await repo.addPreparation(signPreparation(m.session, { id: globalThis.crypto.randomUUID(), manifest, signedAt: at() }));
   };
 }

@@ -1,0 +1,85 @@
+// A row its preparer confirmed as a possible duplicate of an earlier payout is signed as such in the manifest, and a
+// policy that counts possible duplicates asks for the same extra approvals as a new or changed payee. The count rests on
+// what the preparer signed: a database writer who clears the flag in the journal gets nothing sent.
+import { afterEach, describe, expect, it } from 'vitest';
+import { signApproval } from '../../../main/approvals/approval';
+import { journalApprovalGate, manifestFromJournal } from '../../../main/approvals/gate';
+import type { Subject } from '../../../main/approvals/manifest';
+import { requiredApprovals, type ApprovalPolicy, type PolicyRules } from '../../../main/approvals/policy';
+import { SqliteDualControlRepository } from '../../../main/store/sqlite/dual-control';
+import { appendRecord, chainOf, member, preparingAs, readerOf, type Member } from '../approvals/helpers';
+import { draft, engineFixture, type EngineFixture } from './engine-helpers';
+
+const PROFILE = 'prof-1';
+let f: EngineFixture;
+afterEach(async () => f?.dispose());
+
+const T = Date.now() - 60_000;
+const admin = member('ada', ['admin'], T);
+const paula = member('paula', ['preparer'], T);
+const alice = member('alice', ['approver'], T);
+const bob = member('bob', ['approver'], T);
+
+const RULES: PolicyRules = { bands: { '*': [{ atLeast: '1000', approvals: 1 }] }, newOrChangedPayee: 1, countPossibleDuplicates: true };
+
+async function desk(rules: PolicyRules) {
+  f = engineFixture();
+  const repo = new SqliteDualControlRepository(f.t.journal);
+  for (const r of chainOf(PROFILE, [admin, paula, alice, bob], { at: T })) await repo.appendChain(r);
+  await appendRecord(repo, { kind: 'policy', version: 1, rules }, [admin], T + 1_000);
+  const reader = readerOf(repo, { profileId: PROFILE, environment: 'LIVE' });
+  const gate = journalApprovalGate({ journal: f.t.journal, repository: repo, control: () => reader.read() });
+  await f.engine.stop();
+  f = engineFixture({ approvalGate: gate, prepare: preparingAs(repo, [paula], PROFILE) }, f.gateway, f.t);
+  const approveAs = async (m: Member, subject: Subject) => {
+    const state = await reader.read();
+    const manifest = (await manifestFromJournal(f.t.journal, state.scope, subject, state.policy.version))!;
+    await repo.addApproval(signApproval(m.session, { id: globalThis.crypto.randomUUID(), manifest, decision: 'approve', reason: null, signedAt: Date.now() }));
+  };
+  return { approveAs };
+}
+
+const creates = () => [...f.gateway.createCalls.values()].reduce((a, b) => a + b, 0);
+
+describe('possible duplicates in the approval policy', () => {
+  it('counts like a new payee only when the policy says so', () => {
+    const policy = (rules: PolicyRules): ApprovalPolicy => ({ profileId: PROFILE, version: 1, rules, setBy: 'ada', setAt: T, signature: 'x' });
+    const manifest = { totals: [{ currency: 'EUR', amount: '1500.00', count: 2 }], possibleDuplicates: ['r2'] };
+    expect(requiredApprovals(policy(RULES), manifest)).toMatchObject({ required: 2, payeeExtra: 1, possibleDuplicates: 1 });
+    expect(requiredApprovals(policy({ ...RULES, countPossibleDuplicates: false }), manifest)).toMatchObject({ required: 1, payeeExtra: 0 });
+    expect(requiredApprovals(policy(RULES), { totals: manifest.totals })).toMatchObject({ required: 1, payeeExtra: 0 });
+  });
+
+  it('signs the confirmed rows in the manifest; a batch with one needs the extra approval', async () => {
+    const { approveAs } = await desk(RULES);
+    await f.engine.start();
+    const batch = await f.engine.submitBatch({
+      fileName: 'december.csv', sha256: 'aa', preparedBy: 'paula',
+      rows: [draft('r1', { amountMinor: 100_000 }), { ...draft('r2', { amountMinor: 100_000 }), possibleDuplicate: true }],
+    });
+    const manifest = (await manifestFromJournal(f.t.journal, PROFILE, { kind: 'batch', id: batch.id }, 1))!;
+    expect(manifest).toMatchObject({ version: 3, possibleDuplicates: ['r2'] });
+    expect(await f.engine.waitForBatch(batch.id)).toMatchObject({ state: 'PAUSED', pauseReason: expect.stringMatching(/needs 2 approvals/) });
+    await approveAs(alice, { kind: 'batch', id: batch.id });
+    await f.engine.resumeBatch(batch.id);
+    expect((await f.engine.waitForBatch(batch.id)).state).toBe('PAUSED');
+    expect(creates()).toBe(0);
+    await approveAs(bob, { kind: 'batch', id: batch.id });
+    await f.engine.resumeBatch(batch.id);
+    expect((await f.engine.waitForBatch(batch.id)).state).toBe('COMPLETED');
+    expect(creates()).toBe(2);
+  });
+
+  it('sends nothing when the flag is cleared in the journal by hand: the preparer signed it', async () => {
+    const { approveAs } = await desk(RULES);
+    await f.engine.start();
+    const batch = await f.engine.submitBatch({ fileName: 'december.csv', sha256: 'aa', preparedBy: 'paula', rows: [{ ...draft('r1', { amountMinor: 150_000 }), possibleDuplicate: true }] });
+    await f.engine.waitForBatch(batch.id);
+    await approveAs(alice, { kind: 'batch', id: batch.id });
+    // A database writer makes the row look like no duplicate, to need one approval fewer.
+    f.t.journal.db.prepare(`UPDATE payments SET details_json = NULL WHERE id = 'r1'`).run();
+    await f.engine.resumeBatch(batch.id);
+    expect(await f.engine.waitForBatch(batch.id)).toMatchObject({ state: 'PAUSED', pauseReason: expect.stringMatching(/is not what Paula prepared/) });
+    expect(creates()).toBe(0);
+  });
+});
