@@ -68,6 +68,8 @@ async function main(): Promise<void> {
       operators: [{ code: 'EU_SEPA', paymentMethodCode: 'BANK_TRANSFER', currencyCodes: ['EUR'] }],
       maxAmountMinor: 1_000_000_000,
       journal,
+      // The run's MsgId and every EndToEndId looked up in the journal, as the desk's review does.
+      paymentRuns: journal,
     };
     console.log(`file: ${ROWS.toLocaleString('en-US')} transactions in ${Math.ceil(ROWS / PER_GROUP)} payment groups, ${(bytes.length / 1024 / 1024).toFixed(1)} MB; ${RUNS} runs`);
     const took: number[] = [];
@@ -89,7 +91,7 @@ async function main(): Promise<void> {
       if (result.counts.valid !== ROWS) throw new Error(`import accepted ${result.counts.valid} transactions; first error: ${result.errors[0]?.message}`);
       console.log(`  import run ${run + 1}: ${ms(took[run] ?? NaN)}, longest event-loop gap ${ms(gaps[run] ?? NaN)}`);
     }
-    console.log(`importPain001 (hash, parse, control sums, row and journal checks): median ${ms(median(took))}, best ${ms(Math.min(...took))}  [target <= 3000 ms]`);
+    console.log(`importPain001 (hash, parse, control sums, row and journal checks, run references): median ${ms(median(took))}, best ${ms(Math.min(...took))}  [target <= 3000 ms]`);
     console.log(`longest event-loop gap during an import: median ${ms(median(gaps))}, worst ${ms(Math.max(...gaps))}`);
 
     if (result) {
