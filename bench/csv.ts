@@ -113,7 +113,7 @@ async function ipcValidateFile(bytes: Uint8Array): Promise<void> {
     let view: BatchValidation | null = null;
     for (const { label, source } of sources) {
       // A fresh service per source: each starts with no validation pending (it keeps up to 8 in memory).
-      const scoped = { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies, createFileGrants()), balances: {}, overview: {}, statements: {}, history: {}, payins: {}, audit: {}, settings: {}, people: {}, approvals: {}, payees: {}, schedules: {}, app: {} };
+      const scoped = { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies, createFileGrants()), balances: {}, overview: {}, statements: {}, history: {}, payins: {}, audit: {}, settings: {}, people: {}, approvals: {}, payees: {}, schedules: {}, recurring: {}, app: {} };
       const services = bindProfile(scoped, runtime.ctx, () => profile);
       const handlers = createIpcHandlers(services);
       console.log(`batches:validateFile over IPC (handler map, real batches service and journal, fake runtime), ${label}:`);

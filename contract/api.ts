@@ -334,6 +334,103 @@ export interface SchedulesContract {
   confirmLate: { args: ScheduleRef; result: ScheduleView };
 }
 
+// ---------------------------------------------------------------- recurring payouts
+
+/** ACTIVE: its occurrences are made ahead. PAUSED: none are made until resumed. ENDED: final. */
+export type RecurringState = 'ACTIVE' | 'PAUSED' | 'ENDED';
+
+/**
+ * One date of a series. UPCOMING: not made yet. CREATING: a desk is making its payout. CREATED: its scheduled payout is
+ * in the journal (payoutId). SKIPPED: a person chose not to pay it. MISSED: its release passed before anyone could
+ * prepare it. FAILED: its payout was refused (reason).
+ */
+export type OccurrenceState = 'UPCOMING' | 'CREATING' | 'CREATED' | 'SKIPPED' | 'MISSED' | 'FAILED';
+
+export interface RecurringInput {
+  /** A payee of the book: each occurrence pays its details in force at the time it is made. */
+  payeeId: string;
+  /** Decimal text in the currency's units, e.g. "1250.00". */
+  amount: string;
+  currencyCode: string;
+  /** The payout's reference; the occurrence's date fills braces: "Rent {yyyy-MM}", "{MMMM yyyy} fee". */
+  reference?: string;
+  /** "monthly 25" (the month's last day when shorter), "monthly last-business-day" (Mon–Fri), "weekly fri". */
+  rule: string;
+  /** yyyy-MM-dd: the first date it may pay on; today (in the zone) when absent. */
+  start?: string;
+  /** Ends after this many payments (skipped ones count)… */
+  endCount?: number;
+  /** …or after this date (yyyy-MM-dd, inclusive). Neither: until ended. */
+  endUntil?: string;
+  /** HH:mm each occurrence releases at; 08:00 when absent. */
+  timeOfDay?: string;
+  /** IANA zone; the profile's (Settings) when absent. */
+  zone?: string;
+  /** How many days before its release each occurrence is made, to be approved in time; 5 when absent. */
+  leadDays?: number;
+}
+
+export interface RecurringOccurrenceView {
+  /** yyyy-MM-dd in the template's zone. */
+  date: string;
+  releaseAt: IsoTime;
+  /** "2027-03-25 08:00 Europe/Berlin". */
+  when: string;
+  state: OccurrenceState;
+  payoutId: string | null;
+  reason: string | null;
+}
+
+export interface RecurringView {
+  id: string;
+  payeeId: string;
+  /** The payee's name in force (null when the payee has none in force: its occurrences fail until it has). */
+  payeeName: string | null;
+  money: Money;
+  referencePattern: string | null;
+  /** As typed: "monthly 25". */
+  rule: string;
+  /** In words: "monthly on the 25th". */
+  ruleText: string;
+  start: string;
+  /** "after 12 payments", "until 2027-12-31", or null (until ended). */
+  end: string | null;
+  timeOfDay: string;
+  zone: string;
+  leadDays: number;
+  state: RecurringState;
+  createdBy: string | null;
+  createdAt: IsoTime;
+  /** The next date not yet made, skipped or missed, and when it will be made; null when the series has ended. */
+  next: (RecurringOccurrenceView & { madeFrom: IsoTime }) | null;
+  /** Dates recorded (made, skipped, missed, failed), newest first (at most 24). */
+  occurrences: RecurringOccurrenceView[];
+}
+
+/** What a look for due occurrences did. */
+export interface RecurringRunResult {
+  created: { templateId: string; date: string; payoutId: string }[];
+  missed: { templateId: string; date: string }[];
+  failed: { templateId: string; date: string; reason: string }[];
+  /** Why nothing could be made at this desk now (nobody who may prepare is unlocked), or null. */
+  waiting: string | null;
+}
+
+export interface RecurringContract {
+  /** Templates, oldest first; those of one payee, or in these states, when asked. */
+  list: { args: { payeeId?: string; states?: RecurringState[] }; result: { items: RecurringView[] } };
+  /** Under dual control its maker prepares every occurrence (they are made while that person is unlocked at a desk). */
+  add: { args: RecurringInput; result: RecurringView };
+  pause: { args: { id: string }; result: RecurringView };
+  /** Dates whose release passed while it was paused are not made. */
+  resume: { args: { id: string }; result: RecurringView };
+  /** One date of the series is not paid; refused when its payout was made already (cancel that in the Calendar). */
+  skip: { args: { id: string; date: string; reason?: string }; result: RecurringView };
+  end: { args: { id: string }; result: RecurringView };
+  /** Makes the occurrences due now (the desk also looks on unlock and every few minutes). */
+  run: { args: { id?: string }; result: RecurringRunResult };
+}
+
 // ---------------------------------------------------------------- payouts
 
 export interface PayoutInput {
@@ -1655,6 +1752,7 @@ export interface IpcContract {
   approvals: ApprovalsContract;
   payees: PayeesContract;
   schedules: SchedulesContract;
+  recurring: RecurringContract;
   app: AppContract;
 }
 
@@ -1675,6 +1773,7 @@ export const IPC_METHODS = {
   approvals: ['queue', 'show', 'status', 'approve', 'reject', 'policy', 'setPolicy'],
   payees: ['list', 'versions', 'add', 'edit', 'approve', 'reject', 'withdraw', 'import', 'export', 'addFromPayout'],
   schedules: ['list', 'get', 'move', 'cancel', 'confirmLate'],
+  recurring: ['list', 'add', 'pause', 'resume', 'skip', 'end', 'run'],
   app: ['info', 'connectionState', 'rateBudget', 'openDataFolder', 'chooseFile', 'fileDropped'],
 } as const satisfies { [A in keyof IpcContract]: readonly (keyof IpcContract[A])[] };
 

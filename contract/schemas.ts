@@ -250,6 +250,32 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     cancel: z.strictObject({ ...scheduleRefFields(), reason: z.string().trim().min(1).max(500).optional() }),
     confirmLate: scheduleRef(),
   }),
+  recurring: () => {
+    const id = z.string().regex(/^[A-Za-z0-9-]{1,51}$/, 'is not a recurring payment id');
+    const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date (2027-03-25)');
+    const byId = z.strictObject({ id });
+    return {
+      list: z.strictObject({ payeeId: payeeId().optional(), states: z.array(z.enum(['ACTIVE', 'PAUSED', 'ENDED'])).max(3).optional() }),
+      add: z.strictObject({
+        payeeId: payeeId(),
+        amount: amountText(),
+        currencyCode: currencyCode(),
+        reference: text(140).optional(),
+        rule: text(60),
+        start: date.optional(),
+        endCount: z.number().int().min(1).max(10_000).optional(),
+        endUntil: date.optional(),
+        timeOfDay: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day (08:00)').optional(),
+        zone: z.string().trim().min(1).max(64).optional(),
+        leadDays: z.number().int().min(1).max(60).optional(),
+      }),
+      pause: byId,
+      resume: byId,
+      skip: z.strictObject({ id, date, reason: z.string().trim().min(1).max(500).optional() }),
+      end: byId,
+      run: z.strictObject({ id: id.optional() }),
+    };
+  },
   overview: () => ({
     get: none(),
   }),

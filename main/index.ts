@@ -10,6 +10,7 @@ import { forwardEventsToWindow, registerIpcHandlers, type SenderTrust } from './
 import { bindActiveProfile, createDeskServices } from './desk';
 import { createDeskEvents } from './desk/events';
 import { startDeskAlerts } from './desk/alerts';
+import { startRecurring } from './desk/recurring';
 import { createIpcHandlers } from './ipc/handlers';
 import { composeDesk } from './compose/desk';
 import { handleAppProtocol, registerAppScheme } from './shell/app-protocol';
@@ -107,6 +108,8 @@ async function start(): Promise<void> {
   events.on('paymentStatusChanged', (change) => notify(policy.onPaymentStatus(change)));
   // And what the people of this desk must act on, each told once (main/desk/alerts.ts).
   const alerts = startDeskAlerts(runtime, notify);
+  // Recurring payouts' occurrences, made ahead while someone who may prepare them is at the desk (main/desk/recurring.ts).
+  const recurring = startRecurring(runtime);
 
   const current = ctx.profiles.currentId();
   if (current) void runtime.engineFor(current).catch((error: unknown) => log.warn('engine did not start', { error }));
@@ -120,6 +123,7 @@ async function start(): Promise<void> {
     if (closed) return;
     event.preventDefault();
     alerts.stop();
+    recurring.stop();
     void runtime
       .close()
       .then(() => demo.close())

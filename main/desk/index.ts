@@ -24,6 +24,7 @@ import { profilesService } from './profiles';
 import type { DeskRuntime } from './runtime';
 import { settingsService } from './settings';
 import { schedulesService } from './schedules';
+import { recurringService } from './recurring';
 
 export type { AppEnvironment } from './app';
 export type { DemoController } from './demo-controller';
@@ -55,6 +56,7 @@ export function createDeskServices(rt: DeskRuntime, env: AppEnvironment, demo: D
     approvals: approvalsService(rt, dualControl, options.approvalsCheckBudgetMs === undefined ? {} : { checkBudgetMs: options.approvalsCheckBudgetMs }),
     payees: payeesIpcService(rt, dualControl, payeeService(rt, { secondFactor: dualControl.secondFactor }), files),
     schedules: schedulesService(rt, currencies),
+    recurring: recurringService(rt, currencies),
     app: appService(rt, env, files),
   });
 }

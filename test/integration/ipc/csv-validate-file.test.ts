@@ -59,7 +59,7 @@ beforeAll(() => {
   grants = createFileGrants();
   const servicesWith = (limits: { maxPendingBytes?: number }) =>
     bindProfile(
-      { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies, grants, limits), balances: {}, overview: {}, statements: {}, history: {}, payins: {}, audit: {}, settings: {}, people: {}, approvals: {}, payees: {}, schedules: {}, app: {} },
+      { profiles: {}, keys: {}, payouts: {}, batches: batchesService(runtime, currencies, grants, limits), balances: {}, overview: {}, statements: {}, history: {}, payins: {}, audit: {}, settings: {}, people: {}, approvals: {}, payees: {}, schedules: {}, recurring: {}, app: {} },
       runtime.ctx,
       () => profile,
     );
