@@ -57,7 +57,8 @@ export interface BatchCountsForWords {
 /**
  * The word a person reads for a batch's state, with the reason when it stopped or waits:
  * RUNNING, WAITING (gateway unreachable), STOPPED (journal says running, nothing runs it), SENT (every
- * row sent, final statuses awaited), COMPLETED (every row final), PAUSED, CANCELLING, CANCELLED, FAILED.
+ * row sent, final statuses awaited), COMPLETED (every row final), SCHEDULED (waits for its release time), PAUSED,
+ * CANCELLING, CANCELLED, FAILED.
  */
 export interface BatchStateWords {
   word: string;
@@ -83,6 +84,8 @@ export function batchStateWords(p: BatchCountsForWords, live: BatchLiveState | n
     return p.pending > 0 ? { word: 'SENT', reason: `every row sent; ${p.pending} of ${p.total} still wait for a final status` } : { word: 'COMPLETED', reason: null };
   }
   if (state === 'PAUSED') return { word: 'PAUSED', reason: pauseReason };
+  // "scheduled: released on 2026-12-24 09:00 Europe/Berlin" (the journal's words while it waits for its time).
+  if (state === 'SCHEDULED') return { word: 'SCHEDULED', reason: pauseReason };
   // Its release time ("scheduled: released on 2026-12-24 09:00 Europe/Berlin"), kept where a pause keeps its reason.
   if (state === 'SCHEDULED') return { word: 'SCHEDULED', reason: pauseReason };
   if (state === 'RUNNING' && live) {
