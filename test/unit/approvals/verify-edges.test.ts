@@ -52,6 +52,12 @@ describe('the words of a refusal', () => {
     ]]);
   });
 
+  it('a second approval by the same person is counted once, and says so', () => {
+    const v = verifyApprovals(m, [approve(alice, m, 'approve', null, T0 + 10), approve(alice, m, 'approve', null, T0 + 20)], [alice.person], policy, { now: NOW });
+    expect(v.approvedBy).toEqual(['alice']);
+    expect(v.checks.map((c) => [c.status, c.message])).toEqual([['counted', 'approved by Alice'], ['duplicate', 'approved by Alice (again: counted once)']]);
+  });
+
   it("a policy of another profile refuses before any approval is looked at, with none counted or ignored", () => {
     const foreign = signPolicy(admin.session, { profileId: 'prof-2', version: 1, rules: RULES, setAt: T0 - 500 });
     const v = verifyApprovals(m, [approve(alice, m, 'approve', null, T0 + 10)], [alice.person], foreign, { now: NOW });
