@@ -84,8 +84,6 @@ export function batchStateWords(p: BatchCountsForWords, live: BatchLiveState | n
     return p.pending > 0 ? { word: 'SENT', reason: `every row sent; ${p.pending} of ${p.total} still wait for a final status` } : { word: 'COMPLETED', reason: null };
   }
   if (state === 'PAUSED') return { word: 'PAUSED', reason: pauseReason };
-  // "scheduled: released on 2026-12-24 09:00 Europe/Berlin" (the journal's words while it waits for its time).
-  if (state === 'SCHEDULED') return { word: 'SCHEDULED', reason: pauseReason };
   // Its release time ("scheduled: released on 2026-12-24 09:00 Europe/Berlin"), kept where a pause keeps its reason.
   if (state === 'SCHEDULED') return { word: 'SCHEDULED', reason: pauseReason };
   if (state === 'RUNNING' && live) {

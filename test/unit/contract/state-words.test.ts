@@ -30,10 +30,6 @@ describe('batchStateWords', () => {
 
   it('gives a paused batch its pause reason', () => {
     expect(batchStateWords(counts('PAUSED', 5), { running: false }, 'the key was refused (401)')).toEqual({ word: 'PAUSED', reason: 'the key was refused (401)' });
-    // A scheduled batch says when it leaves, not that nothing runs it.
-    expect(batchStateWords(counts('SCHEDULED', 5), { running: false }, 'scheduled: released on 2026-12-24 09:00 Europe/Berlin')).toEqual({
-      word: 'SCHEDULED', reason: 'scheduled: released on 2026-12-24 09:00 Europe/Berlin',
-    });
   });
 
   it('says when a scheduled batch is released', () => {
