@@ -641,6 +641,13 @@ export interface BatchValidation {
   balancesRead: boolean;
   /** The ISO 20022 message when the file is a pain.001 (encoding "utf-8", no delimiter); null for a CSV. */
   iso20022: Pain001FileView | null;
+  /**
+   * The release time the file's rows ask for (a CSV execute_on column, a pain.001 ReqdExctnDt), still ahead:
+   * "2026-12-24 08:00 Europe/Berlin". batches:submit schedules the batch then when it names no time itself.
+   */
+  executeOn: string | null;
+  /** What the file's dates mean, for the review ("… is released then", "… has passed: sent at once"); null for none. */
+  executeOnNote: string | null;
 }
 
 /** "ISO 20022 pain.001.001.09, 12 transactions in 3 payment groups": what the review says of a pain.001. */

@@ -92,6 +92,9 @@ export const CSV_ISSUE_CODES = [
   'ACCOUNT_NUMBER_DIGITS_LOST',
   'ACCOUNT_NUMBER_NUMERIC',
   'ACCOUNT_NUMBER_IBAN',
+  /** The file (rowNumber 0): a release date (execute_on, ReqdExctnDt) that is no date, or rows asking for different ones. */
+  'EXECUTE_ON_FORMAT',
+  'EXECUTE_ON_MIXED',
   // warnings
   'DUPLICATE_ROW',
   'FILE_ALREADY_SUBMITTED',

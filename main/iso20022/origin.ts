@@ -10,6 +10,8 @@ export const PAIN001_EXTRA = {
   msgId: 'MsgId',
   msgNmId: 'MsgNmId',
   creDtTm: 'CreDtTm',
+  /** The payment group's requested execution date, as written (schedules/file-dates.ts reads it). */
+  reqdExctnDt: 'ReqdExctnDt',
 } as const;
 
 /** The EndToEndId that says "none given" (ISO 20022 usage rule): never a payout id, may repeat, never looked up. */

@@ -43,11 +43,14 @@ export interface Pain001Transaction {
   unstructured: readonly string[];
   /** Strd references: CdtrRefInf/Ref and RfrdDocInf/Nb. */
   structured: readonly string[];
+  /** Its payment group's ReqdExctnDt as written (a date, or a 001.001.09 DtTm); null when empty. */
+  requestedExecution: string | null;
 }
 
 export interface Pain001Group {
   pmtInfId: string;
   transactions: number;
+  requestedExecution: string | null;
 }
 
 export interface Pain001Document {
@@ -69,6 +72,9 @@ interface GroupState {
   serviceLevels: string[];
   count: number;
   sum: DecimalSum;
+  /** ReqdExctnDt as written, and whether it came from a <Dt>/<DtTm> child (001.001.09). */
+  execution: string | null;
+  executionFromChild: boolean;
 }
 
 interface HeaderState {
@@ -255,7 +261,7 @@ class Pain001Reader {
   }
 
   private openGroup(): void {
-    this.group = { pmtInfId: '', nbOfTxs: null, ctrlSum: null, serviceLevels: [], count: 0, sum: new DecimalSum() };
+    this.group = { pmtInfId: '', nbOfTxs: null, ctrlSum: null, serviceLevels: [], count: 0, sum: new DecimalSum(), execution: null, executionFromChild: false };
     this.groupSeen = 0;
   }
 
@@ -267,7 +273,7 @@ class Pain001Reader {
     this.txSeen = 0;
     this.tx = {
       index, pmtInfId: '', instrId: null, endToEndId: '', amount: '', currency: '', equivalent: false, creditorName: null, iban: null,
-      otherAccountId: null, email: null, creditorAgentBic: null, serviceLevels: NOTHING, unstructured: NOTHING, structured: NOTHING,
+      otherAccountId: null, email: null, creditorAgentBic: null, serviceLevels: NOTHING, unstructured: NOTHING, structured: NOTHING, requestedExecution: null,
     };
   }
 
@@ -329,6 +335,10 @@ class Pain001Reader {
       case FIELD.groupServiceLevel:
         if (value) this.group!.serviceLevels.push(value.toUpperCase());
         return;
+      case FIELD.executionDateText:
+      case FIELD.executionDate:
+      case FIELD.executionDateTime:
+        return this.executionField(field, value);
       case FIELD.serviceLevel: {
         const tx = this.tx!;
         if (!value) return;
@@ -378,6 +388,16 @@ class Pain001Reader {
     else g.ctrlSum = value;
   }
 
+  /** ReqdExctnDt: its own text (001.001.03), or its <Dt> or <DtTm> (001.001.09), once per payment group. */
+  private executionField(field: number, value: string): void {
+    const g = this.group!;
+    // A 001.001.09 child closes first; the wrapper's text is then that child's again, already taken.
+    if (field === FIELD.executionDateText && g.executionFromChild) return;
+    if (g.execution !== null) refuse('XML_DUPLICATE_ELEMENT', `${this.where()}: ${this.path()} appears twice (line ${this.parser.line}); the schema allows one requested execution date.`, this.path(), this.where());
+    g.execution = value || null;
+    g.executionFromChild = field !== FIELD.executionDateText;
+  }
+
   private missing(element: string, where: string | null): never {
     return refuse(
       'XML_MISSING_ELEMENT',
@@ -421,10 +441,14 @@ class Pain001Reader {
     }
     if (g.count === 0) this.missing('CdtTrfTxInf', where);
     // Transactions read before PmtInfId (out of schema order) get it now.
-    for (let i = this.transactions.length - g.count; i < this.transactions.length; i++) this.transactions[i]!.pmtInfId = g.pmtInfId;
+    for (let i = this.transactions.length - g.count; i < this.transactions.length; i++) {
+      const tx = this.transactions[i]!;
+      tx.pmtInfId = g.pmtInfId;
+      tx.requestedExecution = g.execution;
+    }
     if (g.nbOfTxs !== null) this.checkCount(g.nbOfTxs, g.count, `PmtInf/NbOfTxs of ${where}`, `the payment group holds ${g.count}`, `${this.path()}/NbOfTxs`, where);
     if (g.ctrlSum !== null) this.checkSum(g.ctrlSum, g.sum, `PmtInf/CtrlSum of ${where}`, `${this.path()}/CtrlSum`, where);
-    this.groups.push({ pmtInfId: g.pmtInfId, transactions: g.count });
+    this.groups.push({ pmtInfId: g.pmtInfId, transactions: g.count, requestedExecution: g.execution });
     this.group = null;
   }
 

@@ -213,6 +213,7 @@ class TransactionMapper {
     extra[PAIN001_EXTRA.msgId] = this.message.messageId;
     extra[PAIN001_EXTRA.msgNmId] = this.message.version;
     extra[PAIN001_EXTRA.creDtTm] = this.message.createdAt;
+    if (tx.requestedExecution) extra[PAIN001_EXTRA.reqdExctnDt] = tx.requestedExecution;
     return extra;
   }
 }

@@ -25,6 +25,12 @@ export const FIELD = {
   groupCount: 19,
   groupSum: 20,
   groupServiceLevel: 21,
+  // The payment group's requested execution date: the element's own text (001.001.03), or its <Dt> or <DtTm>
+  // (001.001.09). Numbered past the bits above, they are kept by value, never in a "seen" mask (GroupState
+  // catches a second one).
+  executionDateText: 32,
+  executionDate: 33,
+  executionDateTime: 34,
 } as const;
 
 /** Mandatory elements checked by presence: bits above every FIELD bit, in the same masks. */
@@ -99,7 +105,9 @@ const GROUP = tree('group', [
   ['NbOfTxs', FIELD.groupCount],
   ['CtrlSum', FIELD.groupSum],
   ['PmtTpInf/SvcLvl/Cd', FIELD.groupServiceLevel],
-  ['ReqdExctnDt', 0, PRESENT.executionDate],
+  ['ReqdExctnDt', FIELD.executionDateText, PRESENT.executionDate],
+  ['ReqdExctnDt/Dt', FIELD.executionDate],
+  ['ReqdExctnDt/DtTm', FIELD.executionDateTime],
   ['Dbtr', 0, PRESENT.debtor],
   ['DbtrAcct', 0, PRESENT.debtorAccount],
   ['DbtrAgt', 0, PRESENT.debtorAgent],

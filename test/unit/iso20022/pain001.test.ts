@@ -98,6 +98,8 @@ describe('a pain.001 written by the npm "sepa" generator', () => {
     expect(r.rows[0]!.payout.idPayout).toMatch(GENERATED_ID);
     expect(r.rows[0]!.extra).toMatchObject({ EndToEndId: 'XMPL.CUST487.INVOICE.54', MsgId: 'SEPAJS-RUN-7', MsgNmId: version, PmtInfId: 'SEPAJS-RUN-7.0' });
     expect(r.rows.slice(1).map((row) => [row.payout.idPayout, row.idGenerated])).toEqual([['INV-55', false], ['INV_56', false]]);
+    // Its payment group's requested execution date, as the generator wrote it (a date in both versions).
+    expect(r.rows.map((row) => row.extra['ReqdExctnDt'])).toEqual(['2026-03-03', '2026-03-03', '2026-03-03']);
     expect(r.totals).toEqual([{ currencyCode: 'EUR', amountMinor: 5023 + 120050 + 7, count: 3 }]);
   });
 
@@ -148,7 +150,7 @@ describe('a hand-written pain.001.001.09 with three payment groups', () => {
         paymentOperatorCode: 'JP_ZENGIN', paymentMethodCode: 'BANK_TRANSFER', emailAddress: 'ap@tanaka.example', reference: 'Order 5', pmtInfId: 'PI-JPY', endToEndId: 'JP_2026_5',
       },
     ]);
-    expect(r.rows[0]!.extra).toEqual({ EndToEndId: 'INV-2026-0001', InstrId: 'ACME-0001', PmtInfId: 'PI-EUR-SEPA', MsgId: 'ERP-RUN-2026-03-02', MsgNmId: 'pain.001.001.09', CreDtTm: '2026-03-02T09:15:00' });
+    expect(r.rows[0]!.extra).toEqual({ EndToEndId: 'INV-2026-0001', InstrId: 'ACME-0001', PmtInfId: 'PI-EUR-SEPA', MsgId: 'ERP-RUN-2026-03-02', MsgNmId: 'pain.001.001.09', CreDtTm: '2026-03-02T09:15:00', ReqdExctnDt: '2026-03-03' });
     expect(r.totals).toEqual([
       { currencyCode: 'CHF', amountMinor: 59995, count: 2 },
       { currencyCode: 'EUR', amountMinor: 134300, count: 3 },
@@ -162,6 +164,23 @@ describe('a hand-written pain.001.001.09 with three payment groups', () => {
     const r = await importPain001(bytes(`\uFEFF${prefixed}`), OPTIONS);
     expect(r.errors).toEqual([]);
     expect(r.rows.map((row) => row.payout.amountMinor)).toEqual([125000, 8050, 1250, 50000, 9995, 150000]);
+  });
+
+  it("keeps each payment group's requested execution date with its transactions: <Dt>, <DtTm>, or a 001.001.03 date", async () => {
+    const first = await importPain001(bytes(FIXTURE), OPTIONS);
+    // Three groups: two ask for 2026-03-03, the JPY one for 2026-03-04 (schedules/file-dates.ts decides what that means).
+    expect(first.rows.map((row) => [row.extra['PmtInfId'], row.extra['ReqdExctnDt']])).toEqual([
+      ['PI-EUR-SEPA', '2026-03-03'], ['PI-EUR-SEPA', '2026-03-03'], ['PI-EUR-SEPA', '2026-03-03'], ['PI-CHF', '2026-03-03'], ['PI-CHF', '2026-03-03'], ['PI-JPY', '2026-03-04'],
+    ]);
+    const timed = await importPain001(bytes(edited('<Dt>2026-03-04</Dt>', '<DtTm>2026-12-24T09:30:00+01:00</DtTm>')), OPTIONS);
+    expect(timed.rows[5]!.extra['ReqdExctnDt']).toBe('2026-12-24T09:30:00+01:00');
+    // 001.001.03: the date is the element's own text.
+    const v03 = FIXTURE.replace('pain.001.001.09', 'pain.001.001.03').replace(/<ReqdExctnDt>\s*<Dt>([^<]*)<\/Dt>\s*<\/ReqdExctnDt>/g, '<ReqdExctnDt>$1</ReqdExctnDt>').replace(/BICFI>/g, 'BIC>');
+    const old = await importPain001(bytes(v03), OPTIONS);
+    expect(old.iso20022.version).toBe('pain.001.001.03');
+    expect(old.rows.map((row) => row.extra['ReqdExctnDt'])).toEqual(first.rows.map((row) => row.extra['ReqdExctnDt']));
+    // The schema allows one date per group.
+    expect(await refusal(edited('<Dt>2026-03-04</Dt>', '<Dt>2026-03-04</Dt><DtTm>2026-03-04T10:00:00</DtTm>'))).toMatchObject({ code: 'XML_DUPLICATE_ELEMENT', transaction: 'PmtInf "PI-JPY"' });
   });
 
   it('is told from a CSV by its content, not its name', async () => {
