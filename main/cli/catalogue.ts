@@ -77,6 +77,10 @@ export const CLI_AREAS: readonly CliArea[] = [
     },
   },
   { commands: { batch: 'CSV batches: template, validate, submit, resume, status, export' }, load: async () => (await import('./batch-area')).registerBatchArea },
+  {
+    commands: { recurring: 'recurring payouts: a payee paid an amount on the dates of a rule, each date its own scheduled payout made days ahead' },
+    load: async () => (await import('./recurring')).registerRecurringCommands,
+  },
 ];
 
 const GLOBAL_WITH_VALUE = new Set(['--home', '--profile']);
