@@ -631,6 +631,26 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER recurring_occurrences_no_delete BEFORE DELETE ON recurring_occurrences
     FOR EACH ROW EXECUTE FUNCTION refuse_write('an occurrence of a recurring payout stays recorded');
   `,
+  // 17: PostgreSQL refuses a NOTIFY payload over 8,000 bytes, and the change notices named every batch a statement
+  //     touched: a statement writing more than about a hundred batches (a bulk load, a bulk state change) failed whole
+  //     with "payload string too long". The batch ids now go 50 to a notice (at most 80 characters each).
+  `
+  CREATE OR REPLACE FUNCTION journal_announce(payments JSON, batches JSON) RETURNS VOID LANGUAGE plpgsql AS $$
+  DECLARE
+    desk TEXT := current_setting('payout_desk.desk_id', true);
+    part JSON;
+  BEGIN
+    IF batches IS NULL OR json_typeof(batches) <> 'array' OR json_array_length(batches) <= 50 THEN
+      PERFORM pg_notify('journal_changes', json_build_object('desk', desk, 'payments', payments, 'batches', batches)::text);
+      RETURN;
+    END IF;
+    FOR part IN
+      SELECT json_agg(value ORDER BY n) FROM json_array_elements(batches) WITH ORDINALITY AS e (value, n) GROUP BY (n - 1) / 50 ORDER BY (n - 1) / 50
+    LOOP
+      PERFORM pg_notify('journal_changes', json_build_object('desk', desk, 'payments', payments, 'batches', part)::text);
+    END LOOP;
+  END $$;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

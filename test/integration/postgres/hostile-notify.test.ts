@@ -150,6 +150,32 @@ describe('notifications on the team database are only hints', () => {
     expect(uncaught).toEqual([]);
   });
 
+  it('tells of a statement writing hundreds of batches in notices under the payload limit, naming every one', async () => {
+    const url = await teamDatabase();
+    const feed = await TeamChangeFeed.open(poolOf(url), 'desk-here');
+    closers.push(() => feed.close());
+    const seen = new Set<string>();
+    feed.subscribe((change) => {
+      if (change.kind === 'batch') seen.add(change.id);
+    });
+    const writer = new pg.Client({ connectionString: url });
+    await writer.connect();
+    try {
+      await writer.query(`SELECT set_config('payout_desk.desk_id', 'desk-there', false)`);
+      // 300 batch ids of 80 characters: one notice naming them all would be about 25,000 bytes.
+      await writer.query(
+        `INSERT INTO batches (id, file_name, sha256, row_count, totals_json, state, created_at, updated_at)
+           SELECT lpad(n::text, 80, 'b'), 'f.csv', $1, 0, '{}', 'RUNNING', 0, 0 FROM generate_series(1, 300) AS n`,
+        ['a'.repeat(64)],
+      );
+      await writer.query(`UPDATE batches SET state = 'PAUSED'`);
+    } finally {
+      await writer.end();
+    }
+    await until(() => seen.size === 300, 'all 300 batches to reach the feed');
+    expect(feed.listening).toBe(true);
+  });
+
   it("keeps delivering other desks' changes after junk on every channel, and still drops its own", async () => {
     const url = await teamDatabase();
     const feed = await TeamChangeFeed.open(poolOf(url), 'desk-here');
