@@ -171,8 +171,11 @@ export function formatProfileValidation({ profile, view }: ProfileValidation): s
   }
   lines.push(...issueLines('Errors (these rows will not be sent)', view.errors as CsvIssue[]));
   lines.push(...issueLines('Warnings (to be confirmed before submitting)', view.warnings as CsvIssue[]));
+  if (view.executeOnNote) lines.push(`${view.executeOnNote}.`);
   const short = shortOf(view);
+  const fileErrors = view.errors.filter((e) => e.rowNumber === 0).length;
   if (counts.invalid > 0) lines.push(`Fix the ${plural(counts.invalid, 'invalid row')} and validate again.`);
+  else if (fileErrors > 0) lines.push('Fix the file and validate again: it cannot be sent as it is.');
   else if (short.length > 0) lines.push(`All rows are valid, but ${short.map((f) => f.currencyCode).join(', ')} is not funded: submit refuses it. Top up, or submit only the funded currencies with --currencies.`);
   else lines.push('All rows are valid: the checks "batch submit" runs passed.');
   return `${lines.join('\n')}\n`;
@@ -219,7 +222,8 @@ export function registerBatchCsvCommands(batch: Command, deps: BatchCsvCliDeps =
         const checked = deps.profileValidation ? await deps.profileValidation(file, decimalComma) : null;
         if (checked) {
           const { view, profile } = checked;
-          const ok = view.counts.invalid === 0 && shortOf(view).length === 0;
+          // An error of the file as a whole (rows asking for different release dates) fails it with every row valid.
+          const ok = view.counts.invalid === 0 && view.errors.length === 0 && shortOf(view).length === 0;
           if (opts.json) {
             const { rows: _rows, validationId: _id, ...rest } = view;
             stdout(`${JSON.stringify({ ok, profile: profile.id, ...rest }, null, 2)}\n`);

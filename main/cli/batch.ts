@@ -4,7 +4,9 @@
 // --confirm-warnings. Progress is printed until every row is final unless --no-wait.
 // `retry-failed` sends again exactly the rows main marks retryable (per intent: every attempt ended
 // unpaid, not retried yet) as a new batch with new ids, after a person confirmed the list (--yes).
-// Exit codes: 0 every row SUCCESS; 1 an error, a refusal, or rows that failed; 2 a usage error (e.g.
+// `submit --execute-on <date[Ttime]>` (or a file whose rows ask for a date ahead: an execute_on column, a pain.001
+// ReqdExctnDt) stores the batch to be released at that time: exit 0 once stored; see `schedule`.
+// Exit codes: 0 every row SUCCESS (or the batch scheduled); 1 an error, a refusal, or rows that failed; 2 a usage error (e.g.
 // retry-failed with no terminal and no --yes); 3 stopped waiting (--no-wait, timeout, Ctrl-C, paused):
 // the batch is journalled and `batch resume <id>` carries on.
 import { type Command, InvalidArgumentError } from 'commander';
@@ -14,6 +16,7 @@ import { workAs } from './dual-control';
 import { actingOptions, type ActingOptions } from './acting';
 import { typedCommand } from './invocation';
 import { fileSubmitOptions, submitValidated, validateFile, type FileSubmitOptions } from './submit-file';
+import { executeOnOf, executeOnOptions, scheduleOf, type ExecuteOnOptions } from './execute-on';
 import { CliUsageError, type CliDeps, type CliDesk } from './deps';
 import { DeskError } from '../desk/services';
 import { batchEmailedLines, remittanceMode } from './remittance-email';
@@ -150,18 +153,26 @@ export async function outcome(deps: CliDeps, desk: CliDesk, view: BatchView, wai
 }
 
 export function registerBatchCommands(batch: Command, deps: CliDeps): void {
-  actingOptions(fileSubmitOptions(batch
+  actingOptions(executeOnOptions(fileSubmitOptions(batch
     .command('submit <file>')
-    .description('validate a payout CSV or an ISO 20022 pain.001 payment run (XML), refuse it if any row is invalid, store it as a batch and send it'))
+    .description('validate a payout CSV or an ISO 20022 pain.001 payment run (XML), refuse it if any row is invalid, store it as a batch and send it (or release it at its date: --execute-on, or the date its rows ask for)'))
     .option('--batch <id>', 'the batch id to use (letters, digits, "-" and "_"), so later commands can name it; default: a new random id')
     .option('--no-wait', 'return once the batch is stored, without printing progress')
-    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600))
-    .action(async (file: string, o: ActingOptions & FileSubmitOptions & { batch?: string; wait: boolean; timeout: number }) => {
+    .option('--timeout <secs>', 'stop waiting after this many seconds', intOption('timeout'), 3600), 'the batch'))
+    .action(async (file: string, o: ActingOptions & FileSubmitOptions & ExecuteOnOptions & { batch?: string; wait: boolean; timeout: number }) => {
+      const executeOn = executeOnOf(o);
       const desk = deps.desk();
       await workAs(deps, o);
-      const submitted = await submitValidated(deps, desk, await validateFile(deps, desk, file, o), o, o.batch);
+      const submitted = await submitValidated(deps, desk, await validateFile(deps, desk, file, o), o, o.batch, executeOn);
       const lines = submitted.lines;
       let view = submitted.view;
+      // Released at its time (--execute-on, or the file's own date) by a sender desk: nothing to follow now.
+      const schedule = view.progress.state === 'SCHEDULED' ? await scheduleOf(desk, 'batch', view.id) : null;
+      if (schedule) {
+        const next = await nextStepsOf(deps, { kind: 'batch', id: view.id }, { unlessApproved: true });
+        deps.print([...lines, `Scheduled: released on ${schedule.when}; nothing was sent now.`, ...summaryLines(view), ...next, `See it with: ${typedCommand(`schedule show batch ${view.id}`, deps.env)}`], { ...view, schedule });
+        return;
+      }
       if (o.wait) {
         if (!deps.json()) deps.io.stdout(`${lines.splice(0).join('\n')}\n`);
         view = await follow(deps, desk, view, o.timeout);

@@ -78,6 +78,10 @@ export const CLI_AREAS: readonly CliArea[] = [
   },
   { commands: { batch: 'CSV batches: template, validate, submit, resume, status, export' }, load: async () => (await import('./batch-area')).registerBatchArea },
   {
+    commands: { schedule: 'the calendar: payouts and batches released at their date, the funding forecast, and moving, cancelling or confirming a late release' },
+    load: async () => (await import('./schedule')).registerScheduleCommands,
+  },
+  {
     commands: { recurring: 'recurring payouts: a payee paid an amount on the dates of a rule, each date its own scheduled payout made days ahead' },
     load: async () => (await import('./recurring')).registerRecurringCommands,
   },

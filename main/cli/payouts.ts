@@ -4,11 +4,13 @@
 // A payout that cannot be sent for a reason a person must fix (key not registered, credentials
 // refused…) is kept HELD under its id: `payouts release <id>` sends it after the fix, `payouts discard
 // <id>` drops it (final, never sent).
+// `create --execute-on <date[Ttime]>` stores it and releases it at that time (the calendar): exit 0 once stored.
 // Exit codes: 0 accepted (or, with --wait, SUCCESS; release/discard done); 1 an error, a refusal or a
 // failed payout; 3 not done yet (gateway unreachable, outcome unknown, or --wait timed out): the payout
 // is journalled, run again with --id; 4 HELD: nothing was sent, a person must release or discard it.
 // On a LIVE profile `create` asks for a confirmation first (--yes skips it; with no terminal and no
 // --yes it refuses, exit 2): real money leaves the account.
+import { randomUUID } from 'node:crypto';
 import { paymentStateText } from '../../contract/state-words';
 import { type Command } from 'commander';
 import type { PaymentDetail, PayoutInput, PayoutPreview } from '../../contract/api';
@@ -21,6 +23,7 @@ import { parseMinor } from '../domain/money';
 import { DeskError } from '../desk/services';
 import { payeeService } from '../desk/payees';
 import { emailedLines, remittanceMode } from './remittance-email';
+import { executeOnOf, executeOnOptions, scheduleOf, type ExecuteOnOptions } from './execute-on';
 import { PENDING_EXIT, addFilterOptions, askYesNo, currencyCode, filtersFrom, interrupted, intOption, sleep, statusWord, table, type FilterOptions, writeOut } from './shared';
 
 const LOCAL_END_STATES = new Set(['REJECTED', 'CANCELLED', 'MISMATCH', 'DISCARDED']);
@@ -147,8 +150,8 @@ function sameDetails(d: PaymentDetail, input: PayoutInput): boolean {
 }
 
 /** Real money on a LIVE profile: a person says yes first, or the command was given --yes. */
-async function confirmLive(deps: CliDeps, desk: CliDesk, p: PayoutPreview): Promise<void> {
-  const question = `LIVE profile ${desk.profile.id} "${desk.profile.name}": send ${money(p.money)} to ${p.accountName}, ${p.accountNumber} (${p.paymentOperatorCode})?`;
+async function confirmLive(deps: CliDeps, desk: CliDesk, p: Pick<PayoutPreview, 'money' | 'accountName' | 'accountNumber' | 'paymentOperatorCode'>, on?: string): Promise<void> {
+  const question = `LIVE profile ${desk.profile.id} "${desk.profile.name}": send ${money(p.money)} to ${p.accountName}, ${p.accountNumber} (${p.paymentOperatorCode})${on ? ` on ${on.replace('T', ' ')}` : ''}?`;
   const yes = await askYesNo(deps, question);
   if (yes === null) throw new CliUsageError(`Not confirmed: ${desk.profile.id} is a LIVE profile and there is no terminal to ask on. Check the payout and run again with --yes to send it; nothing was sent`);
   if (!yes) throw new DeskError('NOT_CONFIRMED', 'Not confirmed; nothing was sent');
@@ -192,9 +195,12 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
     .option('--timeout <secs>', 'with --wait: stop waiting after this many seconds', intOption('timeout'), 300)
     .option('--yes', 'on a LIVE profile: send without asking for a confirmation')
     .option('--confirm-duplicate', 'send although a payout to the same account, of the same amount and currency, was made in the last days (Settings: repeat window); only for a separate payment');
+  executeOnOptions(create, 'the payout');
   // Dual control: --as names the person preparing it (needed once the profile has people).
   actingOptions(create)
-    .action(async (o: ActingOptions & { payee?: string; amount: string; currency: string; accountName: string; accountNumber: string; operator: string; email: string; method: string; callbackUrl?: string; id?: string; reference?: string; wait?: boolean; timeout: number; yes?: boolean; confirmDuplicate?: boolean }) => {
+    .action(async (o: ActingOptions & ExecuteOnOptions & { payee?: string; amount: string; currency: string; accountName: string; accountNumber: string; operator: string; email: string; method: string; callbackUrl?: string; id?: string; reference?: string; wait?: boolean; timeout: number; yes?: boolean; confirmDuplicate?: boolean }) => {
+      const executeOn = executeOnOf(o);
+      if (executeOn && o.wait) throw new CliUsageError('--wait follows a payout sent now; one with --execute-on leaves at its time (see "schedule show payout <id>")');
       await fromPayeeBook(deps, o);
       const desk = deps.desk();
       await workAs(deps, o);
@@ -205,7 +211,9 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
       };
       const checked = await desk.call('payouts', 'validate', input);
       const known = !checked.valid && o.id !== undefined && checked.issues.every((i) => i.code === 'ID_EXISTS');
-      if (!checked.valid && !known) {
+      // Scheduled: today's balance does not decide it (the forecast of "schedule list" shows its day's).
+      const fundedLater = !checked.valid && executeOn !== undefined && checked.issues.every((i) => i.code === 'INSUFFICIENT_BALANCE');
+      if (!checked.valid && !known && !fundedLater) {
         const issues = checked.issues.map((i) => `${i.field}: ${i.message}`).join('; ');
         throw new DeskError('VALIDATION', `The payout is not valid; nothing was sent. ${issues}`, false, checked.issues);
       }
@@ -214,20 +222,40 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
       if (known) {
         detail = await desk.call('payouts', 'get', { idPayout: o.id! });
         if (!sameDetails(detail, input)) throw new DeskError('ID_EXISTS', `payout ${o.id} is already in the journal with other details (${money(detail.money)} to ${detail.accountNumber}); nothing was sent`);
+        // Waiting for its release time: held by its schedule, not for a person to fix.
+        const waiting = await scheduleOf(desk, 'payout', detail.id);
+        if (waiting && (waiting.state === 'SCHEDULED' || waiting.state === 'LATE')) {
+          deps.print([`Payout ${detail.id} is already in the journal, scheduled: released on ${waiting.when} (${waiting.state}); it is not stored a second time.`], { ...detail, schedule: waiting });
+          return;
+        }
         if (detail.localState === 'HELD') throw new CliHeldError(`Payout ${detail.id} is already in the journal and is held: ${detail.reason ?? 'a person must act'}`, detail.id, await heldHintsFor(deps, detail.id));
         lines.push(`Payout ${detail.id} is already in the journal; it is not sent a second time.`);
         // Interrupted before the gateway had it: the engine's recovery sends it now, with the same id.
         if (detail.localState === 'QUEUED' || detail.localState === 'SENDING') detail = await waitFor(desk, detail.id, 'accepted', 15_000, () => undefined);
       } else {
-        const idPayout = checked.preview!.idPayout;
+        const idPayout = checked.preview?.idPayout ?? o.id ?? randomUUID();
         const duplicate = checked.possibleDuplicate;
         if (duplicate && !o.confirmDuplicate) {
           throw new DeskError('POSSIBLE_DUPLICATE', `The payout was not sent: ${duplicate.message}. If it is a separate payment, run the command again with --confirm-duplicate.`, false, [{ field: 'amount', code: 'POSSIBLE_DUPLICATE', message: duplicate.message }]);
         }
-        if (desk.profile.environment === 'LIVE' && !o.yes) await confirmLive(deps, desk, checked.preview!);
-        detail = await desk.call('payouts', 'create', { ...input, idPayout, ...(duplicate ? { confirmPossibleDuplicate: true } : {}) }).catch(async (error: unknown) => {
+        if (desk.profile.environment === 'LIVE' && !o.yes) await confirmLive(deps, desk, checked.preview ?? { money: { amount: input.amount, currencyCode: input.currencyCode }, ...input }, executeOn?.local);
+        detail = await desk.call('payouts', 'create', { ...input, idPayout, ...(duplicate ? { confirmPossibleDuplicate: true } : {}), ...(executeOn ? { executeOn } : {}) }).catch(async (error: unknown) => {
           throw await heldError(deps, error, idPayout);
         });
+        if (executeOn) {
+          const schedule = await scheduleOf(desk, 'payout', idPayout);
+          deps.print(
+            [
+              `Payout ${idPayout} scheduled: released on ${schedule?.when ?? executeOn.local}; nothing was sent now.`,
+              `  ${money(detail.money)} to ${detail.accountName}, ${detail.accountNumber}`,
+              // Under dual control it is approved before its time, or it waits at its time.
+              ...(await nextStepsOf(deps, { kind: 'payout', id: idPayout }, { unlessApproved: true })),
+              `See it with: ${typedCommand(`schedule show payout ${idPayout}`, deps.env)}`,
+            ],
+            { ...detail, schedule },
+          );
+          return;
+        }
       }
       lines.push(stateLine(detail));
       lines.push(`  ${money(detail.money)} to ${detail.accountName}, ${detail.accountNumber}`);

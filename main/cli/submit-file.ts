@@ -4,7 +4,7 @@
 // warning (duplicate rows, file already submitted, bank details changed) is not confirmed, then submitted.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { BatchValidation, BatchView, CsvIssueView } from '../../contract/api';
+import type { BatchValidation, BatchView, CsvIssueView, ExecuteOn } from '../../contract/api';
 import { DeskError } from '../desk/services';
 import type { CliDeps, CliDesk } from './deps';
 import { currencyCode, plural } from './shared';
@@ -58,11 +58,14 @@ export async function validateFile(deps: CliDeps, desk: CliDesk, file: string, o
 /**
  * Submits a validated file: refused while any row is invalid or a warning is not confirmed (--confirm-warnings),
  * and by the service when a currency is short. `batchId` names the batch (the desks of a team agree on it).
+ * `executeOn` releases it at that time (the calendar); without it, at the time the file's rows ask for, if ahead.
  */
 export async function submitValidated(
-  deps: CliDeps, desk: CliDesk, checked: BatchValidation, o: FileSubmitOptions, batchId?: string,
+  deps: CliDeps, desk: CliDesk, checked: BatchValidation, o: FileSubmitOptions, batchId?: string, executeOn?: ExecuteOn,
 ): Promise<{ view: BatchView; lines: string[] }> {
-  if (checked.errors.length > 0) refuse(deps, 'BATCH_HAS_ERRORS', `${checked.fileName}: ${checked.counts.invalid} of ${plural(checked.counts.rows, 'row')} ${checked.counts.invalid === 1 ? 'is' : 'are'} invalid`, checked.errors);
+  // A problem of the file as a whole (rows asking for different release dates) leaves every row valid.
+  const invalid = checked.counts.invalid > 0 ? `${checked.counts.invalid} of ${plural(checked.counts.rows, 'row')} ${checked.counts.invalid === 1 ? 'is' : 'are'} invalid` : 'the file cannot be sent as it is';
+  if (checked.errors.length > 0) refuse(deps, 'BATCH_HAS_ERRORS', `${checked.fileName}: ${invalid}`, checked.errors);
   if (checked.warnings.length > 0 && !o.confirmWarnings) {
     refuse(deps, 'WARNINGS_NOT_CONFIRMED', `${checked.fileName}: ${plural(checked.warnings.length, 'warning')} ${checked.warnings.length === 1 ? 'needs' : 'need'} --confirm-warnings`, checked.warnings);
   }
@@ -71,6 +74,8 @@ export async function submitValidated(
   for (const f of checked.funding) {
     if (f.shortfall) lines.push(`  warning: ${f.currencyCode} needs ${f.required.amount}, available ${f.available?.amount ?? '?'} (short by ${f.shortfall.amount})`);
   }
+  // The file's own date (execute_on, ReqdExctnDt): what it means, or that --execute-on wins over it.
+  if (checked.executeOnNote) lines.push(executeOn ? `  The file's own date is set aside: --execute-on ${executeOn.local.replace('T', ' ')} wins over it.` : `  ${checked.executeOnNote}.`);
   // Warnings are confirmed by row; the file-level one ("already submitted") is row 0.
   const view = await desk
     .call('batches', 'submit', {
@@ -78,6 +83,7 @@ export async function submitValidated(
       confirmedWarningRows: [...new Set(checked.warnings.map((w) => w.rowNumber))],
       ...(o.currencies ? { currencyCodes: o.currencies } : {}),
       ...(batchId ? { batchId } : {}),
+      ...(executeOn ? { executeOn } : {}),
     })
     .catch((error: unknown) => {
       throw error instanceof DeskError && error.code === 'INSUFFICIENT_BALANCE' ? new DeskError(error.code, withCurrenciesHint(error.message, checked, o.currencies)) : error;
