@@ -58,6 +58,8 @@ interface EditOptions {
   idleLock?: number;
   maxAmountMinor?: number | typeof NONE;
   repeatWindow?: number;
+  timeZone?: string;
+  lateWindow?: number;
   callbacks?: 'on' | 'off';
   callbackHost?: string;
   callbackPort?: number;
@@ -79,6 +81,9 @@ function patchOf(o: EditOptions): ProfilePatch {
   if (o.idleLock !== undefined) patch.idleLockMinutes = o.idleLock;
   if (o.maxAmountMinor !== undefined) patch.maxAmountMinor = o.maxAmountMinor === NONE ? null : o.maxAmountMinor;
   if (o.repeatWindow !== undefined) patch.repeatWindowDays = o.repeatWindow;
+  // "machine": the computer's own zone, whichever it is then (stored as '').
+  if (o.timeZone !== undefined) patch.timeZone = o.timeZone.trim().toLowerCase() === 'machine' ? '' : o.timeZone.trim();
+  if (o.lateWindow !== undefined) patch.lateReleaseWindowMinutes = o.lateWindow;
   if (o.callbacks !== undefined) patch.callbackEnabled = o.callbacks === 'on';
   if (o.callbackHost !== undefined) patch.callbackHost = o.callbackHost;
   if (o.callbackPort !== undefined) patch.callbackPort = o.callbackPort;
@@ -169,11 +174,13 @@ export function registerProfileCommands(program: Command, deps: CliDeps): void {
     .option('--idle-lock <minutes>', 'dual control: lock an unlocked person after this many idle minutes (default 10)', intOption('idle lock'))
     .option('--max-amount-minor <minor>', 'largest amount of one payout in minor units of its currency, or "none"', intOrNone('maximum amount'))
     .option('--repeat-window <days>', 'a payout like one of the last this many days (same account, amount and currency) is a possible duplicate to confirm; 0 turns the check off (default 30)', intOption('repeat window'))
+    .option('--time-zone <zone>', 'the calendar\'s zone for release times given without one, e.g. Europe/Berlin, or "machine" for this computer\'s')
+    .option('--late-window <minutes>', 'a scheduled run found more than this many minutes past its time waits for a person to confirm it (default 360; dual control: an admin)', intOption('late window'))
     .option('--callbacks <onOff>', 'listen for status callbacks: on or off', choice(['on', 'off'] as const))
     .option('--callback-host <host>', 'address the callback listener binds')
     .option('--callback-port <port>', 'port of the callback listener (0 = any free port)', intOption('callback port'))
     .option('--callback-url <url>', 'public callback URL the gateway calls, or "none"')
-    .option('--as <person>', 'who acts, once dual control is on (an admin, for the gateway address, merchant, signing, largest payout and repeat window): person id or name')
+    .option('--as <person>', 'who acts, once dual control is on (an admin, for the gateway address, merchant, signing, largest payout, repeat window and late window): person id or name')
     .option('--passphrase-env <name>', 'environment variable holding the passphrase of --as')
     .option('--passphrase-file <file>', 'file whose first line is the passphrase of --as')
     .action(async (idOrName: string | undefined, o: EditOptions & ActingOptions) => {

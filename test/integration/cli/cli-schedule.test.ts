@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchValidation, ScheduleList, ScheduleView } from '../../../contract/api';
 import { runCli } from '../../../main/cli/index';
-import { createAppContext } from '../../../main/context';
 import { MemoryKeyStore } from '../../../main/keys/key-store';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/index';
 import { addSandboxProfile } from '../support/cli-sandbox-profile';
@@ -65,10 +64,18 @@ function run(messageId: string, first: string, second: string): string {
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  const profile = await addSandboxProfile(cli, home, keyStore, sandbox.url);
-  const ctx = createAppContext({ home, keyStore });
-  ctx.profiles.update(profile, { timeZone: 'Europe/Berlin' });
-  ctx.close();
+  await addSandboxProfile(cli, home, keyStore, sandbox.url);
+});
+
+describe("the profile's calendar settings", () => {
+  it('profiles edit sets the zone release times are read in, and the late window', async () => {
+    const bad = await cli('profiles', 'edit', '--time-zone', 'Mars/Olympus');
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toContain('time zone must be an IANA name such as Europe/Berlin');
+    const out = await ok('profiles', 'edit', '--time-zone', 'Europe/Berlin', '--late-window', '90');
+    expect(out).toContain('timeZone:  -> Europe/Berlin');
+    expect(out).toContain('lateReleaseWindowMinutes: 360 -> 90');
+  });
 });
 afterAll(async () => {
   await sandbox.close();
