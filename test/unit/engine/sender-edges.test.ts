@@ -95,6 +95,24 @@ describe('a row the sender cannot send', () => {
   });
 });
 
+describe('a send stopped while the claim was taken', () => {
+  it('sends nothing and says it was stopped', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('stopped'));
+    const stop = new AbortController();
+    const slowClaim = journalWith({
+      claimSend: (kind: 'payout', id: string): SendClaim => {
+        stop.abort();
+        return t.journal.claimSend(kind, id);
+      },
+    });
+    const gateway = new FakeGateway();
+    expect(await sender(gateway, slowClaim).send('stopped', stop.signal)).toBe('aborted');
+    expect(gateway.createCalls.size).toBe(0);
+    expect(t.journal.getPayment('payout', 'stopped')).toMatchObject({ state: 'QUEUED', attempts: 0 });
+  });
+});
+
 describe('a claim that no longer holds at the rate slot', () => {
   it('sends nothing; a row still unsent is left to the desk that holds it now, a settled one is not unsent', async () => {
     t = tempJournal();
@@ -219,6 +237,16 @@ describe('what the gateway holds under our id', () => {
     gateway.getPayout = async () => ({ status: 'PENDING', currencyCode: 'usd', raw: {} });
     expect(await sender(gateway).send('cur')).toBe('mismatch');
     expect(t.journal.getPayment('payout', 'cur')).toMatchObject({ state: 'MISMATCH', lastError: 'the gateway holds cur with ? usd (minor units), not 12550 EUR' });
+  });
+
+  it('another amount with no currency is a MISMATCH that says the currency is unknown', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('amt'));
+    t.journal.markSending('payout', 'amt');
+    const gateway = new FakeGateway();
+    gateway.getPayout = async () => ({ status: 'PENDING', amountMinor: 1, raw: {} });
+    expect(await sender(gateway).send('amt')).toBe('mismatch');
+    expect(t.journal.getPayment('payout', 'amt')?.lastError).toBe('the gateway holds amt with 1 ? (minor units), not 12550 EUR');
   });
 
   it('the same currency in lower case and no amount is the payout, accepted', async () => {

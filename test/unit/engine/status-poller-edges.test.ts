@@ -115,6 +115,30 @@ describe('an unknown payout read back', () => {
 });
 
 describe('a journal that fails under the poller', () => {
+  it('that cannot say when the next read is due: the poller waits its longest idle time, it does not spin', async () => {
+    t = tempJournal();
+    let looks = 0;
+    const journal = new Proxy(t.journal, {
+      get(target, prop, receiver) {
+        if (prop === 'nextPollTime') return () => {
+          throw new Error('database is closing');
+        };
+        if (prop === 'duePolls') return (...args: Parameters<JournalPort['duePolls']>) => {
+          looks++;
+          return target.duePolls(...args);
+        };
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as JournalPort;
+    // Longest idle wait: 20 ticks of 50 ms = 1 s; in 300 ms the poller looks once.
+    const { poller: p } = pollerOf(new FakeGateway(), { journal, tickMs: 50, pollIntervalMs: 60_000 });
+    p.start();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(looks).toBe(1);
+  });
+
+
   it('is reported, and the poller carries on', async () => {
     t = tempJournal();
     accepted('later');
