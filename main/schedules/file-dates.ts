@@ -124,36 +124,33 @@ interface Group {
 export function fileDatesOf(rows: readonly DatedRow[], zone: string, options: { now?: number; noun?: string } = {}): FileDates {
   const now = options.now ?? Date.now();
   const noun = options.noun ?? 'row';
-  const groups = new Map<string, Group>();
+  // Grouped by the instant: "2026-12-24" and "2026-12-24T08:00" release together. A file asks for a few dates at
+  // most, each on many rows: each text is read once, and a row costs a lookup and a push.
+  const groups = new Map<number | null, Group>();
   const unreadable = new Map<string, { rows: number[]; why: string }>();
-  // A file asks for a few dates at most, each on many rows: each text is read once.
-  const read = new Map<string, { local: string | null; execution: Execution | null; why: string }>();
+  const byText = new Map<string, { rows: number[] }>();
+  const none: Group = { label: '', rows: [], execution: null };
   for (const row of rows) {
     const text = rowDateText(row.extra);
     if (text === null) {
-      const none = groups.get('') ?? { label: '', rows: [], execution: null };
       none.rows.push(row.rowNumber);
-      groups.set('', none);
       continue;
     }
-    let seen = read.get(text);
-    if (!seen) {
-      seen = readDate(text, zone);
-      read.set(text, seen);
+    let into = byText.get(text);
+    if (!into) {
+      const { local, execution, why } = readDate(text, zone);
+      if (!execution) {
+        into = { rows: [], why };
+        unreadable.set(text, into as { rows: number[]; why: string });
+      } else {
+        into = groups.get(execution.at) ?? { label: local!.replace('T', ' '), rows: [], execution };
+        groups.set(execution.at, into as Group);
+      }
+      byText.set(text, into);
     }
-    const { local, execution, why } = seen;
-    if (!execution) {
-      const bad = unreadable.get(text) ?? { rows: [], why };
-      bad.rows.push(row.rowNumber);
-      unreadable.set(text, bad);
-      continue;
-    }
-    // Grouped by the instant: "2026-12-24" and "2026-12-24T08:00" release together.
-    const key = String(execution.at);
-    const group = groups.get(key) ?? { label: local!.replace('T', ' '), rows: [], execution };
-    group.rows.push(row.rowNumber);
-    groups.set(key, group);
+    into.rows.push(row.rowNumber);
   }
+  if (none.rows.length > 0) groups.set(null, none);
 
   const errors: CsvIssue[] = [];
   for (const bad of unreadable.values()) {
