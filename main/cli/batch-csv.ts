@@ -123,6 +123,7 @@ export const PROFILE_CHECKS = [
   "the profile's per-payout ceiling",
   "the journal (ids already used, the file already submitted, changed bank details)",
   'the available balances',
+  "the release date the rows ask for (an execute_on column, a pain.001 ReqdExctnDt: one per batch, read in the profile's time zone)",
 ] as const;
 
 function offlineLines(): string[] {
