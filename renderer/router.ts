@@ -10,8 +10,9 @@ export const screens = [
   { path: '/history', name: 'history', title: 'History', icon: 'mdi-history' },
   { path: '/payins', name: 'payins', title: 'Payins', icon: 'mdi-bank-transfer-in' },
   { path: '/people', name: 'people', title: 'People', icon: 'mdi-account-group-outline' },
-  // After the nine screens Ctrl+1…9 go to (contract/shortcuts.ts): Statements has no key of its own.
+  // After the nine screens Ctrl+1…9 go to (contract/shortcuts.ts): Statements and Calendar have no key of their own.
   { path: '/statements', name: 'statements', title: 'Statements', icon: 'mdi-file-document-outline' },
+  { path: '/calendar', name: 'calendar', title: 'Calendar', icon: 'mdi-calendar-month-outline' },
   { path: '/settings', name: 'settings', title: 'Settings', icon: 'mdi-cog' },
 ] as const;
 
@@ -25,6 +26,7 @@ const views: Record<(typeof screens)[number]['name'], () => Promise<unknown>> = 
   people: () => import('./views/PeopleView.vue'),
   history: () => import('./views/HistoryView.vue'),
   statements: () => import('./views/StatementsView.vue'),
+  calendar: () => import('./views/CalendarView.vue'),
   payins: () => import('./views/PayinsView.vue'),
   settings: () => import('./views/SettingsView.vue'),
 };

@@ -18,6 +18,7 @@ import { useNotifyStore } from '../stores/notify';
 import { useOverviewStore } from '../stores/overview';
 import { usePayinsStore } from '../stores/payins';
 import { useSessionStore } from '../stores/session';
+import { useSchedulesStore } from '../stores/schedules';
 import { useStatementsStore } from '../stores/statements';
 import { useAction } from './use-action';
 import { useShortcutKeys } from './use-shortcut-keys';
@@ -25,8 +26,8 @@ import { useShortcutKeys } from './use-shortcut-keys';
 type ScreenName = (typeof screens)[number]['name'];
 type GoCommand = Extract<MenuCommand, `go-${string}`>;
 /** Screens of the drawer with no Go menu item and no shortcut (the menu and its keys live in contract/). */
-type DrawerOnlyScreen = 'statements';
-const isDrawerOnly = (name: ScreenName): name is DrawerOnlyScreen => name === 'statements';
+type DrawerOnlyScreen = 'statements' | 'calendar';
+const isDrawerOnly = (name: ScreenName): name is DrawerOnlyScreen => name === 'statements' || name === 'calendar';
 /** Go › <screen>. Compiles only while every other screen of the drawer has its go- command in MENU_COMMANDS. */
 const goCommandOf = (name: Exclude<ScreenName, DrawerOnlyScreen>): GoCommand => `go-${name}`;
 
@@ -47,6 +48,7 @@ export function useMenuCommands() {
   const dualControl = useDualControlStore();
   const overview = useOverviewStore();
   const statements = useStatementsStore();
+  const schedules = useSchedulesStore();
   const aboutOpen = ref(false);
   const about = ref<AppInfo | null>(null);
   const shortcutsOpen = ref(false);
@@ -185,6 +187,9 @@ export function useMenuCommands() {
       case 'statements':
         // As its "Make statement" button: the period and currency chosen (it may ask the gateway for the balance).
         return statements.make();
+      case 'calendar':
+        // The month on screen and the forecast, as main has them now.
+        return schedules.load();
       case 'payins':
         await Promise.all([payins.loadRecent(), payins.current ? payins.refresh() : undefined]);
         return;
