@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attentionOf, canGiveAdvice, deskStateText, isHeld, isPaid, shortId } from './payment-state';
+import { attentionOf, canGiveAdvice, deskStateText, isHeld, isPaid, isScheduled, shortId } from './payment-state';
 import { statusColor } from './format';
 
 describe('deskStateText', () => {
@@ -36,6 +36,14 @@ describe('isHeld / shortId / statusColor', () => {
     expect(isHeld({ kind: 'payout', localState: 'HELD' })).toBe(true);
     expect(isHeld({ kind: 'payin', localState: 'HELD' })).toBe(false);
     expect(isHeld({ kind: 'payout', localState: 'DISCARDED' })).toBe(false);
+  });
+
+  it('offers no release by hand for a payout waiting for its date, and says it is scheduled', () => {
+    const waiting = { kind: 'payout' as const, localState: 'HELD', reason: 'scheduled: released on 2026-12-28 09:00 Europe/Berlin' };
+    expect(isHeld(waiting)).toBe(false);
+    expect(isScheduled(waiting)).toBe(true);
+    expect(attentionOf(waiting)).toEqual({ type: 'info', title: 'Scheduled — sent on its date' });
+    expect(isHeld({ ...waiting, reason: 'the gateway refused the token (401)' })).toBe(true);
   });
 
   it('shortens long ids only', () => {

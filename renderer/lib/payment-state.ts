@@ -16,17 +16,28 @@ const ATTENTION: Readonly<Record<string, Attention>> = {
   MISSING: { type: 'warning', title: 'Missing at the gateway — a person must look' },
 };
 
+/**
+ * A payout sent on a date (the calendar) waits HELD with its release time as the reason until the desk releases it:
+ * not something a person releases by hand (main refuses it), but moved or cancelled on the Calendar.
+ */
+export function isScheduled(detail: Pick<PaymentDetail, 'kind' | 'localState' | 'reason'>): boolean {
+  return detail.kind === 'payout' && detail.localState.toUpperCase() === 'HELD' && (detail.reason?.startsWith('scheduled: released on ') ?? false);
+}
+
+const SCHEDULED: Attention = { type: 'info', title: 'Scheduled — sent on its date' };
+
 /** The banner for a payment that waits for a person or for the desk; null when nothing needs saying. */
-export function attentionOf(detail: Pick<PaymentDetail, 'localState'>): Attention | null {
+export function attentionOf(detail: Pick<PaymentDetail, 'localState'> & Partial<Pick<PaymentDetail, 'kind' | 'reason'>>): Attention | null {
+  if (isScheduled({ kind: detail.kind ?? 'payout', localState: detail.localState, reason: detail.reason ?? null })) return SCHEDULED;
   return ATTENTION[detail.localState.toUpperCase()] ?? null;
 }
 
 /** The "Desk state" line of the detail: the shared vocabulary's sentence (contract/state-words.ts, the CLI says the same). */
 export const deskStateText = paymentStateText;
 
-/** True for a payout a person can release or discard. */
-export function isHeld(detail: Pick<PaymentDetail, 'kind' | 'localState'>): boolean {
-  return detail.kind === 'payout' && detail.localState.toUpperCase() === 'HELD';
+/** True for a payout a person can release or discard (a scheduled one is moved or cancelled on the Calendar). */
+export function isHeld(detail: Pick<PaymentDetail, 'kind' | 'localState'> & Partial<Pick<PaymentDetail, 'reason'>>): boolean {
+  return detail.kind === 'payout' && detail.localState.toUpperCase() === 'HELD' && !isScheduled({ ...detail, reason: detail.reason ?? null });
 }
 
 /**

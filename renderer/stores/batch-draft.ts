@@ -3,7 +3,7 @@
 // the batch once it is sent.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { BatchFileSource, FileGrant, BatchValidation, CsvIssueView } from '../../contract/api';
+import type { BatchFileSource, ExecuteOn, FileGrant, BatchValidation, CsvIssueView } from '../../contract/api';
 import { desk } from '../desk';
 import { latestRequests } from '../lib/latest-request';
 import { countOf } from '../lib/format';
@@ -50,6 +50,18 @@ export const useBatchDraftStore = defineStore('batch-draft', () => {
   /** Set by the menu's "Import CSV batch…"; the upload card opens its file picker when it sees it. */
   const pickerRequested = ref(false);
   const onlyFunded = ref(false);
+  /**
+   * "Release on a date" (the calendar): the batch is stored now and released by the desk at that wall time in
+   * `zone` (the profile's, Settings), once approved. Its funding is then the Calendar's forecast to show, not a blocker.
+   */
+  const releaseOn = ref({ on: false, date: '', time: '08:00', zone: '' });
+  const executeOn = computed((): ExecuteOn | null => {
+    const r = releaseOn.value;
+    if (!r.on || !r.date) return null;
+    return { local: `${r.date}T${r.time || '08:00'}`, ...(r.zone ? { zone: r.zone } : {}) };
+  });
+  /** "2026-12-28 09:00 Europe/Berlin", or null when it is sent now. */
+  const releaseText = computed(() => (executeOn.value ? `${executeOn.value.local.replace('T', ' ')} ${executeOn.value.zone ?? ''}`.trim() : null));
   // Only the latest validation's answer reaches the screen.
   const validations = latestRequests();
 
@@ -73,7 +85,9 @@ export const useBatchDraftStore = defineStore('batch-draft', () => {
     const out: string[] = [];
     if (v.counts.invalid > 0) out.push(`${countOf(v.counts.invalid, 'row')} ${v.counts.invalid === 1 ? 'has' : 'have'} errors: fix the file and upload it again.`);
     if (v.counts.valid === 0) out.push('The file has no payable rows.');
-    if (shortfalls.value.length > 0 && !onlyFunded.value) {
+    if (releaseOn.value.on && !releaseOn.value.date) out.push('Choose the date it is released on, or untick "Release on a date".');
+    // Released later: the balance may be topped up by then; the Calendar's forecast shows the shortfall.
+    if (shortfalls.value.length > 0 && !onlyFunded.value && !releaseOn.value.on) {
       out.push(`Not enough balance in ${shortfalls.value.map((s) => s.currencyCode).join(', ')}.`);
     }
     if (onlyFunded.value && fundedCurrencies.value.length === 0) out.push('No currency is funded.');
@@ -155,9 +169,11 @@ export const useBatchDraftStore = defineStore('batch-draft', () => {
       validationId: v.validationId,
       confirmedWarningRows: confirmedRows.value,
       ...(onlyFunded.value ? { currencyCodes: fundedCurrencies.value } : {}),
+      ...(executeOn.value ? { executeOn: executeOn.value } : {}),
     });
     if (r.ok) {
       discard();
+      releaseOn.value = { ...releaseOn.value, on: false, date: '', time: '08:00' };
       run.started(r.data);
     }
     return r;
@@ -168,6 +184,7 @@ export const useBatchDraftStore = defineStore('batch-draft', () => {
     discard();
     confirmedWarnings.value = new Set();
     onlyFunded.value = false;
+    releaseOn.value = { ...releaseOn.value, on: false, date: '', time: '08:00' };
   }
 
   /** Nothing to load: a draft starts empty. */
@@ -185,6 +202,9 @@ export const useBatchDraftStore = defineStore('batch-draft', () => {
     validatedDecimalMode,
     confirmedWarnings,
     onlyFunded,
+    releaseOn,
+    executeOn,
+    releaseText,
     shortfalls,
     fundedCurrencies,
     warningRows,
