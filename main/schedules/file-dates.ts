@@ -140,11 +140,13 @@ export function fileDatesOf(rows: readonly DatedRow[], zone: string, options: { 
     if (!into) {
       const { local, execution, why } = readDate(text, zone);
       if (!execution) {
-        into = { rows: [], why };
-        unreadable.set(text, into as { rows: number[]; why: string });
+        const bad = { rows: [], why };
+        unreadable.set(text, bad);
+        into = bad;
       } else {
-        into = groups.get(execution.at) ?? { label: local!.replace('T', ' '), rows: [], execution };
-        groups.set(execution.at, into as Group);
+        const group = groups.get(execution.at) ?? { label: local!.replace('T', ' '), rows: [], execution };
+        groups.set(execution.at, group);
+        into = group;
       }
       byText.set(text, into);
     }
