@@ -154,6 +154,11 @@ export function registerTeamDeskCommands(program: Command, deps: CliDeps): void 
         if (batchId) {
           const batch = await desk.journal.getBatch(batchId);
           if (!batch) throw new CliUsageError(`No batch ${batchId} in the team journal`);
+          if (batch.state === 'SCHEDULED') {
+            // Not now: a sender desk of the team releases it at its time (its release loop), so nothing waits here.
+            deps.print(`Batch ${batchId} is ${batch.pauseReason ?? 'scheduled'}; a sender desk of the team (the app, or "team send" running then) releases it at that time`, { desk: desk.deskId, batches: [batchId], scheduled: true });
+            return;
+          }
           if (batch.state === 'RUNNING') await desk.engine.resumeBatch(batchId);
         }
         const ids = await waitedFor(desk, batchId);
