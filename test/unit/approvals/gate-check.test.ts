@@ -139,15 +139,15 @@ describe('a re-send of an unknown outcome', () => {
     expect(decision.clearance?.bodyFor(row)).toEqual(payoutFieldsOf(row));
     expect(decision.clearance?.bodyFor({ ...row, state: 'QUEUED', unknownSince: null })).toBeNull();
     // A first send rests on today's policy alone.
-    expect(await gate.check({ kind: 'payout', id: 'p1' }, 'first')).toMatchObject({ ok: false, code: 'POLICY_CHANGED' });
-    expect(await gate.check({ kind: 'payout', id: 'p1' })).toMatchObject({ ok: false, code: 'POLICY_CHANGED' });
+    expect(await gate.check({ kind: 'payout', id: 'p1' }, 'first')).toMatchObject({ ok: false, enforced: true, code: 'POLICY_CHANGED' });
+    expect(await gate.check({ kind: 'payout', id: 'p1' })).toMatchObject({ ok: false, enforced: true, code: 'POLICY_CHANGED' });
   });
 
   it('counts the rows the payee book flags under that older policy too', async () => {
     t = tempJournal();
     const { repository, state } = await approvedThenUnknown(rules(1, 1));
     const flagged = journalApprovalGate({ journal: t.journal, repository, control: async () => state, newOrChangedPayees: () => 1 });
-    expect(await flagged.check({ kind: 'payout', id: 'p1' }, 'resend')).toMatchObject({ ok: false, code: 'POLICY_CHANGED' });
+    expect(await flagged.check({ kind: 'payout', id: 'p1' }, 'resend')).toMatchObject({ ok: false, enforced: true, code: 'POLICY_CHANGED' });
   });
 });
 
