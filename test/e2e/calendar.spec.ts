@@ -4,7 +4,9 @@
 import { expectAccessible, byTestId } from './support/axe';
 import { germanIban } from './support/csv-fixtures';
 import type { Page } from '@playwright/test';
-import { expect, openWithDemo, selectOption, shot, test } from './support/journey';
+import type { PaymentDetail, PayoutValidation, ProfileList } from '../../contract/api';
+import type { DeskHarness } from './support/desk-bridge';
+import { call, expect, openWithDemo, selectOption, shot, test } from './support/journey';
 
 /** A screen's link in the navigation drawer. */
 const nav = (page: Page, name: string) => page.getByRole('navigation').getByRole('link', { name, exact: true });
@@ -22,6 +24,24 @@ function nextMonthDay(date: string, day: number): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** A EUR payout scheduled through the real handlers, as New payout's "Send on a date" does (setup only). */
+async function schedulePayout(desk: DeskHarness, amount: string, accountName: string, local: string): Promise<PaymentDetail> {
+  const input = {
+    amount, currencyCode: 'EUR', accountName, accountNumber: germanIban('370400440532099001'),
+    paymentOperatorCode: await desk.operatorFor('EUR'), emailAddress: 'ap@late-supplier.example',
+  };
+  const v = await call<PayoutValidation>(desk.handlers, 'payouts:validate', input);
+  if (!v.preview) throw new Error(`invalid payout: ${JSON.stringify(v.issues)}`);
+  return call<PaymentDetail>(desk.handlers, 'payouts:create', { ...input, idPayout: v.preview.idPayout, executeOn: { local } });
+}
+
+/** "yyyy-MM-ddTHH:mm" of an instant in a zone. */
+function wallTime(at: number, zone: string): string {
+  const f = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
+  return `${p['year']}-${p['month']}-${p['day']}T${p['hour']}:${p['minute']}`;
+}
+
 // 60,000.00 + 45,000.50 EUR and 125.75 USD; the demo merchant has 100,000.00 EUR (batch-funding.spec.ts).
 const CSV = [
   'amount;currencyCode;accountName;accountNumber;paymentOperatorCode;emailAddress',
@@ -30,7 +50,7 @@ const CSV = [
   `125,75;USD;US Vendor Inc;${germanIban('370400440532077003')};US_ACH;vendor@example.com`,
 ].join('\r\n');
 
-test('a payout and a batch sent on a date wait on the Calendar on their days; one is moved, one cancelled; the forecast shows the shortfall', async ({ page, desk }) => {
+test('a payout and a batch sent on a date wait on the Calendar on their days; one is moved, one cancelled, a late one confirmed; the forecast shows the shortfall', async ({ page, desk }) => {
   test.setTimeout(150_000);
   await page.setViewportSize({ width: 1280, height: 800 });
   await openWithDemo(page, desk, 'calendar');
@@ -106,6 +126,8 @@ test('a payout and a batch sent on a date wait on the Calendar on their days; on
   await expect(progress.getByTestId('batch-pause')).toHaveCount(0);
   await expect(progress.getByTestId('batch-cancel')).toBeVisible();
   await expect(page.getByTestId('past-batch-releases-on')).toHaveText(`Releases on ${batchDay} 08:00 ${ZONE}`);
+  await shot(page, 'batch-scheduled');
+  await expectAccessible(page, byTestId('batch-progress'));
   expect((await desk.sandboxState()).payoutCount).toBe(0);
 
   // Both on the Calendar, next month, on their days with their totals.
@@ -179,10 +201,37 @@ test('a payout and a batch sent on a date wait on the Calendar on their days; on
   await expect(page.getByTestId(`forecast-${movedDay}-EUR`)).toHaveCount(0);
   await expect(page.getByTestId('forecast-shortfall-EUR')).toContainText(`EUR short by 5,000.50 on ${batchDay}`);
 
+  // Nothing reached the gateway: one waits for its date, one was cancelled before it.
+  expect((await desk.sandboxState()).payoutCount).toBe(0);
+
+  // The desk was off at a run's time and finds it 3 h late, past the 120-minute late window: it does not leave by
+  // itself; it is Late on its day until a sender confirms it. (Setup: the run's time is put 3 h back in the journal,
+  // as if the desk had been off since; then the release loop looks.)
+  const late = await schedulePayout(desk, '50.00', 'Late Supplier GmbH', `${nextMonthDay(today, 5)}T10:00`);
+  const { activeProfileId } = await call<ProfileList>(desk.handlers, 'profiles:list');
+  if (!activeProfileId) throw new Error('no active profile');
+  const dueAt = Math.floor((Date.now() - 3 * 3_600_000) / 60_000) * 60_000;
+  const due = wallTime(dueAt, ZONE);
+  expect(await (await desk.runtime.journalFor(activeProfileId)).moveSchedule('payout', late.id, { at: dueAt, zone: ZONE, local: due }, 'e2e: the desk was off')).toBe(true);
+  await (await desk.runtime.engineFor(activeProfileId)).releaseDue();
+  await page.getByTestId('calendar-today').click();
+  const lateCell = page.getByTestId(`day-${due.slice(0, 10)}`);
+  await expect(lateCell.getByTestId('run-state')).toHaveText('Late');
+  await expect(lateCell.getByTestId('run-late')).toHaveText(/^late by 3 h/);
+  expect((await desk.sandboxState()).payoutCount, 'a late run waits for a person').toBe(0);
+  await lateCell.getByRole('button', { name: /Late Supplier GmbH/ }).click();
+  await expect(detail.getByTestId('schedule-detail-late')).toContainText('late window');
+  await detail.getByTestId('schedule-confirm-late').click();
+  await page.getByTestId('schedule-late-dialog').getByTestId('schedule-late-confirm').click();
+  await expect(detail.getByTestId('schedule-detail-state')).toHaveText('Released');
+  await expect(detail.getByTestId('schedule-detail-released')).toBeVisible();
+  await expect(detail.getByTestId('schedule-confirm-late')).toHaveCount(0);
+  await detail.getByTestId('schedule-detail-close').click();
+  await expect(lateCell.getByTestId('run-state')).toHaveText('Released');
+  await expect.poll(async () => (await desk.sandboxState()).payoutCount, { timeout: 20_000 }).toBe(1);
+  expect(desk.sandbox().state().payouts[0]?.amountMinor).toBe(5000);
+
   // Dark theme too: nothing serious or critical.
   await page.getByTestId('theme-toggle').click();
   await expectAccessible(page);
-
-  // Nothing reached the gateway: both wait for (or were cancelled before) their dates.
-  expect((await desk.sandboxState()).payoutCount).toBe(0);
 });
