@@ -73,6 +73,8 @@ export interface RowAccess {
   insertPayeeVersion(v: { payeeId: string; name: string; nameKey: string; account: string; email: string; emailKey: string; at: number }): Promise<void>;
   /** A NOTIFY on a channel (the team database only; nothing on SQLite). */
   notify(channel: string, payload: string): Promise<void>;
+  /** A schedule marked released at `at` (before its time), its payout queued or its batch running, as no desk wrote it. */
+  releaseEarly(kind: 'payout' | 'batch', id: string, at: number): Promise<void>;
 }
 
 /** One history's records. */
@@ -229,6 +231,12 @@ class SqliteRows implements RowAccess {
   }
 
   async notify(): Promise<void> {}
+
+  async releaseEarly(kind: 'payout' | 'batch', id: string, at: number): Promise<void> {
+    this.db.prepare(`UPDATE schedules SET state = 'RELEASED', released_at = ?, released_by = 'someone', late_by_ms = 0, updated_at = ? WHERE subject_kind = ? AND subject_id = ?`).run(at, at, kind, id);
+    if (kind === 'batch') this.db.prepare(`UPDATE batches SET state = 'RUNNING', pause_reason = NULL WHERE id = ?`).run(id);
+    else this.db.prepare(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', last_error = NULL WHERE kind = 'payout' AND id = ?`).run(id);
+  }
 }
 
 // ---- PostgreSQL: a team database of its own per history ----
@@ -482,5 +490,11 @@ class PgRows implements RowAccess {
 
   async notify(channel: string, payload: string): Promise<void> {
     await this.admin.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  }
+
+  async releaseEarly(kind: 'payout' | 'batch', id: string, at: number): Promise<void> {
+    await this.q(`UPDATE schedules SET state = 'RELEASED', released_at = $1, released_by = 'someone', late_by_ms = 0, updated_at = $1 WHERE subject_kind = $2 AND subject_id = $3`, [at, kind, id]);
+    if (kind === 'batch') await this.q(`UPDATE batches SET state = 'RUNNING', pause_reason = NULL WHERE id = $1`, [id]);
+    else await this.q(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', last_error = NULL WHERE kind = 'payout' AND id = $1`, [id]);
   }
 }

@@ -12,7 +12,12 @@
 // 8 with dual control on, every create that reaches the gateway (first send or re-send) carries exactly the
 //   row of its payout or batch as journalled before any adversary step, whatever the adversary did to the rows,
 //   the control records, the approvals or the notifications since; what a desk user with nobody unlocked
-//   tries that needs an admin is refused; and every payout or batch the desk holds back says why (quiescence).
+//   tries that needs an admin is refused; and every payout or batch the desk holds back says why (quiescence);
+// 9 the calendar: nothing of a scheduled payout or batch reaches the gateway before the release time in force
+//   (as the person asked for it, moves included), nothing of a cancelled schedule ever does, the desk stores the
+//   instant the person meant by a wall time and refuses one the clocks skip, and (at quiescence) no schedule is
+//   released more than once (the audit log's "*.released-at-time" entries), nor by a desk before its time, and
+//   each release records how late it was. Being released "at most once" at the gateway is invariant 1's.
 import type { BatchRecord, DeskJournal, PaymentRecord } from '../../main/journal';
 import { GENESIS_HASH, type AuditMark } from '../../main/audit/chain';
 import type { SimJournal } from './adapters';
@@ -21,7 +26,7 @@ import { approvalBreach, bodyBreach, journalledManifest, trustedControl } from '
 import type { Person } from './person';
 
 export interface Violation {
-  invariant: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
+  invariant: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
   /** What kind of breach, so a shortened history keeps failing the same way. */
   kind: string;
   message: string;
@@ -46,6 +51,9 @@ export class InvariantChecker {
   private auditMark: AuditMark = { seq: 0, hash: GENESIS_HASH };
   /** Subjects (payout or batch ids) whose first create reached the gateway. */
   private readonly leftSubjects = new Set<string>();
+  private calendarArrivalsSeen = 0;
+  /** Scheduled subjects ("kind:id") a create of which reached the gateway. */
+  private readonly scheduledLeft = new Set<string>();
 
   constructor(
     private readonly model: GatewayModel,
@@ -101,10 +109,58 @@ export class InvariantChecker {
     for (const message of this.person.refusalsBroken.splice(0)) violations.push({ invariant: 7, kind: 'approval not refused', message });
     for (const message of this.person.unrefused.splice(0)) violations.push({ invariant: 8, kind: 'desk user not refused', message });
     this.arrivalsSeen = this.model.arrivals.length;
+    if (this.person.scheduled.size > 0 || this.person.calendarBroken.length > 0) violations.push(...this.calendar());
 
     const audit = await journal.tables.auditSince(this.auditMark);
     if (!audit.result.ok) violations.push({ invariant: 6, kind: 'audit', message: `the audit chain does not verify: ${JSON.stringify(audit.result.problems)}` });
     this.auditMark = audit.mark;
+    return violations;
+  }
+
+  /** Invariant 9 on what reached the gateway since the last check (no journal reads: the person's record only). */
+  private calendar(): Violation[] {
+    const violations: Violation[] = [];
+    for (const arrival of this.model.arrivals.slice(this.calendarArrivalsSeen)) {
+      const record = this.person.scheduledRow.get(arrival.id);
+      if (!record) continue;
+      this.scheduledLeft.add(`${record.kind}:${record.id}`);
+      const inForce = record.times.findLast((t) => t.from <= arrival.sentAt) ?? record.times[0]!;
+      if (arrival.sentAt < inForce.at) {
+        violations.push({ invariant: 9, kind: 'left before its time', message: `${arrival.id} of ${record.kind} ${record.id} left the desk at ${new Date(arrival.sentAt).toISOString()}, before its release time ${new Date(inForce.at).toISOString()}` });
+      }
+    }
+    this.calendarArrivalsSeen = this.model.arrivals.length;
+    for (const key of this.scheduledLeft) {
+      const record = this.person.scheduled.get(key)!;
+      if (record.cancelledAt !== null) violations.push({ invariant: 9, kind: 'left though cancelled', message: `${record.kind} ${record.id} reached the gateway, yet its schedule was cancelled at ${new Date(record.cancelledAt).toISOString()}` });
+    }
+    for (const message of this.person.calendarBroken.splice(0)) violations.push({ invariant: 9, kind: 'schedule stored wrong', message });
+    return violations;
+  }
+
+  /** Invariant 9 at quiescence: releases, once each, none early, each with how late it was. */
+  private async calendarAtQuiescence(journal: SimJournal): Promise<Violation[]> {
+    const violations: Violation[] = [];
+    const releases = new Map<string, number>();
+    const PAGE = 1_000;
+    for (let before: number | undefined; ; ) {
+      const page = await journal.port.listAudit(PAGE, before);
+      for (const e of page) {
+        if (!e.action.endsWith('.released-at-time') || e.subject === null) continue;
+        const key = `${e.action.slice(0, e.action.indexOf('.'))}:${e.subject}`;
+        releases.set(key, (releases.get(key) ?? 0) + 1);
+      }
+      if (page.length < PAGE) break;
+      before = page.at(-1)!.seq;
+    }
+    for (const [key, n] of releases) if (n > 1) violations.push({ invariant: 9, kind: 'released twice', message: `${key.replace(':', ' ')} was released ${n} times (audit log)` });
+    for (const s of await journal.port.listSchedules({ states: ['RELEASED'] })) {
+      const record = this.person.scheduled.get(`${s.kind}:${s.id}`);
+      if (!record || s.releasedAt === null || s.releasedBy === 'someone') continue;
+      const inForce = record.times.findLast((t) => t.from <= s.releasedAt!) ?? record.times[0]!;
+      if (s.releasedAt < inForce.at) violations.push({ invariant: 9, kind: 'released early', message: `${s.kind} ${s.id} was released by ${s.releasedBy} at ${new Date(s.releasedAt).toISOString()}, before ${new Date(inForce.at).toISOString()}` });
+      if (s.lateByMs !== Math.max(0, s.releasedAt - s.at)) violations.push({ invariant: 9, kind: 'late-by not recorded', message: `${s.kind} ${s.id} released ${s.releasedAt - s.at} ms after its time records late by ${s.lateByMs}` });
+    }
     return violations;
   }
 
@@ -126,10 +182,12 @@ export class InvariantChecker {
     const violations: Violation[] = [];
     const audit = await journal.tables.auditWhole();
     if (!audit.ok) violations.push({ invariant: 6, kind: 'audit', message: `the whole audit chain does not verify: ${JSON.stringify(audit.problems)}` });
+    if (this.person.scheduled.size > 0) violations.push(...(await this.calendarAtQuiescence(journal)));
     const payouts = await payoutsOf(journal.port);
     const batches = new Map<string, BatchRecord | undefined>();
     for (const id of new Set(payouts.map((p) => p.batchId))) if (id !== null) batches.set(id, await journal.port.getBatch(id));
-    const paused = (p: PaymentRecord) => p.batchId !== null && batches.get(p.batchId)?.state === 'PAUSED';
+    // A batch waiting for its release time holds its rows back as a paused one does (the calendar says why).
+    const paused = (p: PaymentRecord) => p.batchId !== null && (batches.get(p.batchId)?.state === 'PAUSED' || batches.get(p.batchId)?.state === 'SCHEDULED');
 
     for (const p of payouts) {
       const g = this.model.payouts.get(p.id);

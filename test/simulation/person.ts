@@ -27,6 +27,18 @@ export interface Acknowledgement {
   liftedAt: number | null;
 }
 
+/** A payout or batch the person scheduled, as the desk confirmed it to them (never read back from the journal's rows). */
+export interface ScheduledRecord {
+  kind: 'payout' | 'batch';
+  id: string;
+  /** Its payout ids (the payout's own, or the batch's rows). */
+  rowIds: string[];
+  /** Its release instants, each in force from `from` (when the person asked for it): created, then each move. */
+  times: { from: number; at: number }[];
+  /** When the person asked for the cancel the desk confirmed; null while not cancelled. */
+  cancelledAt: number | null;
+}
+
 const SUFFIX: Record<Outcome, string> = { pays: '1234', fails: '0000', returns: '9999' };
 
 export class Person {
@@ -51,6 +63,11 @@ export class Person {
   readonly unrefused: string[] = [];
   /** What an adversary took away and will put back (restore): the approvals' rows. */
   readonly takenAway = new Map<'approvals', Record<string, unknown>[]>();
+  /** Scheduled payouts and batches ("payout:<id>", "batch:<id>"), and each of their payout ids to its record. */
+  readonly scheduled = new Map<string, ScheduledRecord>();
+  readonly scheduledRow = new Map<string, ScheduledRecord>();
+  /** What the desk did with a schedule that it must not have (a time stored other than asked, a skipped time taken): invariant 9. */
+  readonly calendarBroken: string[] = [];
   private ids = 0;
 
   newIntent(outcome: Outcome, amountMinor: number): Intent {
@@ -76,6 +93,11 @@ export class Person {
   newPayoutId(prefix: string): string {
     this.ids++;
     return `${prefix}${this.ids}`;
+  }
+
+  schedule(record: ScheduledRecord): void {
+    this.scheduled.set(`${record.kind}:${record.id}`, record);
+    for (const id of record.rowIds) this.scheduledRow.set(id, record);
   }
 
   acknowledge(kind: Acknowledgement['kind'], subject: string, at: number): void {

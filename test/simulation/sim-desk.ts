@@ -17,6 +17,7 @@ import { SIM_PROFILE, type SimJournal, type SimStorage } from './adapters';
 import { dualControlService } from '../../main/desk/dual-control';
 import { PREPARER, sessionOf, setUpDualControl } from './dual-control';
 import type { GatewayModel } from './gateway-model';
+import { SIM_LATE_WINDOW_MINUTES, SIM_PROFILE_ZONE } from './calendar-steps';
 
 export { SIM_PROFILE };
 const SIM_SECRET = 'simulated-merchant-secret';
@@ -42,7 +43,12 @@ export interface SimDesk {
 export async function prepareHome(home: string, keyStore: MemoryKeyStore, storage: SimStorage): Promise<void> {
   const ctx = createAppContext({ home, keyStore });
   try {
-    ctx.profiles.add({ id: SIM_PROFILE, name: 'Simulation', baseUrl: 'https://gateway.sim.invalid', merchantCode: 'SIM-MERCHANT', useDeprecatedSecret: true });
+    // The calendar's settings: a named zone (not the machine's, so a run replays anywhere) and a late window short
+    // enough for a desk down some simulated minutes to find its releases LATE.
+    ctx.profiles.add({
+      id: SIM_PROFILE, name: 'Simulation', baseUrl: 'https://gateway.sim.invalid', merchantCode: 'SIM-MERCHANT', useDeprecatedSecret: true,
+      timeZone: SIM_PROFILE_ZONE, lateReleaseWindowMinutes: SIM_LATE_WINDOW_MINUTES,
+    });
     ctx.profiles.setCurrent(SIM_PROFILE);
     storage.prepareProfile(ctx);
     await ctx.keys.setDeprecatedSecret(SIM_PROFILE, SIM_SECRET);

@@ -2,6 +2,7 @@
 // does; where it acts on something that exists only at run time (a batch, a payout), it carries a
 // number in [0, 1) that picks among what exists then. So any sub-list of a history is itself a valid
 // history, which is what lets a failure be shortened to the few steps that still make it fail.
+import { CALENDAR_SHARE, drawCalendarStep, type CalendarStep } from './calendar-steps';
 import type { CreateFault } from './gateway-model';
 import { Prng } from './prng';
 
@@ -23,7 +24,8 @@ export type Step =
   // The adversary (no-ops on a desk without dual control): someone with the journal file or the team database's
   // password changes rows (`tamper`), or someone at the desk with nobody unlocked tries what needs an admin.
   | { kind: 'tamper'; act: TamperAct; pick: number; after: number }
-  | { kind: 'desk-user'; act: DeskUserAct; after: number };
+  | { kind: 'desk-user'; act: DeskUserAct; after: number }
+  | CalendarStep;
 
 /** What a holder of the journal file or of the team database's password does (adversary.ts). */
 export const TAMPER_ACTS = [
@@ -36,11 +38,13 @@ export const DESK_USER_ACTS = ['flip-environment', 'export-key', 'replace-secret
 export type DeskUserAct = (typeof DESK_USER_ACTS)[number];
 
 export type StepKind = Step['kind'];
+/** The steps drawn from the seed's main stream (the calendar's come from their own: calendar-steps.ts). */
+type BaseKind = Exclude<StepKind, CalendarStep['kind']>;
 
 const FAULTS: readonly CreateFault[] = ['store-no-answer', 'fail-before-store', 'server-error-after-store', 'reset-after-store', 'land-late'];
 
 /** How often each step is drawn (relative weights). */
-const WEIGHTS: readonly [StepKind, number][] = [
+const WEIGHTS: readonly [BaseKind, number][] = [
   ['single', 10],
   ['batch', 8],
   ['pause', 4],
@@ -76,7 +80,7 @@ function outcome(rng: Prng): Outcome {
   return r < 0.25 ? 'fails' : r < 0.4 ? 'returns' : 'pays';
 }
 
-function drawKind(rng: Prng): StepKind {
+function drawKind(rng: Prng): BaseKind {
   let r = rng.next() * TOTAL_WEIGHT;
   for (const [kind, weight] of WEIGHTS) {
     r -= weight;
@@ -126,10 +130,19 @@ export function drawStep(rng: Prng): Step {
   }
 }
 
-/** `without`: step kinds left out (drawn again), to look for one kind of failure without the others. */
+/**
+ * `without`: step kinds left out (drawn again), to look for one kind of failure without the others.
+ * The calendar's steps come from a stream of their own, slotted in between the others: the other steps are drawn
+ * exactly as before the calendar existed, so `--without` every calendar kind replays a seed's old history.
+ */
 export function drawHistory(seed: number, steps: number, without: readonly StepKind[] = []): Step[] {
   const rng = new Prng(seed);
-  return Array.from({ length: steps }, () => {
+  const calendar = new Prng(seed).fork(5);
+  return Array.from({ length: steps }, (): Step => {
+    if (calendar.chance(CALENDAR_SHARE)) {
+      const step = drawCalendarStep(calendar, without);
+      if (step) return step;
+    }
     for (;;) {
       const step = drawStep(rng);
       if (!without.includes(step.kind)) return step;

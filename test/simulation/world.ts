@@ -18,6 +18,8 @@ import { journalledManifest, PREPARER, SIM_PEOPLE, SIM_POLICIES, sessionOf, trus
 import { payoutsOf } from './invariants';
 import { openSimDesk, SIM_PROFILE, type SimDesk } from './sim-desk';
 import type { Outcome, Step } from './steps';
+import type { ExecuteOn } from '../../contract/api';
+import { CalendarActs } from './calendar-world';
 
 /** Longest a person waits for one answer before giving up on it (the desk may have crashed meanwhile). */
 const PATIENCE_MS = 60_000;
@@ -37,6 +39,7 @@ export class World {
   readonly log: string[] = [];
 
   private readonly adversary: Adversary;
+  private readonly calendar = new CalendarActs(this);
 
   constructor(
     private readonly clock: Clock,
@@ -114,6 +117,19 @@ export class World {
     await this.during(this.desk.engine());
   }
 
+  /** The desk stops (crashes, or the person quits it) and starts again `ms` later: the clock passes meanwhile. */
+  async down(ms: number, crash: boolean): Promise<void> {
+    this.log.push(`${this.now} desk ${crash ? 'crashed' : 'quit'}; down for ${Math.round(ms / 60_000)} min`);
+    if (crash) this.desk.crash();
+    else {
+      let closed = false;
+      void this.desk.quit().finally(() => (closed = true));
+      await this.settleUntil(() => closed, PATIENCE_MS, true);
+    }
+    await this.advance(ms);
+    await this.start();
+  }
+
   async crash(): Promise<void> {
     this.log.push(`${this.now} desk crashed`);
     this.desk.crash();
@@ -125,7 +141,8 @@ export class World {
       case 'single':
         return this.single(this.person.newIntent(step.outcome, this.amount()));
       case 'batch':
-        return this.batch(step.outcomes);
+        await this.batch(step.outcomes);
+        return;
       case 'pause':
       case 'resume':
       case 'cancel':
@@ -188,11 +205,13 @@ export class World {
       case 'desk-user':
         if (!this.person.dualControl) return;
         return this.adversary.deskUser(step.act);
+      default:
+        return this.calendar.execute(step);
     }
   }
 
   /** Each payout's and batch's manifest as journalled, for the oracle, before an adversary can touch the rows. */
-  private async recordSubjects(): Promise<void> {
+  async recordSubjects(): Promise<void> {
     const { port } = await this.desk.journal();
     for (const p of await payoutsOf(port)) {
       const subject = p.batchId ? { kind: 'batch' as const, id: p.batchId } : { kind: 'payout' as const, id: p.id };
@@ -309,11 +328,11 @@ export class World {
     if (!this.alive) await this.start();
   }
 
-  private amount(): number {
+  amount(): number {
     return 100 + ((this.person.intents.length * 7919) % 100_000);
   }
 
-  private payoutInput(intent: Intent, idPayout: string) {
+  payoutInput(intent: Intent, idPayout: string) {
     return {
       idPayout,
       amount: `${Math.trunc(intent.amountMinor / 100)}.${String(intent.amountMinor % 100).padStart(2, '0')}`,
@@ -357,12 +376,15 @@ export class World {
     }
   }
 
-  private async batch(outcomes: Outcome[]): Promise<void> {
+  /** `executeOn`: submitted to be released then (the calendar); the batch's id and row ids when the desk took it. */
+  async batch(outcomes: Outcome[], executeOn?: ExecuteOn): Promise<{ id: string; rowIds: string[] } | null> {
     const intents = outcomes.map((o) => this.person.newIntent(o, this.amount()));
     this.batchFiles++;
     const lines = [PAYOUT_CSV_FIELDS.join(',')];
+    const rowIds: string[] = [];
     for (const intent of intents) {
       const input = this.payoutInput(intent, this.person.newPayoutId('b'));
+      rowIds.push(input.idPayout);
       lines.push(PAYOUT_CSV_FIELDS.map((f) => (f in input ? String(input[f as keyof typeof input]) : '')).join(','));
     }
     const bytes = new TextEncoder().encode(`${lines.join('\r\n')}\r\n`);
@@ -371,21 +393,31 @@ export class World {
     });
     if (!validation?.ok || validation.data.errors.length > 0) {
       this.log.push(`${this.now} person's file ${this.batchFiles} did not validate: ${describe(validation)}`);
-      return;
+      return null;
     }
     const submitted = await this.call<{ id: string }>('batches:submit', {
       validationId: validation.data.validationId,
       confirmedWarningRows: [...new Set(validation.data.warnings.map((w) => w.rowNumber))],
+      ...(executeOn ? { executeOn } : {}),
     });
-    this.log.push(`${this.now} person submitted file ${this.batchFiles} (${intents.length} rows): ${describe(submitted)}`);
+    this.log.push(`${this.now} person submitted file ${this.batchFiles} (${intents.length} rows)${executeOn ? ` for ${executeOn.local} ${executeOn.zone ?? '(profile zone)'}` : ''}: ${describe(submitted)}`);
     if (submitted?.ok) {
       this.person.batches.push(submitted.data.id);
       for (const intent of intents) intent.confirmed = true;
+      return { id: submitted.data.id, rowIds };
     } else if (submitted === null) {
       await this.afterStep();
-      const known = new Set((await payoutsOf((await this.desk.journal()).port)).map((p) => p.accountNumber));
+      const payouts = await payoutsOf((await this.desk.journal()).port);
+      const known = new Set(payouts.map((p) => p.accountNumber));
       for (const intent of intents) intent.confirmed = known.has(intent.accountNumber);
+      // A scheduled batch kept although the answer was lost: the person finds it in the calendar.
+      const batchId = executeOn ? payouts.find((p) => p.id === rowIds[0])?.batchId : undefined;
+      if (batchId) {
+        this.person.batches.push(batchId);
+        return { id: batchId, rowIds };
+      }
     }
+    return null;
   }
 
   private async batchesIn(states: string[]): Promise<string[]> {
@@ -427,8 +459,11 @@ export class World {
     if (!p) return;
     // Releasing is the person's word that it may leave: from the click on, until the desk holds it again.
     if (verb === 'release') this.person.lift('hold', p.id, this.now);
+    const asked = this.now;
     const answer = await this.call(channel, { idPayout: p.id });
     this.log.push(`${this.now} person ${verb}d held ${p.id}: ${describe(answer)}`);
+    // Discarding a payout still waiting for its time cancels its schedule.
+    if (verb === 'discard' && answer?.ok) await this.calendar.discarded(p.id, asked);
     if (answer && !answer.ok && answer.error.code === 'PAYOUT_HELD') this.person.acknowledge('hold', p.id, this.now);
   }
 
@@ -461,7 +496,7 @@ export class World {
   }
 }
 
-function describe(answer: Result<unknown> | null): string {
+export function describe(answer: Result<unknown> | null): string {
   if (answer === null) return 'no answer';
   if (answer.ok) return 'ok';
   return `${answer.error.code}: ${answer.error.message}`;
