@@ -27,9 +27,9 @@ const SMOKE: Record<string, string[] | null> = {
   sandbox: ['--seconds', '1', '--connections', '4'],
   statement: ['--payouts', '20000', '--runs', '1'],
   simulate: ['--seeds', '2', '--steps', '40', '--workers', '1'],
-  // One short rule (the journal's check of a new batch) against its contract test and histories of 10 steps: proves
+  // One short rule (the journal's check of a new batch) against its own test and histories of 10 steps: proves
   // Stryker, its vitest config and the report reader still fit together; the whole set runs for most of an hour.
-  mutation: ['--mutate', 'main/journal/shared.ts:39-45', '--test-files', 'test/unit/journal/port-contract-sqlite.test.ts,test/simulation/fixed-seeds.mutation.ts', '--sim-steps', '10'],
+  mutation: ['--mutate', 'main/journal/shared.ts:39-45', '--test-files', 'test/unit/journal/batch-checks.test.ts,test/simulation/fixed-seeds.mutation.ts', '--sim-steps', '10'],
   'team-engine': ['--rows', '40', '--repeat', '1'],
   'team-rate-budget': ['--n', '30', '--workers', '3'],
   args: null,
