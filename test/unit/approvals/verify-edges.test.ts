@@ -58,6 +58,13 @@ describe('the words of a refusal', () => {
     expect(v.checks.map((c) => [c.status, c.message])).toEqual([['counted', 'approved by Alice'], ['duplicate', 'approved by Alice (again: counted once)']]);
   });
 
+  it('a refusal for too few approvals names the currencies that need them, not those that need none', () => {
+    const mixed: PolicyRules = { bands: { EUR: [{ atLeast: '0', approvals: 0 }], '*': [{ atLeast: '0', approvals: 1 }] }, newOrChangedPayee: 0 };
+    const v1 = signPolicy(admin.session, { profileId: 'prof-1', version: 1, rules: mixed, setAt: T0 - 500 });
+    const both = manifest([row('p1', 100), row('p2', 50_000, { currencyCode: 'USD' })], { policyVersion: 1 });
+    expect(verifyApprovals(both, [], [alice.person], v1, { now: NOW }).message).toBe('Nothing was sent: it needs 1 approval (500.00 USD: 1), has 0');
+  });
+
   it("a policy of another profile refuses before any approval is looked at, with none counted or ignored", () => {
     const foreign = signPolicy(admin.session, { profileId: 'prof-2', version: 1, rules: RULES, setAt: T0 - 500 });
     const v = verifyApprovals(m, [approve(alice, m, 'approve', null, T0 + 10)], [alice.person], foreign, { now: NOW });
