@@ -65,6 +65,13 @@ describe('the words of a refusal', () => {
     expect(verifyApprovals(both, [], [alice.person], v1, { now: NOW }).message).toBe('Nothing was sent: it needs 1 approval (500.00 USD: 1), has 0');
   });
 
+  it('with several reasons to need approvals, it names each', () => {
+    const rules: PolicyRules = { bands: { '*': [{ atLeast: '0', approvals: 1 }] }, newOrChangedPayee: 1 };
+    const v1 = signPolicy(admin.session, { profileId: 'prof-1', version: 1, rules, setAt: T0 - 500 });
+    const both = manifest([row('p1', 100), row('p2', 50_000, { currencyCode: 'USD' })], { policyVersion: 1 });
+    expect(verifyApprovals(both, [], [alice.person], v1, { now: NOW, newOrChangedPayees: 1 }).message).toMatch(/^Nothing was sent: it needs 2 approvals \(1\.00 EUR: 1; 500\.00 USD: 1; new or changed payee: \+1\), has 0$/);
+  });
+
   it("a policy of another profile refuses before any approval is looked at, with none counted or ignored", () => {
     const foreign = signPolicy(admin.session, { profileId: 'prof-2', version: 1, rules: RULES, setAt: T0 - 500 });
     const v = verifyApprovals(m, [approve(alice, m, 'approve', null, T0 + 10)], [alice.person], foreign, { now: NOW });

@@ -95,6 +95,13 @@ describe('a yes with no clearance', () => {
 });
 
 describe('a payout the gate is not asked about', () => {
+  it('one not in the journal is an error that names it', async () => {
+    t = tempJournal();
+    const s = sends(() => yesFor(() => null));
+    await expect(s.approved.sendPayout('nowhere', new AbortController().signal)).rejects.toThrow('payout nowhere is not in the journal');
+    expect(s.asked).toEqual([]);
+  });
+
   it('one already settled goes to the sender as it is, which sends nothing', async () => {
     t = tempJournal();
     t.journal.insertPayment('payout', payout('done'));
