@@ -5,6 +5,7 @@ import { currencyDecimals } from '../domain/currencies';
 import { formatMinor, parseMinor, MoneyError } from '../domain/money';
 import type { DeskJournal, PaymentRecord, StatusEvent } from '../journal';
 import { DeskError } from './services';
+import { scheduledHoldText } from '../schedules/schedule';
 
 /** Currency decimals: the gateway's list when the desk has read it, else ISO 4217. */
 export type DecimalsOf = (currencyCode: string) => number;
@@ -100,6 +101,8 @@ export function paymentDetail(p: PaymentRecord, events: StatusEvent[], decimalsO
 export function reasonOf(p: PaymentRecord): string | null {
   switch (p.state) {
     case 'HELD':
+      // Sent on a date (the calendar): it waits for its time, not for a fix; a release by hand is refused.
+      if (p.lastError?.startsWith(scheduledHoldText(''))) return `Scheduled: released on ${p.lastError.slice(scheduledHoldText('').length)}, not before. Move or cancel it on the Calendar.`;
       return `Held, not sent: ${p.lastError ?? 'a person must act'}. Release it after the fix, or discard it.`;
     case 'UNKNOWN':
       return `Outcome unknown — checking with the gateway${p.lastError ? ` (${p.lastError})` : ''}. It is never sent under a new id while unknown.`;

@@ -39,11 +39,11 @@ describe('isHeld / shortId / statusColor', () => {
   });
 
   it('offers no release by hand for a payout waiting for its date, and says it is scheduled', () => {
-    const waiting = { kind: 'payout' as const, localState: 'HELD', reason: 'scheduled: released on 2026-12-28 09:00 Europe/Berlin' };
+    const waiting = { kind: 'payout' as const, localState: 'HELD', reason: 'Scheduled: released on 2026-12-28 09:00 Europe/Berlin, not before. Move or cancel it on the Calendar.' };
     expect(isHeld(waiting)).toBe(false);
     expect(isScheduled(waiting)).toBe(true);
     expect(attentionOf(waiting)).toEqual({ type: 'info', title: 'Scheduled — sent on its date' });
-    expect(isHeld({ ...waiting, reason: 'the gateway refused the token (401)' })).toBe(true);
+    expect(isHeld({ ...waiting, reason: 'Held, not sent: the gateway refused the token (401). Release it after the fix, or discard it.' })).toBe(true);
   });
 
   it('shortens long ids only', () => {

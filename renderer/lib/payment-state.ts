@@ -21,7 +21,8 @@ const ATTENTION: Readonly<Record<string, Attention>> = {
  * not something a person releases by hand (main refuses it), but moved or cancelled on the Calendar.
  */
 export function isScheduled(detail: Pick<PaymentDetail, 'kind' | 'localState' | 'reason'>): boolean {
-  return detail.kind === 'payout' && detail.localState.toUpperCase() === 'HELD' && (detail.reason?.startsWith('scheduled: released on ') ?? false);
+  // Main's reason: "Scheduled: released on 2026-12-28 09:00 Europe/Berlin, not before. Move or cancel it…".
+  return detail.kind === 'payout' && detail.localState.toUpperCase() === 'HELD' && /\bscheduled: released on /i.test(detail.reason ?? '');
 }
 
 const SCHEDULED: Attention = { type: 'info', title: 'Scheduled — sent on its date' };

@@ -100,6 +100,12 @@ test('a payout and a batch sent on a date wait on the Calendar on their days; on
   await review.getByTestId('send-payout').click();
   await expect(page.getByTestId('payout-scheduled')).toContainText(`Scheduled for ${payoutDay} 09:30 ${ZONE}`);
   expect((await desk.sandboxState()).payoutCount, 'nothing sent before its date').toBe(0);
+  // Its page says it waits for its date and offers no release by hand (the Calendar moves or cancels it).
+  await page.getByTestId('payout-scheduled-open').click();
+  await expect(page.getByTestId('detail-attention')).toContainText('Scheduled — sent on its date');
+  await expect(page.getByTestId('detail-reason')).toHaveText(`Scheduled: released on ${payoutDay} 09:30 ${ZONE}, not before. Move or cancel it on the Calendar.`);
+  await expect(page.getByTestId('detail-calendar')).toBeVisible();
+  await expect(page.getByTestId('held-actions')).toHaveCount(0);
 
   // A batch from the batch review, "Release on a date": its EUR rows need more than the balance, which a release
   // later does not refuse (it may be topped up by then); the forecast says how much is missing.
