@@ -3,6 +3,7 @@
 // their release is in flight, two release loops at one moment; invariant 9 holds the gateway to the times the
 // person asked for. And proof that it catches a desk whose approval gate forgets the time rule.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ScheduleReleases } from '../../main/engine/schedule-releases';
 import { Journal } from '../../main/store/sqlite';
 import { CALENDAR_KINDS } from './calendar-steps';
 import { report, runHistory, runSeed } from './run';
@@ -104,5 +105,34 @@ describe('the simulation catches a broken time rule', () => {
     breakTimeRule();
     const r = await runHistory(2, steps, true);
     expect(r.violations.map((v) => `${v.invariant} ${v.kind}`)).toContain('9 left before its time');
+  });
+});
+
+describe('the simulation catches a release that is not once', () => {
+  it('two release loops at one moment, each releasing whatever the state, release a schedule twice', async () => {
+    // The rule before the conditional update: a release that does not ask whether another desk released it already.
+    const original = Journal.prototype.releaseSchedule;
+    vi.spyOn(Journal.prototype, 'releaseSchedule').mockImplementation(function (this: Journal, kind, id, options) {
+      this.db.prepare(`UPDATE schedules SET state = ? WHERE subject_kind = ? AND subject_id = ? AND state = 'RELEASED'`).run(options.from, kind, id);
+      return original.call(this, kind, id, options);
+    });
+    // Seed 2 meets a second desk at the release of payout s22.
+    const r = await runSeed(2, 200);
+    expect(r.violations.map((v) => `${v.invariant} ${v.kind}`)).toContain('9 released twice');
+  });
+});
+
+describe('the simulation catches a release past the late window', () => {
+  it('a release loop without the late window releases on its own what a person had to confirm', async () => {
+    type Loop = { deps: { lateWindowMs: number | null }; releaseDue(): Promise<void> };
+    const loop = ScheduleReleases.prototype as unknown as Loop;
+    const original = loop.releaseDue;
+    vi.spyOn(loop, 'releaseDue').mockImplementation(function (this: Loop) {
+      this.deps.lateWindowMs = null;
+      return original.call(this);
+    });
+    // Seed 7's desk is down 45 min while a batch's release time passes (a person confirms it late, with the rule).
+    const r = await runSeed(7, 200);
+    expect(r.violations.map((v) => `${v.invariant} ${v.kind}`)).toContain('9 released past the late window');
   });
 });

@@ -16,14 +16,16 @@
 // 9 the calendar: nothing of a scheduled payout or batch reaches the gateway before the release time in force
 //   (as the person asked for it, moves included), nothing of a cancelled schedule ever does, the desk stores the
 //   instant the person meant by a wall time and refuses one the clocks skip, and (at quiescence) no schedule is
-//   released more than once (the audit log's "*.released-at-time" entries), nor by a desk before its time, and
-//   each release records how late it was. Being released "at most once" at the gateway is invariant 1's.
+//   released more than once (the audit log's "*.released-at-time" entries), nor by a desk before its time or past
+//   the late window without a person confirming it, and each release records how late it was. At the gateway,
+//   one payment per intent stays invariant 1's (a scheduled payout has one id, created once or re-sent under it).
 import type { BatchRecord, DeskJournal, PaymentRecord } from '../../main/journal';
 import { GENESIS_HASH, type AuditMark } from '../../main/audit/chain';
 import type { SimJournal } from './adapters';
 import { MAY_PAY, type GatewayModel } from './gateway-model';
 import { approvalBreach, bodyBreach, journalledManifest, trustedControl } from './dual-control';
 import type { Person } from './person';
+import { SIM_LATE_WINDOW_MINUTES } from './calendar-steps';
 
 export interface Violation {
   invariant: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
@@ -149,6 +151,11 @@ export class InvariantChecker {
         if (!e.action.endsWith('.released-at-time') || e.subject === null) continue;
         const key = `${e.action.slice(0, e.action.indexOf('.'))}:${e.subject}`;
         releases.set(key, (releases.get(key) ?? 0) + 1);
+        // Past the late window a desk does not release on its own: the schedule waits (LATE) for a person.
+        const details = e.details as { lateByMs?: number; confirmedLate?: boolean } | null;
+        if (details?.confirmedLate === false && (details.lateByMs ?? 0) > SIM_LATE_WINDOW_MINUTES * 60_000) {
+          violations.push({ invariant: 9, kind: 'released past the late window', message: `${key.replace(':', ' ')} was released ${details.lateByMs} ms late by ${e.actor}, past the ${SIM_LATE_WINDOW_MINUTES} min window, without a person confirming it` });
+        }
       }
       if (page.length < PAGE) break;
       before = page.at(-1)!.seq;
