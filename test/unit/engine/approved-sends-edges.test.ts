@@ -73,6 +73,20 @@ describe('a yes whose approved rows never cover the payout in the journal', () =
   });
 });
 
+describe('a refusal of a payout whose send was interrupted', () => {
+  it('sends nothing: the payout is not read back and re-sent behind the gate, it stays of unknown outcome', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('cut'));
+    t.journal.markSending('payout', 'cut');
+    const s = sends(() => ({ ok: false, enforced: true, code: 'MISSING_APPROVALS', message: 'needs 1 approval', verdict: null }));
+    expect(await s.approved.sendPayout('cut', new AbortController().signal)).toBe('not-unsent');
+    expect(s.asked).toEqual([{ subject: { kind: 'payout', id: 'cut' }, need: 'resend' }]);
+    expect(s.gateway.createCalls.size).toBe(0);
+    expect(t.journal.getPayment('payout', 'cut')).toMatchObject({ state: 'UNKNOWN', lastError: 'not sent again: needs 1 approval; it may be at the gateway already, so it is read with GET until the gateway answers' });
+    expect(t.journal.resendAllowed('payout', 'cut')).toBe(false);
+  });
+});
+
 describe('a yes with no clearance', () => {
   it('is a refusal: the payout is held with the reason and the refusal audited', async () => {
     t = tempJournal();
@@ -80,7 +94,8 @@ describe('a yes with no clearance', () => {
     const s = sends(() => ({ ok: true, enforced: true, code: null, message: 'approved', verdict: null }));
     expect(await s.approved.sendPayout('bare', new AbortController().signal)).toBe('not-unsent');
     expect(t.journal.getPayment('payout', 'bare')).toMatchObject({ state: 'HELD', lastError: 'the approval gate gave no clearance' });
-    expect(s.events).toEqual([expect.objectContaining({ id: 'bare', status: 'HELD', previousStatus: 'QUEUED' })]);
+    expect(s.events).toEqual([{ kind: 'payout', id: 'bare', status: 'HELD', previousStatus: 'QUEUED', final: false, source: 'local', observedAt: 5_000, batchId: null }]);
+    expect(t.journal.listAudit(10).filter((e) => e.action === 'payout.held').map((e) => e.actor)).toEqual(['approvals']);
     expect(t.journal.listAudit(10).filter((e) => e.action === 'approval.refused').map((e) => e.details)).toEqual([
       { kind: 'payout', code: null, message: 'approved', required: null, approvedBy: [] },
     ]);
