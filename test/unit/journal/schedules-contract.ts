@@ -3,7 +3,7 @@
 // SCHEDULED) in the same transaction; it is released once, never before its time, with its subject; a schedule past
 // its window waits for a person; moving and cancelling work only before release.
 import { describe, expect, it } from 'vitest';
-import type { JournalPort } from '../../../main/journal/port';
+import type { DeskJournal } from '../../../main/journal/port';
 import { executionOf } from '../../../main/schedules/execution';
 import { payout } from './helpers';
 import { T0, testClock, type TestClock } from './port-contract';
@@ -11,7 +11,7 @@ import { T0, testClock, type TestClock } from './port-contract';
 const HOUR = 3_600_000;
 const at = (ms: number) => ({ at: ms, zone: 'UTC', local: new Date(ms).toISOString().slice(0, 16) });
 
-export function schedulesContract(name: string, open: (clock: TestClock) => Promise<JournalPort>): void {
+export function schedulesContract(name: string, open: (clock: TestClock) => Promise<DeskJournal>): void {
   describe(`the ${name} journal (the calendar)`, () => {
     it('stores a scheduled payout HELD with its schedule, and releases it once, at or after its time, as QUEUED', async () => {
       const clock = testClock();
