@@ -45,6 +45,7 @@ describe('a yes whose approved rows never cover the payout in the journal', () =
     expect(s.asked).toHaveLength(3);
     expect(s.asked.every((a) => a.need === 'first')).toBe(true);
     expect(t.journal.getPayment('payout', 'drift')).toMatchObject({ state: 'HELD', lastError: 'Nothing was sent: the approvals cover another payout than the one in the journal now' });
+    expect(t.journal.listAudit(10).filter((e) => e.action === 'payout.held').map((e) => e.actor)).toEqual(['approvals']);
     expect(s.gateway.createCalls.size).toBe(0);
   });
 

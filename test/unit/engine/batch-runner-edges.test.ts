@@ -73,6 +73,40 @@ describe('a yes of the gate that never covers a row', () => {
   });
 });
 
+describe('what a run asks the gate for', () => {
+  it('first sends when any row is unsent for sure, only re-sends when every row may be at the gateway', async () => {
+    t = tempJournal();
+    const needs: string[] = [];
+    const gate = async (_id: string, need: 'first' | 'resend') => {
+      needs.push(need);
+      return { refusal: 'stop here' };
+    };
+    running('fresh', 2);
+    await run('fresh', { gate }).batch.done;
+    running('mixed', 2);
+    t.journal.markSending('payout', 'mixed-2');
+    t.journal.markUnknown('payout', 'mixed-2', 'time-out', 0);
+    await run('mixed', { gate }).batch.done;
+    running('again', 2);
+    for (const id of ['again-1', 'again-2']) {
+      t.journal.markSending('payout', id);
+      t.journal.markUnknown('payout', id, 'time-out', 0);
+    }
+    await run('again', { gate }).batch.done;
+    expect(needs).toEqual(['first', 'first', 'resend']);
+  });
+
+  it('a stopped run says it is stopping', async () => {
+    t = tempJournal();
+    running('st', 1);
+    const r = run('st');
+    expect(r.batch.stopping).toBe(false);
+    r.batch.stop();
+    expect(r.batch.stopping).toBe(true);
+    await r.batch.done;
+  });
+});
+
 describe('rows another desk holds', () => {
   it('are counted, left unsent, and the batch stays RUNNING for a later run', async () => {
     t = tempJournal();
