@@ -96,6 +96,16 @@ describe('what a run asks the gate for', () => {
     expect(needs).toEqual(['first', 'first', 'resend']);
   });
 
+  it('nothing when nothing is left to send: the run completes the batch without asking', async () => {
+    t = tempJournal();
+    running('sent', 2);
+    for (const id of ['sent-1', 'sent-2']) t.journal.recordObservation('payout', id, { status: 'SUCCESS', source: 'poll', isFinal: true });
+    let asked = 0;
+    const r = run('sent', { gate: async () => (asked++, { refusal: 'no approvals' }) });
+    expect((await r.batch.done).state).toBe('COMPLETED');
+    expect(asked).toBe(0);
+  });
+
   it('a stopped run says it is stopping', async () => {
     t = tempJournal();
     running('st', 1);
