@@ -136,3 +136,20 @@ describe('the simulation catches a release past the late window', () => {
     expect(r.violations.map((v) => `${v.invariant} ${v.kind}`)).toContain('9 released past the late window');
   });
 });
+
+describe('found by the calendar steps, open in main (reported)', () => {
+  // engine.moveScheduled signs the rows again as the journal has them now: an account someone rewrote in the journal
+  // file is signed by its preparer at the move and paid there. Without the move the gate holds it (its rows differ
+  // from what the preparer signed). Fails until the move signs only what was signed before (or refuses): then this
+  // history belongs in RECORDED_HISTORIES.
+  it.fails('an account rewritten in the journal, then the schedule moved by its preparer: it leaves to that account', async () => {
+    const steps: Step[] = [
+      { kind: 'schedule-single', outcome: 'pays', inMin: 10, zone: 0, after: 500 },
+      { kind: 'tamper', act: 'edit-account', pick: 0, after: 500 },
+      { kind: 'move-schedule', pick: 0, inMin: 3, after: 500 },
+      { kind: 'wait', ms: 5 * 60_000, after: 500 },
+    ];
+    const r = await runHistory(2, steps, true);
+    expect(r.violations, report(r)).toEqual([]);
+  });
+});
