@@ -554,7 +554,8 @@ export interface BatchRemittanceEmailOutcome {
 }
 
 export interface PayoutsContract {
-  validate: { args: PayoutInput; result: PayoutValidation };
+  /** `executeOn`: checked as create checks it; a dated payout is not held to today's balance (the forecast shows it). */
+  validate: { args: PayoutInput & { executeOn?: ExecuteOn }; result: PayoutValidation };
   /** idPayout is required: it comes from validate's preview, so a double click cannot pay twice. */
   /**
    * Refused with POSSIBLE_DUPLICATE while an earlier payout like it exists (validate's possibleDuplicate), unless

@@ -203,7 +203,7 @@ const AREA_SCHEMAS: { [A in Area]: () => SchemaMap[A] } = {
     clearSecret: optionalProfile(),
   }),
   payouts: () => ({
-    validate: z.strictObject(payoutFields()),
+    validate: z.strictObject({ ...payoutFields(), executeOn: executeOn().optional() }),
     create: z.strictObject({ ...payoutFields(), idPayout: paymentId(), confirmPossibleDuplicate: z.boolean().optional(), executeOn: executeOn().optional() }),
     get: z.strictObject({ idPayout: paymentId() }),
     remittance: z.strictObject({ idPayout: paymentId() }),

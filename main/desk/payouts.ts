@@ -109,8 +109,19 @@ export function payoutsService(rt: DeskRuntime, currencies: CurrencyCache): Prof
       if (draft && (await (await rt.journalFor(profile.id)).getPayment('payout', draft.idPayout))) {
         issues.push({ field: 'idPayout', code: 'ID_EXISTS', message: `payout ${draft.idPayout} is already in the journal` });
       }
+      // A dated payout: its time checked as create checks it, and not held to today's balance (the forecast shows it).
+      let dated = false;
+      if (input.executeOn) {
+        try {
+          executionFor(profile, input.executeOn);
+          dated = true;
+        } catch (error) {
+          if (!(error instanceof DeskError)) throw error;
+          issues.push(...error.issues);
+        }
+      }
       // Validated as the person types: the balance is read at most every 15 s, and never waited for long.
-      const funding = draft && issues.length === 0 ? await fundingIssue(rt, profile, draft, decimalsOf, LIVE_CHECK) : null;
+      const funding = draft && issues.length === 0 && !dated ? await fundingIssue(rt, profile, draft, decimalsOf, LIVE_CHECK) : null;
       if (funding) issues.push(funding);
       const balance = await payoutBalance(rt, profile.id, input.currencyCode, draft?.amountMinor ?? null, decimalsOf);
       if (issues.length > 0) return { valid: false, issues, preview: null, balance, possibleDuplicate: null };

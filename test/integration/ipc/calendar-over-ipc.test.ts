@@ -73,6 +73,17 @@ describe('the calendar over IPC', () => {
     expect(await refused('cal-text', { local: 'next friday' })).toMatch(/^INVALID_ARGUMENT/);
   });
 
+  it("validates a dated payout as create will: its time checked, and not held to today's balance", async () => {
+    const { idPayout: _id, ...fields } = payout('x', { amount: '900000.00' });
+    const now = await call('payouts:validate', fields);
+    expect(now.valid).toBe(false);
+    expect(now.issues.map((i) => i.code)).toContain('INSUFFICIENT_BALANCE');
+    const dated = await call('payouts:validate', { ...fields, executeOn: { local: `${nextYear}-09-01` } });
+    expect(dated).toMatchObject({ valid: true, issues: [] });
+    const past = await call('payouts:validate', { ...fields, executeOn: { local: '2020-09-01' } });
+    expect(past.issues).toEqual([expect.objectContaining({ field: 'executeOn', code: 'IN_THE_PAST' })]);
+  });
+
   it('lists the month with the funding forecast; moves and cancels before release', async () => {
     await call('payouts:create', payout('cal-p2', { amount: '10.00', executeOn: { local: `${nextYear}-07-03`, zone: 'America/New_York' } }));
     const list = await call('schedules:list', { from: `${nextYear}-07-01T00:00:00Z`, to: `${nextYear}-08-01T00:00:00Z` });
