@@ -123,6 +123,12 @@ export function startAlerts(deps: AlertsDeps): Alerts {
   const onPayment = async (profileId: string, change: PaymentStatusChanged): Promise<void> => {
     const alert = change.kind === 'payout' ? PAYMENT_ALERTS[change.status.toUpperCase()] : undefined;
     if (!alert) return;
+    // A payout waiting for its date is held by its schedule, not by a refusal: nothing to fix (a team's other desks
+    // hear of it as HELD).
+    if (alert.kind === 'payout-held') {
+      const schedule = await (await rt.journalFor(profileId)).schedule('payout', change.id);
+      if (schedule && (schedule.state === 'SCHEDULED' || schedule.state === 'LATE')) return;
+    }
     const person = (await preparerHere(profileId, 'payout', change.id)) ?? (change.batchId ? await preparerHere(profileId, 'batch', change.batchId) : null);
     if (person) give(profileId, person, alert.kind, change.id, { level: 'warning', title: alert.title, body: alert.body(change.id) });
   };

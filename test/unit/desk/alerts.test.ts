@@ -171,6 +171,14 @@ describe('alerts of the calendar', () => {
     expect(short).toEqual([expect.objectContaining({ personId: ada.id, title: 'A scheduled run will be short of funds', body: 'Batch run-1 on 2030-12-28: EUR short by 6000.00 (the balance last read against what is due by then)' })]);
   });
 
+  it("a payout held by its schedule is no 'payout held' alert: nothing is wrong with it", async () => {
+    const journal = await sqliteJournalOf(rt, PROFILE);
+    journal.insertPayment('payout', { ...payout('p-dated', { preparedBy: ada.id }), schedule: at(Date.now() + 86_400_000) });
+    rt.events.emit('paymentStatusChanged', { kind: 'payout', id: 'p-dated', status: 'HELD', previousStatus: 'QUEUED', final: false, source: 'local', observedAt: new Date().toISOString(), batchId: null });
+    await alerts.flush();
+    expect(delivered.filter((a) => a.kind === 'payout-held')).toEqual([]);
+  });
+
   it('a run past its late window reaches its preparer and the senders at this desk', async () => {
     await dc.setRoles(PROFILE, bob.id, ['approver', 'sender'], ada.session);
     const journal = await sqliteJournalOf(rt, PROFILE);
