@@ -106,6 +106,54 @@ describe('what a run asks the gate for', () => {
     expect(asked).toBe(0);
   });
 
+  it('a row of a re-send-only run that someone made QUEUED in the journal meanwhile is asked for as a first send', async () => {
+    t = tempJournal();
+    const unknownBatch = (id: string) => {
+      running(id, 1);
+      t.journal.markSending('payout', `${id}-1`);
+      t.journal.markUnknown('payout', `${id}-1`, 'time-out', 0);
+    };
+    // The gate's yes for re-sends covers only rows that may be at the gateway (as gate.ts's does).
+    const gateEditing = (edit: boolean, needs: string[]) => async (id: string, need: 'first' | 'resend') => {
+      needs.push(need);
+      if (needs.length > 1) return { refusal: 'stop here' };
+      if (edit) t.journal.db.prepare(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', unknown_since = NULL WHERE id = ?`).run(`${id}-1`);
+      return { refusal: null, clearance: { stillValid: () => true, bodyFor: (row: Parameters<ApprovalClearance['bodyFor']>[0]) => (row.state === 'QUEUED' ? null : payoutFieldsOf(row)) } };
+    };
+    const edited: string[] = [];
+    unknownBatch('e');
+    const r = run('e', { gate: gateEditing(true, edited) });
+    expect(await r.batch.done).toMatchObject({ state: 'PAUSED', pauseReason: 'stop here' });
+    expect(edited).toEqual(['resend', 'first']);
+    expect(r.gateway.createCalls.size).toBe(0);
+
+    // Left as it was, a row the yes does not cover is asked for as a re-send again.
+    const kept: string[] = [];
+    unknownBatch('k');
+    const gateway = new FakeGateway();
+    const uncovering = gateEditing(false, kept);
+    const r2 = run('k', { gateway, gate: async (id, need) => {
+      const answer = await uncovering(id, need);
+      return answer.refusal === null ? { refusal: null, clearance: { stillValid: () => true, bodyFor: () => null } } : answer;
+    } });
+    await r2.batch.done;
+    expect(kept).toEqual(['resend', 'resend']);
+  });
+
+  it('counts only accepted creates in its rate', async () => {
+    t = tempJournal();
+    running('rej', 3);
+    const gateway = new FakeGateway();
+    gateway.failCreates(3, 'validation');
+    const r = run('rej', { gateway, concurrency: 1 });
+    expect((await r.batch.done).state).toBe('COMPLETED');
+    expect(r.batch.ratePerSec()).toBe(0);
+    running('ok', 3);
+    const ok = run('ok', { concurrency: 1 });
+    await ok.batch.done;
+    expect(ok.batch.ratePerSec()).toBe(3);
+  });
+
   it('a stopped run says it is stopping', async () => {
     t = tempJournal();
     running('st', 1);
