@@ -4,7 +4,7 @@ import { seriousViolations, settled } from './support/axe';
 import { expect, openWithDemo, test } from './support/journey';
 
 /** The screens of the navigation drawer, by the name of their link. */
-const SCREENS = ['Overview', 'Balances', 'New payout', 'Batches', 'Approvals', 'Payees', 'History', 'Statements', 'Payins', 'People', 'Settings'];
+const SCREENS = ['Overview', 'Balances', 'New payout', 'Batches', 'Approvals', 'Payees', 'History', 'Statements', 'Calendar', 'Payins', 'People', 'Settings'];
 
 
 test('every screen, light and dark, has no serious or critical axe violation', async ({ page, desk }) => {

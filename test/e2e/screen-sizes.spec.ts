@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { settled } from './support/axe';
 import { expect, openWithDemo, sendPayout, test } from './support/journey';
 
-const SCREENS = ['Overview', 'Balances', 'New payout', 'Batches', 'Approvals', 'Payees', 'History', 'Statements', 'Payins', 'People', 'Settings'];
+const SCREENS = ['Overview', 'Balances', 'New payout', 'Batches', 'Approvals', 'Payees', 'History', 'Statements', 'Calendar', 'Payins', 'People', 'Settings'];
 const SIZES = [
   { width: 1280, height: 800 },
   { width: 1920, height: 1080 },
