@@ -204,6 +204,25 @@ describe('a gate that cannot be asked', () => {
   });
 });
 
+describe('a fault of the desk on one row', () => {
+  it('is reported and the other rows are still sent; the batch is not paused', async () => {
+    t = tempJournal();
+    running('f', 3);
+    const gateway = new FakeGateway();
+    const createPayout = gateway.createPayout.bind(gateway);
+    gateway.createPayout = async (id, request, options) => {
+      if (id === 'f-2') throw new TypeError('bad row');
+      return createPayout(id, request, options);
+    };
+    const r = run('f', { gateway, concurrency: 1 });
+    const done = await r.batch.done;
+    expect(done.state).toBe('RUNNING');
+    expect(done.pauseReason).toBeNull();
+    expect(r.errors.map((e) => e.message)).toEqual(['bad row']);
+    expect([...gateway.stored.keys()].sort()).toEqual(['f-1', 'f-3']);
+  });
+});
+
 describe('progress and a batch that is gone', () => {
   it('progress that cannot be read is reported and the run goes on', async () => {
     t = tempJournal();
