@@ -75,6 +75,8 @@ export interface RowAccess {
   notify(channel: string, payload: string): Promise<void>;
   /** A schedule marked released at `at` (before its time), its payout queued or its batch running, as no desk wrote it. */
   releaseEarly(kind: 'payout' | 'batch', id: string, at: number): Promise<void>;
+  /** A schedule's time rewritten (instant, zone, wall time), as no desk wrote it. */
+  setScheduleTime(kind: 'payout' | 'batch', id: string, time: { at: number; zone: string; local: string }): Promise<void>;
 }
 
 /** One history's records. */
@@ -236,6 +238,10 @@ class SqliteRows implements RowAccess {
     this.db.prepare(`UPDATE schedules SET state = 'RELEASED', released_at = ?, released_by = 'someone', late_by_ms = 0, updated_at = ? WHERE subject_kind = ? AND subject_id = ?`).run(at, at, kind, id);
     if (kind === 'batch') this.db.prepare(`UPDATE batches SET state = 'RUNNING', pause_reason = NULL WHERE id = ?`).run(id);
     else this.db.prepare(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', last_error = NULL WHERE kind = 'payout' AND id = ?`).run(id);
+  }
+
+  async setScheduleTime(kind: 'payout' | 'batch', id: string, time: { at: number; zone: string; local: string }): Promise<void> {
+    this.db.prepare(`UPDATE schedules SET execute_at = ?, zone = ?, local_time = ? WHERE subject_kind = ? AND subject_id = ?`).run(time.at, time.zone, time.local, kind, id);
   }
 }
 
@@ -496,5 +502,9 @@ class PgRows implements RowAccess {
     await this.q(`UPDATE schedules SET state = 'RELEASED', released_at = $1, released_by = 'someone', late_by_ms = 0, updated_at = $1 WHERE subject_kind = $2 AND subject_id = $3`, [at, kind, id]);
     if (kind === 'batch') await this.q(`UPDATE batches SET state = 'RUNNING', pause_reason = NULL WHERE id = $1`, [id]);
     else await this.q(`UPDATE payments SET state = 'QUEUED', status = 'QUEUED', last_error = NULL WHERE kind = 'payout' AND id = $1`, [id]);
+  }
+
+  async setScheduleTime(kind: 'payout' | 'batch', id: string, time: { at: number; zone: string; local: string }): Promise<void> {
+    await this.q(`UPDATE schedules SET execute_at = $1, zone = $2, local_time = $3 WHERE subject_kind = $4 AND subject_id = $5`, [time.at, time.zone, time.local, kind, id]);
   }
 }

@@ -50,7 +50,9 @@ export type CalendarStep =
   /** The clock reaches a schedule's time with two release loops (two sender desks) looking at once. */
   | { kind: 'two-desks'; pick: number; after: number }
   /** Someone with the journal file marks a schedule released before its time (dual control only). */
-  | { kind: 'tamper-release'; pick: number; after: number };
+  | { kind: 'tamper-release'; pick: number; after: number }
+  /** Someone with the journal file puts a moved schedule back to its first time (dual control only). */
+  | { kind: 'tamper-revert'; pick: number; after: number };
 
 export type CalendarKind = CalendarStep['kind'];
 
@@ -68,6 +70,8 @@ const WEIGHTS: readonly [CalendarKind, number][] = [
   ['race-release', 3],
   ['two-desks', 2],
   ['tamper-release', 1],
+  // Weight 0: only in written histories (a weight here would change every seed's calendar steps).
+  ['tamper-revert', 0],
 ];
 export const CALENDAR_KINDS: readonly CalendarKind[] = WEIGHTS.map(([k]) => k);
 

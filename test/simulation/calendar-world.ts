@@ -66,6 +66,8 @@ export class CalendarActs {
         return this.twoDesks(step.pick);
       case 'tamper-release':
         return this.tamperRelease(step.pick);
+      case 'tamper-revert':
+        return this.tamperRevert(step.pick);
     }
   }
 
@@ -261,5 +263,18 @@ export class CalendarActs {
     await tables.rows.releaseEarly(s.kind, s.id, this.world.now);
     this.log(`someone with the journal released ${s.kind} ${s.id} early (due ${new Date(s.at).toISOString()})`);
     await this.world.crash();
+  }
+
+  /** Someone with the journal file writes a moved schedule's first time back (its old signature and approvals). */
+  private async tamperRevert(pick: number): Promise<void> {
+    if (!this.person.dualControl) return;
+    const moved = (await this.waiting(['SCHEDULED'])).filter((s) => (this.person.scheduled.get(`${s.kind}:${s.id}`)?.times.length ?? 0) > 1);
+    const s = moved[Math.floor(pick * moved.length)];
+    if (!s) return;
+    await this.world.recordSubjects();
+    const first = this.person.scheduled.get(`${s.kind}:${s.id}`)!.times[0]!;
+    const { tables } = await this.world.desk.journal();
+    await tables.rows.setScheduleTime(s.kind, s.id, { at: first.at, zone: s.zone, local: wallTime(first.at, s.zone) });
+    this.log(`someone with the journal put ${s.kind} ${s.id} back to its first time ${new Date(first.at).toISOString()}`);
   }
 }
