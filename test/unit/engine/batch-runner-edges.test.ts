@@ -7,6 +7,7 @@ import { PayoutSender } from '../../../main/engine/payout-sender';
 import type { ApprovalClearance } from '../../../main/engine/ports';
 import type { BatchProgressEvent } from '../../../main/engine/events';
 import { payoutFieldsOf } from '../../../main/domain/payout';
+import { GatewayError } from '../../../main/gateway/errors';
 import type { JournalPort, SendClaim } from '../../../main/journal';
 import { payout, tempJournal, type TempJournal } from '../journal/helpers';
 import { FakeGateway } from './fake-gateway';
@@ -220,6 +221,61 @@ describe('a fault of the desk on one row', () => {
     expect(done.pauseReason).toBeNull();
     expect(r.errors.map((e) => e.message)).toEqual(['bad row']);
     expect([...gateway.stored.keys()].sort()).toEqual(['f-1', 'f-3']);
+  });
+});
+
+describe('the state a run leaves its batch in', () => {
+  /** A gateway that does something to the batch while its only row is on the wire (before a refusal, or after the create left). */
+  const during = (act: () => void, fail?: 'unauthorized') => {
+    const gateway = new FakeGateway();
+    const createPayout = gateway.createPayout.bind(gateway);
+    gateway.createPayout = async (id, request, options) => {
+      if (fail) {
+        act();
+        options?.beforeSend?.();
+        throw new GatewayError(fail, 'credentials refused', { status: 401 });
+      }
+      // After the request left: the act lands while the answer is on its way back.
+      const answer = await createPayout(id, request, options);
+      act();
+      return answer;
+    };
+    return gateway;
+  };
+
+  it('a run stopped while its last row left is not the one to complete the batch', async () => {
+    t = tempJournal();
+    running('stop', 1);
+    const stopper = { stop: () => undefined as void };
+    const r = run('stop', { gateway: during(() => stopper.stop()) });
+    stopper.stop = () => r.batch.stop();
+    const done = await r.batch.done;
+    expect(done.state).toBe('RUNNING');
+    expect(r.gateway.stored.has('stop-1')).toBe(true);
+  });
+
+  it('a batch a person paused while its last row left stays paused', async () => {
+    t = tempJournal();
+    running('pp', 1);
+    const r = run('pp', { gateway: during(() => t.journal.setBatchState('pp', 'PAUSED', 'paused by Alice', 'alice')) });
+    expect(await r.batch.done).toMatchObject({ state: 'PAUSED', pauseReason: 'paused by Alice' });
+  });
+
+  it('a halt pauses a running batch with why, but a batch a person cancelled meanwhile stays cancelled', async () => {
+    t = tempJournal();
+    running('halt', 1);
+    const r = run('halt', { gateway: during(() => undefined, 'unauthorized') });
+    expect(await r.batch.done).toMatchObject({ state: 'PAUSED', pauseReason: 'sending stopped: credentials refused' });
+    running('cx', 1);
+    const c = run('cx', { gateway: during(() => t.journal.setBatchState('cx', 'CANCELLED', null, 'alice'), 'unauthorized') });
+    expect(await c.batch.done).toMatchObject({ state: 'CANCELLED', pauseReason: null });
+  });
+
+  it('a halt of a batch gone from the journal is an error naming it', async () => {
+    t = tempJournal();
+    running('hg', 1);
+    const gone = journalWith({ getBatch: () => undefined });
+    await expect(run('hg', { journal: gone, gateway: during(() => undefined, 'unauthorized') }).batch.done).rejects.toThrow('batch hg vanished from the journal');
   });
 });
 
