@@ -202,6 +202,16 @@ describe('a gate that cannot be asked', () => {
     expect((await r2.batch.done).state).toBe('RUNNING');
     expect(r2.errors.map((e) => e.message)).toEqual(['keychain locked', 'disk full']);
     expect(r2.gateway.createCalls.size).toBe(0);
+
+    // A batch a person cancelled while the gate was asked stays cancelled.
+    running('cx', 1);
+    const r3 = run('cx', {
+      gate: async () => {
+        t.journal.setBatchState('cx', 'CANCELLED', null, 'alice');
+        throw new Error('keychain locked');
+      },
+    });
+    expect(await r3.batch.done).toMatchObject({ state: 'CANCELLED', pauseReason: null });
   });
 });
 
