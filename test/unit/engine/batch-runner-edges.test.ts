@@ -74,6 +74,23 @@ describe('a yes of the gate that never covers a row', () => {
   });
 });
 
+describe('a refusal of the gate', () => {
+  it('pauses a running batch with the reason, as the approvals, and leaves one a person cancelled meanwhile cancelled', async () => {
+    t = tempJournal();
+    running('no', 1);
+    expect(await run('no', { gate: async () => ({ refusal: 'needs 2 approvals' }) }).batch.done).toMatchObject({ state: 'PAUSED', pauseReason: 'needs 2 approvals' });
+    expect(t.journal.listAudit(20).filter((e) => e.action === 'batch.paused').map((e) => [e.actor, e.subject])).toEqual([['approvals', 'no']]);
+    running('cx2', 1);
+    const r = run('cx2', {
+      gate: async () => {
+        t.journal.setBatchState('cx2', 'CANCELLED', null, 'alice');
+        return { refusal: 'needs 2 approvals' };
+      },
+    });
+    expect(await r.batch.done).toMatchObject({ state: 'CANCELLED', pauseReason: null });
+  });
+});
+
 describe('what a run asks the gate for', () => {
   it('first sends when any row is unsent for sure, only re-sends when every row may be at the gateway', async () => {
     t = tempJournal();
@@ -193,6 +210,7 @@ describe('a gate that cannot be asked', () => {
     const r = run('g', { gate: async () => Promise.reject(new Error('keychain locked')) });
     expect(await r.batch.done).toMatchObject({ state: 'PAUSED', pauseReason: 'Nothing more was sent: the approvals could not be checked (keychain locked)' });
     expect(r.errors.map((e) => e.message)).toEqual(['keychain locked']);
+    expect(t.journal.listAudit(20).filter((e) => e.action === 'batch.paused').map((e) => e.actor)).toEqual(['approvals']);
 
     running('w', 1);
     const setBatchState = () => {
@@ -290,6 +308,16 @@ describe('the state a run leaves its batch in', () => {
 });
 
 describe('progress and a batch that is gone', () => {
+  it('carries what the desk knows live of the batch (a run that stopped)', async () => {
+    t = tempJournal();
+    running('lv', 1);
+    const r = run('lv', { live: () => ({ running: false }), gateway: Object.assign(new FakeGateway(), { offline: true }), concurrency: 1 });
+    r.batch.stop();
+    await r.batch.done;
+    expect(r.progress.at(-1)).toMatchObject({ state: 'RUNNING', stateWord: 'STOPPED' });
+  });
+
+
   it('progress that cannot be read is reported and the run goes on', async () => {
     t = tempJournal();
     running('p', 2);
@@ -304,7 +332,12 @@ describe('progress and a batch that is gone', () => {
     t = tempJournal();
     running('x', 1);
     const gone = journalWith({ getBatch: () => undefined });
-    await expect(run('x', { journal: gone, gate: async () => ({ refusal: 'no approvals' }) }).batch.done).rejects.toThrow('batch x vanished from the journal');
+    const refused = run('x', { journal: gone, gate: async () => ({ refusal: 'no approvals' }) });
+    await expect(refused.batch.done).rejects.toThrow('batch x vanished from the journal');
+    expect(refused.errors.map((e) => e.message)).toEqual(['no batch x in the journal']);
+    const failed = run('x', { journal: gone, gate: async () => Promise.reject(new Error('keychain locked')) });
+    await expect(failed.batch.done).rejects.toThrow('batch x vanished from the journal');
+    expect(failed.errors.map((e) => e.message)).toEqual(['keychain locked', 'no batch x in the journal']);
     await expect(run('x', { journal: gone }).batch.done).rejects.toThrow('batch x vanished from the journal');
     await expect(batchProgress(gone, 'x')).rejects.toThrow('no batch x in the journal');
   });
