@@ -2,7 +2,7 @@
 // the gate that never covers a row, rows another desk holds, a gate whose refusal cannot be recorded, progress
 // that cannot be read, and a batch that is gone. Nothing more is sent in any of them, and the batch says why.
 import { afterEach, describe, expect, it } from 'vitest';
-import { BatchRun, batchProgress, type BatchRunnerDeps } from '../../../main/engine/batch-runner';
+import { BatchRun, batchProgress, progressOf, type BatchRunnerDeps } from '../../../main/engine/batch-runner';
 import { PayoutSender } from '../../../main/engine/payout-sender';
 import type { ApprovalClearance } from '../../../main/engine/ports';
 import type { BatchProgressEvent } from '../../../main/engine/events';
@@ -304,6 +304,28 @@ describe('the state a run leaves its batch in', () => {
     running('hg', 1);
     const gone = journalWith({ getBatch: () => undefined });
     await expect(run('hg', { journal: gone, gateway: during(() => undefined, 'unauthorized') }).batch.done).rejects.toThrow('batch hg vanished from the journal');
+  });
+});
+
+describe('the rate and the time left', () => {
+  it('an accepted create counts for the whole window, to the millisecond', async () => {
+    t = tempJournal();
+    running('win', 1);
+    let clock = 7_000;
+    const r = run('win', { now: () => clock });
+    await r.batch.done;
+    clock = 12_000;
+    expect(r.batch.ratePerSec()).toBe(0.2);
+    clock = 12_001;
+    expect(r.batch.ratePerSec()).toBe(0);
+  });
+
+  it('the time left counts every row not sent for sure: queued, sending and unknown', () => {
+    const counts = (byState: Partial<Record<string, number>>) => ({ total: 6, sent: 0, final: 0, failed: 0, pending: 6, byState: { QUEUED: 0, SENDING: 0, UNKNOWN: 0, ...byState }, byStatus: {} }) as unknown as Parameters<typeof progressOf>[1];
+    const batch = { id: 'b', state: 'RUNNING', pauseReason: null } as unknown as Parameters<typeof progressOf>[0];
+    expect(progressOf(batch, counts({ QUEUED: 2, SENDING: 1, UNKNOWN: 3 }), 2).etaSeconds).toBe(3);
+    expect(progressOf(batch, counts({ QUEUED: 2 }), 0).etaSeconds).toBeNull();
+    expect(progressOf(batch, counts({}), 0).etaSeconds).toBe(0);
   });
 });
 

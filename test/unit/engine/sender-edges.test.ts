@@ -198,6 +198,21 @@ describe('a fault of the desk itself', () => {
   });
 });
 
+describe('a 429 to a create that left', () => {
+  it('was not stored: the payout goes back to the queue, is not read back, and is sent again with the same id', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('busy'));
+    const gateway = new FakeGateway();
+    gateway.failCreates(1, 'rate-limited', false, 1);
+    expect(await sender(gateway).send('busy')).toBe('accepted');
+    expect(gateway.createCalls.get('busy')).toBe(2);
+    expect(gateway.getCalls).toBe(0);
+    await new Promise((r) => setImmediate(r));
+    expect(t.journal.timeline('payout', 'busy').map((e) => e.status)).not.toContain('UNKNOWN');
+    expect(t.journal.getPayment('payout', 'busy')?.unknownSince).toBeNull();
+  });
+});
+
 describe('a 409 for an id the gateway then answers "not found" for', () => {
   it('is not sent again: UNKNOWN, re-sends refused, read with GET until the gateway shows it', async () => {
     t = tempJournal();
