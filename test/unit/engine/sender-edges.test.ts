@@ -213,6 +213,28 @@ describe('a 429 to a create that left', () => {
   });
 });
 
+describe('a gateway answer that names a socket error', () => {
+  it('is still an answer after the request arrived: of unknown outcome, read back, not created again', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('upstream'));
+    const gateway = new FakeGateway();
+    const createPayout = gateway.createPayout.bind(gateway);
+    let first = true;
+    gateway.createPayout = async (id, request, options) => {
+      const answer = await createPayout(id, request, options);
+      if (!first) return answer;
+      first = false;
+      // A 502 whose body carries the gateway's own upstream's code: the payout was stored all the same.
+      throw new GatewayError('server', 'bad gateway', { status: 502, code: 'ECONNREFUSED' });
+    };
+    expect(await sender(gateway).send('upstream')).toBe('accepted');
+    expect(gateway.createCalls.get('upstream')).toBe(1);
+    expect(gateway.getCalls).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(t.journal.timeline('payout', 'upstream').map((e) => e.status)).toContain('UNKNOWN');
+  });
+});
+
 describe('a 409 for an id the gateway then answers "not found" for', () => {
   it('is not sent again: UNKNOWN, re-sends refused, read with GET until the gateway shows it', async () => {
     t = tempJournal();
