@@ -2,7 +2,7 @@
 // mutation run found them untested): a claim another desk holds, a row gone or settled under the sender, a fault
 // of the desk itself mid-send, a claim that no longer holds at the rate slot, and a 409 for an id the gateway then
 // cannot show. Each asserts what a person or the next run relies on: what the journal says and what was sent.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PayoutSender, type SenderDeps } from '../../../main/engine/payout-sender';
 import type { StatusChangedEvent } from '../../../main/engine/events';
 import { GatewayError } from '../../../main/gateway/errors';
@@ -95,7 +95,80 @@ describe('a row the sender cannot send', () => {
   });
 });
 
+describe('the claim of a send', () => {
+  it('is not taken for a send stopped before it began, and is given back once after every attempt', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('c1'));
+    let claims = 0;
+    let releases = 0;
+    const counted = journalWith({
+      claimSend: (kind: 'payout', id: string): SendClaim => {
+        claims++;
+        return { ...t.journal.claimSend(kind, id), release: () => void releases++ };
+      },
+    });
+    const gateway = new FakeGateway();
+    expect(await sender(gateway, counted).send('c1', AbortSignal.abort())).toBe('aborted');
+    expect([claims, releases]).toEqual([0, 0]);
+    expect(await sender(gateway, counted).send('c1')).toBe('accepted');
+    expect([claims, releases]).toEqual([1, 1]);
+  });
+
+  it("a claim's own read of the row is used for the first attempt only: a retry reads the journal again", async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('c2'));
+    const asRead = t.journal.getPayment('payout', 'c2')!;
+    const withRow = journalWith({ claimSend: (kind: 'payout', id: string): SendClaim => ({ ...t.journal.claimSend(kind, id), payment: asRead }) });
+    const gateway = new FakeGateway();
+    // The first create times out after the gateway stored it: the retry must read it back, not create again.
+    gateway.failCreates(1, 'timeout', true);
+    expect(await sender(gateway, withRow).send('c2')).toBe('accepted');
+    expect(gateway.createCalls.get('c2')).toBe(1);
+    expect(gateway.getCalls).toBe(1);
+  });
+
+  it('retries wait longer each time (capped backoff), with the same id', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('slow'));
+    const gateway = new FakeGateway();
+    gateway.failCreates(4, 'rate-limited', false);
+    const waits: number[] = [];
+    const setTimeoutReal = globalThis.setTimeout;
+    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      waits.push(ms ?? 0);
+      return setTimeoutReal(fn, 0);
+    }) as typeof setTimeout);
+    try {
+      const s = new PayoutSender({
+        journal: t.journal, gateway, finalStatuses: [], pollIntervalMs: 1_000, backoff: { baseMs: 100, capMs: 500 },
+        now: () => 0, onStatus: () => undefined, onConnection: () => undefined, random: () => 1,
+      });
+      expect(await s.send('slow')).toBe('accepted');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(waits.filter((ms) => ms >= 100)).toEqual([100, 200, 400, 500]);
+    expect(gateway.createCalls.get('slow')).toBe(5);
+  });
+});
+
 describe('a send stopped while the claim was taken', () => {
+  it('of a payout of unknown outcome does not even read it back', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('u-stop'));
+    t.journal.markSending('payout', 'u-stop');
+    const stop = new AbortController();
+    const slowClaim = journalWith({
+      claimSend: (kind: 'payout', id: string): SendClaim => {
+        stop.abort();
+        return t.journal.claimSend(kind, id);
+      },
+    });
+    const gateway = new FakeGateway();
+    expect(await sender(gateway, slowClaim).send('u-stop', stop.signal)).toBe('aborted');
+    expect(gateway.getCalls).toBe(0);
+  });
+
   it('sends nothing and says it was stopped', async () => {
     t = tempJournal();
     t.journal.insertPayment('payout', payout('stopped'));
