@@ -67,8 +67,13 @@ describe('a row the sender cannot send', () => {
     t.journal.recordObservation('payout', 'accepted', { status: 'PENDING', source: 'create', isFinal: false });
     t.journal.insertPayment('payout', payout('queued'));
     const gateway = new FakeGateway();
+    // Not even a rate slot is asked for (a create waits for one before anything else).
+    let slotsAsked = 0;
+    const createPayout = gateway.createPayout.bind(gateway);
+    gateway.createPayout = (...args) => (slotsAsked++, createPayout(...args));
     const s = sender(gateway);
     expect(await s.send('accepted')).toBe('not-unsent');
+    expect(slotsAsked).toBe(0);
     expect(await s.send('queued', AbortSignal.abort())).toBe('aborted');
     // A claim that holds for a row the journal no longer has (deleted under it): an error, never a send.
     const gone = sender(gateway, journalWith({ claimSend: (): SendClaim => ({ confirm: () => true, release: () => undefined }) }));
