@@ -65,6 +65,8 @@ export type GateNeed = 'first' | 'resend';
 
 export interface ApprovalGate {
   check(subject: Subject, need?: GateNeed): Promise<GateDecision>;
+  /** Why the subject as the journal holds it is not what its preparer signed; null when it is, or dual control is off. */
+  preparationProblem(subject: Subject): Promise<string | null>;
 }
 
 /** What a yes holds for (engine/ports.ts ApprovalClearance): the store as it was, the rows as they were approved. */
@@ -137,6 +139,14 @@ export interface GateDeps {
 export function journalApprovalGate(deps: GateDeps): ApprovalGate {
   const markerNow = (): string => `${deps.repository.changeMarker()}|${deps.payeesMarker?.() ?? ''}`;
   return {
+    async preparationProblem(subject) {
+      const state = await deps.control();
+      if (state.problem) return state.problem.message;
+      if (!state.enforced) return null;
+      const manifest = await manifestFromJournal(deps.journal, state.scope, subject, state.policy.version);
+      if (!manifest) return `no ${subject.kind} ${subject.id} in the journal`;
+      return preparationProblem(manifest, await deps.repository.preparationsFor(subject), state.people);
+    },
     async check(subject, need = 'first') {
       try {
         // Taken before anything is read: a write during the check already makes the yes stale.

@@ -534,6 +534,9 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     if (!before) throw new EngineError('NOT_FOUND', `${kind} ${id} has no schedule`);
     if (before.state !== 'SCHEDULED' && before.state !== 'LATE') throw new EngineError('BAD_STATE', `${kind} ${id} was ${before.state === 'RELEASED' ? 'released already' : 'cancelled'}; it cannot be moved`);
     if (opts.preparedBy) {
+      // Signed again only as it was signed: a row rewritten in the journal since would otherwise be signed now.
+      const problem = await this.options.approvalGate?.preparationProblem?.({ kind, id });
+      if (problem) throw new EngineError('NOT_SIGNED', `Nothing was moved: ${problem.replace(/^Nothing was sent: /, '')}; cancel it and prepare it again`);
       const rows = await this.journal.manifestRows(kind, id);
       const fileSha256 = kind === 'batch' ? ((await this.journal.getBatch(id))?.sha256 ?? null) : null;
       await this.signAsPreparer({ kind, id }, opts.preparedBy, rows.map((r, i) => ({ ...r, rowNumber: i + 1 })), fileSha256, to, await this.journal.possibleDuplicateIds(kind, id));

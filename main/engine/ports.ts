@@ -61,6 +61,12 @@ export interface ApprovalGatePort {
     /** With a yes: what the yes holds for, asked again right before each create leaves. */
     clearance?: ApprovalClearance;
   }>;
+  /**
+   * Dual control: why the subject as the journal holds it now is not what its preparer signed (a row, a callback
+   * address, the preparer or the time changed since), or null. Asked before its preparer signs it again (a move of
+   * its release time), so a re-signature never covers a row someone else rewrote.
+   */
+  preparationProblem?(subject: { kind: 'payout' | 'batch'; id: string }): Promise<string | null>;
 }
 
 /**

@@ -165,6 +165,24 @@ describe('the calendar in the engine', () => {
     expect((await f.engine.releasePayout('p1')).state).toBe('ACCEPTED');
   });
 
+  it("under dual control: a move never signs a row rewritten in the journal since its preparer signed it", async () => {
+    const { approveAs } = await dualControlDesk();
+    await f.engine.start();
+    const when = inMs(HOUR);
+    await f.engine.submitPayout(draft('p1', { amountMinor: 250_000 }), { preparedBy: 'paula', executeOn: when });
+    await approveAs(alice, { kind: 'payout', id: 'p1' });
+    // A database writer sends it elsewhere; then the preparer moves it, which signs it again.
+    f.t.journal.db.prepare(`UPDATE payments SET account_number = 'GB33BUKB20201555555555' WHERE id = 'p1'`).run();
+    await expect(f.engine.moveScheduled('payout', 'p1', inMs(2 * HOUR), { preparedBy: 'paula' })).rejects.toMatchObject({
+      code: 'NOT_SIGNED', message: expect.stringMatching(/^Nothing was moved: payout p1 is not what Paula prepared .*; cancel it and prepare it again$/),
+    });
+    expect(f.t.journal.schedule('payout', 'p1')).toMatchObject({ at: when.at, state: 'SCHEDULED' });
+    offset = when.at - Date.now();
+    await f.engine.releaseDue();
+    await until(() => f.t.journal.getPayment('payout', 'p1')?.state === 'HELD' && f.t.journal.schedule('payout', 'p1')?.state === 'RELEASED');
+    expect(creates()).toBe(0);
+  });
+
   it('under dual control: a time moved earlier in the journal by hand, and marked released, sends nothing', async () => {
     const { approveAs } = await dualControlDesk();
     await f.engine.start();
