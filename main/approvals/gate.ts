@@ -111,7 +111,13 @@ export function preparationProblem(manifest: Manifest, preparations: readonly Pr
   if (mine.length === 0) return `Nothing was sent: ${preparer.name} has not signed ${what} as its preparer`;
   const signed = mine.filter((p) => p.profileId === manifest.profileId && preparationSignatureValid(p, preparer.publicKey));
   if (signed.length === 0) return `Nothing was sent: the preparer's signature on ${what} does not verify`;
-  const same = signed.filter((p) => p.digest === digest);
+  // The preparer's newest signature is what counts: one made again (the date moved) supersedes the earlier ones, so the
+  // subject put back as first signed (its old time) is not what was prepared.
+  const newest = Math.max(...signed.map((p) => p.signedAt));
+  const same = signed.filter((p) => p.digest === digest && p.signedAt === newest);
+  if (same.length === 0 && signed.some((p) => p.digest === digest)) {
+    return `Nothing was sent: ${what} is as ${preparer.name} first prepared it, not as they signed it since (its date was moved)`;
+  }
   if (same.length === 0) return `Nothing was sent: ${what} is not what ${preparer.name} prepared (a row, its callback address or the preparer changed since)`;
   const held = same.some((p) => heldRoleAt(preparer, 'preparer', p.signedAt) && (p.recordedAt === undefined || heldRoleAt(preparer, 'preparer', p.recordedAt)));
   if (!held) return `Nothing was sent: ${preparer.name} did not hold the preparer role when preparing ${what}`;

@@ -42,12 +42,14 @@ export function payout(id: string, overrides: Partial<NewPayment> = {}): NewPaym
 }
 
 /**
- * Undoes schema steps 14 (the calendar), 13 (payment run references), 12 (remittance mails), 11 (closing a period), 10 (the Overview's indexes), 9 (possible
+ * Undoes schema steps 15 (recurring payouts), 14 (the calendar), 13 (payment run references), 12 (remittance mails), 11 (closing a period), 10 (the Overview's indexes), 9 (possible
  * duplicates), 8 (control chain), 7 (payee book) and 6 (dual control): the journal as the app before people and
  * approvals left it.
  */
 export function rollBackToSchema5(db: Database.Database): void {
   db.exec(`
+    DROP TABLE IF EXISTS recurring_occurrences;
+    DROP TABLE IF EXISTS recurring_templates;
     DROP TABLE IF EXISTS schedules;
     DROP TABLE IF EXISTS payment_run_refs;
     DROP TABLE IF EXISTS remittance_mails;
