@@ -8,7 +8,7 @@
 //   npx tsx bench/mutation.ts --incremental        reuses the last run's results for mutants whose code and tests are unchanged
 //   npx tsx bench/mutation.ts --mutate main/journal/shared.ts:39-45 --test-files a.test.ts,b.ts --sim-steps 10
 //                                                  one small range against a few test files (the smoke run)
-//   npx tsx bench/mutation.ts --report-only        prints the figures of the last report without running Stryker
+//   npx tsx bench/mutation.ts --report-only [--report file.json]   prints a report's figures without running Stryker
 //   --survivors lists each surviving and uncovered mutant (file:line, mutator, replacement).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -22,6 +22,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '1' },
     incremental: { type: 'boolean', default: false },
     'report-only': { type: 'boolean', default: false },
+    /** With --report-only: the JSON report to read (default: the one this script's run writes). */
+    report: { type: 'string' },
     survivors: { type: 'boolean', default: false },
     /** Steps of each simulated history the mutants face (fewer only to prove the bench runs). */
     'sim-steps': { type: 'string' },
@@ -31,7 +33,7 @@ const { values } = parseArgs({
 const TARGET = 90;
 // A narrowed run writes a report of its own, so it never stands in for the whole set's.
 const REPORT_DIR = values.mutate ? 'reports/mutation-narrowed' : 'reports/mutation';
-const REPORT = `${REPORT_DIR}/mutation.json`;
+const REPORT = values.report ?? `${REPORT_DIR}/mutation.json`;
 
 type Status = 'Killed' | 'Survived' | 'NoCoverage' | 'Timeout' | 'CompileError' | 'RuntimeError' | 'Ignored' | 'Pending';
 interface Mutant {

@@ -276,6 +276,87 @@ describe('a fault of the desk itself', () => {
   });
 });
 
+describe('an interrupted send (SENDING, no answer) read back and sent again', () => {
+  it('refused with a 400 is not final: the first send may still land, so it stays UNKNOWN, read with GET', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('crashed'));
+    t.journal.markSending('payout', 'crashed');
+    const gateway = new FakeGateway();
+    gateway.failCreates(1, 'validation');
+    expect(await sender(gateway).send('crashed')).toBe('unknown');
+    expect(t.journal.getPayment('payout', 'crashed')).toMatchObject({ state: 'UNKNOWN', isFinal: false });
+    expect(t.journal.resendAllowed('payout', 'crashed')).toBe(false);
+  });
+
+  it('whose read-back fails is still of unknown outcome, never back in the queue', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('unread'));
+    t.journal.markSending('payout', 'unread');
+    const gateway = new FakeGateway();
+    const stop = new AbortController();
+    gateway.getPayout = async () => {
+      stop.abort();
+      throw new GatewayError('server', 'read failed', { status: 503 });
+    };
+    expect(await sender(gateway).send('unread', stop.signal)).toBe('aborted');
+    expect(t.journal.getPayment('payout', 'unread')).toMatchObject({ state: 'UNKNOWN', lastError: 'read failed' });
+  });
+
+  it('of unknown outcome, failing on the keychain before it left, keeps its state and says why', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('kc'));
+    t.journal.markSending('payout', 'kc');
+    t.journal.markUnknown('payout', 'kc', 'time-out', 0);
+    const gateway = new FakeGateway();
+    gateway.createPayout = async () => {
+      throw new KeyStoreError('keychain locked');
+    };
+    await expect(sender(gateway).send('kc')).rejects.toMatchObject({ code: 'ENGINE_HALTED' });
+    expect(t.journal.getPayment('payout', 'kc')).toMatchObject({ state: 'UNKNOWN', lastError: 'keychain locked' });
+  });
+});
+
+describe('what a send returns and tells', () => {
+  it('a 400 to a first send: rejected', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('bad'));
+    const gateway = new FakeGateway();
+    gateway.failCreates(1, 'validation');
+    expect(await sender(gateway).send('bad')).toBe('rejected');
+  });
+
+  it('the connection goes offline on a time-out or a network failure, not on a 429', async () => {
+    t = tempJournal();
+    const states: string[] = [];
+    const gateway = new FakeGateway();
+    const s = new PayoutSender({
+      journal: t.journal, gateway, finalStatuses: [], pollIntervalMs: 1_000, backoff: { baseMs: 1, capMs: 2 },
+      now: () => 0, onStatus: () => undefined, onConnection: (state) => void states.push(state), random: () => 0,
+    });
+    for (const [id, kind] of [['to', 'timeout'], ['net', 'network'], ['busy', 'rate-limited']] as const) {
+      t.journal.insertPayment('payout', payout(id));
+      gateway.failCreates(1, kind);
+      states.length = 0;
+      expect(await s.send(id)).toBe('accepted');
+      expect([id, states]).toEqual([id, kind === 'rate-limited' ? ['online'] : ['offline', 'online']]);
+    }
+  });
+
+  it('a retry waits at least what the gateway asked (Retry-After), and a stop during the wait ends it', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('later'));
+    const gateway = new FakeGateway();
+    gateway.failCreates(1, 'rate-limited', false, 60_000);
+    const stop = new AbortController();
+    const started = Date.now();
+    setTimeout(() => stop.abort(), 50);
+    expect(await sender(gateway).send('later', stop.signal)).toBe('aborted');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(gateway.createCalls.get('later')).toBe(1);
+    expect(t.journal.getPayment('payout', 'later')?.state).toBe('QUEUED');
+  });
+});
+
 describe('a 429 to a create that left', () => {
   it('was not stored: the payout goes back to the queue, is not read back, and is sent again with the same id', async () => {
     t = tempJournal();
