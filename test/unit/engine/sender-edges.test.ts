@@ -283,8 +283,12 @@ describe('an interrupted send (SENDING, no answer) read back and sent again', ()
     t.journal.markSending('payout', 'crashed');
     const gateway = new FakeGateway();
     gateway.failCreates(1, 'validation');
-    expect(await sender(gateway).send('crashed')).toBe('unknown');
-    expect(t.journal.getPayment('payout', 'crashed')).toMatchObject({ state: 'UNKNOWN', isFinal: false });
+    const events: StatusChangedEvent[] = [];
+    expect(await sender(gateway, t.journal, events).send('crashed')).toBe('unknown');
+    expect(t.journal.getPayment('payout', 'crashed')).toMatchObject({
+      state: 'UNKNOWN', isFinal: false, lastError: 'fake validation; an earlier send of this id has no answer yet, so it is checked with GET',
+    });
+    expect(events.map((e) => [e.status, e.final])).toEqual([['UNKNOWN', false]]);
     expect(t.journal.resendAllowed('payout', 'crashed')).toBe(false);
   });
 
@@ -322,7 +326,11 @@ describe('what a send returns and tells', () => {
     t.journal.insertPayment('payout', payout('bad'));
     const gateway = new FakeGateway();
     gateway.failCreates(1, 'validation');
-    expect(await sender(gateway).send('bad')).toBe('rejected');
+    const events: StatusChangedEvent[] = [];
+    expect(await sender(gateway, t.journal, events).send('bad')).toBe('rejected');
+    expect(events.map((e) => [e.status, e.final, e.source])).toEqual([['REJECTED', true, 'local']]);
+    // What the gateway answered is kept with the refusal.
+    expect(t.journal.timeline('payout', 'bad').at(-1)).toMatchObject({ status: 'REJECTED', raw: { message: 'fake validation', response: { status: 400, code: 'VALIDATION' } } });
   });
 
   it('the connection goes offline on a time-out or a network failure, not on a 429', async () => {
