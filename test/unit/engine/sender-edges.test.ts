@@ -288,7 +288,7 @@ describe('an interrupted send (SENDING, no answer) read back and sent again', ()
     expect(t.journal.getPayment('payout', 'crashed')).toMatchObject({
       state: 'UNKNOWN', isFinal: false, lastError: 'fake validation; an earlier send of this id has no answer yet, so it is checked with GET',
     });
-    expect(events.map((e) => [e.status, e.final])).toEqual([['UNKNOWN', false]]);
+    expect(events.map((e) => [e.status, e.final, e.source])).toEqual([['UNKNOWN', false, 'local']]);
     expect(t.journal.resendAllowed('payout', 'crashed')).toBe(false);
   });
 
@@ -394,7 +394,9 @@ describe('a gateway answer that names a socket error', () => {
       // A 502 whose body carries the gateway's own upstream's code: the payout was stored all the same.
       throw new GatewayError('server', 'bad gateway', { status: 502, code: 'ECONNREFUSED' });
     };
-    expect(await sender(gateway).send('upstream')).toBe('accepted');
+    const events: StatusChangedEvent[] = [];
+    expect(await sender(gateway, t.journal, events).send('upstream')).toBe('accepted');
+    expect(events.map((e) => [e.status, e.final])).toEqual([['UNKNOWN', false], ['PENDING', false]]);
     expect(gateway.createCalls.get('upstream')).toBe(1);
     expect(gateway.getCalls).toBe(1);
     await new Promise((r) => setImmediate(r));
