@@ -365,6 +365,59 @@ describe('what a send returns and tells', () => {
   });
 });
 
+describe('reading back a payout of unknown outcome (resolveUncertain)', () => {
+  it('reads only a payout that may be at the gateway: none for one not in the journal or already accepted', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('acc'));
+    t.journal.recordObservation('payout', 'acc', { status: 'PENDING', source: 'create', isFinal: false });
+    t.journal.insertPayment('payout', payout('queued'));
+    const gateway = new FakeGateway();
+    const s = sender(gateway);
+    expect(await s.resolveUncertain('nowhere')).toBeNull();
+    expect(await s.resolveUncertain('acc')).toBeNull();
+    expect(await s.resolveUncertain('queued')).toBeNull();
+    expect(gateway.getCalls).toBe(0);
+  });
+
+  it('found: its status; a SENDING one as well as an UNKNOWN one', async () => {
+    t = tempJournal();
+    for (const id of ['s', 'u']) {
+      t.journal.insertPayment('payout', payout(id));
+      t.journal.markSending('payout', id);
+    }
+    t.journal.markUnknown('payout', 'u', 'time-out', 0);
+    const gateway = new FakeGateway();
+    gateway.stored.set('s', { request: payout('s'), status: 'PROCESSING' });
+    gateway.stored.set('u', { request: payout('u'), status: 'PROCESSING' });
+    const s = sender(gateway);
+    expect(await s.resolveUncertain('s')).toBe('accepted');
+    expect(await s.resolveUncertain('u')).toBe('accepted');
+    expect(gateway.getCalls).toBe(2);
+  });
+
+  it('not found, or not readable: still unknown, read again one interval on, the reason kept where a re-send was refused', async () => {
+    t = tempJournal();
+    for (const id of ['nf', 'ro', 'refused']) {
+      t.journal.insertPayment('payout', payout(id));
+      t.journal.markSending('payout', id);
+    }
+    t.journal.markUnknown('payout', 'refused', 'the gateway refused a re-send', 0, true);
+    const gateway = new FakeGateway();
+    const s = sender(gateway);
+    expect(await s.resolveUncertain('nf')).toBe('unknown');
+    expect(t.journal.getPayment('payout', 'nf')).toMatchObject({ state: 'UNKNOWN', nextPollAt: 1_001_000, lastError: 'not found at the gateway yet; an earlier send may still land, so it is read again' });
+    expect(await s.resolveUncertain('refused')).toBe('unknown');
+    expect(t.journal.getPayment('payout', 'refused')?.lastError).toBe('the gateway refused a re-send');
+    gateway.offline = true;
+    expect(await s.resolveUncertain('ro')).toBeNull();
+    expect(t.journal.getPayment('payout', 'ro')).toMatchObject({ state: 'UNKNOWN', nextPollAt: 1_001_000, lastError: 'not read yet: fake network' });
+    gateway.getPayout = async () => {
+      throw new TypeError('bad answer');
+    };
+    await expect(s.resolveUncertain('ro')).rejects.toThrow('bad answer');
+  });
+});
+
 describe('a 429 to a create that left', () => {
   it('was not stored: the payout goes back to the queue, is not read back, and is sent again with the same id', async () => {
     t = tempJournal();
