@@ -406,6 +406,12 @@ describe('reading back a payout of unknown outcome (resolveUncertain)', () => {
     const s = sender(gateway);
     expect(await s.resolveUncertain('nf')).toBe('unknown');
     expect(t.journal.getPayment('payout', 'nf')).toMatchObject({ state: 'UNKNOWN', nextPollAt: 1_001_000, lastError: 'not found at the gateway yet; an earlier send may still land, so it is read again' });
+    // A time-out's words give way to what the read found; a refusal's stay.
+    t.journal.insertPayment('payout', payout('timed'));
+    t.journal.markSending('payout', 'timed');
+    t.journal.markUnknown('payout', 'timed', 'time-out', 0);
+    expect(await s.resolveUncertain('timed')).toBe('unknown');
+    expect(t.journal.getPayment('payout', 'timed')?.lastError).toBe('not found at the gateway yet; an earlier send may still land, so it is read again');
     expect(await s.resolveUncertain('refused')).toBe('unknown');
     expect(t.journal.getPayment('payout', 'refused')?.lastError).toBe('the gateway refused a re-send');
     gateway.offline = true;
