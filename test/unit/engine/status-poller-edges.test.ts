@@ -76,6 +76,66 @@ describe('what a read records', () => {
   });
 });
 
+describe('a nudge (a callback named the payment)', () => {
+  it('of a payment not in the journal, or not at the gateway yet, does nothing', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('q'));
+    const gateway = new FakeGateway();
+    const { poller: p } = pollerOf(gateway, { tickMs: 60_000 });
+    p.start();
+    await p.nudge('payout', 'nowhere');
+    await p.nudge('payout', 'q');
+    expect(t.journal.getPayment('payout', 'q')?.nextPollAt).toBeNull();
+    expect(gateway.getCalls).toBe(0);
+  });
+
+  it('of a non-final payment while the poller runs makes it due now, behind the creates, not read at once', async () => {
+    t = tempJournal();
+    accepted('cb');
+    t.journal.setNextPoll('payout', 'cb', NOW + 60_000);
+    const gateway = new FakeGateway();
+    // A create waits for a slot: the poller leaves the budget to it.
+    gateway.usage = { inWindow: 10, limit: 10, queued: { token: 0, create: 1, status: 0, list: 0 } };
+    const { poller: p } = pollerOf(gateway);
+    p.start();
+    await p.nudge('payout', 'cb');
+    expect(t.journal.getPayment('payout', 'cb')?.nextPollAt).toBe(NOW);
+    expect(gateway.getCalls).toBe(0);
+  });
+});
+
+describe('a read asked for while the poller runs', () => {
+  it('does not keep the payment from being polled afterwards', async () => {
+    t = tempJournal();
+    accepted('r');
+    const gateway = new FakeGateway();
+    gateway.stored.set('r', { request: payout('r'), status: 'PROCESSING' });
+    const { poller: p } = pollerOf(gateway);
+    await p.refresh('payout', 'r');
+    expect(gateway.getCalls).toBe(1);
+    t.journal.setNextPoll('payout', 'r', NOW - 1);
+    p.start();
+    const started = Date.now();
+    while (gateway.getCalls < 2 && Date.now() - started < 3_000) await new Promise((r) => setTimeout(r, 5));
+    expect(gateway.getCalls).toBe(2);
+  });
+
+  it('is not read a second time by the poller while it is in flight', async () => {
+    t = tempJournal();
+    accepted('once');
+    t.journal.setNextPoll('payout', 'once', NOW - 1);
+    const gateway = new FakeGateway();
+    gateway.stored.set('once', { request: payout('once'), status: 'PROCESSING' });
+    gateway.getDelayMs = 150;
+    const { poller: p } = pollerOf(gateway);
+    const reading = p.refresh('payout', 'once');
+    p.start();
+    await new Promise((r) => setTimeout(r, 60));
+    expect(gateway.getCalls).toBe(1);
+    await reading;
+  });
+});
+
 describe('a row that is not for reading', () => {
   it('is no longer due (a QUEUED row sent again later), but a SENDING row keeps its read time', async () => {
     t = tempJournal();
