@@ -94,8 +94,12 @@ describe('a row the sender cannot send', () => {
       stop.abort();
       return getPayout(id);
     };
+    let slotsAsked = 0;
+    const createPayout = gateway.createPayout.bind(gateway);
+    gateway.createPayout = (...args) => (slotsAsked++, createPayout(...args));
     expect(await sender(gateway).send('cut', stop.signal)).toBe('aborted');
     expect(gateway.createCalls.size).toBe(0);
+    expect(slotsAsked).toBe(0);
     expect(t.journal.getPayment('payout', 'cut')?.state).toBe('SENDING');
   });
 });
@@ -188,6 +192,19 @@ describe('a send stopped while the claim was taken', () => {
     expect(await sender(gateway, slowClaim).send('stopped', stop.signal)).toBe('aborted');
     expect(gateway.createCalls.size).toBe(0);
     expect(t.journal.getPayment('payout', 'stopped')).toMatchObject({ state: 'QUEUED', attempts: 0 });
+  });
+});
+
+describe('a payout whose re-send the gateway refused', () => {
+  it('is read back, and not sent again while the gateway does not show it', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('nope'));
+    t.journal.markSending('payout', 'nope');
+    t.journal.markUnknown('payout', 'nope', 'the gateway refused a re-send', 0, true);
+    const gateway = new FakeGateway();
+    expect(await sender(gateway).send('nope')).toBe('unknown');
+    expect(gateway.getCalls).toBe(1);
+    expect(gateway.createCalls.size).toBe(0);
   });
 });
 
