@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PayoutSender, type SenderDeps } from '../../../main/engine/payout-sender';
 import type { StatusChangedEvent } from '../../../main/engine/events';
+import { payoutFieldsOf } from '../../../main/domain/payout';
 import { GatewayError } from '../../../main/gateway/errors';
 import type { JournalPort, SendClaim } from '../../../main/journal';
 import { KeyStoreError } from '../../../main/keys/key-store';
@@ -192,6 +193,29 @@ describe('a send stopped while the claim was taken', () => {
     expect(await sender(gateway, slowClaim).send('stopped', stop.signal)).toBe('aborted');
     expect(gateway.createCalls.size).toBe(0);
     expect(t.journal.getPayment('payout', 'stopped')).toMatchObject({ state: 'QUEUED', attempts: 0 });
+  });
+});
+
+describe('a send under dual control', () => {
+  it('with no approved body asks for no rate slot and sends nothing', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('unapp'));
+    const gateway = new FakeGateway();
+    let slotsAsked = 0;
+    const createPayout = gateway.createPayout.bind(gateway);
+    gateway.createPayout = (...args) => (slotsAsked++, createPayout(...args));
+    expect(await sender(gateway).send('unapp', undefined, { approved: () => null })).toBe('unapproved');
+    expect(slotsAsked).toBe(0);
+    expect(t.journal.getPayment('payout', 'unapp')).toMatchObject({ state: 'QUEUED', attempts: 0 });
+  });
+
+  it("through a claim that cannot read the row now (a team desk's), is judged on the row as read", async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('team'));
+    const bare = journalWith({ claimSend: (kind: 'payout', id: string): SendClaim => ({ confirm: () => t.journal.markSending(kind, id), release: () => undefined }) });
+    const gateway = new FakeGateway();
+    expect(await sender(gateway, bare).send('team', undefined, { approved: (row) => payoutFieldsOf(row) })).toBe('accepted');
+    expect(gateway.createCalls.get('team')).toBe(1);
   });
 });
 
