@@ -209,6 +209,24 @@ describe('a send under dual control', () => {
     expect(t.journal.getPayment('payout', 'unapp')).toMatchObject({ state: 'QUEUED', attempts: 0 });
   });
 
+  it('is not sent when its approval no longer holds at the rate slot, or covers another body by then', async () => {
+    t = tempJournal();
+    const gateway = new FakeGateway();
+    for (const [id, second] of [['gone', null], ['changed', 'other']] as const) {
+      t.journal.insertPayment('payout', payout(id));
+      let asks = 0;
+      const approved = (row: Parameters<NonNullable<Parameters<PayoutSender['send']>[2]>['approved'] & object>[0]) => {
+        asks++;
+        if (asks === 1) return payoutFieldsOf(row);
+        return second === null ? null : { ...payoutFieldsOf(row), accountName: 'Someone Else' };
+      };
+      expect(await sender(gateway).send(id, undefined, { approved })).toBe('unapproved');
+      expect(asks).toBe(2);
+      expect(t.journal.getPayment('payout', id)).toMatchObject({ state: 'QUEUED', attempts: 0 });
+    }
+    expect(gateway.createCalls.size).toBe(0);
+  });
+
   it("through a claim that cannot read the row now (a team desk's), is judged on the row as read", async () => {
     t = tempJournal();
     t.journal.insertPayment('payout', payout('team'));
