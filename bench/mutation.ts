@@ -110,5 +110,5 @@ if (values.survivors) {
 }
 const total = tally(all);
 const score = scorePermille(total);
-const ran = values['report-only'] ? 'from the last report' : `${all.length} mutants in ${seconds.toFixed(0)} s (${(all.length / seconds).toFixed(2)} mutants/s, concurrency ${values.concurrency})`;
+const ran = values['report-only'] ? `read from ${REPORT}` : `${all.length} mutants in ${seconds.toFixed(0)} s (${(all.length / seconds).toFixed(2)} mutants/s, concurrency ${values.concurrency})`;
 console.log(`${line('total', total)}; target ≥ ${TARGET} % ${score !== null && score >= TARGET * 10 ? 'met' : 'NOT met'}; ${ran}`);

@@ -76,6 +76,30 @@ describe('what a read records', () => {
   });
 });
 
+describe('a stopped poller', () => {
+  it('starts nothing more, even when it was stopped while a look at the journal was under way', async () => {
+    t = tempJournal();
+    let looks = 0;
+    const journal = new Proxy(t.journal, {
+      get(target, prop, receiver) {
+        if (prop === 'duePolls') return async (...args: Parameters<JournalPort['duePolls']>) => {
+          looks++;
+          await new Promise((r) => setTimeout(r, 40));
+          return target.duePolls(...args);
+        };
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as JournalPort;
+    const { poller: p } = pollerOf(new FakeGateway(), { journal, tickMs: 5 });
+    p.start();
+    await new Promise((r) => setTimeout(r, 10));
+    await p.stop();
+    await new Promise((r) => setTimeout(r, 150));
+    expect(looks).toBe(1);
+  });
+});
+
 describe('a nudge (a callback named the payment)', () => {
   it('of a payment not in the journal, or not at the gateway yet, does nothing', async () => {
     t = tempJournal();
