@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PayoutSender, type SenderDeps } from '../../../main/engine/payout-sender';
 import type { StatusChangedEvent } from '../../../main/engine/events';
 import { payoutFieldsOf } from '../../../main/domain/payout';
-import { GatewayError } from '../../../main/gateway/errors';
+import { GatewayError, SendCancelledError } from '../../../main/gateway/errors';
 import type { JournalPort, SendClaim } from '../../../main/journal';
 import { KeyStoreError } from '../../../main/keys/key-store';
 import { payout, tempJournal, type TempJournal } from '../journal/helpers';
@@ -233,7 +233,55 @@ describe('a send under dual control', () => {
     const bare = journalWith({ claimSend: (kind: 'payout', id: string): SendClaim => ({ confirm: () => t.journal.markSending(kind, id), release: () => undefined }) });
     const gateway = new FakeGateway();
     expect(await sender(gateway, bare).send('team', undefined, { approved: (row) => payoutFieldsOf(row) })).toBe('accepted');
+    await new Promise((r) => setImmediate(r));
+    expect(t.journal.timeline('payout', 'team').at(-1)).toMatchObject({ source: 'create', raw: { paymentMethodResponse: { idPayout: 'team' } } });
     expect(gateway.createCalls.get('team')).toBe(1);
+  });
+});
+
+describe('a create stopped while it waited out a 429 (the transport tries it again at the next slot)', () => {
+  /** A create that leaves, is answered 429 by the gateway, and asks again at its next slot (as the transport does). */
+  const twiceAtTheSlot = (gateway: FakeGateway, between: () => void) => {
+    gateway.createPayout = async (_id, _request, options) => {
+      if (!options?.beforeSend?.()) throw new SendCancelledError('createPayout');
+      between();
+      if (!options.beforeSend()) throw new SendCancelledError('createPayout');
+      throw new GatewayError('rate-limited', 'still 429', { status: 429 });
+    };
+  };
+
+  it('stopped: back in the queue, not of unknown outcome (the 429 was not stored), saying why', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('s429'));
+    const gateway = new FakeGateway();
+    const stop = new AbortController();
+    twiceAtTheSlot(gateway, () => stop.abort());
+    expect(await sender(gateway).send('s429', stop.signal)).toBe('aborted');
+    expect(t.journal.getPayment('payout', 's429')).toMatchObject({ state: 'QUEUED', lastError: 'not sent: stopped while waiting out a 429', attempts: 1 });
+  });
+
+  it('its approvals changed meanwhile: back in the queue, saying so', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('a429'));
+    const gateway = new FakeGateway();
+    let valid = true;
+    twiceAtTheSlot(gateway, () => (valid = false));
+    expect(await sender(gateway).send('a429', undefined, { approved: (row) => (valid ? payoutFieldsOf(row) : null) })).toBe('unapproved');
+    expect(t.journal.getPayment('payout', 'a429')).toMatchObject({ state: 'QUEUED', lastError: 'not sent: its approvals changed while it waited out a 429' });
+  });
+
+  it('stopped before its first slot: nothing was written but the stop', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('s0'));
+    const gateway = new FakeGateway();
+    const stop = new AbortController();
+    gateway.createPayout = async (_id, _request, options) => {
+      stop.abort();
+      if (!options?.beforeSend?.()) throw new SendCancelledError('createPayout');
+      return { raw: {} };
+    };
+    expect(await sender(gateway).send('s0', stop.signal)).toBe('aborted');
+    expect(t.journal.getPayment('payout', 's0')).toMatchObject({ state: 'QUEUED', lastError: null, attempts: 0 });
   });
 });
 
