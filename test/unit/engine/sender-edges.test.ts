@@ -305,6 +305,10 @@ describe('a claim that no longer holds at the rate slot', () => {
     const gateway = new FakeGateway();
     const lapsed = journalWith({ claimSend: (): SendClaim => ({ confirm: () => false, release: () => undefined }) });
     expect(await sender(gateway, lapsed).send('lease')).toBe('held-elsewhere');
+    // One of unknown outcome, read back and not found, is left to that desk too.
+    t.journal.insertPayment('payout', payout('lease-s'));
+    t.journal.markSending('payout', 'lease-s');
+    expect(await sender(gateway, lapsed).send('lease-s')).toBe('held-elsewhere');
     // Settled meanwhile (the other desk sent it and read it back).
     const settled = journalWith({
       claimSend: (): SendClaim => ({
