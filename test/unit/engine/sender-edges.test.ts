@@ -432,6 +432,36 @@ describe('an interrupted send (SENDING, no answer) read back and sent again', ()
 });
 
 describe('what a send returns and tells', () => {
+  it('a 409 read back is recorded as a poll; a status that did not change is not told again', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('dup'));
+    const gateway = new FakeGateway();
+    gateway.stored.set('dup', { request: payout('dup'), status: 'PROCESSING' });
+    expect(await sender(gateway).send('dup')).toBe('accepted');
+    await new Promise((r) => setImmediate(r));
+    expect(t.journal.timeline('payout', 'dup').at(-1)).toMatchObject({ status: 'PROCESSING', source: 'poll' });
+
+    t.journal.insertPayment('payout', payout('still'));
+    t.journal.markSending('payout', 'still');
+    t.journal.markUnknown('payout', 'still', 'time-out', 0);
+    const events: StatusChangedEvent[] = [];
+    const refusing = new FakeGateway();
+    refusing.failCreates(1, 'validation');
+    expect(await sender(refusing, t.journal, events).send('still')).toBe('unknown');
+    expect(events).toEqual([]);
+  });
+
+  it('a MISMATCH is told to the screens as not final', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('mm'));
+    t.journal.markSending('payout', 'mm');
+    const gateway = new FakeGateway();
+    gateway.getPayout = async () => ({ status: 'PENDING', amountMinor: 1, currencyCode: 'EUR', raw: {} });
+    const events: StatusChangedEvent[] = [];
+    expect(await sender(gateway, t.journal, events).send('mm')).toBe('mismatch');
+    expect(events.map((e) => [e.status, e.final, e.source])).toEqual([['MISMATCH', false, 'local']]);
+  });
+
   it('a 400 to a first send: rejected', async () => {
     t = tempJournal();
     t.journal.insertPayment('payout', payout('bad'));
