@@ -270,6 +270,15 @@ describe('a create stopped while it waited out a 429 (the transport tries it aga
     expect(t.journal.getPayment('payout', 'a429')).toMatchObject({ state: 'QUEUED', lastError: 'not sent: its approvals changed while it waited out a 429' });
   });
 
+  it('no longer approved at its first slot: nothing was written, no 429 named', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('u0'));
+    const gateway = new FakeGateway();
+    let asks = 0;
+    expect(await sender(gateway).send('u0', undefined, { approved: (row) => (++asks === 1 ? payoutFieldsOf(row) : null) })).toBe('unapproved');
+    expect(t.journal.getPayment('payout', 'u0')).toMatchObject({ state: 'QUEUED', lastError: null, attempts: 0 });
+  });
+
   it('stopped before its first slot: nothing was written but the stop', async () => {
     t = tempJournal();
     t.journal.insertPayment('payout', payout('s0'));
@@ -437,7 +446,13 @@ describe('what a send returns and tells', () => {
     t.journal.insertPayment('payout', payout('dup'));
     const gateway = new FakeGateway();
     gateway.stored.set('dup', { request: payout('dup'), status: 'PROCESSING' });
-    expect(await sender(gateway).send('dup')).toBe('accepted');
+    const connection: [string, string | null][] = [];
+    const s409 = new PayoutSender({
+      journal: t.journal, gateway, finalStatuses: [], pollIntervalMs: 1_000, backoff: { baseMs: 1, capMs: 2 },
+      now: () => 0, onStatus: () => undefined, onConnection: (state, message) => void connection.push([state, message]), random: () => 0,
+    });
+    expect(await s409.send('dup')).toBe('accepted');
+    expect(connection).toEqual([['online', null]]);
     await new Promise((r) => setImmediate(r));
     expect(t.journal.timeline('payout', 'dup').at(-1)).toMatchObject({ status: 'PROCESSING', source: 'poll' });
 
