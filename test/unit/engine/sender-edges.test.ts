@@ -318,6 +318,10 @@ describe('a claim that no longer holds at the rate slot', () => {
     t.journal.insertPayment('payout', payout('lease-s'));
     t.journal.markSending('payout', 'lease-s');
     expect(await sender(gateway, lapsed).send('lease-s')).toBe('held-elsewhere');
+    t.journal.insertPayment('payout', payout('lease-u'));
+    t.journal.markSending('payout', 'lease-u');
+    t.journal.markUnknown('payout', 'lease-u', 'time-out', 0);
+    expect(await sender(gateway, lapsed).send('lease-u')).toBe('held-elsewhere');
     // Settled meanwhile (the other desk sent it and read it back).
     const settled = journalWith({
       claimSend: (): SendClaim => ({
