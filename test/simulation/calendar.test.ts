@@ -137,13 +137,11 @@ describe('the simulation catches a release past the late window', () => {
   });
 });
 
-describe('found by the calendar steps, open in main (reported)', () => {
-  // engine.moveScheduled signs the rows again as the journal has them now: an account someone rewrote in the journal
-  // file is signed by its preparer at the move and paid there. Without the move the gate holds it (its rows differ
-  // from what the preparer signed). Fails until the move signs only what was signed before (or refuses): then this
-  // history belongs in RECORDED_HISTORIES. Drawn seed 236 finds it too (an e-mail edited in the journal, then a move
-  // racing the release: `npm run simulate -- --seed 236`).
-  it.fails('an account rewritten in the journal, then the schedule moved by its preparer: it leaves to that account', async () => {
+describe('found by the calendar steps, fixed in main', () => {
+  // engine.moveScheduled signed the rows again as the journal had them: an account someone rewrote in the journal file
+  // was signed by its preparer at the move and paid there. A move now asks the gate whether the subject is still what
+  // its preparer signed, and refuses if not (drawn seed 236 found it too: an e-mail edited, then a move racing the release).
+  it('an account rewritten in the journal, then the schedule moved by its preparer: the move is refused, nothing leaves there', async () => {
     const steps: Step[] = [
       { kind: 'schedule-single', outcome: 'pays', inMin: 10, zone: 0, after: 500 },
       { kind: 'tamper', act: 'edit-account', pick: 0, after: 500 },
@@ -154,10 +152,10 @@ describe('found by the calendar steps, open in main (reported)', () => {
     expect(r.violations, report(r)).toEqual([]);
   });
 
-  // After a move the preparer's signature of the first time, and approvals given for it, still verify: someone with
-  // the journal file who writes the first time back has the payout leave then, before the time last signed (and,
-  // for one that needed an approval, on an approval of the superseded time). Fails until a move voids them.
-  it.fails('a moved schedule put back to its first time in the journal: it leaves at the superseded time', async () => {
+  // After a move the preparer's signature of the first time, and approvals given for it, still verified: someone with
+  // the journal file who wrote the first time back had the payout leave then. The gate now counts the preparer's newest
+  // signature only, so the first time is not what was prepared.
+  it('a moved schedule put back to its first time in the journal: nothing leaves at the superseded time', async () => {
     const steps: Step[] = [
       ...Array.from({ length: 6 }, (): Step => ({ kind: 'single', outcome: 'pays', after: 500 })),
       { kind: 'schedule-single', outcome: 'pays', inMin: 5, zone: 0, after: 500 },
