@@ -45,7 +45,10 @@ export class ApprovedSends<J extends JournalPort> {
   private async payoutApproved(id: string): Promise<ApprovalClearance | 'refused' | 'not-asked'> {
     const gate = this.gate;
     const row = await this.journal.getPayment('payout', id);
-    if (!row || row.batchId !== null || !['QUEUED', 'SENDING', 'UNKNOWN'].includes(row.state)) return 'not-asked';
+    // A batch's row leaves only with its batch's run, which asks the gate for the whole batch: never on its own (a
+    // batch id written on a held single payout in the journal must not turn "release" into a send without the gate).
+    if (row?.batchId) return 'refused';
+    if (!row || !['QUEUED', 'SENDING', 'UNKNOWN'].includes(row.state)) return 'not-asked';
     const resend = mayBeAtGateway(row);
     const decision = await gate.check({ kind: 'payout', id }, resend ? 'resend' : 'first');
     if (decision.ok && decision.clearance) return decision.clearance;

@@ -128,3 +128,17 @@ describe('a payout the gate is not asked about', () => {
     expect(s.gateway.createCalls.size).toBe(0);
   });
 });
+
+describe("a batch's row asked to leave on its own", () => {
+  it('is never sent outside its batch run, even with the gate saying yes: a batch id written on a single payout does not skip the gate', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('single'));
+    t.journal.createBatch({ id: 'some-batch', fileName: 'run.csv', sha256: 'h', rows: [payout('row-1')] });
+    // Someone with the journal file puts a batch id on it, so a person's "release" would ask nobody.
+    t.journal.db.prepare(`UPDATE payments SET batch_id = 'some-batch' WHERE id = 'single'`).run();
+    const s = sends(() => yesFor((row) => payoutFieldsOf(row)));
+    expect(await s.approved.sendPayout('single', new AbortController().signal)).toBe('not-unsent');
+    expect(s.gateway.createCalls.size).toBe(0);
+    expect(s.asked).toEqual([]);
+  });
+});
