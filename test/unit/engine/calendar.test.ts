@@ -4,19 +4,17 @@
 // moved in the journal by hand is refused by the gate. The clock is the test's: the journal, the engine and the gate
 // read it, an hour passing is one assignment.
 import { afterEach, describe, expect, it } from 'vitest';
-import { signApproval } from '../../../main/approvals/approval';
 import { journalApprovalGate, manifestFromJournal } from '../../../main/approvals/gate';
-import type { Subject } from '../../../main/approvals/manifest';
 import { EngineError, type PayoutEngineOptions } from '../../../main/engine';
 import { executionOf, type Execution } from '../../../main/schedules/execution';
 import { SqliteDualControlRepository } from '../../../main/store/sqlite/dual-control';
-import { chainOf, member, preparingAs, readerOf, type Member } from '../approvals/helpers';
+import { member, readerOf } from '../approvals/helpers';
+import { dualControlDesk as dualControlDeskOf, DESK_PROFILE as PROFILE } from './dual-control-desk';
 import { tempJournal, type TempJournal } from '../journal/helpers';
 import { draft, engineFixture, until, type EngineFixture } from './engine-helpers';
 import { FakeGateway } from './fake-gateway';
 
 const HOUR = 3_600_000;
-const PROFILE = 'prof-1';
 let offset = 0;
 const clock = () => Date.now() + offset;
 let f: EngineFixture;
@@ -47,18 +45,9 @@ function plainDesk(options: Partial<PayoutEngineOptions> = {}, t: TempJournal = 
 }
 
 async function dualControlDesk() {
-  const t = tempJournal({ now: clock });
-  const repo = new SqliteDualControlRepository(t.journal);
-  for (const r of chainOf(PROFILE, [admin, paula, alice], { at: T })) await repo.appendChain(r);
-  const reader = readerOf(repo, { profileId: PROFILE, environment: 'LIVE' });
-  const gate = journalApprovalGate({ journal: t.journal, repository: repo, control: () => reader.read(), now: clock });
-  f = engineFixture({ now: clock, approvalGate: gate, prepare: preparingAs(repo, [paula], PROFILE, clock) }, new FakeGateway(), t);
-  const approveAs = async (m: Member, subject: Subject) => {
-    const state = await reader.read();
-    const manifest = (await manifestFromJournal(t.journal, state.scope, subject, state.policy.version))!;
-    await repo.addApproval(signApproval(m.session, { id: globalThis.crypto.randomUUID(), manifest, decision: 'approve', reason: null, signedAt: clock() }));
-  };
-  return { approveAs };
+  const desk = await dualControlDeskOf({ members: [admin, paula, alice], preparers: [paula], environment: 'LIVE', chainAt: T, clock });
+  f = desk.f;
+  return { approveAs: desk.approveAs };
 }
 
 describe('the calendar in the engine', () => {

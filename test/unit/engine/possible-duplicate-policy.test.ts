@@ -2,15 +2,12 @@
 // policy that counts possible duplicates asks for the same extra approvals as a new or changed payee. The count rests on
 // what the preparer signed: a database writer who clears the flag in the journal gets nothing sent.
 import { afterEach, describe, expect, it } from 'vitest';
-import { signApproval } from '../../../main/approvals/approval';
-import { journalApprovalGate, manifestFromJournal } from '../../../main/approvals/gate';
-import type { Subject } from '../../../main/approvals/manifest';
+import { manifestFromJournal } from '../../../main/approvals/gate';
 import { requiredApprovals, type ApprovalPolicy, type PolicyRules } from '../../../main/approvals/policy';
-import { SqliteDualControlRepository } from '../../../main/store/sqlite/dual-control';
-import { appendRecord, chainOf, member, preparingAs, readerOf, type Member } from '../approvals/helpers';
-import { draft, engineFixture, type EngineFixture } from './engine-helpers';
+import { member } from '../approvals/helpers';
+import { draft, type EngineFixture } from './engine-helpers';
+import { dualControlDesk, DESK_PROFILE as PROFILE } from './dual-control-desk';
 
-const PROFILE = 'prof-1';
 let f: EngineFixture;
 afterEach(async () => f?.dispose());
 
@@ -23,20 +20,9 @@ const bob = member('bob', ['approver'], T);
 const RULES: PolicyRules = { bands: { '*': [{ atLeast: '1000', approvals: 1 }] }, newOrChangedPayee: 1, countPossibleDuplicates: true };
 
 async function desk(rules: PolicyRules) {
-  f = engineFixture();
-  const repo = new SqliteDualControlRepository(f.t.journal);
-  for (const r of chainOf(PROFILE, [admin, paula, alice, bob], { at: T })) await repo.appendChain(r);
-  await appendRecord(repo, { kind: 'policy', version: 1, rules }, [admin], T + 1_000);
-  const reader = readerOf(repo, { profileId: PROFILE, environment: 'LIVE' });
-  const gate = journalApprovalGate({ journal: f.t.journal, repository: repo, control: () => reader.read() });
-  await f.engine.stop();
-  f = engineFixture({ approvalGate: gate, prepare: preparingAs(repo, [paula], PROFILE) }, f.gateway, f.t);
-  const approveAs = async (m: Member, subject: Subject) => {
-    const state = await reader.read();
-    const manifest = (await manifestFromJournal(f.t.journal, state.scope, subject, state.policy.version))!;
-    await repo.addApproval(signApproval(m.session, { id: globalThis.crypto.randomUUID(), manifest, decision: 'approve', reason: null, signedAt: Date.now() }));
-  };
-  return { approveAs };
+  const d = await dualControlDesk({ members: [admin, paula, alice, bob], preparers: [paula], environment: 'LIVE', chainAt: T, policy: { rules, admins: [admin], at: T + 1_000 } });
+  f = d.f;
+  return { approveAs: d.approveAs };
 }
 
 const creates = () => [...f.gateway.createCalls.values()].reduce((a, b) => a + b, 0);
