@@ -19,6 +19,9 @@
 //   released more than once (the audit log's "*.released-at-time" entries), nor by a desk before its time or past
 //   the late window without a person confirming it, and each release records how late it was. At the gateway,
 //   one payment per intent stays invariant 1's (a scheduled payout has one id, created once or re-sent under it).
+// 10 recurring payouts (recurring-world.ts, at quiescence): per template and date at most one payout in the journal and
+//   one payout id created at the gateway, nothing for a skipped date, each scheduled at and leaving no earlier than its
+//   date's release. Their payouts (ids "rec-…") pay one payee week after week: invariant 10, not 1 or 2, counts them.
 import type { BatchRecord, DeskJournal, PaymentRecord } from '../../main/journal';
 import { GENESIS_HASH, type AuditMark } from '../../main/audit/chain';
 import type { SimJournal } from './adapters';
@@ -26,9 +29,10 @@ import { MAY_PAY, type GatewayModel } from './gateway-model';
 import { approvalBreach, bodyBreach, journalledManifest, trustedControl } from './dual-control';
 import type { Person } from './person';
 import { SIM_LATE_WINDOW_MINUTES } from './calendar-steps';
+import { recurringViolations } from './recurring-world';
 
 export interface Violation {
-  invariant: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+  invariant: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
   /** What kind of breach, so a shortened history keeps failing the same way. */
   kind: string;
   message: string;
@@ -45,6 +49,9 @@ export async function payoutsOf(journal: DeskJournal): Promise<PaymentRecord[]> 
   for await (const p of journal.iterateHistory({ kind: 'payout' })) payouts.push(p);
   return payouts;
 }
+
+/** A recurring payout's occurrence (main/schedules/recurring.ts occurrencePayoutId): invariant 10 counts these. */
+const isOccurrence = (id: string): boolean => id.startsWith('rec-');
 
 export class InvariantChecker {
   private arrivalsSeen = 0;
@@ -68,7 +75,7 @@ export class InvariantChecker {
 
     const mayPay = new Map<string, string[]>();
     for (const g of this.model.payouts.values()) {
-      if (!MAY_PAY.has(this.model.statusOf(g, now))) continue;
+      if (!MAY_PAY.has(this.model.statusOf(g, now)) || isOccurrence(g.id)) continue;
       mayPay.set(g.accountNumber, [...(mayPay.get(g.accountNumber) ?? []), g.id]);
     }
     for (const [account, ids] of mayPay) {
@@ -83,7 +90,7 @@ export class InvariantChecker {
       else if (p.amountMinor !== g.amountMinor || p.accountNumber !== g.accountNumber) {
         violations.push({ invariant: 2, kind: 'other money', message: `the gateway stored ${g.id} with other money or payee than the journal` });
       }
-      if (!intent || intent.amountMinor !== g.amountMinor) violations.push({ invariant: 2, kind: 'not asked for', message: `the gateway stored ${g.id}, which no intent of the person asked for` });
+      if ((!intent || intent.amountMinor !== g.amountMinor) && !isOccurrence(g.id)) violations.push({ invariant: 2, kind: 'not asked for', message: `the gateway stored ${g.id}, which no intent of the person asked for` });
       if (p) this.matched.add(g.id);
     }
 
@@ -192,6 +199,7 @@ export class InvariantChecker {
     const audit = await journal.tables.auditWhole();
     if (!audit.ok) violations.push({ invariant: 6, kind: 'audit', message: `the whole audit chain does not verify: ${JSON.stringify(audit.problems)}` });
     if (this.person.scheduled.size > 0) violations.push(...(await this.calendarAtQuiescence(journal)));
+    violations.push(...(await recurringViolations(this.model, this.person, journal)));
     const payouts = await payoutsOf(journal.port);
     const batches = new Map<string, BatchRecord | undefined>();
     for (const id of new Set(payouts.map((p) => p.batchId))) if (id !== null) batches.set(id, await journal.port.getBatch(id));

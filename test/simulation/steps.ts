@@ -5,6 +5,7 @@
 import { CALENDAR_SHARE, drawCalendarStep, type CalendarStep } from './calendar-steps';
 import type { CreateFault } from './gateway-model';
 import { Prng } from './prng';
+import type { RecurringStep } from './recurring-steps';
 
 export type Outcome = 'pays' | 'fails' | 'returns';
 
@@ -25,7 +26,8 @@ export type Step =
   // password changes rows (`tamper`), or someone at the desk with nobody unlocked tries what needs an admin.
   | { kind: 'tamper'; act: TamperAct; pick: number; after: number }
   | { kind: 'desk-user'; act: DeskUserAct; after: number }
-  | CalendarStep;
+  | CalendarStep
+  | RecurringStep;
 
 /** What a holder of the journal file or of the team database's password does (adversary.ts). */
 export const TAMPER_ACTS = [
@@ -39,7 +41,7 @@ export type DeskUserAct = (typeof DESK_USER_ACTS)[number];
 
 export type StepKind = Step['kind'];
 /** The steps drawn from the seed's main stream (the calendar's come from their own: calendar-steps.ts). */
-type BaseKind = Exclude<StepKind, CalendarStep['kind']>;
+type BaseKind = Exclude<StepKind, CalendarStep['kind'] | RecurringStep['kind']>;
 
 const FAULTS: readonly CreateFault[] = ['store-no-answer', 'fail-before-store', 'server-error-after-store', 'reset-after-store', 'land-late'];
 

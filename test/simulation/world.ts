@@ -20,6 +20,8 @@ import { openSimDesk, SIM_PROFILE, type SimDesk } from './sim-desk';
 import type { Outcome, Step } from './steps';
 import type { ExecuteOn } from '../../contract/api';
 import { CalendarActs } from './calendar-world';
+import { RecurringActs } from './recurring-world';
+import { isRecurringStep } from './recurring-steps';
 
 /** Longest a person waits for one answer before giving up on it (the desk may have crashed meanwhile). */
 const PATIENCE_MS = 60_000;
@@ -40,6 +42,7 @@ export class World {
 
   private readonly adversary: Adversary;
   private readonly calendar = new CalendarActs(this);
+  private readonly recurring = new RecurringActs(this);
 
   constructor(
     private readonly clock: Clock,
@@ -206,7 +209,7 @@ export class World {
         if (!this.person.dualControl) return;
         return this.adversary.deskUser(step.act);
       default:
-        return this.calendar.execute(step);
+        return isRecurringStep(step) ? this.recurring.execute(step) : this.calendar.execute(step);
     }
   }
 

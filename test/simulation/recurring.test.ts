@@ -1,0 +1,91 @@
+// Recurring payouts in the simulated desk (issue 27): a weekly template over five simulated weeks, the desk down
+// between Fridays (quit or crashed) and running the generator as it starts, a date skipped, the template paused and
+// resumed; invariant 10 holds each date to one payout, made and paid once, none for the skipped date, none early.
+// And proof that it catches a generator that would make a second payout for a date it lost track of.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PayoutEngine } from '../../main/engine/payout-engine';
+import { report, runHistory } from './run';
+import type { Step } from './steps';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const HOUR = 3_600_000;
+
+// The simulated clock starts on Monday 2026-11-02, 10:00 in Berlin: the first Friday (11-06) is within the five
+// days ahead, so the template's first occurrence is made as it is added.
+const fiveFridays: Step[] = [
+  { kind: 'recurring-add', rule: 'weekly fri', amount: '25.00', leadDays: 5, after: 500 },
+  // The next date not made: Friday 11-13.
+  { kind: 'recurring-skip', after: 500 },
+  { kind: 'recurring-pass', beforeMin: 30, crash: false, after: 500 },
+  { kind: 'wait', ms: HOUR, after: 500 },
+  // To 30 min before Friday 11-20 (11-13 skipped): made at the desk's start, 30 min ahead of its release.
+  { kind: 'recurring-pass', beforeMin: 30, crash: true, after: 500 },
+  { kind: 'wait', ms: HOUR, after: 500 },
+  { kind: 'recurring-pause', after: 500 },
+  { kind: 'recurring-resume', after: 500 },
+  { kind: 'recurring-pass', beforeMin: 30, crash: false, after: 500 },
+  { kind: 'wait', ms: HOUR, after: 500 },
+  { kind: 'recurring-run', after: 500 },
+  { kind: 'recurring-pass', beforeMin: 30, crash: true, after: 500 },
+  { kind: 'wait', ms: HOUR, after: 500 },
+];
+
+describe('recurring payouts in the simulated histories', () => {
+  it('a weekly template over five weeks, the desk down between Fridays, one date skipped: each other date paid once, at its time', async () => {
+    const r = await runHistory(1, fiveFridays);
+    expect(r.violations, report(r)).toEqual([]);
+    const log = r.log.join('\n');
+    expect(log).toMatch(/person added recurring T1 weekly fri 25.00 EUR \(5 days ahead\): ok as \S+, next 2026-11-13/);
+    expect(log).toMatch(/person skipped 2026-11-13 of T1: ok/);
+    expect(log).toMatch(/desk crashed; down for \d+ min/);
+    expect(log).toMatch(/the generator ran: ok \(made 2026-11-20;/);
+    // One create per paid Friday, none for the skipped one (log lines start with the UTC time; Berlin is UTC+1).
+    const creates = r.log.filter((l) => / gateway create rec-/.test(l));
+    const dates = [...new Set(creates.map((l) => /rec-\S+-(\d{8})\b/.exec(l)?.[1]))].sort();
+    expect(dates).toEqual(['20261106', '20261120', '20261127', '20261204']);
+  });
+
+  it('the same weeks on a desk under dual control, its preparer unlocked at each start', async () => {
+    const r = await runHistory(2, fiveFridays, true);
+    expect(r.violations, report(r)).toEqual([]);
+  });
+
+  it('the occurrence rows deleted from the journal file between two runs: the derived id finds the payout made, nothing twice', async () => {
+    const steps: Step[] = [
+      { kind: 'recurring-add', rule: 'weekly fri', amount: '25.00', leadDays: 5, after: 500 },
+      { kind: 'recurring-forget', after: 500 },
+      { kind: 'recurring-run', after: 500 },
+      { kind: 'recurring-pass', beforeMin: 30, crash: false, after: 500 },
+      { kind: 'wait', ms: HOUR, after: 500 },
+    ];
+    const r = await runHistory(1, steps);
+    expect(r.violations, report(r)).toEqual([]);
+    expect(r.log.join('\n')).toMatch(/someone with the journal deleted the recurring occurrence rows/);
+  });
+});
+
+describe('the simulation catches a second payout for one date', () => {
+  it('a generator naming each payout afresh, its occurrence rows deleted between two runs, pays a Friday twice', async () => {
+    // Not the id derived from template and date: each submit of an occurrence gets an id of its own (same length).
+    const original = PayoutEngine.prototype.submitPayout;
+    let made = 0;
+    vi.spyOn(PayoutEngine.prototype, 'submitPayout').mockImplementation(function (this: PayoutEngine, draft, opts) {
+      const idPayout = draft.idPayout.startsWith('rec-') ? `rec-${++made % 10}${draft.idPayout.slice(5)}` : draft.idPayout;
+      return original.call(this, { ...draft, idPayout }, opts);
+    });
+    const steps: Step[] = [
+      { kind: 'recurring-add', rule: 'weekly fri', amount: '25.00', leadDays: 5, after: 500 },
+      { kind: 'recurring-forget', after: 500 },
+      { kind: 'recurring-run', after: 500 },
+      { kind: 'recurring-pass', beforeMin: 30, crash: false, after: 500 },
+      { kind: 'wait', ms: HOUR, after: 500 },
+    ];
+    const r = await runHistory(1, steps);
+    const found = r.violations.map((v) => `${v.invariant} ${v.kind}`);
+    expect(found, report(r)).toContain('10 two payouts for one date');
+    expect(found).toContain('10 two creates for one date');
+  });
+});
