@@ -20,8 +20,8 @@
 //   the late window without a person confirming it, and each release records how late it was. At the gateway,
 //   one payment per intent stays invariant 1's (a scheduled payout has one id, created once or re-sent under it).
 // 10 recurring payouts (recurring-world.ts, at quiescence): per template and date at most one payout in the journal and
-//   one payout id created at the gateway, nothing for a skipped date, each scheduled at and leaving no earlier than its
-//   date's release. Their payouts (ids "rec-…") pay one payee week after week: invariant 10, not 1 or 2, counts them.
+//   one payout id created at the gateway, nothing for a skipped date nor made while paused for a date released in the
+//   pause, each scheduled at and leaving no earlier than its date's release. Their payouts (ids "rec-…") pay one payee week after week: invariant 10, not 1 or 2, counts them.
 import type { BatchRecord, DeskJournal, PaymentRecord } from '../../main/journal';
 import { GENESIS_HASH, type AuditMark } from '../../main/audit/chain';
 import type { SimJournal } from './adapters';

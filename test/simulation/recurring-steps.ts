@@ -12,9 +12,10 @@ export type RecurringStep =
   | { kind: 'recurring-pause' | 'recurring-resume'; after: number }
   /**
    * The desk stops (crash or quit) and starts again `beforeMin` minutes before the next occurrence's release (negative:
-   * after it), and the generator runs at its start, as the app's does.
+   * after it), and the generator runs at its start, as the app's does; `looks: 2`: two looks at once (the app's
+   * look at unlock meeting its timer's, or two desks of a team).
    */
-  | { kind: 'recurring-pass'; beforeMin: number; crash: boolean; after: number }
+  | { kind: 'recurring-pass'; beforeMin: number; crash: boolean; looks?: 1 | 2; after: number }
   /** Someone with the journal file deletes every occurrence row the generator recorded (SQLite journal only). */
   | { kind: 'recurring-forget'; after: number };
 

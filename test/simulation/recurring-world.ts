@@ -5,7 +5,8 @@
 // desk's luxon). An occurrence is known by its reference ("T1 2026-11-06"), not by the id the desk derives, so a
 // desk that named two payouts for one date differently is still seen.
 import type { PayeeChangeOutcome, RecurringRunResult, RecurringView } from '../../contract/api';
-import type { SimJournal } from './adapters';
+import { runRecurring } from '../../main/desk/recurring';
+import { SIM_PROFILE, type SimJournal } from './adapters';
 import { SIM_PROFILE_ZONE } from './calendar-steps';
 import { wallTime } from './calendar-world';
 import type { GatewayModel } from './gateway-model';
@@ -30,12 +31,14 @@ export interface RecurringRecord {
   templates: TemplateRecord[];
   /** "templateId date" of each date the desk confirmed skipped. */
   skipped: Set<string>;
+  /** By template: from its pause (acknowledged) to its resume (null: still paused). */
+  paused: Map<string, { from: number; to: number | null }[]>;
 }
 
 const records = new WeakMap<Person, RecurringRecord>();
 export function recurringRecordOf(person: Person): RecurringRecord {
   let r = records.get(person);
-  if (!r) records.set(person, (r = { payeeId: null, templates: [], skipped: new Set() }));
+  if (!r) records.set(person, (r = { payeeId: null, templates: [], skipped: new Set(), paused: new Map() }));
   return r;
 }
 
@@ -75,7 +78,7 @@ export class RecurringActs {
       case 'recurring-resume':
         return this.pauseOrResume(step.kind === 'recurring-pause' ? 'pause' : 'resume');
       case 'recurring-pass':
-        return this.pass(step.beforeMin, step.crash);
+        return this.pass(step.beforeMin, step.crash, step.looks ?? 1);
       case 'recurring-forget':
         return this.forget();
     }
@@ -133,8 +136,15 @@ export class RecurringActs {
   private async pauseOrResume(verb: 'pause' | 'resume'): Promise<void> {
     const t = this.newest();
     if (!t) return;
+    const asked = this.world.now;
     const answer = await this.world.call<RecurringView>(`recurring:${verb}`, { id: t.id });
     this.log(`person ${verb === 'pause' ? 'paused' : 'resumed'} ${t.tag}: ${describe(answer)}`);
+    if (!answer?.ok) return;
+    const spans = this.record.paused.get(t.id) ?? [];
+    // Paused from when it was asked (a payout made meanwhile is the desk's race to explain); resumed once answered.
+    if (verb === 'pause') spans.push({ from: asked, to: null });
+    else if (spans.length > 0 && spans[spans.length - 1]!.to === null) spans[spans.length - 1]!.to = this.world.now;
+    this.record.paused.set(t.id, spans);
   }
 
   /** The next release of an occurrence: a made one waiting for its time, or a template's next date. */
@@ -148,12 +158,18 @@ export class RecurringActs {
     return times.length > 0 ? Math.min(...times) : null;
   }
 
-  private async pass(beforeMin: number, crash: boolean): Promise<void> {
+  private async pass(beforeMin: number, crash: boolean, looks: 1 | 2): Promise<void> {
     const next = await this.nextRelease();
     if (next === null) return;
     await this.world.down(Math.max(0, next - beforeMin * 60_000 - this.world.now), crash);
     // The app looks for due occurrences as it starts (and every few minutes): the simulated desk, at its start.
-    await this.run();
+    if (looks === 1) return this.run();
+    // Two looks at once: the production generator twice over this desk's runtime, as the app's unlock and timer call it.
+    const profile = this.world.desk.ctx.profiles.find(SIM_PROFILE);
+    if (!profile) return;
+    const both = await this.world.during(Promise.all([runRecurring(this.world.desk.runtime, profile), runRecurring(this.world.desk.runtime, profile)]));
+    const made = both.settled ? both.value.map((r) => r.created.map((c) => c.date).join(' ') || 'none').join(' / ') : 'no answer';
+    this.log(`two generator looks at once made: ${made}`);
   }
 
   private async forget(): Promise<void> {
@@ -190,6 +206,8 @@ export async function recurringViolations(model: GatewayModel, person: Person, j
     keyOfPayout.set(p.id, key);
     const release = releaseInstant(o.date, TIME_OF_DAY, SIM_PROFILE_ZONE);
     releaseOf.set(p.id, release);
+    const pause = release === null ? undefined : record.paused.get(o.t.id)?.find((s) => s.from <= release && (s.to === null || release < s.to) && p.createdAt >= s.from);
+    if (pause) violations.push({ invariant: 10, kind: 'made while paused', message: `${p.id} for ${o.t.tag} ${o.date} was made at ${new Date(p.createdAt).toISOString()}, its release falling in a pause from ${new Date(pause.from).toISOString()}` });
     if (record.skipped.has(key)) violations.push({ invariant: 10, kind: 'skipped date made', message: `${o.t.tag} ${o.date} was skipped, yet payout ${p.id} was made for it` });
     if (p.amountMinor !== o.t.amountMinor) violations.push({ invariant: 10, kind: 'other amount', message: `${p.id} for ${o.t.tag} ${o.date} is ${p.amountMinor}, not ${o.t.amountMinor}` });
     const schedule = await journal.port.schedule('payout', p.id);

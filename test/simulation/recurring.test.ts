@@ -13,6 +13,10 @@ afterEach(() => {
 
 const HOUR = 3_600_000;
 
+/** The dates (yyyymmdd) whose occurrence payout a create reached the gateway for. */
+const createdDates = (log: readonly string[]): string[] =>
+  [...new Set(log.filter((l) => / gateway create rec-/.test(l)).map((l) => /rec-\S+-(\d{8})\b/.exec(l)?.[1]))].sort() as string[];
+
 // The simulated clock starts on Monday 2026-11-02, 10:00 in Berlin: the first Friday (11-06) is within the five
 // days ahead, so the template's first occurrence is made as it is added.
 const fiveFridays: Step[] = [
@@ -42,15 +46,36 @@ describe('recurring payouts in the simulated histories', () => {
     expect(log).toMatch(/person skipped 2026-11-13 of T1: ok/);
     expect(log).toMatch(/desk crashed; down for \d+ min/);
     expect(log).toMatch(/the generator ran: ok \(made 2026-11-20;/);
-    // One create per paid Friday, none for the skipped one (log lines start with the UTC time; Berlin is UTC+1).
-    const creates = r.log.filter((l) => / gateway create rec-/.test(l));
-    const dates = [...new Set(creates.map((l) => /rec-\S+-(\d{8})\b/.exec(l)?.[1]))].sort();
-    expect(dates).toEqual(['20261106', '20261120', '20261127', '20261204']);
+    // Each paid Friday reached the gateway, the skipped one did not.
+    expect(createdDates(r.log)).toEqual(['20261106', '20261120', '20261127', '20261204']);
   });
 
   it('the same weeks on a desk under dual control, its preparer unlocked at each start', async () => {
     const r = await runHistory(2, fiveFridays, true);
     expect(r.violations, report(r)).toEqual([]);
+    expect(createdDates(r.log)).toEqual(['20261106', '20261120', '20261127', '20261204']);
+  });
+
+  it('a Friday passing while paused is not made after the resume; two generator looks at once make the next one once', async () => {
+    const steps: Step[] = [
+      { kind: 'recurring-add', rule: 'weekly fri', amount: '40.00', leadDays: 5, after: 500 },
+      { kind: 'recurring-pause', after: 500 },
+      // Down across 11-06's release (made before the pause, so it still leaves: released 10 min late at the start).
+      { kind: 'recurring-pass', beforeMin: -10, crash: true, after: 500 },
+      { kind: 'wait', ms: HOUR, after: 500 },
+      // Up over 11-13's release, paused: nothing is made for it, now or after the resume.
+      { kind: 'recurring-pass', beforeMin: 30, crash: false, after: 500 },
+      { kind: 'wait', ms: 2 * HOUR, after: 500 },
+      { kind: 'recurring-resume', after: 500 },
+      { kind: 'recurring-pass', beforeMin: 30, crash: false, looks: 2, after: 500 },
+      { kind: 'wait', ms: HOUR, after: 500 },
+    ];
+    const r = await runHistory(1, steps);
+    expect(r.violations, report(r)).toEqual([]);
+    const log = r.log.join('\n');
+    expect(log).toMatch(/person paused T1: ok/);
+    expect(log).toMatch(/two generator looks at once made: (2026-11-20 \/ none|none \/ 2026-11-20)/);
+    expect(createdDates(r.log)).toEqual(['20261106', '20261120']);
   });
 
   it('the occurrence rows deleted from the journal file between two runs: the derived id finds the payout made, nothing twice', async () => {
