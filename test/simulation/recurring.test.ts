@@ -4,6 +4,8 @@
 // And proof that it catches a generator that would make a second payout for a date it lost track of.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PayoutEngine } from '../../main/engine/payout-engine';
+import type { TemplateState } from '../../main/schedules/recurring';
+import { SqliteRecurringStore } from '../../main/store/sqlite/recurring';
 import { report, runHistory } from './run';
 import type { Step } from './steps';
 
@@ -112,5 +114,26 @@ describe('the simulation catches a second payout for one date', () => {
     const found = r.violations.map((v) => `${v.invariant} ${v.kind}`);
     expect(found, report(r)).toContain('10 two payouts for one date');
     expect(found).toContain('10 two creates for one date');
+  });
+});
+
+describe('the simulation catches a paused template paid', () => {
+  it('a generator that reads a paused template as active makes the Friday passing in the pause', async () => {
+    // The store asked for the active templates answers the paused ones too, as active.
+    const original = SqliteRecurringStore.prototype.templates;
+    vi.spyOn(SqliteRecurringStore.prototype, 'templates').mockImplementation(async function (this: SqliteRecurringStore, filter = {}) {
+      const all = await original.call(this, { ...filter, ...(filter.states ? { states: [...filter.states, 'PAUSED'] as TemplateState[] } : {}) });
+      return filter.states?.includes('ACTIVE') ? all.map((t) => (t.state === 'PAUSED' ? { ...t, state: 'ACTIVE' as const } : t)) : all;
+    });
+    const steps: Step[] = [
+      { kind: 'recurring-add', rule: 'weekly fri', amount: '40.00', leadDays: 5, after: 500 },
+      { kind: 'recurring-pause', after: 500 },
+      // Up 30 min before 11-13's release (11-06's was made before the pause): the start's look makes 11-13.
+      { kind: 'recurring-pass', beforeMin: -10, crash: true, after: 500 },
+      { kind: 'recurring-pass', beforeMin: 30, crash: false, after: 500 },
+      { kind: 'wait', ms: HOUR, after: 500 },
+    ];
+    const r = await runHistory(1, steps);
+    expect(r.violations.map((v) => `${v.invariant} ${v.kind}`), report(r)).toContain('10 made while paused');
   });
 });
