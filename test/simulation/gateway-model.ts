@@ -33,6 +33,8 @@ export interface StoredPayout {
   forgotten: boolean;
   /** 404 for status reads until then (a replica that lags). */
   hiddenUntil: number;
+  /** When the gateway last answered a status read of it (a read in flight across a return answered the old status). */
+  lastReadAt?: number;
 }
 
 export interface CreateArrival {
@@ -256,6 +258,7 @@ export class GatewayModel {
   private read(id: string, now: number): Fate {
     const p = this.payouts.get(id);
     if (!p || this.hidden(p, now)) return answer(404, { error: { code: 'NOT_FOUND', message: `no payout ${id}` } });
+    p.lastReadAt = now;
     const status = this.statusOf(p, now);
     const final = status === 'SUCCESS' || status === 'FAILED' || status === 'RETURNED';
     return answer(200, {

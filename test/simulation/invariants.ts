@@ -212,8 +212,9 @@ export class InvariantChecker {
       const shown = `${p.id} is ${p.state}/${p.status} in the journal`;
       if (visible) {
         const status = this.model.statusOf(visible, now);
-        // A paid payout returned since the desk's last read is seen at its next planned re-read.
-        const returnedSinceRead = status === 'RETURNED' && p.gatewayStatus === 'SUCCESS' && p.nextPollAt !== null && (visible.returnedAt ?? 0) > p.updatedAt;
+        // A paid payout returned since the desk's last read is seen at its next planned re-read. "Since" as the gateway
+        // answered it: a read in flight across the return was answered SUCCESS and recorded after it (seed 851).
+        const returnedSinceRead = status === 'RETURNED' && p.gatewayStatus === 'SUCCESS' && p.nextPollAt !== null && (visible.returnedAt ?? 0) > (visible.lastReadAt ?? p.updatedAt);
         if ((p.state !== 'ACCEPTED' || p.gatewayStatus !== status) && !returnedSinceRead) violations.push({ invariant: 5, kind: `${p.state}/${p.gatewayStatus ?? '-'} vs ${status}`, message: `${shown}, the gateway has it ${status}` });
       } else if (g?.forgotten) {
         // MISSING once it was accepted; UNKNOWN (shown as such) when the desk never saw it accepted.
