@@ -16,11 +16,16 @@ export type RecurringStep =
    * look at unlock meeting its timer's, or two desks of a team).
    */
   | { kind: 'recurring-pass'; beforeMin: number; crash: boolean; looks?: 1 | 2; after: number }
+  /**
+   * As recurring-pass, but the desk crashes `turns` microtask turns into the generator's look at its start, and starts
+   * again `downMs` later (past the generator's stale-claim time, or not) and looks again.
+   */
+  | { kind: 'recurring-crash-mid-run'; beforeMin: number; turns: number; downMs: number; after: number }
   /** Someone with the journal file deletes every occurrence row the generator recorded (SQLite journal only). */
   | { kind: 'recurring-forget'; after: number };
 
 export type RecurringKind = RecurringStep['kind'];
 export const RECURRING_KINDS: readonly RecurringKind[] = [
-  'recurring-add', 'recurring-run', 'recurring-skip', 'recurring-pause', 'recurring-resume', 'recurring-pass', 'recurring-forget',
+  'recurring-add', 'recurring-run', 'recurring-skip', 'recurring-pause', 'recurring-resume', 'recurring-pass', 'recurring-crash-mid-run', 'recurring-forget',
 ];
 export const isRecurringStep = (step: { kind: string }): step is RecurringStep => (RECURRING_KINDS as readonly string[]).includes(step.kind);

@@ -79,6 +79,8 @@ export class RecurringActs {
         return this.pauseOrResume(step.kind === 'recurring-pause' ? 'pause' : 'resume');
       case 'recurring-pass':
         return this.pass(step.beforeMin, step.crash, step.looks ?? 1);
+      case 'recurring-crash-mid-run':
+        return this.crashMidRun(step.beforeMin, step.turns, step.downMs);
       case 'recurring-forget':
         return this.forget();
     }
@@ -170,6 +172,19 @@ export class RecurringActs {
     const both = await this.world.during(Promise.all([runRecurring(this.world.desk.runtime, profile), runRecurring(this.world.desk.runtime, profile)]));
     const made = both.settled ? both.value.map((r) => r.created.map((c) => c.date).join(' ') || 'none').join(' / ') : 'no answer';
     this.log(`two generator looks at once made: ${made}`);
+  }
+
+  private async crashMidRun(beforeMin: number, turns: number, downMs: number): Promise<void> {
+    const next = await this.nextRelease();
+    const profile = this.world.desk.ctx.profiles.find(SIM_PROFILE);
+    if (next === null || !profile) return;
+    await this.world.down(Math.max(0, next - beforeMin * 60_000 - this.world.now), false);
+    // The look of the desk that crashes: whatever it had not written when it crashed is never written.
+    void runRecurring(this.world.desk.runtime, profile).catch(() => null);
+    for (let i = 0; i < turns; i++) await Promise.resolve();
+    this.log(`the desk crashes ${turns} turns into the generator's look`);
+    await this.world.down(downMs, true);
+    await this.run();
   }
 
   private async forget(): Promise<void> {

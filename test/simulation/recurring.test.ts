@@ -94,6 +94,24 @@ describe('recurring payouts in the simulated histories', () => {
   });
 });
 
+describe('a desk crashing while its generator makes a date', () => {
+  it('at any point of the look, the date is made once, or said failed: never twice, never early', async () => {
+    for (const downMs of [60_000, 5 * 60_000]) {
+      for (let turns = 0; turns <= 120; turns += 6) {
+        const steps: Step[] = [
+          // One day ahead: nothing is made as it is added (Friday is four days away).
+          { kind: 'recurring-add', rule: 'weekly fri', amount: '25.00', leadDays: 1, after: 500 },
+          { kind: 'recurring-crash-mid-run', beforeMin: 12 * 60, turns, downMs, after: 500 },
+          { kind: 'recurring-pass', beforeMin: 30, crash: false, after: 500 },
+          { kind: 'wait', ms: HOUR, after: 500 },
+        ];
+        const r = await runHistory(1, steps);
+        expect(r.violations, `${turns} turns, down ${downMs} ms\n${report(r)}`).toEqual([]);
+      }
+    }
+  }, 120_000);
+});
+
 describe('the simulation catches a second payout for one date', () => {
   it('a generator naming each payout afresh, its occurrence rows deleted between two runs, pays a Friday twice', async () => {
     // Not the id derived from template and date: each submit of an occurrence gets an id of its own (same length).
