@@ -80,6 +80,20 @@ describe('recurring payouts in the simulated histories', () => {
     expect(createdDates(r.log)).toEqual(['20261106', '20261120']);
   });
 
+  it('a monthly template on the last business day: November 30 and December 31, each made at the start before it', async () => {
+    const steps: Step[] = [
+      { kind: 'recurring-add', rule: 'monthly last-business-day', amount: '1250.00', leadDays: 5, after: 500 },
+      { kind: 'recurring-pass', beforeMin: 24 * 60, crash: false, after: 500 },
+      { kind: 'wait', ms: 25 * HOUR, after: 500 },
+      { kind: 'recurring-pass', beforeMin: 3 * 24 * 60, crash: true, after: 500 },
+      { kind: 'recurring-pass', beforeMin: 30, crash: false, after: 500 },
+      { kind: 'wait', ms: HOUR, after: 500 },
+    ];
+    const r = await runHistory(1, steps);
+    expect(r.violations, report(r)).toEqual([]);
+    expect(createdDates(r.log)).toEqual(['20261130', '20261231']);
+  });
+
   it('the occurrence rows deleted from the journal file between two runs: the derived id finds the payout made, nothing twice', async () => {
     const steps: Step[] = [
       { kind: 'recurring-add', rule: 'weekly fri', amount: '25.00', leadDays: 5, after: 500 },
