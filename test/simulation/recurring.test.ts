@@ -149,6 +149,24 @@ describe('the simulation catches a second payout for one date', () => {
   });
 });
 
+describe('the simulation catches an occurrence paid before its date', () => {
+  it('a generator that submits an occurrence without its execute-on time has it leave the day it is made', async () => {
+    const original = PayoutEngine.prototype.submitPayout;
+    vi.spyOn(PayoutEngine.prototype, 'submitPayout').mockImplementation(function (this: PayoutEngine, draft, opts = {}) {
+      const { executeOn: _dropped, ...rest } = opts;
+      return original.call(this, draft, draft.idPayout.startsWith('rec-') ? rest : opts);
+    });
+    const steps: Step[] = [
+      { kind: 'recurring-add', rule: 'weekly fri', amount: '25.00', leadDays: 5, after: 500 },
+      { kind: 'wait', ms: HOUR, after: 500 },
+    ];
+    const r = await runHistory(1, steps);
+    const found = r.violations.map((v) => `${v.invariant} ${v.kind}`);
+    expect(found, report(r)).toContain('10 occurrence not scheduled');
+    expect(found).toContain('10 left before its date');
+  });
+});
+
 describe('the simulation catches a paused template paid', () => {
   it('a generator that reads a paused template as active makes the Friday passing in the pause', async () => {
     // The store asked for the active templates answers the paused ones too, as active.
