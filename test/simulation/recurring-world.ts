@@ -56,7 +56,18 @@ export function releaseInstant(date: string, time: string, zone: string): number
 }
 
 export class RecurringActs {
+  /** Set while a step makes the look at the desk's next start itself (two at once, or one the desk crashes in). */
+  private ownStartLook = false;
+
   constructor(private readonly world: World) {}
+
+  /**
+   * The app looks for due occurrences as the desk starts (and every few minutes while it runs: not simulated): the
+   * simulated desk looks at each start once a template exists (before, nothing changes for any drawn seed).
+   */
+  async atStart(): Promise<void> {
+    if (!this.ownStartLook) await this.run();
+  }
 
   private get record(): RecurringRecord {
     return recurringRecordOf(this.world.person);
@@ -163,9 +174,10 @@ export class RecurringActs {
   private async pass(beforeMin: number, crash: boolean, looks: 1 | 2): Promise<void> {
     const next = await this.nextRelease();
     if (next === null) return;
+    this.ownStartLook = looks === 2;
     await this.world.down(Math.max(0, next - beforeMin * 60_000 - this.world.now), crash);
-    // The app looks for due occurrences as it starts (and every few minutes): the simulated desk, at its start.
-    if (looks === 1) return this.run();
+    this.ownStartLook = false;
+    if (looks === 1) return;
     // Two looks at once: the production generator twice over this desk's runtime, as the app's unlock and timer call it.
     const profile = this.world.desk.ctx.profiles.find(SIM_PROFILE);
     if (!profile) return;
@@ -178,13 +190,14 @@ export class RecurringActs {
     const next = await this.nextRelease();
     const profile = this.world.desk.ctx.profiles.find(SIM_PROFILE);
     if (next === null || !profile) return;
+    this.ownStartLook = true;
     await this.world.down(Math.max(0, next - beforeMin * 60_000 - this.world.now), false);
+    this.ownStartLook = false;
     // The look of the desk that crashes: whatever it had not written when it crashed is never written.
     void runRecurring(this.world.desk.runtime, profile).catch(() => null);
     for (let i = 0; i < turns; i++) await Promise.resolve();
     this.log(`the desk crashes ${turns} turns into the generator's look`);
     await this.world.down(downMs, true);
-    await this.run();
   }
 
   private async forget(): Promise<void> {

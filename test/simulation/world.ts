@@ -118,6 +118,7 @@ export class World {
     this.handlers = createIpcHandlers(this.desk.services);
     this.unlockPreparer();
     await this.during(this.desk.engine());
+    await this.recurring.atStart();
   }
 
   /** The desk stops (crashes, or the person quits it) and starts again `ms` later: the clock passes meanwhile. */
