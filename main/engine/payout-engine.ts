@@ -533,15 +533,25 @@ export class PayoutEngine<J extends JournalPort = Journal> extends EventEmitter<
     const before = await this.journal.schedule(kind, id);
     if (!before) throw new EngineError('NOT_FOUND', `${kind} ${id} has no schedule`);
     if (before.state !== 'SCHEDULED' && before.state !== 'LATE') throw new EngineError('BAD_STATE', `${kind} ${id} was ${before.state === 'RELEASED' ? 'released already' : 'cancelled'}; it cannot be moved`);
+    let signAt: ((at: Execution) => Promise<void>) | null = null;
     if (opts.preparedBy) {
+      const preparedBy = opts.preparedBy;
       // Signed again only as it was signed: a row rewritten in the journal since would otherwise be signed now.
       const problem = await this.options.approvalGate?.preparationProblem?.({ kind, id });
       if (problem) throw new EngineError('NOT_SIGNED', `Nothing was moved: ${problem.replace(/^Nothing was sent: /, '')}; cancel it and prepare it again`);
-      const rows = await this.journal.manifestRows(kind, id);
+      const rows = (await this.journal.manifestRows(kind, id)).map((r, i) => ({ ...r, rowNumber: i + 1 }));
       const fileSha256 = kind === 'batch' ? ((await this.journal.getBatch(id))?.sha256 ?? null) : null;
-      await this.signAsPreparer({ kind, id }, opts.preparedBy, rows.map((r, i) => ({ ...r, rowNumber: i + 1 })), fileSha256, to, await this.journal.possibleDuplicateIds(kind, id));
+      const duplicates = await this.journal.possibleDuplicateIds(kind, id);
+      signAt = (at) => this.signAsPreparer({ kind, id }, preparedBy, rows, fileSha256, at, duplicates);
+      await signAt(to);
     }
-    if (!(await this.journal.moveSchedule(kind, id, to, opts.actor ?? deskActor()))) throw new EngineError('BAD_STATE', `${kind} ${id} was released or cancelled meanwhile; it was not moved`);
+    if (!(await this.journal.moveSchedule(kind, id, to, opts.actor ?? deskActor()))) {
+      // Released (or cancelled) between the signature and the move: the preparer's newest signature goes back to the
+      // time the journal holds, which they had signed already, so the release is not held for naming the new time.
+      const now = await this.journal.schedule(kind, id);
+      if (signAt && now) await signAt(now).catch(() => undefined);
+      throw new EngineError('BAD_STATE', `${kind} ${id} was released or cancelled meanwhile; it was not moved`);
+    }
     this.releases.wake();
     return (await this.journal.schedule(kind, id))!;
   }

@@ -172,6 +172,24 @@ describe('the calendar in the engine', () => {
     expect(creates()).toBe(0);
   });
 
+  it('under dual control: a move that loses the race with its release leaves it to be sent at its signed time', async () => {
+    const { approveAs } = await dualControlDesk();
+    await f.engine.start();
+    const when = inMs(HOUR);
+    await f.engine.submitPayout(draft('p1', { amountMinor: 250_000 }), { preparedBy: 'paula', executeOn: when });
+    await approveAs(alice, { kind: 'payout', id: 'p1' });
+    // The release loop releases it just after the preparer signed the new time, before the journal's move.
+    const journal = f.t.journal;
+    journal.moveSchedule = () => {
+      offset = when.at - Date.now();
+      return journal.releaseSchedule('payout', 'p1', { actor: 'engine', from: 'SCHEDULED' }) === null;
+    };
+    await expect(f.engine.moveScheduled('payout', 'p1', inMs(3 * HOUR), { preparedBy: 'paula' })).rejects.toMatchObject({ code: 'BAD_STATE' });
+    await f.engine.takeUp('payout', 'p1');
+    await until(() => f.t.journal.getPayment('payout', 'p1')?.state === 'ACCEPTED');
+    expect(creates()).toBe(1);
+  });
+
   it('under dual control: a time moved earlier in the journal by hand, and marked released, sends nothing', async () => {
     const { approveAs } = await dualControlDesk();
     await f.engine.start();
