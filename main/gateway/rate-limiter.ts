@@ -414,7 +414,7 @@ export class RateLimiter {
     }
     insertSorted(bucket.least, rtt);
     if (bucket.least.length > 4) bucket.least.pop();
-    if (this.rttCount < Math.max(4, 3 * this.limit)) return;
+    if (this.rttCount < warmUpSamples(this.limit)) return;
     const least = this.rttBuckets.flatMap((b) => b.least).sort((a, b) => a - b);
     if (least.length < 4) return;
     this.floorEstimate = Math.max(0, least[0]! - 1.5 * (least[3]! - least[0]!));
@@ -429,6 +429,15 @@ export class RateLimiter {
       this.pump();
     }, Math.max(0, Math.ceil(at - this.now())));
   }
+}
+
+/**
+ * Round trips answered before the floor estimate is used: until then every request holds its slot from release
+ * to answer + a window (the worst case), so a session that starts inside a stall does not take the stall for the
+ * network's round trip (test/unit/gateway/rate-limiter-network.test.ts shows 429s with a third as many).
+ */
+export function warmUpSamples(limit: number): number {
+  return Math.max(4, 3 * limit);
 }
 
 /** Index of the first element ≥ value in an ascending array. */
