@@ -3,8 +3,12 @@
 // Target: 10,000 seeds of 200 steps in under 10 minutes on the 2-core build machine, 0 violations.
 // --adapter postgres: on team databases (one per history) of one throwaway cluster shared by the processes
 // (default 1,000 seeds there).
+// It also prints the CPU one seed costs, every process counted (the seed processes and, on PostgreSQL, the
+// database server's), and so the most seeds/s this machine's cores could give at that cost, however the work
+// were spread: the bound a faster harness cannot pass without histories (or a desk) that cost less CPU.
 //   npx tsx bench/simulate.ts [--seeds 10000] [--steps 200] [--from 1] [--workers N] [--adapter sqlite|postgres]
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startCluster } from '../test/integration/postgres/cluster';
@@ -47,6 +51,24 @@ function runRange(start: number, count: number): Promise<WorkerResult> {
   });
 }
 
+/**
+ * CPU seconds of the processes this one waited for (the seed processes, and the database server once stopped,
+ * which waited for its own backends): /proc/self/stat's cutime + cstime. Null where there is no /proc.
+ */
+function childrenCpuSeconds(): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync('/proc/self/stat', 'utf8');
+  } catch {
+    return null;
+  }
+  // Fields after the command's closing parenthesis; cutime and cstime are the 16th and 17th of the line.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100; // USER_HZ: 100 on Linux whatever the kernel's own tick
+  return (Number(fields[13]) + Number(fields[14])) / ticksPerSecond;
+}
+
+const cpuBefore = childrenCpuSeconds();
 // One cluster for every process (each makes its own databases on it).
 const cluster = values.adapter === 'postgres' ? await startCluster() : null;
 const clusterUrl = cluster?.url ?? null;
@@ -65,5 +87,12 @@ const total = results.reduce((a, r) => ({ seeds: a.seeds + r.seeds, failed: a.fa
 for (const r of results) for (const line of r.failures) console.log(line);
 console.log(`simulation on ${values.adapter}: ${total.seeds} seeds of ${values.steps} steps (${total.steps} steps run) on ${workers} process(es) in ${seconds.toFixed(1)} s`);
 console.log(`  ${(total.seeds / seconds).toFixed(2)} seeds/s, ${Math.round(total.steps / seconds)} steps/s; ${total.failed} seed(s) with a violation`);
+const cpuAfter = childrenCpuSeconds();
+if (cpuBefore !== null && cpuAfter !== null && total.seeds > 0) {
+  const cpuPerSeed = (cpuAfter - cpuBefore) / total.seeds;
+  const cores = availableParallelism();
+  const target = cluster ? 2 : 17;
+  console.log(`  CPU per seed ${(cpuPerSeed * 1000).toFixed(0)} ms (every process${cluster ? ', the database server included' : ''}, start-up shared out); on ${cores} cores at most ${(cores / cpuPerSeed).toFixed(2)} seeds/s however the seeds were spread; the target's ${target} seeds/s needs ≤ ${((cores / target) * 1000).toFixed(0)} ms`);
+}
 console.log(`  10,000 seeds at this rate: ${((10_000 / (total.seeds / seconds)) / 60).toFixed(1)} min (target < 10 min)`);
 process.exitCode = total.failed > 0 ? 1 : 0;
