@@ -91,7 +91,7 @@ paymentRunRefsBackfillContract('PostgreSQL', async () => {
     },
     migrateAgain: async () => {
       // Back to before migration 14, the one that makes the table (the later steps, undone too, run again).
-      await pool.query('DROP TABLE payment_run_refs; DROP TABLE schedules; DROP TABLE recurring_occurrences; DROP TABLE recurring_templates; UPDATE schema_version SET version = 13');
+      await pool.query('DROP TABLE payment_run_refs; DROP TABLE schedules; DROP TABLE recurring_occurrences; DROP TABLE recurring_templates; DROP INDEX payments_amount; DROP INDEX payments_status_pk; UPDATE schema_version SET version = 13');
       await migratePg(pool);
       return journal;
     },

@@ -42,7 +42,7 @@ export function payout(id: string, overrides: Partial<NewPayment> = {}): NewPaym
 }
 
 /**
- * Undoes schema steps 15 (recurring payouts), 14 (the calendar), 13 (payment run references), 12 (remittance mails), 11 (closing a period), 10 (the Overview's indexes), 9 (possible
+ * Undoes schema steps 16 (the History sorts' indexes), 15 (recurring payouts), 14 (the calendar), 13 (payment run references), 12 (remittance mails), 11 (closing a period), 10 (the Overview's indexes), 9 (possible
  * duplicates), 8 (control chain), 7 (payee book) and 6 (dual control): the journal as the app before people and
  * approvals left it.
  */
@@ -56,6 +56,8 @@ export function rollBackToSchema5(db: Database.Database): void {
     DROP TABLE issued_statements;
     DROP TABLE exported_movements;
     DROP TABLE accounting_accounts;
+    DROP INDEX payments_amount;
+    DROP INDEX payments_status_pk;
     DROP INDEX payments_accepted;
     DROP INDEX payments_pending;
     DROP INDEX payments_like;

@@ -39,7 +39,7 @@ paymentRunRefsBackfillContract('SQLite', async () => {
     migrateAgain: async () => {
       journals[0]!.close();
       journals.length = 0;
-      raw.exec('DROP TABLE payment_run_refs; DROP TABLE schedules; DROP TABLE recurring_occurrences; DROP TABLE recurring_templates');
+      raw.exec('DROP TABLE payment_run_refs; DROP TABLE schedules; DROP TABLE recurring_occurrences; DROP TABLE recurring_templates; DROP INDEX payments_amount; DROP INDEX payments_status_pk');
       // Back to before migration 13, the one that makes the table (the later steps, undone too, run again).
       raw.pragma('user_version = 12');
       const after = openJournal(file, { now: clock.now });
