@@ -999,6 +999,14 @@ export interface HistoryQuery extends PageRequest {
   sort?: { field: HistorySortField; direction: 'asc' | 'desc' };
 }
 
+/**
+ * A page of history. `totalCapped`: more rows match than `total` (the count stops some way past the page asked,
+ * so a broad filter over a million payouts answers at once): shown as "10,000+"; a deeper page counts further.
+ */
+export interface HistoryPage extends Page<HistoryRow> {
+  totalCapped?: boolean;
+}
+
 export interface HistoryRow {
   kind: PaymentKind;
   id: string;
@@ -1048,7 +1056,7 @@ export interface PaymentDetail extends HistoryRow {
 }
 
 export interface HistoryContract {
-  query: { args: HistoryQuery; result: Page<HistoryRow> };
+  query: { args: HistoryQuery; result: HistoryPage };
   timeline: { args: { kind: PaymentKind; id: string }; result: PaymentDetail };
   export: { args: Omit<HistoryQuery, 'offset' | 'limit'>; result: FileContent };
 }

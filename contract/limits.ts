@@ -12,3 +12,11 @@ export const MAX_CSV_BYTES = 50 * 1024 * 1024;
 
 /** The most rows one page of a list or of the history holds. */
 export const MAX_PAGE_SIZE = 1000;
+
+/**
+ * The shortest text the History screen searches for. From 3 characters a search is served by the trigram
+ * indexes of both back ends; a shorter one can only be found by reading every payment (half a second over
+ * 1,000,000 on PostgreSQL, bench/pg-history.ts) and matches too many to be of use, so the screen asks for
+ * more instead. The journals and the CLI still search shorter texts (a scan), as before.
+ */
+export const MIN_HISTORY_SEARCH = 3;

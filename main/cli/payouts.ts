@@ -312,7 +312,7 @@ export function registerPayoutCommands(program: Command, deps: CliDeps): void {
       const page = await deps.desk().call('history', 'query', { filters: filtersFrom(o, ['payout']), sort: { field: 'createdAt', direction: 'desc' }, limit: o.limit });
       const rows = page.items.map((r) => [r.createdAt, r.id, statusWord(r), r.money.amount, r.money.currencyCode, r.accountName, r.batchId ?? '-']);
       deps.print(
-        page.items.length === 0 ? ['No payouts match.'] : [...table([['CREATED', 'ID', 'STATUS', 'AMOUNT', 'CUR', 'ACCOUNT', 'BATCH'], ...rows]), `${page.items.length} of ${page.total} shown`],
+        page.items.length === 0 ? ['No payouts match.'] : [...table([['CREATED', 'ID', 'STATUS', 'AMOUNT', 'CUR', 'ACCOUNT', 'BATCH'], ...rows]), `${page.items.length} of ${page.total}${page.totalCapped ? '+' : ''} shown`],
         page,
       );
     });

@@ -8,6 +8,14 @@ import type { DeskRuntime } from './runtime';
 import { detailOf, historyRow, iso } from './convert';
 import type { CurrencyCache } from './currency-cache';
 
+/**
+ * Rows counted past the end of the asked page. An exact total over a broad filter reads every match (up to a
+ * second over 1,000,000 payouts, bench/pg-history.ts); the screen needs only enough to scroll on, so the count
+ * stops this far ahead and the answer says `totalCapped` ("10,000+"). Scrolling further asks deeper pages,
+ * whose count reaches further: the total grows as the table is read, never cutting off a row.
+ */
+export const HISTORY_COUNT_AHEAD = 10_000;
+
 const SORT_KEYS: Record<NonNullable<ContractQuery['sort']>['field'], HistorySortKey> = {
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
@@ -34,14 +42,18 @@ export function historyService(rt: DeskRuntime, currencies: CurrencyCache): Prof
     async query(profile, { filters, sort, offset = 0, limit = 100 }) {
       const journal = await rt.journalFor(profile.id);
       const decimalsOf = currencies.decimalsOf(profile.id);
-      const base: HistoryQuery = { ...journalFilter(filters), sortBy: SORT_KEYS[sort?.field ?? 'createdAt'], sortDir: sort?.direction ?? 'desc', pageSize: limit };
+      const base: HistoryQuery = {
+        ...journalFilter(filters), sortBy: SORT_KEYS[sort?.field ?? 'createdAt'], sortDir: sort?.direction ?? 'desc', pageSize: limit,
+        countLimit: offset + limit + HISTORY_COUNT_AHEAD,
+      };
       // The journal pages by page number; an offset between pages reads two pages and cuts.
       const first = Math.floor(offset / limit);
       const page = await journal.history({ ...base, page: first });
       let rows = page.rows;
       if (offset % limit !== 0) rows = [...rows, ...(await journal.history({ ...base, page: first + 1 })).rows];
       const start = offset - first * limit;
-      return { items: rows.slice(start, start + limit).map((r) => historyRow(r, decimalsOf)), total: page.total, offset, limit };
+      const items = rows.slice(start, start + limit).map((r) => historyRow(r, decimalsOf));
+      return { items, total: page.total, offset, limit, ...(page.totalCapped ? { totalCapped: true } : {}) };
     },
     async timeline(profile, { kind, id }) {
       return detailOf(await rt.journalFor(profile.id), kind, id, currencies.decimalsOf(profile.id));

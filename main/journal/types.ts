@@ -199,13 +199,22 @@ export interface HistoryQuery extends HistoryFilter {
   /** 0-based page. */
   page?: number | undefined;
   pageSize?: number | undefined;
+  /**
+   * Count at most this many matching rows (absent: an exact count). An exact total over a broad filter reads
+   * every match (a second for a common text over 1,000,000 payouts); counting stops at the limit instead,
+   * and the page says `totalCapped`.
+   */
+  countLimit?: number | undefined;
 }
 
 export interface HistoryPage {
   rows: PaymentRecord[];
+  /** Rows the filter matches; with `totalCapped`, the count limit (more match). */
   total: number;
   page: number;
   pageSize: number;
+  /** More rows match than `total`, which is then the query's countLimit. */
+  totalCapped?: true;
 }
 
 export type BatchStateCounts = Record<string, number>;

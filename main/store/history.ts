@@ -114,14 +114,27 @@ export function historyWhere(filter: HistoryFilter): { sql: string; params: Para
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
+/** A query's count limit, clamped to a whole number of rows; null: count exactly. */
+export function historyCountLimit(query: HistoryQuery): number | null {
+  return query.countLimit === undefined ? null : Math.max(0, Math.trunc(query.countLimit));
+}
+
+/** The page's total and whether it stopped at the count limit (counted up to limit + 1 to tell). */
+export function cappedTotal(counted: number, limit: number | null): Pick<HistoryPage, 'total' | 'totalCapped'> {
+  return limit !== null && counted > limit ? { total: limit, totalCapped: true } : { total: counted };
+}
+
 export function queryHistory(db: Database.Database, query: HistoryQuery): HistoryPage {
   const { pageSize, page, column, dir } = historyPaging(query);
   const where = historyWhere(query);
+  const limit = historyCountLimit(query);
   const rows = db
     .prepare(`SELECT p.* FROM payments p ${where.sql} ORDER BY p.${column} ${dir}, p.pk ${dir} LIMIT ? OFFSET ?`)
     .all(...where.params, pageSize, page * pageSize) as PaymentRow[];
-  const total = (db.prepare(`SELECT COUNT(*) AS n FROM payments p ${where.sql}`).get(...where.params) as { n: number }).n;
-  return { rows: rows.map(toPayment), total, page, pageSize };
+  const counted = limit === null
+    ? (db.prepare(`SELECT COUNT(*) AS n FROM payments p ${where.sql}`).get(...where.params) as { n: number }).n
+    : (db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM payments p ${where.sql} LIMIT ?)`).get(...where.params, limit + 1) as { n: number }).n;
+  return { rows: rows.map(toPayment), ...cappedTotal(counted, limit), page, pageSize };
 }
 
 /** Every row matching a filter, in creation order, streamed (for exports). */

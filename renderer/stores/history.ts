@@ -5,6 +5,7 @@ import { ref, shallowRef, triggerRef } from 'vue';
 import type { HistoryFilters, HistoryQuery, HistoryRow, HistorySortField, Unsubscribe } from '../../contract/api';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
+import { appliedSearch, nextTotal } from '../lib/history-total';
 import { latestRequests, type IsLatest } from '../lib/latest-request';
 import { registerAreaStore } from './session';
 
@@ -15,6 +16,8 @@ export const useHistoryStore = defineStore('history', () => {
   const filters = ref<HistoryFilters>({});
   const sort = ref<{ field: HistorySortField; direction: 'asc' | 'desc' }>({ field: 'createdAt', direction: 'desc' });
   const total = ref(0);
+  /** More rows match than `total`: main counted only some way past the page asked ("10,000+"). */
+  const totalCapped = ref(false);
   const loading = ref(false);
   const loaded = ref(false);
   const error = ref<DeskError | null>(null);
@@ -42,7 +45,8 @@ export const useHistoryStore = defineStore('history', () => {
     if (f.from) out.from = f.from;
     if (f.to) out.to = f.to;
     if (f.batchId) out.batchId = f.batchId;
-    if (f.search?.trim()) out.search = f.search.trim();
+    const search = appliedSearch(f.search);
+    if (search) out.search = search;
     return out;
   }
 
@@ -57,7 +61,7 @@ export const useHistoryStore = defineStore('history', () => {
         error.value = r.error;
         return;
       }
-      total.value = r.data.total;
+      takeTotal(r.data.total, r.data.totalCapped === true, fresh);
       if (fresh) {
         pages.value = new Map([[page, r.data.items]]);
       } else {
@@ -68,6 +72,12 @@ export const useHistoryStore = defineStore('history', () => {
       // A newer apply() cleared the set and may have this page on its way again: that mark is not ours.
       if (isLatest()) inFlight.delete(page);
     }
+  }
+
+  function takeTotal(answer: number, capped: boolean, fresh: boolean): void {
+    const next = nextTotal({ total: total.value, capped: totalCapped.value }, { total: answer, capped }, fresh);
+    total.value = next.total;
+    totalCapped.value = next.capped;
   }
 
   /** Makes sure rows [start, end) are loaded or on their way (while apply() waits for its first page, it asks afterwards). */
@@ -131,6 +141,7 @@ export const useHistoryStore = defineStore('history', () => {
     current = queries.begin();
     pages.value = new Map();
     total.value = 0;
+    totalCapped.value = false;
     loaded.value = false;
     filters.value = {};
   }
@@ -139,7 +150,7 @@ export const useHistoryStore = defineStore('history', () => {
     return desk().history.export({ filters: cleanFilters(), sort: sort.value });
   }
 
-  return { filters, sort, total, loading, loaded, error, pages, ensureRange, rowAt, apply, hydrate, dehydrate, exportFiltered };
+  return { filters, sort, total, totalCapped, loading, loaded, error, pages, ensureRange, rowAt, apply, hydrate, dehydrate, exportFiltered };
 });
 
 registerAreaStore(useHistoryStore);

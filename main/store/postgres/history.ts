@@ -4,7 +4,7 @@
 // node-pg returns BIGINT as text: every such value is turned into a number here, and refused (rather
 // than rounded) beyond Number.MAX_SAFE_INTEGER.
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { historyPaging, historyTerms, likeEscape } from '../history';
+import { cappedTotal, historyCountLimit, historyPaging, historyTerms, likeEscape } from '../history';
 import { toPayment, toStatusEvent, type PaymentRow } from '../rows';
 import type { HistoryFilter, HistoryPage, HistoryQuery, PaymentKind, PaymentRecord, StatusEvent } from '../../journal/types';
 import { CodedError } from '../../domain/coded-error';
@@ -137,17 +137,8 @@ export function pgHistoryWhere(filter: HistoryFilter): { sql: string; params: un
 }
 
 export interface PgHistoryOptions {
-  /**
-   * Count at most this many matching rows. An exact COUNT over a broad filter reads every match (half a
-   * second for a short text over 1,000,000 payouts); counting stops at the limit instead, and a page
-   * whose filter matches more says so with `totalCapped` ("more than 10,000"). Absent: exact, as SQLite.
-   */
+  /** Overrides the query's countLimit (HistoryQuery.countLimit: count at most this many matching rows). */
   countLimit?: number | undefined;
-}
-
-/** A history page; `totalCapped`: more rows match than `total` (which is then the count limit). */
-export interface PgHistoryPage extends HistoryPage {
-  totalCapped?: true;
 }
 
 /**
@@ -155,11 +146,11 @@ export interface PgHistoryPage extends HistoryPage {
  * the count run side by side on the pool (two snapshots: under concurrent writes the total may differ
  * from the rows by what was written in between, as it may between two page loads).
  */
-export async function queryHistoryPg(db: PgQueryable, query: HistoryQuery, options: PgHistoryOptions = {}): Promise<PgHistoryPage> {
+export async function queryHistoryPg(db: PgQueryable, query: HistoryQuery, options: PgHistoryOptions = {}): Promise<HistoryPage> {
   const { pageSize, page, column, dir } = historyPaging(query);
   const where = pgHistoryWhere(query);
   const n = where.params.length;
-  const limit = options.countLimit === undefined ? null : Math.max(0, Math.trunc(options.countLimit));
+  const limit = historyCountLimit(options.countLimit === undefined ? query : { countLimit: options.countLimit });
   const countSql = limit === null
     ? `SELECT COUNT(*) AS n FROM payments p ${where.sql}`
     : `SELECT COUNT(*) AS n FROM (SELECT 1 FROM payments p ${where.sql} LIMIT ${limit + 1}) AS capped`;
@@ -169,13 +160,7 @@ export async function queryHistoryPg(db: PgQueryable, query: HistoryQuery, optio
     ]),
     db.query<{ n: string }>(countSql, where.params),
   ]);
-  const total = pgInteger(count.rows[0]?.n, 'count');
-  const result: PgHistoryPage = { rows: rows.rows.map(toPgPayment), total, page, pageSize };
-  if (limit !== null && total > limit) {
-    result.total = limit;
-    result.totalCapped = true;
-  }
-  return result;
+  return { rows: rows.rows.map(toPgPayment), ...cappedTotal(pgInteger(count.rows[0]?.n, 'count'), limit), page, pageSize };
 }
 
 /**

@@ -34,7 +34,7 @@ import { Grouped } from './grouped';
 import { paymentRowsJson, STORE_PAYMENTS_SQL } from './payment-rows';
 import { toBatch } from '../rows';
 import type {
-  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, StatementPaymentRow, IssuedStatementRecord, ExportedMovement, HistoryFilter, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
+  AuditEntry, BalanceSnapshot, BatchCounts, BatchInput, BatchRecord, StoredBatchState, CurrencyTotal, PayoutActivityRow, StatementPaymentRow, IssuedStatementRecord, ExportedMovement, HistoryFilter, HistoryPage, HistoryQuery, NewPayment, PaymentKind, PaymentRecord,
   PaymentState, StatusEvent, StatusObservation,
 } from '../../journal/types';
 import { PAYMENT_STATES } from '../../journal/types';
@@ -53,7 +53,7 @@ import type { NewSchedule, ScheduledKind, ScheduleQuery, ScheduleRecord } from '
 import { isConnectionError } from './connection-error';
 import { inTransaction } from './transaction';
 import { DeskLease } from './desk-lease';
-import { iterateHistoryPg, paymentTimelinePg, pgInteger, queryHistoryPg, toPgPayment, type PgHistoryPage, type PgQueryable } from './history';
+import { iterateHistoryPg, paymentTimelinePg, pgInteger, queryHistoryPg, toPgPayment, type PgQueryable } from './history';
 
 /** Key of the advisory lock that keeps the audit chain linear across desks (held to the end of a transaction). */
 const AUDIT_LOCK = 0x70_61_75_64_69_74; // "paudit"
@@ -1118,7 +1118,7 @@ export class PgJournal implements DeskJournal {
   // Reads of payment states, events or audit entries first wait for this desk's writes already started (the
   // chains); ids, accounts, batches, intents' links and balances are written awaited, so the rest need not.
 
-  async history(query: HistoryQuery = {}): Promise<PgHistoryPage> {
+  async history(query: HistoryQuery = {}): Promise<HistoryPage> {
     await this.writesStarted();
     return queryHistoryPg(this.pool, query);
   }
