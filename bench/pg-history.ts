@@ -2,9 +2,13 @@
 // payouts on PostgreSQL). A throwaway cluster (the test harness's), 1,000,000 payouts written by one
 // INSERT … SELECT generate_series (1,000 batches over a year, mixed currencies and statuses, as
 // bench/history-query.ts journals them), indexes built after the load, VACUUM ANALYZE; then, per query,
-// the median and p95 of queryHistoryPg (page of 50 + total, side by side on the pool), of its two
-// statements alone (page; COUNT), and of queryHistoryPg with the count capped at 10,000 (countLimit).
-// Unless --no-sqlite, the same rows are written into a SQLite journal and queryHistory is timed too.
+// the median and p95 of queryHistoryPg as the History screen asks it (page of 50 + a total counted up to
+// HISTORY_COUNT_AHEAD rows past the page, main/desk/history.ts), of it with an exact total, and of its two
+// statements alone (page; exact COUNT). Unless --no-sqlite, the same rows are written into a SQLite journal
+// and queryHistory is timed as the screen asks it too. The overall p95 and the kinds over the target count
+// only the sorts and filters the screen offers (its table sorts by created, amount or status); the others
+// are printed, marked, for what the contract allows beyond the screen (and searches under 3 characters,
+// which the screen does not ask: contract/limits.ts MIN_HISTORY_SEARCH).
 // Run: npx tsx bench/pg-history.ts [--rows 1000000] [--runs 31] [--no-sqlite] [--sort-indexes]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -15,6 +19,7 @@ import { openJournal } from '../main/store/sqlite';
 import { historyPaging } from '../main/store/history';
 import { pgHistoryWhere, queryHistoryPg } from '../main/store/postgres/history';
 import { migratePg } from '../main/store/postgres/migrations';
+import { HISTORY_COUNT_AHEAD } from '../main/desk/history';
 import { startCluster } from '../test/integration/postgres/cluster';
 
 const arg = (name: string, fallback: number): number => {
@@ -24,10 +29,9 @@ const arg = (name: string, fallback: number): number => {
 const TOTAL = arg('--rows', 1_000_000);
 const RUNS = arg('--runs', 31);
 const WITH_SQLITE = !process.argv.includes('--no-sqlite');
-/** Also index each sort key with pk (not in the schema: what sorting a broad match set would cost without). */
+/** Also index the sort keys no screen offers with pk (not in the schema; PostgreSQL migration 18 indexes amount and status). */
 const SORT_INDEXES = process.argv.includes('--sort-indexes');
 const TARGET_MS = 50;
-const COUNT_LIMIT = 10_000;
 const PER_BATCH = 1_000;
 if (!(TOTAL >= PER_BATCH && TOTAL % PER_BATCH === 0 && RUNS > 1)) throw new Error('--rows must be a multiple of 1000, --runs > 1');
 const BATCHES = TOTAL / PER_BATCH;
@@ -58,7 +62,9 @@ const values = (dialect: 'pg' | 'sqlite') => {
     CASE WHEN ${FINAL} THEN NULL ELSE ${int(`${UPDATED} + 10000`)} END`;
 };
 
-const QUERIES: [string, (i: number) => HistoryQuery][] = [
+/** A sort or filter no screen offers (the contract allows it): printed, left out of the overall figures. */
+const OFF_SCREEN = true;
+const QUERIES: [string, (i: number) => HistoryQuery, typeof OFF_SCREEN?][] = [
   ['status SUCCESS, newest first, page 1', () => ({ statuses: ['SUCCESS'] })],
   ['status FAILED, newest first, page 1', () => ({ statuses: ['FAILED'] })],
   ['status FAILED, newest first, page 200', () => ({ statuses: ['FAILED'], page: 200 })],
@@ -70,15 +76,19 @@ const QUERIES: [string, (i: number) => HistoryQuery][] = [
   ['SUCCESS + EUR + one quarter, page 0-4', (i) => ({ statuses: ['SUCCESS'], currencyCode: 'EUR', from: START + 90 * DAY, to: START + 181 * DAY, page: i % 5 })],
   ['USD + PENDING/PROCESSING, page 0-2', (i) => ({ currencyCode: 'USD', statuses: ['PENDING', 'PROCESSING'], page: i % 3 })],
   ['everything, by status, page 1', () => ({ sortBy: 'status', sortDir: 'asc' })],
-  ['currency USD, by last update, page 1', () => ({ currencyCode: 'USD', sortBy: 'updatedAt' })],
-  ['one quarter, by id, page 1', () => ({ from: START + 90 * DAY, to: START + 181 * DAY, sortBy: 'id', sortDir: 'asc' })],
+  ['everything, by status desc, page 3', () => ({ sortBy: 'status', sortDir: 'desc', page: 3 })],
+  ['currency USD, largest amount first, page 1', () => ({ currencyCode: 'USD', sortBy: 'amountMinor' })],
+  ['one quarter, smallest amount first, page 1', () => ({ from: START + 90 * DAY, to: START + 181 * DAY, sortBy: 'amountMinor', sortDir: 'asc' })],
+  ['currency USD, by last update, page 1', () => ({ currencyCode: 'USD', sortBy: 'updatedAt' }), OFF_SCREEN],
+  ['one quarter, by id, page 1', () => ({ from: START + 90 * DAY, to: START + 181 * DAY, sortBy: 'id', sortDir: 'asc' }), OFF_SCREEN],
   ['one batch, by amount', (i) => ({ batchId: `batch-${(i * 7) % BATCHES}`, sortBy: 'amountMinor', sortDir: 'asc' })],
   ['text "Beneficiary 1234" (>= 3 chars)', (i) => ({ text: `Beneficiary ${1234 + (i % 7)}` })],
   ['text "INV-4242" (>= 3 chars, few rows)', (i) => ({ text: `INV-${4242 + i}` })],
   ['text "person1" (>= 3 chars, 56% of rows)', () => ({ text: 'person1' })],
   ['text "example" (>= 3 chars, every row)', () => ({ text: 'example' })],
-  ['text "77" (< 3 chars, LIKE)', () => ({ text: '77' })],
-  ['text "p-" (< 3 chars, LIKE, every row)', () => ({ text: 'p-' })],
+  // The screen searches from MIN_HISTORY_SEARCH (3) characters; the CLI still asks shorter texts (a scan).
+  ['text "77" (< 3 chars, LIKE)', () => ({ text: '77' }), OFF_SCREEN],
+  ['text "p-" (< 3 chars, LIKE, every row)', () => ({ text: 'p-' }), OFF_SCREEN],
   ['everything, newest first, page 20', () => ({ page: 20 })],
   ['everything, newest first, page 2000', () => ({ page: 2000 })],
 ];
@@ -129,14 +139,14 @@ try {
     client.release();
   }
   if (SORT_INDEXES) {
-    for (const column of ['amount_minor', 'updated_at', 'status', 'currency_code', 'id']) await pool.query(`CREATE INDEX bench_sort_${column} ON payments (${column}, pk)`);
+    for (const column of ['updated_at', 'currency_code', 'id']) await pool.query(`CREATE INDEX bench_sort_${column} ON payments (${column}, pk)`);
   }
   const indexed = performance.now();
   await pool.query('VACUUM ANALYZE payments');
   await pool.query('VACUUM ANALYZE batches');
   const size = (await pool.query<{ t: string; i: string }>(`SELECT pg_size_pretty(pg_table_size('payments')) t, pg_size_pretty(pg_indexes_size('payments')) i`)).rows[0]!;
   const pgVersion = (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
-  console.log(`pg-history bench: ${TOTAL.toLocaleString('en')} payouts on PostgreSQL ${pgVersion} (${cpus().length} CPUs; default shared_buffers, fsync off)${SORT_INDEXES ? '; with an index per sort key (--sort-indexes)' : ''}`);
+  console.log(`pg-history bench: ${TOTAL.toLocaleString('en')} payouts on PostgreSQL ${pgVersion} (${cpus().length} CPUs; default shared_buffers, fsync off)${SORT_INDEXES ? '; with an index per off-screen sort key too (--sort-indexes)' : ''}`);
   console.log(`  load ${((loaded - loadStarted) / 1000).toFixed(1)} s, indexes ${((indexed - loaded) / 1000).toFixed(1)} s, VACUUM ANALYZE ${((performance.now() - indexed) / 1000).toFixed(1)} s; table ${size.t}, indexes ${size.i}`);
 
   let journal: ReturnType<typeof openJournal> | null = null;
@@ -152,13 +162,19 @@ try {
     console.log(`  SQLite journal with the same rows: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
 
-  console.log(`  ${RUNS} runs each after a warm-up; ms; page of 50 + total (as the History view asks), then its statements alone`);
-  console.log(`  ${'query'.padEnd(44)} ${'matches'.padStart(9)} | PG page+total med  p95 | page med  count med | capped total med  p95 | SQLite med  p95`);
+  console.log(`  ${RUNS} runs each after a warm-up; ms; "screen": page of 50 + a total counted to ${HISTORY_COUNT_AHEAD.toLocaleString('en')} past the page (as the History screen asks); "exact": with an exact total; then its statements alone`);
+  console.log(`  ${'query (* = no screen offers it)'.padEnd(46)} ${'matches'.padStart(9)} | PG screen med  p95 | exact med   p95 | page med  count med | SQLite screen med  p95`);
+  // As main/desk/history.ts asks: the count stops HISTORY_COUNT_AHEAD rows past the page.
+  const screen = (q: HistoryQuery): HistoryQuery => ({ ...q, countLimit: ((q.page ?? 0) + 1) * 50 + HISTORY_COUNT_AHEAD });
   const all: number[] = [];
-  const allCapped: number[] = [];
+  const allScreen: number[] = [];
+  const allSqlite: number[] = [];
   const slowCounts: string[] = [];
-  for (const [name, make] of QUERIES) {
+  const slowPg: string[] = [];
+  const slowSqlite: string[] = [];
+  for (const [name, make, offScreen] of QUERIES) {
     const total = (await queryHistoryPg(pool, make(0))).total;
+    const capped = await timed(RUNS, (i) => queryHistoryPg(pool, screen(make(i))));
     const both = await timed(RUNS, (i) => queryHistoryPg(pool, make(i)));
     const page = await timed(RUNS, (i) => {
       const q = make(i);
@@ -166,26 +182,37 @@ try {
       const w = pgHistoryWhere(q);
       return pool.query(`SELECT p.* FROM payments p ${w.sql} ORDER BY p.${column} ${d}, p.pk ${d} LIMIT ${pageSize} OFFSET ${n * pageSize}`, w.params);
     });
-    const capped = await timed(RUNS, (i) => queryHistoryPg(pool, make(i), { countLimit: COUNT_LIMIT }));
     const count = await timed(RUNS, (i) => {
       const w = pgHistoryWhere(make(i));
       return pool.query(`SELECT COUNT(*) FROM payments p ${w.sql}`, w.params);
     });
-    all.push(...both);
-    allCapped.push(...capped);
+    if (!offScreen) {
+      all.push(...both);
+      allScreen.push(...capped);
+      if (p95(capped) >= TARGET_MS) slowPg.push(`${name} (${p95(capped).toFixed(0)})`);
+    }
     if (median(count) > TARGET_MS) slowCounts.push(name);
     let sqlite = '';
     if (journal) {
       const j = journal;
       const want = j.history(make(0)).total;
-      const times = await timed(Math.min(RUNS, 11), (i) => j.history(make(i)));
-      sqlite = `${ms(median(times))} ${ms(p95(times))}${want === total ? '' : `  (SQLite total ${want} ≠ ${total}!)`}`;
+      const times = await timed(Math.min(RUNS, 11), (i) => j.history(screen(make(i))));
+      if (!offScreen) {
+        allSqlite.push(...times);
+        if (p95(times) >= TARGET_MS) slowSqlite.push(`${name} (${p95(times).toFixed(0)})`);
+      }
+      sqlite = `      ${ms(median(times))} ${ms(p95(times))}${want === total ? '' : `  (SQLite total ${want} ≠ ${total}!)`}`;
     }
-    console.log(`  ${name.padEnd(44)} ${total.toLocaleString('en').padStart(9)} | ${ms(median(both))} ${ms(p95(both))}     | ${ms(median(page))} ${ms(median(count))}   |      ${ms(median(capped))} ${ms(p95(capped))} |${sqlite}`);
+    console.log(`  ${`${offScreen ? '* ' : ''}${name}`.padEnd(46)} ${total.toLocaleString('en').padStart(9)} | ${ms(median(capped))} ${ms(p95(capped))} | ${ms(median(both))} ${ms(p95(both))} | ${ms(median(page))} ${ms(median(count))}   |${sqlite}`);
   }
-  console.log(`  PG overall median ${median(all).toFixed(1)} ms, p95 ${p95(all).toFixed(1)} ms over ${all.length} queries (target < ${TARGET_MS} ms per filtered page)`);
-  console.log(`  PG with the count capped at ${COUNT_LIMIT.toLocaleString('en')}: overall median ${median(allCapped).toFixed(1)} ms, p95 ${p95(allCapped).toFixed(1)} ms`);
-  if (slowCounts.length) console.log(`  COUNT alone over ${TARGET_MS} ms for: ${slowCounts.join('; ')}`);
+  console.log(`  PG as the screen asks: overall median ${median(allScreen).toFixed(1)} ms, p95 ${p95(allScreen).toFixed(1)} ms over ${allScreen.length} queries (target: p95 < ${TARGET_MS} ms for every kind)`);
+  console.log(`  PG kinds with p95 >= ${TARGET_MS} ms as the screen asks: ${slowPg.length ? slowPg.join('; ') : 'none'}`);
+  console.log(`  PG with an exact total: overall median ${median(all).toFixed(1)} ms, p95 ${p95(all).toFixed(1)} ms`);
+  if (slowCounts.length) console.log(`  exact COUNT alone over ${TARGET_MS} ms for: ${slowCounts.join('; ')}`);
+  if (journal) {
+    console.log(`  SQLite as the screen asks: overall median ${median(allSqlite).toFixed(1)} ms, p95 ${p95(allSqlite).toFixed(1)} ms over ${allSqlite.length} queries`);
+    console.log(`  SQLite kinds with p95 >= ${TARGET_MS} ms as the screen asks: ${slowSqlite.length ? slowSqlite.join('; ') : 'none'}`);
+  }
   journal?.close();
 } finally {
   stopping = true;
