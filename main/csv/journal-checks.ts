@@ -3,6 +3,7 @@
 // payout to the same account, amount and currency from another file or entry (warnings: the classic double
 // payment of accounts payable, last week's invoice in this week's run).
 import { payeeKey } from '../domain/payee-key';
+import type { LikePayoutKey } from '../journal/port';
 import { accountKey } from './account-number';
 import { DAY_MS, earliestLikePayouts, lastDigits, likeKey, possibleDuplicateText } from './like-payouts';
 import { TimeSlicer } from './time-slice';
@@ -107,7 +108,11 @@ export async function checkAgainstJournal(
   const days = options.repeatWindowDays ?? 0;
   if (days > 0 && journal.earliestLikePayouts && kept.length > 0) {
     const since = (options.now ?? Date.now()) - days * DAY_MS;
-    const keys = kept.map(({ payout }) => ({ accountNumber: payout.accountNumber, amountMinor: payout.amountMinor, currencyCode: payout.currencyCode }));
+    const keys: LikePayoutKey[] = [];
+    for (const { payout } of kept) {
+      keys.push({ accountNumber: payout.accountNumber, amountMinor: payout.amountMinor, currencyCode: payout.currencyCode });
+      if (slicer.due()) await slicer.pause();
+    }
     // An earlier submission of this very file: FILE_ALREADY_SUBMITTED says it once for every row.
     const earlier = await earliestLikePayouts(journal.earliestLikePayouts.bind(journal), keys, since, { fileSha256: options.fileSha256 ?? null }, () => slicer.pause());
     if (earlier.size > 0) {
