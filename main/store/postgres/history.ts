@@ -151,9 +151,13 @@ export async function queryHistoryPg(db: PgQueryable, query: HistoryQuery, optio
   const where = pgHistoryWhere(query);
   const n = where.params.length;
   const limit = historyCountLimit(options.countLimit === undefined ? query : { countLimit: options.countLimit });
+  // A capped count over a time range reads it in creation order: left free, PostgreSQL may count by a sequential
+  // scan that starts where another scan of the table is (synchronized scans), sometimes far before the range,
+  // 8 ms one time and 135 ms the next over 1,000,000 payouts; the range's index gives 11-13 ms every time.
+  const ranged = query.from !== undefined || query.to !== undefined;
   const countSql = limit === null
     ? `SELECT COUNT(*) AS n FROM payments p ${where.sql}`
-    : `SELECT COUNT(*) AS n FROM (SELECT 1 FROM payments p ${where.sql} LIMIT ${limit + 1}) AS capped`;
+    : `SELECT COUNT(*) AS n FROM (SELECT 1 FROM payments p ${where.sql}${ranged ? ' ORDER BY p.created_at' : ''} LIMIT ${limit + 1}) AS capped`;
   const [rows, count] = await Promise.all([
     db.query(`SELECT p.* FROM payments p ${where.sql} ORDER BY p.${column} ${dir}, p.pk ${dir} LIMIT $${n + 1} OFFSET $${n + 2}`, [
       ...where.params, pageSize, page * pageSize,
