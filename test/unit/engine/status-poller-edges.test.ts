@@ -7,6 +7,7 @@ import type { StatusChangedEvent } from '../../../main/engine/events';
 import { StatusPoller, type PollerDeps } from '../../../main/engine/status-poller';
 import type { JournalPort } from '../../../main/journal';
 import { payout, tempJournal, type TempJournal } from '../journal/helpers';
+import { GatewayError } from '../../../main/gateway/errors';
 import { FakeGateway } from './fake-gateway';
 
 let t: TempJournal;
@@ -245,5 +246,174 @@ describe('a journal that fails under the poller', () => {
     while (t.journal.getPayment('payout', 'later')?.status !== 'PROCESSING' && Date.now() - started < 3_000) await new Promise((r) => setTimeout(r, 5));
     expect(errors.map((e) => e.message)).toEqual(['database is locked', 'database is locked']);
     expect(t.journal.getPayment('payout', 'later')?.status).toBe('PROCESSING');
+  });
+});
+
+describe('a read the gateway does not answer with a status', () => {
+  it('a payout unknown to the gateway becomes MISSING only after 3 reads over at least 15 minutes (the default rule), announced as a local, non-final status', async () => {
+    let clock = NOW;
+    t = tempJournal({ now: () => clock });
+    accepted('gone');
+    const { poller: p, events } = pollerOf(new FakeGateway(), { now: () => clock });
+    for (const minutes of [0, 5, 10]) {
+      clock = NOW + minutes * 60_000;
+      await p.refresh('payout', 'gone');
+    }
+    // Three reads, but only 10 minutes apart: the gateway may still be catching up.
+    expect(t.journal.getPayment('payout', 'gone')?.state).toBe('ACCEPTED');
+    clock = NOW + 15 * 60_000;
+    await p.refresh('payout', 'gone');
+    expect(t.journal.getPayment('payout', 'gone')?.state).toBe('MISSING');
+    expect(events).toEqual([expect.objectContaining({ kind: 'payout', id: 'gone', status: 'MISSING', previousStatus: 'PENDING', final: false, source: 'local', observedAt: clock })]);
+  });
+
+  it('a payin unknown to the gateway is read again one interval on, never made MISSING (the desk did not send it)', async () => {
+    t = tempJournal({ now: () => NOW });
+    accepted('in-gone', 'payin');
+    const { poller: p, events } = pollerOf(new FakeGateway(), { missingRule: { reads: 1, spanMs: 0 } });
+    const record = await p.refresh('payin', 'in-gone');
+    expect(record).toMatchObject({ state: 'ACCEPTED', nextPollAt: NOW + 10_000 });
+    expect(events).toEqual([]);
+  });
+
+  it('a payout the gateway cannot be reached for is never counted towards MISSING', async () => {
+    t = tempJournal({ now: () => NOW });
+    accepted('offline');
+    const gateway = new FakeGateway();
+    gateway.offline = true;
+    const { poller: p } = pollerOf(gateway, { missingRule: { reads: 1, spanMs: 0 } });
+    expect(await p.refresh('payout', 'offline')).toMatchObject({ state: 'ACCEPTED', nextPollAt: NOW + 10_000 });
+  });
+
+  it('says offline, with the reason, only when the read did not reach the gateway (refused or timed out); an error answer says nothing', async () => {
+    t = tempJournal({ now: () => NOW });
+    accepted('c');
+    const gateway = new FakeGateway();
+    const seen: [string, string | null][] = [];
+    const { poller: p, errors } = pollerOf(gateway, { onConnection: (state, message) => seen.push([state, message]) });
+    const answers = [
+      new GatewayError('network', 'connection refused', { code: 'ECONNREFUSED' }),
+      new GatewayError('timeout', 'no answer in 30 s'),
+      new GatewayError('server', 'internal error', { status: 500 }),
+      new GatewayError('rate-limited', 'slow down', { status: 429 }),
+    ];
+    gateway.getPayout = async () => {
+      throw answers.shift();
+    };
+    for (let i = 0; i < 4; i++) await p.refresh('payout', 'c');
+    expect(seen).toEqual([['offline', 'connection refused'], ['offline', 'no answer in 30 s']]);
+    // The gateway's own errors are not the desk's faults.
+    expect(errors).toEqual([]);
+  });
+
+  it('with no connection callback, an outage is read through all the same', async () => {
+    t = tempJournal({ now: () => NOW });
+    accepted('quiet');
+    const gateway = new FakeGateway();
+    gateway.offline = true;
+    const { poller: p } = pollerOf(gateway);
+    expect(await p.refresh('payout', 'quiet')).toMatchObject({ state: 'ACCEPTED', nextPollAt: NOW + 10_000 });
+  });
+
+  it("a fault of the desk's own is reported, and the payment is read again one interval on", async () => {
+    t = tempJournal({ now: () => NOW });
+    accepted('bug');
+    const gateway = new FakeGateway();
+    gateway.getPayout = async () => {
+      throw new TypeError('cannot read properties of undefined');
+    };
+    const { poller: p, errors } = pollerOf(gateway);
+    expect((await p.refresh('payout', 'bug'))?.nextPollAt).toBe(NOW + 10_000);
+    expect(errors.map((e) => e.message)).toEqual(['cannot read properties of undefined']);
+  });
+});
+
+describe('what a read asks and announces', () => {
+  it('a payin is read with the payin call, a payout with the payout call', async () => {
+    t = tempJournal({ now: () => NOW });
+    accepted('in-3', 'payin');
+    accepted('out-3');
+    const gateway = new FakeGateway();
+    gateway.getPayout = async () => ({ status: 'PROCESSING', raw: {} });
+    gateway.getPayin = async () => ({ status: 'SUCCESS', raw: {} });
+    const { poller: p } = pollerOf(gateway);
+    expect((await p.refresh('payin', 'in-3'))?.status).toBe('SUCCESS');
+    expect((await p.refresh('payout', 'out-3'))?.status).toBe('PROCESSING');
+  });
+
+  it('a payout found paid is read again a minute on (a return may follow); a payin found paid is not', async () => {
+    t = tempJournal({ now: () => NOW });
+    accepted('paid-out');
+    accepted('paid-in', 'payin');
+    const gateway = new FakeGateway();
+    gateway.stored.set('paid-out', { request: payout('paid-out'), status: 'SUCCESS' });
+    gateway.stored.set('paid-in', { request: payout('paid-in'), status: 'SUCCESS' });
+    const { poller: p } = pollerOf(gateway);
+    expect(await p.refresh('payout', 'paid-out')).toMatchObject({ isFinal: true, nextPollAt: NOW + 60_000 });
+    expect(await p.refresh('payin', 'paid-in')).toMatchObject({ isFinal: true, nextPollAt: null });
+  });
+
+  it('a read that finds the status unchanged announces nothing', async () => {
+    t = tempJournal({ now: () => NOW });
+    accepted('same');
+    const gateway = new FakeGateway();
+    gateway.stored.set('same', { request: payout('same'), status: 'PROCESSING' });
+    const { poller: p, events } = pollerOf(gateway);
+    await p.refresh('payout', 'same');
+    await p.refresh('payout', 'same');
+    expect(events.map((e) => e.status)).toEqual(['PROCESSING']);
+  });
+
+  it('a payment not in the journal: nothing is read, nothing fails', async () => {
+    t = tempJournal({ now: () => NOW });
+    const gateway = new FakeGateway();
+    const { poller: p } = pollerOf(gateway);
+    expect(await p.refresh('payout', 'nowhere')).toBeUndefined();
+    expect(gateway.getCalls).toBe(0);
+  });
+
+  it('the read interval counts from acceptance, not from when the payout was entered', async () => {
+    let clock = NOW - 2 * 3_600_000;
+    t = tempJournal({ now: () => clock });
+    t.journal.insertPayment('payout', payout('late'));
+    clock = NOW;
+    t.journal.recordObservation('payout', 'late', { status: 'PENDING', source: 'create', isFinal: false, nextPollAt: 0 });
+    const gateway = new FakeGateway();
+    gateway.stored.set('late', { request: payout('late'), status: 'PROCESSING' });
+    const { poller: p } = pollerOf(gateway, { now: () => clock });
+    // Accepted just now: read again after the base interval, not after the two-hour-old payout's 10 minutes.
+    expect((await p.refresh('payout', 'late'))?.nextPollAt).toBe(NOW + 10_000);
+  });
+});
+
+describe('an unknown payout read back, more', () => {
+  const unknown = (id: string, nextPollAt: number) => {
+    t.journal.insertPayment('payout', payout(id));
+    t.journal.markSending('payout', id);
+    t.journal.markUnknown('payout', id, 'time-out', nextPollAt);
+  };
+
+  it('whose read back fails: the failure is reported and it is read again one interval on', async () => {
+    t = tempJournal({ now: () => NOW });
+    unknown('w', NOW - 5);
+    const { poller: p, errors } = pollerOf(new FakeGateway(), { resolveUnknown: () => Promise.reject(new Error('token refused')) });
+    expect((await p.refresh('payout', 'w'))?.nextPollAt).toBe(NOW + 10_000);
+    expect(errors.map((e) => e.message)).toEqual(['token refused']);
+  });
+
+  it('due exactly now and still unknown: read again one interval on, not at every tick', async () => {
+    t = tempJournal({ now: () => NOW });
+    unknown('x', NOW);
+    const { poller: p } = pollerOf(new FakeGateway(), { resolveUnknown: async () => undefined });
+    expect((await p.refresh('payout', 'x'))?.nextPollAt).toBe(NOW + 10_000);
+  });
+
+  it('found and final: no further read is planned for it', async () => {
+    t = tempJournal({ now: () => NOW });
+    unknown('y', NOW - 5);
+    const { poller: p } = pollerOf(new FakeGateway(), {
+      resolveUnknown: async (id) => t.journal.recordObservation('payout', id, { status: 'FAILED', source: 'poll', isFinal: true, nextPollAt: null }),
+    });
+    expect(await p.refresh('payout', 'y')).toMatchObject({ status: 'FAILED', isFinal: true, nextPollAt: null });
   });
 });
