@@ -13,12 +13,14 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { chromium, type Page } from '@playwright/test';
 import type { IpcHandlerMap, ProfileView, Result } from '../contract/api';
+import { HISTORY_COUNT_AHEAD } from '../main/desk/history';
 import { journalPath } from '../main/desk/profile-engine';
 import { type HistoryFilter, type NewPayment } from '../main/journal';
 import type { KeyStore } from '../main/keys/key-store';
 import type { Logger } from '../main/log';
 import { openJournal } from '../main/store/sqlite';
 import { AuditSeal } from '../main/store/sqlite/audit-seal';
+import { HISTORY_PAGE_SIZE } from '../renderer/stores/history';
 import { APP_URL, bridgePage } from '../test/e2e/support/bridge-page';
 import { createDesk } from '../test/e2e/support/desk-bridge';
 
@@ -288,8 +290,10 @@ async function main(): Promise<void> {
     if (!audit.ok) throw new Error(`the seeded journal's audit log does not verify: ${audit.problems.map((p) => p.message).join('; ')}`);
 
     const journal = await desk.runtime.journalFor(demo.data.id); // the journal the IPC handlers read
+    // What the table shows: the first page decides the total, counted as far as the screen's first page asks
+    // (main/desk/history.ts: the page and HISTORY_COUNT_AHEAD rows past it; "10,100+" over a broad filter).
     const expect = async (filter: HistoryFilter): Promise<{ total: number; firstId: string }> => {
-      const page = await journal.history({ ...filter, sortBy: 'createdAt', sortDir: 'desc', pageSize: 1 });
+      const page = await journal.history({ ...filter, sortBy: 'createdAt', sortDir: 'desc', pageSize: HISTORY_PAGE_SIZE, countLimit: HISTORY_PAGE_SIZE + HISTORY_COUNT_AHEAD });
       const first = page.rows[0];
       if (!first) throw new Error(`no rows for ${JSON.stringify(filter)}`);
       return { total: page.total, firstId: first.id };
