@@ -13,6 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { chromium, type Page } from '@playwright/test';
 import type { IpcHandlerMap, ProfileView, Result } from '../contract/api';
+import { HISTORY_PAGE_SIZE } from '../contract/limits';
 import { HISTORY_COUNT_AHEAD } from '../main/desk/history';
 import { journalPath } from '../main/desk/profile-engine';
 import { type HistoryFilter, type NewPayment } from '../main/journal';
@@ -20,7 +21,6 @@ import type { KeyStore } from '../main/keys/key-store';
 import type { Logger } from '../main/log';
 import { openJournal } from '../main/store/sqlite';
 import { AuditSeal } from '../main/store/sqlite/audit-seal';
-import { HISTORY_PAGE_SIZE } from '../renderer/stores/history';
 import { APP_URL, bridgePage } from '../test/e2e/support/bridge-page';
 import { createDesk } from '../test/e2e/support/desk-bridge';
 

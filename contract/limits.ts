@@ -20,3 +20,6 @@ export const MAX_PAGE_SIZE = 1000;
  * more instead. The journals and the CLI still search shorter texts (a scan), as before.
  */
 export const MIN_HISTORY_SEARCH = 3;
+
+/** Rows the History screen asks for at a time: about five screenfuls, so the first answer is small and quick and scrolling rarely waits. */
+export const HISTORY_PAGE_SIZE = 100;

@@ -3,14 +3,13 @@
 import { defineStore } from 'pinia';
 import { ref, shallowRef, triggerRef } from 'vue';
 import type { HistoryFilters, HistoryQuery, HistoryRow, HistorySortField, Unsubscribe } from '../../contract/api';
+import { HISTORY_PAGE_SIZE } from '../../contract/limits';
 import { desk } from '../desk';
 import type { DeskError } from '../lib/errors';
 import { appliedSearch, nextTotal } from '../lib/history-total';
 import { latestRequests, type IsLatest } from '../lib/latest-request';
 import { registerAreaStore } from './session';
 
-// About five screenfuls: the first answer is small and quick, scrolling rarely waits.
-export const HISTORY_PAGE_SIZE = 100;
 
 export const useHistoryStore = defineStore('history', () => {
   const filters = ref<HistoryFilters>({});
