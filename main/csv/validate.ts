@@ -194,27 +194,27 @@ export class RowValidator {
   }
 
   private checkOperator(rowNumber: number, code: string, currencyCode: string, method: string): void {
-    const operators = this.options.operators;
-    if (!operators) return;
-    // The hint is only built for a row that needs it: most rows are fine.
-    const hint = (): string => {
-      const usable = operators
-        .filter((o) => (!o.currencyCodes || o.currencyCodes.includes(currencyCode)) && (!o.paymentMethodCode || o.paymentMethodCode === method))
-        .map((o) => o.code);
-      return usable.length > 0 ? `operators for ${currencyCode} by ${method}: ${listSome(usable)}` : `no operator pays ${currencyCode} by ${method}`;
-    };
+    if (!this.options.operators) return;
+    // The hint is only built for a row that needs it, by a method rather than a closure made for every row.
     const operator = this.operatorsByCode.get(code);
     if (!operator) {
-      this.fail(rowNumber, 'paymentOperatorCode', 'OPERATOR_UNKNOWN', `operator "${code}" is not known to the gateway; ${hint()}`);
+      this.fail(rowNumber, 'paymentOperatorCode', 'OPERATOR_UNKNOWN', `operator "${code}" is not known to the gateway; ${this.operatorHint(currencyCode, method)}`);
     } else if (operator.currencyCodes && !operator.currencyCodes.includes(currencyCode)) {
-      this.fail(rowNumber, 'paymentOperatorCode', 'OPERATOR_CURRENCY', `operator "${code}" does not pay out in ${currencyCode}; ${hint()}`);
+      this.fail(rowNumber, 'paymentOperatorCode', 'OPERATOR_CURRENCY', `operator "${code}" does not pay out in ${currencyCode}; ${this.operatorHint(currencyCode, method)}`);
     } else if (operator.paymentMethodCode && operator.paymentMethodCode !== method) {
       this.fail(
         rowNumber,
         'paymentOperatorCode',
         'OPERATOR_METHOD',
-        `operator "${code}" works with ${operator.paymentMethodCode}, not ${method}; change the method or the operator (${hint()})`,
+        `operator "${code}" works with ${operator.paymentMethodCode}, not ${method}; change the method or the operator (${this.operatorHint(currencyCode, method)})`,
       );
     }
+  }
+
+  private operatorHint(currencyCode: string, method: string): string {
+    const usable = (this.options.operators ?? [])
+      .filter((o) => (!o.currencyCodes || o.currencyCodes.includes(currencyCode)) && (!o.paymentMethodCode || o.paymentMethodCode === method))
+      .map((o) => o.code);
+    return usable.length > 0 ? `operators for ${currencyCode} by ${method}: ${listSome(usable)}` : `no operator pays ${currencyCode} by ${method}`;
   }
 }
