@@ -228,3 +228,35 @@ describe('the clearance of a yes', () => {
     expect(decision.clearance?.stillValid()).toBe(false);
   });
 });
+
+// The question a move of a scheduled run asks first (engine.moveScheduled): is the subject still what its preparer
+// signed? Found unreached by the full mutation run of 2026-11-29.
+describe('whether a subject is still as its preparer signed it', () => {
+  it('says nothing is wrong when dual control is provably off', async () => {
+    t = tempJournal();
+    t.journal.insertPayment('payout', payout('free'));
+    expect(await gateOf(async () => control({ enforced: false })).gate.preparationProblem({ kind: 'payout', id: 'free' })).toBeNull();
+  });
+
+  it('names a control chain that does not verify before anything else', async () => {
+    t = tempJournal();
+    const { gate } = gateOf(async () => control({ problem: { code: 'PIN_MISMATCH', message: 'the chain is not the one pinned' } }));
+    expect(await gate.preparationProblem({ kind: 'payout', id: 'x' })).toBe('the chain is not the one pinned');
+  });
+
+  it('says a subject is not in the journal', async () => {
+    t = tempJournal();
+    expect(await gateOf(async () => control()).gate.preparationProblem({ kind: 'payout', id: 'gone' })).toBe('no payout gone in the journal');
+  });
+
+  it('holds for a subject as prepared, and names a row rewritten in the journal since', async () => {
+    t = tempJournal();
+    const { gate, repository } = gateOf(async () => control());
+    await preparedPayout('p-1', repository);
+    expect(await gate.preparationProblem({ kind: 'payout', id: 'p-1' })).toBeNull();
+    t.journal.db.prepare("UPDATE payments SET account_number = 'DE02120300000000202051' WHERE id = 'p-1'").run();
+    expect(await gate.preparationProblem({ kind: 'payout', id: 'p-1' })).toBe(
+      'Nothing was sent: payout p-1 is not what Paula prepared (a row, its callback address or the preparer changed since)',
+    );
+  });
+});
