@@ -260,3 +260,16 @@ describe('whether a subject is still as its preparer signed it', () => {
     );
   });
 });
+
+describe('a scheduled subject at the gate', () => {
+  it('sends nothing before its release, with dual control on or off, and says when it leaves', async () => {
+    t = tempJournal();
+    const at = Date.now() + 3_600_000;
+    t.journal.insertPayment('payout', payout('later', { schedule: { at, zone: 'UTC', local: new Date(at).toISOString().slice(0, 16) } }));
+    for (const enforced of [true, false]) {
+      const decision = await gateOf(async () => control({ enforced })).gate.check({ kind: 'payout', id: 'later' });
+      expect(decision).toMatchObject({ ok: false, enforced: true, code: 'NOT_DUE', verdict: null });
+      expect(decision.message).toMatch(/^Nothing was sent: payout later is scheduled for .* UTC and does not leave before then$/);
+    }
+  });
+});
