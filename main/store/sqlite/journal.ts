@@ -12,8 +12,9 @@ import {
 } from '../../audit/chain';
 import { appendAudit, auditHead, auditKeyIds, firstSealedSeq, listAudit, startSealing, verifyAuditFrom } from './audit-log';
 import {
-  balanceSeries, iterateHistory, latestBalances, paymentTimeline, payoutActivity, pendingPayoutTotals, queryHistory,
+  balanceSeries, iterateHistory, latestBalances, paymentTimeline, payoutActivity, pendingPayoutTotals,
 } from '../history';
+import { queryHistoryPlanned } from './history-plan';
 import { balanceAt, statementPayments } from '../statements';
 import * as closing from '../closing';
 import * as remittanceMails from '../remittance-mails';
@@ -850,7 +851,7 @@ export class Journal implements DeskJournal {
   // ---- history ----
 
   history(query: HistoryQuery = {}): HistoryPage {
-    return queryHistory(this.db, query);
+    return queryHistoryPlanned(this.db, query);
   }
 
   iterateHistory(filter: HistoryFilter = {}): Generator<PaymentRecord> {
