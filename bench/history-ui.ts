@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { chromium, type Page } from '@playwright/test';
 import type { IpcHandlerMap, ProfileView, Result } from '../contract/api';
 import { HISTORY_PAGE_SIZE } from '../contract/limits';
-import { HISTORY_COUNT_AHEAD } from '../main/desk/history';
+import { screenCountLimit } from '../main/desk/history';
 import { journalPath } from '../main/desk/profile-engine';
 import { type HistoryFilter, type NewPayment } from '../main/journal';
 import type { KeyStore } from '../main/keys/key-store';
@@ -291,9 +291,9 @@ async function main(): Promise<void> {
 
     const journal = await desk.runtime.journalFor(demo.data.id); // the journal the IPC handlers read
     // What the table shows: the first page decides the total, counted as far as the screen's first page asks
-    // (main/desk/history.ts: the page and HISTORY_COUNT_AHEAD rows past it; "10,100+" over a broad filter).
+    // (main/desk/history.ts screenCountLimit: 10,000 rows past the page, "10,100+" over a broad filter; 1,000 for a search).
     const expect = async (filter: HistoryFilter): Promise<{ total: number; firstId: string }> => {
-      const page = await journal.history({ ...filter, sortBy: 'createdAt', sortDir: 'desc', pageSize: HISTORY_PAGE_SIZE, countLimit: HISTORY_PAGE_SIZE + HISTORY_COUNT_AHEAD });
+      const page = await journal.history({ ...filter, sortBy: 'createdAt', sortDir: 'desc', pageSize: HISTORY_PAGE_SIZE, countLimit: screenCountLimit(HISTORY_PAGE_SIZE, filter) });
       const first = page.rows[0];
       if (!first) throw new Error(`no rows for ${JSON.stringify(filter)}`);
       return { total: page.total, firstId: first.id };

@@ -2,7 +2,7 @@
 // over a million payouts answers at once), said to be capped, and growing as deeper pages are read, so every
 // row can still be scrolled to.
 import { afterEach, expect, it } from 'vitest';
-import { HISTORY_COUNT_AHEAD, historyService } from '../../../main/desk/history';
+import { HISTORY_COUNT_AHEAD, HISTORY_SEARCH_COUNT_AHEAD, historyService } from '../../../main/desk/history';
 import type { CurrencyCache } from '../../../main/desk/currency-cache';
 import type { DeskRuntime } from '../../../main/desk/runtime';
 import type { Profile } from '../../../main/profiles/profile-schema';
@@ -35,4 +35,19 @@ it('counts up to its limit past the page, says so, and counts further on a deepe
   const narrow = await history.query(profile, { offset: 0, limit: 100, filters: { search: `long-${rows - 1}` } });
   expect(narrow.total).toBe(1);
   expect(narrow.totalCapped).toBeUndefined();
+});
+
+it('counts a search a shorter way past the page than a filter, and further on a deeper page', async () => {
+  const rows = HISTORY_SEARCH_COUNT_AHEAD + 450;
+  const { history, profile } = serviceOver(rows);
+  const first = await history.query(profile, { offset: 0, limit: 100, filters: { search: 'Payee' } });
+  expect(first).toMatchObject({ total: HISTORY_SEARCH_COUNT_AHEAD + 100, totalCapped: true });
+  expect(first.items.map((r) => r.id)).toEqual(Array.from({ length: 100 }, (_, i) => `long-${rows - 1 - i}`));
+  // The same rows under a filter alone are counted to the end (fewer than HISTORY_COUNT_AHEAD past the page).
+  const filtered = await history.query(profile, { offset: 0, limit: 100, filters: { kinds: ['payout'] } });
+  expect(filtered.total).toBe(rows);
+  expect(filtered.totalCapped).toBeUndefined();
+  const deep = await history.query(profile, { offset: 500, limit: 100, filters: { search: 'Payee' } });
+  expect(deep.total).toBe(rows);
+  expect(deep.totalCapped).toBeUndefined();
 });
