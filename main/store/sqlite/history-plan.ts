@@ -1,14 +1,14 @@
 // How the SQLite journal answers a history page over a large table. The app never runs ANALYZE, and SQLite's
 // planner has no statistics to weigh a filter against a sort or a text; PostgreSQL's has. So the choice is made
-// here, from capped counts and samples that cost a few milliseconds (figures: bench/pg-history.ts at 1,000,000):
+// here, from capped counts that cost a few milliseconds (figures: bench/pg-history.ts at 1,000,000):
 // - A text matching few rows (at most `narrowText`): its row ids are read from the trigram index once, and the
-//   page and the count read those rows alone. So is a text matching many rows over a filter matching few.
-// - A text matching many rows is never gathered whole (a second at 1,000,000), unless a sample says it matches
-//   fewer than `gatherText` and the page is sorted by amount. In creation or status order, the rows are walked in
-//   chunks along the order's index, and each chunk asks the trigram index once for the matches in its pk range
-//   (pks follow creation order, so a range holds little more than the chunk). By amount, the gathered matches are
-//   looked up as the amount index is walked, or, for a text in most rows, each row walked asks the trigram index.
-//   The count: the trigram index's own, capped; with a filter too, the faster of two walks (countBoth).
+//   page and the count read those rows alone.
+// - A text matching many rows is never gathered whole (a second at 1,000,000). A row is asked whether it holds the
+//   text by `rowHoldsText` (a LIKE, the trigram index only for rows with other than ASCII), a few microseconds.
+//   In creation or status order, the rows are walked in chunks along the order's index, and each chunk asks the
+//   trigram index once for the matches in its pk range (pks follow creation order, so a range holds little more
+//   than the chunk). By amount, the amount index is walked, asking each row. The count: the trigram index's own,
+//   capped; with a filter too, the faster of two walks (countBoth); with a filter matching few rows, those rows.
 // - A sort by amount or status over a filter matching many rows walks the sort's index and checks the filter on
 //   each row, instead of sorting every match of the filter.
 // The results are the plain query's (`test/unit/journal/history-plan.test.ts` compares them with limits small
@@ -16,31 +16,30 @@
 import type Database from 'better-sqlite3';
 import type { HistoryPage, HistoryQuery } from '../../journal/types';
 import { toPayment, type PaymentRow } from '../rows';
-import { cappedTotal, historyCountLimit, historyPaging, historyTerms, historyText, historyWhere } from '../history';
+import { cappedTotal, historyCountLimit, historyPaging, historyTerms, historyText, historyWhere, likeEscape } from '../history';
 import { prepared } from './prepared';
 
 export interface HistoryPlanLimits {
   /** A text matching at most this many rows is read by its row ids. */
   narrowText: number;
+  /** A filter matching fewer rows than this, with a text matching many, is read whole and each row asked. */
+  narrowFilter: number;
   /** A filter matching at least this many rows is sorted by walking the sort's index. */
   broadFilter: number;
-  /** Rows of the first chunk of a walk in creation order; each later chunk doubles, up to `maxChunk`. */
+  /** Rows of the first chunk of a walk; each later chunk doubles, up to `maxChunk`. */
   firstChunk: number;
   maxChunk: number;
   /**
-   * Sorted by amount, a text estimated to match fewer rows than this is gathered whole (if it turns out to match
-   * twice as many, the gathering stops); more, each row walked asks the trigram index. The estimate counts the
-   * matches in `samples` windows of `sampleRows` pks spread over the table.
+   * In creation or status order, a chunk asks each of its rows instead of the index's matches in its pk range when
+   * that range would hold more than this many matches per row of the chunk.
    */
-  gatherText: number;
-  samples: number;
-  sampleRows: number;
+  rangePerRow: number;
   /** Which walk counts a text and a filter that both match many rows (countBoth): the faster (the app), or one alone (tests). */
   countBy?: 'faster' | 'text' | 'filter';
 }
 
 export const HISTORY_PLAN_LIMITS: HistoryPlanLimits = {
-  narrowText: 10_000, broadFilter: 10_000, firstChunk: 256, maxChunk: 8_192, gatherText: 250_000, samples: 8, sampleRows: 1_000,
+  narrowText: 10_000, narrowFilter: 2_000, broadFilter: 10_000, firstChunk: 256, maxChunk: 8_192, rangePerRow: 25,
 };
 
 /** The index that walks each sort key in order (pk is the last column of every index). */
@@ -51,7 +50,7 @@ const SORT_INDEX: Partial<Record<string, string>> = {
 };
 
 type Param = string | number;
-/** A filter's SQL; `lists`: it asks a column for one of several values. */
+/** A filter's SQL; `lists`: it asks columns for one of several values, and none for one value (see matchesInOrder). */
 type Where = { sql: string; params: Param[]; lists?: boolean };
 
 const and = (where: Where, condition: string): string => (where.sql ? `${where.sql} AND ${condition}` : `WHERE ${condition}`);
@@ -61,18 +60,50 @@ const phrase = (text: string): string => `"${text.replace(/"/g, '""')}"`;
 // building this) then ignores `rowid = ?` (every match comes back) and answers `rowid >= ? AND rowid <= ?` right but
 // by reading every match: the walks below became 15-30 times slower, which only bench/pg-history.ts shows.
 const TEXT_IN_RANGE = 'SELECT rowid FROM payments_text WHERE payments_text MATCH ? AND rowid >= CAST(? AS INTEGER) AND rowid <= CAST(? AS INTEGER)';
-const TEXT_OF_ROW = 'EXISTS (SELECT 1 FROM payments_text t WHERE t.payments_text MATCH ? AND t.rowid = p.pk)';
+const TEXT_COLUMNS = ['p.id', 'p.account_name', 'p.account_number', 'p.email_address', 'p.reference'];
+
+/**
+ * Whether row `p` holds the text, exactly as the trigram index answers, at a LIKE's cost for most rows. The index
+ * folds case over Unicode; LIKE folds only ASCII letters. So a LIKE that matches proves a match (equal characters
+ * fold alike), and a LIKE that fails proves none when the text and the row's fields are all ASCII (then the two fold
+ * alike). Only a row with other characters, or any row for a text with other characters (the Kelvin sign folds to
+ * "k"), is asked of the trigram index, by its own integer pk.
+ */
+function rowHoldsText(text: string, match: string): Where {
+  const pattern = `%${likeEscape(text)}%`;
+  const like = TEXT_COLUMNS.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ');
+  const index = 'EXISTS (SELECT 1 FROM payments_text t WHERE t.payments_text MATCH ? AND t.rowid = p.pk)';
+  // octet_length counts UTF-8 bytes, length characters: they differ exactly when a field has a character past ASCII.
+  const wide = TEXT_COLUMNS.map((c) => `length(${c}) <> octet_length(${c})`).join(' OR ');
+  const ascii = [...text].every((c) => c.charCodeAt(0) < 0x80);
+  return {
+    sql: `(${like} OR ${ascii ? `((${wide}) AND ${index})` : index})`,
+    params: [...TEXT_COLUMNS.map(() => pattern), match],
+  };
+}
+
+/** A text matching many rows: as typed, as the trigram index's query, and the share of rows it matches (estimated). */
+interface Search {
+  text: string;
+  match: string;
+  share: number;
+}
+
+const both = (a: Where, b: Where): Where => ({ sql: and(a, b.sql), params: [...a.params, ...b.params], lists: a.lists });
 
 export function queryHistoryPlanned(db: Database.Database, query: HistoryQuery, limits: HistoryPlanLimits = HISTORY_PLAN_LIMITS): HistoryPage {
   const text = historyText(query.text);
   if (text.kind !== 'trigram') return filteredPage(db, query, historyWhere(query), limits);
   const terms = historyTerms(query);
-  const lists = [terms.kinds, terms.statuses, terms.currencyCodes].some((values) => values.length > 1);
+  const single = [terms.kinds, terms.statuses, terms.currencyCodes].some((values) => values.length === 1) || terms.batchId !== null;
+  const lists = !single && [terms.kinds, terms.statuses, terms.currencyCodes].some((values) => values.length > 1);
   const where = { ...historyWhere({ ...query, text: undefined }), lists };
   const match = phrase(text.text);
   const ids = prepared(db, 'SELECT rowid FROM payments_text WHERE payments_text MATCH ? LIMIT ?').pluck().all(match, limits.narrowText + 1) as number[];
   if (ids.length <= limits.narrowText) return fewMatchesPage(db, query, where, ids);
-  return manyMatchesPage(db, query, where, match, limits);
+  // The share of rows holding the text, from the pk of its last match read (the index answers in pk order).
+  const share = ids.length / Math.max(ids.length, ids[ids.length - 1]!);
+  return manyMatchesPage(db, query, where, { text: text.text, match, share }, limits);
 }
 
 /** A page over structured filters (and short texts, a LIKE): the plain query, or the sort's index walked. */
@@ -103,36 +134,24 @@ function fewMatchesPage(db: Database.Database, query: HistoryQuery, where: Where
   return { rows: rows.map(toPayment), ...cappedTotal(counted, limit), page, pageSize };
 }
 
-/**
- * A text matching many rows: its matches are not gathered whole unless they are fewer than `gatherText`.
- * With a filter matching few rows, those rows are read and the text is asked of them.
- */
-function manyMatchesPage(db: Database.Database, query: HistoryQuery, where: Where, match: string, limits: HistoryPlanLimits): HistoryPage {
+/** A text matching many rows: never gathered whole. */
+function manyMatchesPage(db: Database.Database, query: HistoryQuery, where: Where, search: Search, limits: HistoryPlanLimits): HistoryPage {
+  const { match } = search;
+  const holds = rowHoldsText(search.text, match);
+  if (where.sql && countRows(db, `FROM payments p ${where.sql}`, where.params, limits.narrowFilter - 1) < limits.narrowFilter) {
+    return filteredPage(db, query, both(where, holds), limits);
+  }
   const { pageSize, page, column, dir } = historyPaging(query);
   const limit = historyCountLimit(query);
-  if (where.sql && countRows(db, `FROM payments p ${where.sql}`, where.params, limits.broadFilter - 1) < limits.broadFilter) {
-    const filtered = prepared(db, `SELECT p.pk FROM payments p ${where.sql} ORDER BY p.pk`).pluck().all(...where.params) as number[];
-    const matching = filtered.length === 0 ? new Set<number>() : textInRange(db, match, filtered[0]!, filtered[filtered.length - 1]!);
-    return fewMatchesPage(db, query, where, filtered.filter((pk) => matching.has(pk)));
-  }
   const skip = page * pageSize;
   let pks: number[];
   if (column === 'created_at' || column === 'status') {
-    pks = take(matchesInOrder(db, where, column, match, dir, limits), skip, pageSize);
+    pks = take(matchesInOrder(db, where, column, search, holds, dir, limits), skip, pageSize);
   } else {
     const sortIndex = SORT_INDEX[column];
-    const from = sortIndex ? `payments p INDEXED BY ${sortIndex}` : 'payments p';
-    // Gathering costs each match; asking row by row costs each row walked, more the rarer the matches.
-    const gathered = estimatedMatches(db, match, limits) < limits.gatherText
-      ? prepared(db, 'SELECT rowid FROM payments_text WHERE payments_text MATCH ? LIMIT ?').pluck().all(match, 2 * limits.gatherText) as number[]
-      : null;
-    if (gathered && gathered.length < 2 * limits.gatherText) {
-      const ids = new Set(gathered);
-      pks = take(rowsInOrder(db, from, where, column, dir, limits, (pk) => ids.has(pk)), skip, pageSize);
-    } else {
-      pks = prepared(db, `SELECT p.pk FROM ${from} ${and(where, TEXT_OF_ROW)} ORDER BY p.${column} ${dir}, p.pk ${dir} LIMIT ? OFFSET ?`)
-        .pluck().all(...where.params, match, pageSize, skip) as number[];
-    }
+    const checked = both(where, holds);
+    pks = prepared(db, `SELECT p.pk FROM payments p ${sortIndex ? `INDEXED BY ${sortIndex}` : ''} ${checked.sql} ORDER BY p.${column} ${dir}, p.pk ${dir} LIMIT ? OFFSET ?`)
+      .pluck().all(...checked.params, pageSize, skip) as number[];
   }
   let counted: number;
   if (!where.sql) {
@@ -140,25 +159,9 @@ function manyMatchesPage(db: Database.Database, query: HistoryQuery, where: Wher
       ? (prepared(db, 'SELECT COUNT(*) FROM payments_text WHERE payments_text MATCH ?').pluck().get(match) as number)
       : (prepared(db, 'SELECT COUNT(*) FROM (SELECT 1 FROM payments_text WHERE payments_text MATCH ? LIMIT ?)').pluck().get(match, limit + 1) as number);
   } else {
-    counted = countBoth(db, where, match, limit === null ? Number.POSITIVE_INFINITY : limit + 1, limits);
+    counted = countBoth(db, where, holds, match, limit === null ? Number.POSITIVE_INFINITY : limit + 1, limits);
   }
   return { rows: rowsByPk(db, pks), ...cappedTotal(counted, limit), page, pageSize };
-}
-
-/** The text's matches over the whole table, estimated from `samples` evenly spread windows of `sampleRows` pks. */
-function estimatedMatches(db: Database.Database, match: string, limits: HistoryPlanLimits): number {
-  const top = (prepared(db, 'SELECT MAX(pk) FROM payments').pluck().get() as number | null) ?? 0;
-  const windows = Math.max(1, Math.min(limits.samples, Math.floor(top / limits.sampleRows)));
-  const count = prepared(db, `SELECT COUNT(*) FROM (${TEXT_IN_RANGE})`).pluck();
-  let seen = 0;
-  let matched = 0;
-  for (let w = 0; w < windows; w++) {
-    const lo = Math.floor((top * w) / windows) + 1;
-    const hi = Math.min(top, lo + limits.sampleRows - 1);
-    seen += hi - lo + 1;
-    matched += count.get(match, lo, hi) as number;
-  }
-  return seen === 0 ? 0 : (matched / seen) * top;
 }
 
 /** The row ids the text matches between two pks. */
@@ -171,15 +174,11 @@ function textInRange(db: Database.Database, match: string, lo: number, hi: numbe
  * (creation time, or status), then pk. Read in chunks along the column's index: each chunk asks the trigram index
  * once for its matches between the chunk's least and greatest pk.
  */
-function* matchesInOrder(db: Database.Database, where: Where, column: 'created_at' | 'status', match: string, dir: 'ASC' | 'DESC', limits: HistoryPlanLimits): Generator<number> {
-  for (const chunk of matchingChunks(db, where, column, match, dir, limits)) yield* chunk.matching;
-}
-
-/** matchesInOrder a chunk at a time: the rows of `where` read and those the text matches. */
-function* matchingChunks(db: Database.Database, where: Where, column: 'created_at' | 'status', match: string, dir: 'ASC' | 'DESC', limits: HistoryPlanLimits): Generator<{ read: number; matching: number[] }> {
-  // A filter on one value walks its own index in this order (status, created); on several values it would sort
-  // all its rows for each chunk, so the order's index is walked instead and the filter checked on each row.
+function* matchesInOrder(db: Database.Database, where: Where, column: 'created_at' | 'status', search: Search, holds: Where, dir: 'ASC' | 'DESC', limits: HistoryPlanLimits): Generator<number> {
+  // A filter the planner can read in this order from an index of its own (one status, currency or kind) walks that
+  // index; one asking only for several values would sort all its rows for each chunk, so the order's index is walked.
   const from = where.lists ? `payments p INDEXED BY ${SORT_INDEX[column]!}` : 'payments p';
+  const holding = prepared(db, `SELECT p.pk FROM payments p WHERE p.pk IN (SELECT value FROM json_each(?)) AND ${holds.sql}`).pluck();
   for (const chunk of chunksInOrder(db, from, where, column, dir, limits)) {
     let lo = chunk[0]!;
     let hi = lo;
@@ -187,35 +186,64 @@ function* matchingChunks(db: Database.Database, where: Where, column: 'created_a
       if (pk < lo) lo = pk;
       if (pk > hi) hi = pk;
     }
-    const inRange = textInRange(db, match, lo, hi);
-    yield { read: chunk.length, matching: chunk.filter((pk) => inRange.has(pk)) };
+    // The index reads every match in the range (about 0.2 µs each); asking each row costs about 5 µs. A filter
+    // whose rows lie far apart (a currency and a status: 1 row in 70) makes the range far wider than the chunk.
+    const found = (hi - lo + 1) * search.share > chunk.length * limits.rangePerRow
+      ? new Set(holding.all(JSON.stringify(chunk), ...holds.params) as number[])
+      : textInRange(db, search.match, lo, hi);
+    for (const pk of chunk) if (found.has(pk)) yield pk;
   }
 }
 
 /**
  * Rows matching both a filter and a text that each match many rows, counted up to `upTo`, newest first. Two walks
- * give the same count: the filter's rows in creation order asking the text a chunk at a time, and the text's matches
- * by pk range checking the filter on each. Which is faster depends on where the matches lie (a quarter long past
- * comes late to the second, a currency's rows cost the first a look-up each), which no count tells beforehand. So
- * each takes a first step, and then the one that has found more per millisecond steps next (counting one find more
- * than it has, so that a walk which found nothing yet is tried again once the other slows).
+ * give the same count: the filter's rows in creation order, each asked whether it holds the text, and the text's
+ * matches by pk range, each checked against the filter. Which is faster depends on how rare each is and where the
+ * matches lie (a quarter long past comes late to the second), which no count tells beforehand. So each takes a
+ * first step, and then the one that has found more per millisecond steps next (counting one find more than it
+ * has, so that a walk which found nothing yet is tried again once the other slows).
  */
-function countBoth(db: Database.Database, where: Where, match: string, upTo: number, limits: HistoryPlanLimits): number {
-  const byFilter = (function* (): Generator<number> {
-    for (const chunk of matchingChunks(db, { ...where, lists: false }, 'created_at', match, 'DESC', limits)) yield chunk.matching.length;
-  })();
-  const byText = textMatchesByPk(db, where, match, limits, () => upTo - walks[0]!.found);
-  const walks = [byText, byFilter].map((walk) => ({ walk, spent: 0, found: 0 }));
-  const rate = (w: (typeof walks)[number]): number => (w.found + 1) / (w.spent + 0.01);
-  const only = limits.countBy === 'text' ? walks[0] : limits.countBy === 'filter' ? walks[1] : undefined;
-  for (let steps = 0; ; steps++) {
-    const turn = only ?? (steps < walks.length ? walks[steps]! : rate(walks[0]!) >= rate(walks[1]!) ? walks[0]! : walks[1]!);
+function countBoth(db: Database.Database, where: Where, holds: Where, match: string, upTo: number, limits: HistoryPlanLimits): number {
+  const walks = [{ spent: 0, found: 0 }, { spent: 0, found: 0 }];
+  const steps = [
+    textMatchesByPk(db, where, match, limits, () => upTo - walks[0]!.found),
+    filterRowsHolding(db, where, holds, limits, () => upTo - walks[1]!.found),
+  ];
+  const rate = (w: { spent: number; found: number }): number => (w.found + 1) / (w.spent + 0.01);
+  const only = limits.countBy === 'text' ? 0 : limits.countBy === 'filter' ? 1 : undefined;
+  for (let n = 0; ; n++) {
+    const i = only ?? (n < 2 ? n : rate(walks[0]!) >= rate(walks[1]!) ? 0 : 1);
+    const turn = walks[i]!;
     const started = performance.now();
-    const step = turn.walk.next();
+    const step = steps[i]!.next();
     turn.spent += performance.now() - started;
     if (step.done) return Math.min(turn.found, upTo);
     turn.found += step.value;
     if (turn.found >= upTo) return upTo;
+  }
+}
+
+/**
+ * Rows matching `where` in creation order, newest first, a chunk at a time: how many of each chunk hold the text.
+ * A chunk is no longer than what is still `wanted` (every row might hold it).
+ */
+function* filterRowsHolding(db: Database.Database, where: Where, holds: Where, limits: HistoryPlanLimits, wanted: () => number): Generator<number> {
+  const order = 'ORDER BY p.created_at DESC, p.pk DESC LIMIT ?';
+  const from = where.lists ? 'payments p INDEXED BY payments_created' : 'payments p'; // as in matchesInOrder
+  const first = prepared(db, `SELECT p.pk, p.created_at, ${holds.sql} FROM ${from} ${where.sql} ${order}`).raw();
+  const next = prepared(db, `SELECT p.pk, p.created_at, ${holds.sql} FROM ${from} ${and(where, '(p.created_at, p.pk) < (?, ?)')} ${order}`).raw();
+  let size = limits.firstChunk;
+  let last: [number, number, number] | null = null;
+  for (;;) {
+    const take = Math.max(1, Math.min(size, wanted()));
+    const chunk = (last ? next.all(...holds.params, ...where.params, last[1], last[0], take) : first.all(...holds.params, ...where.params, take)) as [number, number, number][];
+    if (chunk.length === 0) return;
+    let found = 0;
+    for (const row of chunk) if (row[2]) found++;
+    yield found;
+    if (chunk.length < take) return;
+    last = chunk[chunk.length - 1]!;
+    size = Math.min(size * 2, limits.maxChunk);
   }
 }
 
@@ -235,11 +263,6 @@ function* textMatchesByPk(db: Database.Database, where: Where, match: string, li
     hi = lo - 1;
     span = Math.min(span * 2, limits.maxChunk * 16);
   }
-}
-
-/** The pks of rows matching `where` and `keep`, in the column's order, then pk. */
-function* rowsInOrder(db: Database.Database, from: string, where: Where, column: string, dir: 'ASC' | 'DESC', limits: HistoryPlanLimits, keep: (pk: number) => boolean): Generator<number> {
-  for (const chunk of chunksInOrder(db, from, where, column, dir, limits)) for (const pk of chunk) if (keep(pk)) yield pk;
 }
 
 /** Rows matching `where` in the column's order, then pk, as chunks of pks: the first of `firstChunk`, each next twice as long up to `maxChunk`. */
