@@ -14,9 +14,9 @@
 // The results are the plain query's (`test/unit/journal/history-plan.test.ts` compares them with limits small
 // enough to take every way); only the work differs.
 import type Database from 'better-sqlite3';
-import type { HistoryPage, HistoryQuery } from '../../journal/types';
+import type { HistoryFilter, HistoryPage, HistoryQuery, PaymentRecord } from '../../journal/types';
 import { toPayment, type PaymentRow } from '../rows';
-import { cappedTotal, historyCountLimit, historyPaging, historyTerms, historyText, historyWhere, likeEscape } from '../history';
+import { cappedTotal, historyCountLimit, historyPaging, historyTerms, historyText, historyWhere, iterateHistory, likeEscape } from '../history';
 import { prepared } from './prepared';
 
 export interface HistoryPlanLimits {
@@ -94,16 +94,46 @@ const both = (a: Where, b: Where): Where => ({ sql: and(a, b.sql), params: [...a
 export function queryHistoryPlanned(db: Database.Database, query: HistoryQuery, limits: HistoryPlanLimits = HISTORY_PLAN_LIMITS): HistoryPage {
   const text = historyText(query.text);
   if (text.kind !== 'trigram') return filteredPage(db, query, historyWhere(query), limits);
-  const terms = historyTerms(query);
-  const single = [terms.kinds, terms.statuses, terms.currencyCodes].some((values) => values.length === 1) || terms.batchId !== null;
-  const lists = !single && [terms.kinds, terms.statuses, terms.currencyCodes].some((values) => values.length > 1);
-  const where = { ...historyWhere({ ...query, text: undefined }), lists };
+  const where = filterWithoutText(query);
   const match = phrase(text.text);
-  const ids = prepared(db, 'SELECT rowid FROM payments_text WHERE payments_text MATCH ? LIMIT ?').pluck().all(match, limits.narrowText + 1) as number[];
+  const ids = textIds(db, match, limits);
   if (ids.length <= limits.narrowText) return fewMatchesPage(db, query, where, ids);
   // The share of rows holding the text, from the pk of its last match read (the index answers in pk order).
   const share = ids.length / Math.max(ids.length, ids[ids.length - 1]!);
   return manyMatchesPage(db, query, where, { text: text.text, match, share }, limits);
+}
+
+/**
+ * Every row matching a filter in creation order, streamed (exports), as `iterateHistory` (store/history.ts) gives
+ * them. That one gathers a text's matches before its first row (a second's stall at 1,000,000 for a common text);
+ * here a text matching many rows is asked of each row walked instead, which finds one every hundred rows at worst.
+ */
+export function* iterateHistoryPlanned(db: Database.Database, filter: HistoryFilter, limits: HistoryPlanLimits = HISTORY_PLAN_LIMITS): Generator<PaymentRecord> {
+  const text = historyText(filter.text);
+  const match = text.kind === 'trigram' ? phrase(text.text) : '';
+  if (text.kind !== 'trigram' || textIds(db, match, limits).length <= limits.narrowText) {
+    yield* iterateHistory(db, filter);
+    return;
+  }
+  const where = filterWithoutText(filter);
+  const checked = both(where, rowHoldsText(text.text, match));
+  const from = where.lists ? 'payments p INDEXED BY payments_created' : 'payments p'; // as in matchesInOrder
+  // A walk prepares its own statement: one being iterated is busy until the walk ends (prepared.ts).
+  const rows = db.prepare(`SELECT p.* FROM ${from} ${checked.sql} ORDER BY p.created_at, p.pk`).iterate(...checked.params) as IterableIterator<PaymentRow>;
+  for (const row of rows) yield toPayment(row);
+}
+
+/** The text's first matches in pk order, one more than `narrowText` at most (so more means many). */
+function textIds(db: Database.Database, match: string, limits: HistoryPlanLimits): number[] {
+  return prepared(db, 'SELECT rowid FROM payments_text WHERE payments_text MATCH ? LIMIT ?').pluck().all(match, limits.narrowText + 1) as number[];
+}
+
+/** A filter's conditions but its text, marked `lists` when it asks columns only for several values. */
+function filterWithoutText(filter: HistoryFilter): Where {
+  const terms = historyTerms(filter);
+  const single = [terms.kinds, terms.statuses, terms.currencyCodes].some((values) => values.length === 1) || terms.batchId !== null;
+  const lists = !single && [terms.kinds, terms.statuses, terms.currencyCodes].some((values) => values.length > 1);
+  return { ...historyWhere({ ...filter, text: undefined }), lists };
 }
 
 /** A page over structured filters (and short texts, a LIKE): the plain query, or the sort's index walked. */

@@ -12,9 +12,9 @@ import {
 } from '../../audit/chain';
 import { appendAudit, auditHead, auditKeyIds, firstSealedSeq, listAudit, startSealing, verifyAuditFrom } from './audit-log';
 import {
-  balanceSeries, iterateHistory, latestBalances, paymentTimeline, payoutActivity, pendingPayoutTotals,
+  balanceSeries, latestBalances, paymentTimeline, payoutActivity, pendingPayoutTotals,
 } from '../history';
-import { queryHistoryPlanned } from './history-plan';
+import { iterateHistoryPlanned, queryHistoryPlanned } from './history-plan';
 import { balanceAt, statementPayments } from '../statements';
 import * as closing from '../closing';
 import * as remittanceMails from '../remittance-mails';
@@ -855,7 +855,7 @@ export class Journal implements DeskJournal {
   }
 
   iterateHistory(filter: HistoryFilter = {}): Generator<PaymentRecord> {
-    return iterateHistory(this.db, filter);
+    return iterateHistoryPlanned(this.db, filter);
   }
 
   timeline(kind: PaymentKind, id: string): StatusEvent[] {

@@ -4,8 +4,8 @@
 // whose pk ranges are tight and wide, a gathered text and one asked row by row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryQuery } from '../../../main/journal';
-import { queryHistory } from '../../../main/store/history';
-import { HISTORY_PLAN_LIMITS, queryHistoryPlanned, type HistoryPlanLimits } from '../../../main/store/sqlite/history-plan';
+import { iterateHistory, queryHistory } from '../../../main/store/history';
+import { HISTORY_PLAN_LIMITS, iterateHistoryPlanned, queryHistoryPlanned, type HistoryPlanLimits } from '../../../main/store/sqlite/history-plan';
 import { tempJournal, type TempJournal } from './helpers';
 
 const ROWS = 1_200;
@@ -109,6 +109,16 @@ describe('history planner on SQLite', () => {
   it('gives the plain query result with the limits the app uses', () => {
     const db = t.journal.db;
     for (const q of queries()) expect(queryHistoryPlanned(db, q, HISTORY_PLAN_LIMITS), JSON.stringify(q)).toEqual(queryHistory(db, q));
+  });
+
+  it('streams every row an export asks for, as the plain walk does, in creation order', () => {
+    const db = t.journal.db;
+    for (const text of texts) {
+      for (const filter of filters) {
+        const f = { ...filter, text };
+        expect([...iterateHistoryPlanned(db, f, SMALL)], JSON.stringify(f)).toEqual([...iterateHistory(db, f)]);
+      }
+    }
   });
 
   it('reaches the last page of a broad text in creation order and says no more match there', () => {
