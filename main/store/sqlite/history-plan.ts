@@ -202,7 +202,8 @@ function textInRange(db: Database.Database, match: string, lo: number, hi: numbe
 /**
  * The pks of rows matching `where` and the text, ordered by a column whose rows of one value follow pk order
  * (creation time, or status), then pk. Read in chunks along the column's index: each chunk asks the trigram index
- * once for its matches between the chunk's least and greatest pk.
+ * once for its matches between the chunk's least and greatest pk, or, when that range is far wider than the chunk,
+ * asks each of its rows (rowHoldsText).
  */
 function* matchesInOrder(db: Database.Database, where: Where, column: 'created_at' | 'status', search: Search, holds: Where, dir: 'ASC' | 'DESC', limits: HistoryPlanLimits): Generator<number> {
   // A filter the planner can read in this order from an index of its own (one status, currency or kind) walks that
@@ -265,13 +266,13 @@ function* filterRowsHolding(db: Database.Database, where: Where, holds: Where, l
   let size = limits.firstChunk;
   let last: [number, number, number] | null = null;
   for (;;) {
-    const take = Math.max(1, Math.min(size, wanted()));
-    const chunk = (last ? next.all(...holds.params, ...where.params, last[1], last[0], take) : first.all(...holds.params, ...where.params, take)) as [number, number, number][];
+    const rows = Math.max(1, Math.min(size, wanted()));
+    const chunk = (last ? next.all(...holds.params, ...where.params, last[1], last[0], rows) : first.all(...holds.params, ...where.params, rows)) as [number, number, number][];
     if (chunk.length === 0) return;
     let found = 0;
     for (const row of chunk) if (row[2]) found++;
     yield found;
-    if (chunk.length < take) return;
+    if (chunk.length < rows) return;
     last = chunk[chunk.length - 1]!;
     size = Math.min(size * 2, limits.maxChunk);
   }
