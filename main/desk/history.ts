@@ -18,9 +18,9 @@ export const HISTORY_COUNT_AHEAD = 10_000;
 
 /**
  * Rows counted past the page when the screen searches a text. A search is for finding rows, and counting 10,000
- * matches of a text together with a filter reads some hundred thousand rows on either back end (text "person1"
- * with USD and PENDING/PROCESSING: 67-80 ms on PostgreSQL, 73 ms on SQLite, over 1,000,000 payouts,
- * bench/pg-history.ts); 1,000 reads a tenth of that. Filters alone are still counted 10,000 ahead.
+ * matches of a text together with a filter reads some hundred thousand rows (text "person1" with USD and
+ * PENDING/PROCESSING over 1,000,000 payouts: 67-80 ms on PostgreSQL, bench/pg-history.ts); 1,000 reads a tenth
+ * of that. Filters alone are still counted 10,000 ahead.
  */
 export const HISTORY_SEARCH_COUNT_AHEAD = 1_000;
 
