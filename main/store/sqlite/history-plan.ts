@@ -210,7 +210,8 @@ function* matchesInOrder(db: Database.Database, where: Where, column: 'created_a
   // index; one asking only for several values would sort all its rows for each chunk, so the order's index is walked.
   const from = where.lists ? `payments p INDEXED BY ${SORT_INDEX[column]!}` : 'payments p';
   const holding = prepared(db, `SELECT p.pk FROM payments p WHERE p.pk IN (SELECT value FROM json_each(?)) AND ${holds.sql}`).pluck();
-  for (const chunk of chunksInOrder(db, from, where, column, dir, limits)) {
+  for (const rows of chunksInOrder(db, from, where, column, dir, limits)) {
+    const chunk = rows.map(([pk]) => pk);
     let lo = chunk[0]!;
     let hi = lo;
     for (const pk of chunk) {
@@ -259,22 +260,11 @@ function countBoth(db: Database.Database, where: Where, holds: Where, match: str
  * A chunk is no longer than what is still `wanted` (every row might hold it).
  */
 function* filterRowsHolding(db: Database.Database, where: Where, holds: Where, limits: HistoryPlanLimits, wanted: () => number): Generator<number> {
-  const order = 'ORDER BY p.created_at DESC, p.pk DESC LIMIT ?';
   const from = where.lists ? 'payments p INDEXED BY payments_created' : 'payments p'; // as in matchesInOrder
-  const first = prepared(db, `SELECT p.pk, p.created_at, ${holds.sql} FROM ${from} ${where.sql} ${order}`).raw();
-  const next = prepared(db, `SELECT p.pk, p.created_at, ${holds.sql} FROM ${from} ${and(where, '(p.created_at, p.pk) < (?, ?)')} ${order}`).raw();
-  let size = limits.firstChunk;
-  let last: [number, number, number] | null = null;
-  for (;;) {
-    const rows = Math.max(1, Math.min(size, wanted()));
-    const chunk = (last ? next.all(...holds.params, ...where.params, last[1], last[0], rows) : first.all(...holds.params, ...where.params, rows)) as [number, number, number][];
-    if (chunk.length === 0) return;
+  for (const chunk of chunksInOrder(db, from, where, 'created_at', 'DESC', limits, { also: holds, cap: wanted })) {
     let found = 0;
     for (const row of chunk) if (row[2]) found++;
     yield found;
-    if (chunk.length < rows) return;
-    last = chunk[chunk.length - 1]!;
-    size = Math.min(size * 2, limits.maxChunk);
   }
 }
 
@@ -296,20 +286,31 @@ function* textMatchesByPk(db: Database.Database, where: Where, match: string, li
   }
 }
 
-/** Rows matching `where` in the column's order, then pk, as chunks of pks: the first of `firstChunk`, each next twice as long up to `maxChunk`. */
-function* chunksInOrder(db: Database.Database, from: string, where: Where, column: string, dir: 'ASC' | 'DESC', limits: HistoryPlanLimits): Generator<number[]> {
+/**
+ * Rows matching `where` in the column's order, then pk, a chunk at a time, each row as [pk, the column's value,
+ * `also`'s value when given]: the first chunk of `firstChunk` rows, each next twice as long up to `maxChunk`, and
+ * none longer than `cap` says.
+ */
+function* chunksInOrder(
+  db: Database.Database, from: string, where: Where, column: string, dir: 'ASC' | 'DESC', limits: HistoryPlanLimits,
+  options: { also?: Where; cap?: () => number } = {},
+): Generator<[number, Param, unknown?][]> {
   const after = dir === 'DESC' ? '<' : '>';
+  const select = `SELECT p.pk, p.${column}${options.also ? `, ${options.also.sql}` : ''} FROM ${from}`;
   const order = `ORDER BY p.${column} ${dir}, p.pk ${dir} LIMIT ?`;
-  const first = prepared(db, `SELECT p.pk, p.${column} FROM ${from} ${where.sql} ${order}`).raw();
-  const next = prepared(db, `SELECT p.pk, p.${column} FROM ${from} ${and(where, `(p.${column}, p.pk) ${after} (?, ?)`)} ${order}`).raw();
+  const first = prepared(db, `${select} ${where.sql} ${order}`).raw();
+  const next = prepared(db, `${select} ${and(where, `(p.${column}, p.pk) ${after} (?, ?)`)} ${order}`).raw();
+  const params = [...(options.also?.params ?? []), ...where.params];
   let size = limits.firstChunk;
   let last: [number, Param] | null = null;
   for (;;) {
-    const chunk = (last ? next.all(...where.params, last[1], last[0], size) : first.all(...where.params, size)) as [number, Param][];
+    const rows = Math.max(1, Math.min(size, options.cap?.() ?? size));
+    const chunk = (last ? next.all(...params, last[1], last[0], rows) : first.all(...params, rows)) as [number, Param, unknown?][];
     if (chunk.length === 0) return;
-    yield chunk.map(([pk]) => pk);
-    if (chunk.length < size) return;
-    last = chunk[chunk.length - 1]!;
+    yield chunk;
+    if (chunk.length < rows) return;
+    const end = chunk[chunk.length - 1]!;
+    last = [end[0], end[1]];
     size = Math.min(size * 2, limits.maxChunk);
   }
 }
