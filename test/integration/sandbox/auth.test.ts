@@ -163,7 +163,8 @@ describe('Bearer tokens on API calls', () => {
   });
 
   it('refuses a token that expires after it was already used (verified tokens are cached)', async () => {
-    const response = await client.signedTokenRequest('/auth-tokens', tokenRequest({ validitySecs: 1 }));
+    // 3 s: expiry is in whole seconds, so a 1 s token can end before its first use reaches a loaded sandbox.
+    const response = await client.signedTokenRequest('/auth-tokens', tokenRequest({ validitySecs: 3 }));
     const { token } = response.body as { token: string };
     expect((await client.request('GET', '/currencies', { token })).status).toBe(200);
     const exp = decodeJwt(token).exp ?? 0;

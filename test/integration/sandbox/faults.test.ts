@@ -138,7 +138,8 @@ describe('response faults', () => {
   });
 
   it('reordered properties: same content, different key order', async () => {
-    client = await startWithClient();
+    // The payout stays PENDING between the two reads: with the usual 30 ms it could move on in between (a loaded CI).
+    client = await startWithClient({ timings: { payoutPendingMs: 600_000, payoutProcessingMs: 600_000, payinExpiryMs: 60_000 } });
     const token = await client.token();
     await client.request('POST', '/payouts/f-order-1', { token, body: payoutBody() });
     const plain = await client.request('GET', '/payouts/f-order-1', { token });
